@@ -1,0 +1,179 @@
+"""The round as data, and the one function that says who must act now.
+
+A round is: Roll -> Assign -> Reveal -> the selected phases in order (Explore, Develop, Settle,
+Produce, Ship) -> Manage Empire -> end of round. ``advance`` moves the game along while nobody owes
+a decision, emitting the automatic events (rolls, reveal, phase starts and ends, resolutions
+without a real choice, scoring). ``pending`` lists the seats that owe a decision and its kind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .catalogue import PHASES
+from .errors import IllegalCommand, NotYourDecision
+from .fold import Ctx, Event, ev, folds
+from .phases import assign, construct, explore, manage, produce, setup, ship
+from .scoring import final_scores
+from .state import GameState, PlayerState
+
+#: decision kind -> (legal choices, apply). Phase modules own both.
+Apply = Callable[[GameState, PlayerState, dict[str, Any], Ctx], None]
+Legal = Callable[[GameState, PlayerState], dict[str, Any]]
+
+DECISIONS: dict[str, tuple[Legal, Apply]] = {
+    "start_tiles": (setup.legal, setup.apply),
+    "assign": (assign.legal, assign.apply),
+    "explore": (explore.legal, explore.apply),
+    "place_tiles": (explore.legal, explore.apply_place),
+    "abandon_one": (explore.legal, explore.apply_abandon_one),
+    "develop": (lambda s, p: construct.legal(s, p, "develop"), construct.apply),
+    "settle": (lambda s, p: construct.legal(s, p, "settle"), construct.apply),
+    "produce": (produce.legal, produce.apply),
+    "ship": (ship.legal, ship.apply),
+    "manage": (manage.legal, manage.apply),
+}
+
+
+def _waiting(phase: str) -> Callable[[GameState, PlayerState], str]:
+    table: dict[str, Callable[[GameState, PlayerState], str]] = {
+        "explore": explore.waiting_for,
+        "develop": lambda s, p: construct.waiting_for(s, p, "develop"),
+        "settle": lambda s, p: construct.waiting_for(s, p, "settle"),
+        "produce": produce.waiting_for,
+        "ship": ship.waiting_for,
+    }
+    return table[phase]
+
+
+PHASE_START: dict[str, Callable[[GameState, Ctx], None]] = {
+    "explore": lambda s, c: None,
+    "develop": construct.start,
+    "settle": construct.start,
+    "produce": produce.start,
+    "ship": ship.start,
+}
+PHASE_FINISH: dict[str, Callable[[GameState, Ctx], None]] = {
+    "explore": explore.finish,
+    "develop": construct.finish,
+    "settle": construct.finish,
+    "produce": produce.finish,
+    "ship": ship.finish,
+}
+
+
+def pending(state: GameState) -> dict[int, str]:
+    """Seat -> the kind of decision it owes now (seats owing nothing are absent)."""
+    if state.step == "over":
+        return {}
+    out = {p.seat: p.waiting for p in state.players if p.waiting}
+    if state.shortfall:
+        out = {s: k for s, k in out.items() if k in ("abandon_one", "place_tiles")}
+    return out
+
+
+def legal(state: GameState, seat: int) -> dict[str, Any] | None:
+    """The decision a seat owes, with its legal choices (None when it owes nothing)."""
+    kind = pending(state).get(seat)
+    if not kind:
+        return None
+    out = DECISIONS[kind][0](state, state.players[seat])
+    out["seat"] = seat
+    return out
+
+
+def apply_command(state: GameState, seat: int, cmd: Any, ctx: Ctx) -> None:
+    """Check and apply one seat's command, then advance through automatic steps."""
+    if state.step == "over":
+        raise IllegalCommand("game_over", "the game is over; no more commands are accepted")
+    if not isinstance(seat, int) or not 0 <= seat < len(state.players):
+        raise IllegalCommand("seat", f"seat must be 0..{len(state.players) - 1}, not {seat!r}", "seat", seat)
+    if not isinstance(cmd, dict):
+        raise IllegalCommand("command", "a command must be a JSON object with a 'kind'", None, cmd)
+    owed = pending(state).get(seat)
+    kind = cmd.get("kind")
+    if not owed:
+        raise NotYourDecision("not_pending", f"seat {seat} owes no decision now; wait for the other players", "kind", kind)
+    if kind != owed:
+        raise NotYourDecision("wrong_kind", f"seat {seat} owes a '{owed}' decision, not {kind!r}", "kind", kind)
+    DECISIONS[owed][1](state, state.players[seat], cmd, ctx)
+    advance(state, ctx)
+
+
+def advance(state: GameState, ctx: Ctx) -> None:
+    while state.step != "over":
+        if state.step == "explore":
+            explore.progress(state, ctx)
+        if any(p.waiting for p in state.players):
+            return
+        _next(state, ctx)
+
+
+def _next(state: GameState, ctx: Ctx) -> None:
+    step = state.step
+    if step == "start_tiles":
+        assign.roll(state, ctx)
+    elif step == "assign":
+        assign.reveal(state, ctx)
+        _start_next_phase(state, ctx)
+    elif step in PHASE_FINISH:
+        before = state.seq
+        PHASE_FINISH[step](state, ctx)
+        if state.step == step and state.seq != before and any(p.waiting for p in state.players):
+            return
+        _start_next_phase(state, ctx)
+    elif step == "manage":
+        _end_round(state, ctx)
+    else:  # pragma: no cover - a corrupt state
+        raise RuntimeError(f"unknown step {step}")
+
+
+def _start_next_phase(state: GameState, ctx: Ctx) -> None:
+    if state.phase_pos + 1 < len(state.phases):
+        phase = PHASES[state.phases[state.phase_pos + 1]]
+        ctx.emit(ev("PhaseStarted", phase=phase))
+        PHASE_START[phase](state, ctx)
+    else:
+        manage.start(state, ctx)
+
+
+def _end_round(state: GameState, ctx: Ctx) -> None:
+    reason = manage.game_end_reason(state)
+    ctx.emit(ev("RoundEnded", round=state.round, game_over=reason is not None))
+    if reason is None:
+        assign.roll(state, ctx)
+        return
+    scores, winners = final_scores(state)
+    ctx.emit(ev("GameEnded", reason=reason, rounds=state.round, scores=scores, winners=winners, seed=state.seed))
+
+
+@folds("PhaseStarted")
+def _phase_started(state: GameState, e: Event) -> None:
+    state.phase_pos += 1
+    phase = e["phase"]
+    if PHASES[state.phases[state.phase_pos]] != phase:
+        raise ValueError(f"PhaseStarted: {phase} is not the next phase of this round")
+    state.step = phase
+    waiting = _waiting(phase)
+    for p in state.players:
+        p.waiting = waiting(state, p)
+
+
+@folds("PhaseEnded")
+def _phase_ended(state: GameState, e: Event) -> None:
+    if e["phase"] == "explore":
+        state.bag = sorted(state.bag + state.abandoned)
+        state.abandoned = []
+    for p in state.players:
+        p.waiting = ""
+
+
+@folds("GameEnded")
+def _game_ended(state: GameState, e: Event) -> None:
+    state.step = "over"
+    state.end_reason = e["reason"]
+    state.scores = [dict(s) for s in e["scores"]]
+    state.winners = list(e["winners"])
+    for p in state.players:
+        p.waiting = ""

@@ -1,0 +1,264 @@
+"""Roll, Assign and Reveal.
+
+Roll: every seat rolls its cup behind its screen; each die lands in the column of its face, wild
+faces in Explore until placed. Assign: the sealed ``assign`` decision places wild dice, selects one
+phase with one worker (its face is then ignored), and applies Dictate and Reassign powers in the
+order given. Reveal: the selected phases (plus, with 2 players, the phase of a spare Home die) will
+happen; workers under other phases and dice in the Dictate area go back to the cup.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import rng as rngmod
+from ..catalogue import DIE_COLOR, DIE_FACES, DICE, PHASE_INDEX, PHASES, WILD
+from ..errors import ChanceMismatch, IllegalCommand
+from ..fold import Ctx, Event, ev, folds
+from ..powers import registry
+from ..state import GameState, PlayerState
+
+DICTATE = "dictate"
+
+
+# --- Roll ------------------------------------------------------------------------------------
+
+
+def roll(state: GameState, ctx: Ctx) -> None:
+    ctx.emit(ev("RoundStarted", round=state.round + 1))
+    for p in state.players:
+        r = state.rng
+        faces = []
+        for die in sorted(p.cup):
+            r, face = rngmod.below(r, 6)
+            faces.append([die, face])
+        ctx.emit(ev("DiceRolled", seat=p.seat, faces=faces, public={"dice": len(faces)}))
+
+
+@folds("RoundStarted")
+def _round_started(state: GameState, e: Event) -> None:
+    state.round = e["round"]
+    state.step = "assign"
+    state.phases = []
+    state.phase_pos = -1
+    state.two_player_die = None
+    for p in state.players:
+        p.faces = {}
+        p.selected = -1
+        p.selector = -1
+        p.used = []
+        p.marks = {}
+
+
+@folds("DiceRolled")
+def _dice_rolled(state: GameState, e: Event) -> None:
+    p = state.players[e["seat"]]
+    r = state.rng
+    if sorted(p.cup) != [d for d, _ in e["faces"]]:
+        raise ChanceMismatch(f"DiceRolled: seat {p.seat} rolled dice that are not its cup")
+    for die, face in e["faces"]:
+        r, expect = rngmod.below(r, 6)
+        if expect != face:
+            raise ChanceMismatch(f"DiceRolled: die {die} of seat {p.seat} shows face {face}, the seed gives {expect}")
+        p.faces[die] = face
+        phase = DIE_FACES[die][face]
+        p.columns[PHASE_INDEX[phase] if phase != WILD else 0].append(die)
+    state.rng = r
+    p.cup = []
+    p.waiting = "assign" if e["faces"] else ""
+
+
+# --- Assign ----------------------------------------------------------------------------------
+
+
+def face_of(p: PlayerState, die: int) -> str:
+    return DIE_FACES[die][p.faces[die]]
+
+
+def dictate_limit(state: GameState, p: PlayerState) -> int:
+    return int(registry.fold_value("dictate_limit", p, 1, state, p))
+
+
+def dictate_moves(state: GameState, p: PlayerState) -> int:
+    return int(registry.fold_value("dictate_moves", p, 1, state, p))
+
+
+def legal(state: GameState, p: PlayerState) -> dict[str, Any]:
+    dice = []
+    for i, col in enumerate(p.columns):
+        for d in col:
+            dice.append({"die": d, "color": DIE_COLOR[d], "face": face_of(p, d), "column": PHASES[i]})
+    dice.sort(key=lambda x: x["die"])
+    means: list[dict[str, Any]] = [
+        {"via": DICTATE, "uses": dictate_limit(state, p), "moves_per_use": dictate_moves(state, p)}
+    ]
+    for pid, h in registry.handlers(p, "reassign_info"):
+        means.append(h(state, p))
+    return {
+        "kind": "assign",
+        "dice": dice,
+        "wild_dice": [x["die"] for x in dice if x["face"] == WILD],
+        "phases": list(PHASES),
+        "means": means,
+        "help": "select one worker for a phase; place wild dice; then optional Dictate/Reassign uses in order",
+    }
+
+
+def _phase(value: Any, field: str) -> int:
+    if value not in PHASE_INDEX:
+        raise IllegalCommand("phase", f"{field} must be one of {list(PHASES)}, not {value!r}", field, value)
+    return PHASE_INDEX[value]
+
+
+class Plan:
+    """An Assign plan being checked: which column each worker is in, what is parked."""
+
+    __slots__ = ("col", "selector", "selected", "dictate", "used", "dictates")
+
+    def __init__(self, p: PlayerState) -> None:
+        self.col: dict[int, int] = {d: i for i, c in enumerate(p.columns) for d in c}
+        self.selector = -1
+        self.selected = -1
+        self.dictate: list[int] = []
+        self.used: list[str] = []
+        self.dictates = 0
+
+    def move(self, die: Any, to: Any, field: str) -> None:
+        """Reassign one worker to a different column (the shared check of every Reassign)."""
+        if die not in self.col:
+            raise IllegalCommand("die", f"{field}.die: die {die!r} is not one of your workers below the phase strip", f"{field}.die", die)
+        if die == self.selector:
+            raise IllegalCommand("selector", f"{field}.die: die {die} selects your phase and cannot be Reassigned", f"{field}.die", die)
+        t = _phase(to, f"{field}.to")
+        if self.col[die] == t:
+            raise IllegalCommand("same_column", f"{field}: die {die} is already in the {PHASES[t]} column; a Reassign must move it", f"{field}.to", to)
+        self.col[die] = t
+
+
+def apply(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx) -> None:
+    plan = Plan(p)
+    wild = cmd.get("wild") or []
+    if not isinstance(wild, list):
+        raise IllegalCommand("wild", "'wild' must be a list of {die, to}", "wild", wild)
+    seen: set[int] = set()
+    for i, w in enumerate(wild):
+        die = w.get("die") if isinstance(w, dict) else None
+        if die not in plan.col or face_of(p, die) != WILD:
+            raise IllegalCommand("wild", f"wild[{i}].die: die {die!r} is not one of your dice showing a wild face", f"wild[{i}].die", die)
+        if die in seen:
+            raise IllegalCommand("wild", f"wild[{i}].die: die {die} is placed twice", f"wild[{i}].die", die)
+        seen.add(die)
+        plan.col[die] = _phase(w.get("to"), f"wild[{i}].to")
+    sel = cmd.get("select")
+    if not isinstance(sel, dict):
+        raise IllegalCommand("select", "'select' is required: {die, phase}: one worker selects one phase", "select", sel)
+    die = sel.get("die")
+    if die not in plan.col:
+        raise IllegalCommand("select", f"select.die: die {die!r} is not one of your workers", "select.die", die)
+    plan.selector = die
+    plan.selected = _phase(sel.get("phase"), "select.phase")
+    plan.col[die] = plan.selected
+    uses = cmd.get("reassign") or []
+    if not isinstance(uses, list):
+        raise IllegalCommand("reassign", "'reassign' must be a list of uses", "reassign", uses)
+    for i, use in enumerate(uses):
+        if not isinstance(use, dict):
+            raise IllegalCommand("reassign", f"reassign[{i}] must be an object", f"reassign[{i}]", use)
+        via = use.get("via")
+        if via == DICTATE:
+            _dictate(state, p, plan, use, f"reassign[{i}]")
+        else:
+            handler = dict(registry.handlers(p, "reassign")).get(via)  # type: ignore[arg-type]
+            if handler is None:
+                raise IllegalCommand(
+                    "reassign_power",
+                    f"reassign[{i}].via: {via!r} is neither 'dictate' nor a Reassign power in your tableau",
+                    f"reassign[{i}].via",
+                    via,
+                )
+            if via in plan.used:
+                raise IllegalCommand("once_per_round", f"reassign[{i}]: {via} can be used once per round", f"reassign[{i}].via", via)
+            handler(state, p, plan, use, f"reassign[{i}]")
+            plan.used.append(via)  # type: ignore[arg-type]
+    for pid, check in registry.handlers(p, "assign_done"):
+        check(state, p, plan)
+    columns = {ph: sorted(d for d, c in plan.col.items() if c == i) for i, ph in enumerate(PHASES)}
+    ctx.emit(ev("AssignmentSealed", seat=p.seat, selected=PHASES[plan.selected], selector=plan.selector,
+                columns=columns, dictate=plan.dictate, used=plan.used, public={}))  # fmt: skip
+
+
+def _dictate(state: GameState, p: PlayerState, plan: Plan, use: dict[str, Any], field: str) -> None:
+    if plan.dictates >= dictate_limit(state, p):
+        raise IllegalCommand("dictate_used", f"{field}: Dictate can be used {dictate_limit(state, p)} time(s) per round", field, use)
+    park = use.get("park")
+    if park not in plan.col:
+        raise IllegalCommand("park", f"{field}.park: die {park!r} is not one of your workers; Dictate parks one worker", f"{field}.park", park)
+    if park == plan.selector:
+        raise IllegalCommand("park", f"{field}.park: die {park} selects your phase; park another worker", f"{field}.park", park)
+    moves = use.get("moves") or []
+    limit = dictate_moves(state, p)
+    if not isinstance(moves, list) or len(moves) > limit:
+        raise IllegalCommand("moves", f"{field}.moves: Dictate Reassigns at most {limit} other worker(s)", f"{field}.moves", moves)
+    del plan.col[park]
+    plan.dictate.append(park)
+    plan.dictates += 1
+    moved: set[int] = set()
+    for j, m in enumerate(moves):
+        d = m.get("die") if isinstance(m, dict) else None
+        if d in moved:
+            raise IllegalCommand("moves", f"{field}.moves[{j}]: die {d} is moved twice by one Dictate", f"{field}.moves[{j}].die", d)
+        plan.move(d, m.get("to") if isinstance(m, dict) else None, f"{field}.moves[{j}]")
+        moved.add(d)  # type: ignore[arg-type]
+    plan.used.append(DICTATE)
+
+
+@folds("AssignmentSealed")
+def _sealed(state: GameState, e: Event) -> None:
+    p = state.players[e["seat"]]
+    p.columns = [list(e["columns"][ph]) for ph in PHASES]
+    p.dictate = list(e["dictate"])
+    p.selected = PHASE_INDEX[e["selected"]]
+    p.selector = e["selector"]
+    p.used = list(e["used"])
+    p.waiting = ""
+
+
+# --- Reveal ----------------------------------------------------------------------------------
+
+
+def reveal(state: GameState, ctx: Ctx) -> None:
+    selected = {p.selected for p in state.players if p.selected >= 0}
+    extra = None
+    if len(state.players) == 2:
+        _, face = rngmod.below(state.rng, 6)
+        extra = DICE["white"].faces[face]
+    seats = [
+        {"seat": p.seat, "selected": PHASES[p.selected] if p.selected >= 0 else None, "selector": p.selector,
+         "columns": {ph: p.columns[i][:] for i, ph in enumerate(PHASES)}, "dictate": p.dictate[:],
+         "faces": {str(d): DIE_FACES[d][f] for d, f in sorted(p.faces.items())}}
+        for p in state.players
+    ]  # fmt: skip
+    phases = set(selected)
+    if extra is not None and extra != WILD:
+        phases.add(PHASE_INDEX[extra])
+    ctx.emit(ev("PhasesRevealed", phases=[PHASES[i] for i in sorted(phases)], two_player_die=extra, seats=seats))
+
+
+@folds("PhasesRevealed")
+def _revealed(state: GameState, e: Event) -> None:
+    if len(state.players) == 2:
+        state.rng, face = rngmod.below(state.rng, 6)
+        if DICE["white"].faces[face] != e["two_player_die"]:
+            raise ChanceMismatch("PhasesRevealed: the 2-player Home die differs from the seed's roll")
+        state.two_player_die = e["two_player_die"]
+    state.phases = [PHASE_INDEX[ph] for ph in e["phases"]]
+    state.phase_pos = -1
+    happening = set(state.phases)
+    for p in state.players:
+        for i, col in enumerate(p.columns):
+            if i not in happening and col:
+                p.cup.extend(col)
+                col.clear()
+        p.cup.extend(p.dictate)
+        p.dictate = []
+        p.cup.sort()

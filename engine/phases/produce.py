@@ -1,0 +1,121 @@
+"""Produce: each producer becomes a good on a non-gray world of its owner's tableau with room.
+
+Any producer may go on any non-gray world; a world holds one good (Galactic Reserves: two).
+Producers must be used while room exists; the rest return to the cup.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..catalogue import CARDS, DIE_COLOR
+from ..errors import IllegalCommand
+from ..fold import Ctx, Event, ev, folds
+from ..powers import registry
+from ..state import GameState, PlayerState
+
+PRODUCE = 3
+
+
+def capacity(state: GameState, p: PlayerState, world: str) -> int:
+    return int(registry.fold_value("goods_capacity", p, 1, state, p, CARDS[world]))
+
+
+def free_slots(state: GameState, p: PlayerState) -> dict[str, int]:
+    """Non-gray worlds with room, and how many more goods each can take."""
+    out = {}
+    for w in p.worlds:
+        if CARDS[w].color == "gray":
+            continue
+        room = capacity(state, p, w) - len(p.goods.get(w, ()))
+        if room > 0:
+            out[w] = room
+    return out
+
+
+def waiting_for(state: GameState, p: PlayerState) -> str:
+    ps = p.columns[PRODUCE]
+    if not ps:
+        return ""
+    slots = free_slots(state, p)
+    total = sum(slots.values())
+    if total == 0:
+        return ""
+    if len({DIE_COLOR[d] if d < 1000 else d for d in ps}) == 1 and len(ps) >= total:
+        return ""  # identical producers fill every slot: nothing to choose
+    return "produce"
+
+
+def legal(state: GameState, p: PlayerState) -> dict[str, Any]:
+    slots = free_slots(state, p)
+    return {
+        "kind": "produce",
+        "producers": [{"die": d, "color": DIE_COLOR[d]} for d in p.columns[PRODUCE]],
+        "worlds": [{"world": w, "color": CARDS[w].color, "room": n} for w, n in slots.items()],
+        "count": min(len(p.columns[PRODUCE]), sum(slots.values())),
+        "help": "goods: exactly 'count' items {die, world}; unused producers return to the cup",
+    }
+
+
+def apply(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx) -> None:
+    goods = cmd.get("goods")
+    slots = free_slots(state, p)
+    producers = p.columns[PRODUCE]
+    count = min(len(producers), sum(slots.values()))
+    if not isinstance(goods, list) or len(goods) != count:
+        raise IllegalCommand("goods", f"goods must list exactly {count} productions {{die, world}} (all producers must be used while there is room)", "goods", goods)
+    used: set[int] = set()
+    out = []
+    for i, g in enumerate(goods):
+        die = g.get("die") if isinstance(g, dict) else None
+        world = g.get("world") if isinstance(g, dict) else None
+        if die not in producers or die in used:
+            raise IllegalCommand("die", f"goods[{i}].die: {die!r} is not one of your unused producers {producers}", f"goods[{i}].die", die)
+        if slots.get(world, 0) <= 0:  # type: ignore[arg-type]
+            raise IllegalCommand("world", f"goods[{i}].world: {world!r} is not a non-gray world of yours with room; choose from {sorted(k for k, v in slots.items() if v > 0)}", f"goods[{i}].world", world)
+        slots[world] -= 1  # type: ignore[index]
+        used.add(die)  # type: ignore[arg-type]
+        out.append({"die": die, "world": world})
+    emit_produced(p, out, ctx)
+
+
+def emit_produced(p: PlayerState, goods: list[dict[str, Any]], ctx: Ctx, auto: bool = False) -> None:
+    used = {g["die"] for g in goods}
+    rest = [d for d in p.columns[PRODUCE] if d not in used]
+    ctx.emit(ev("GoodsProduced", seat=p.seat, goods=goods, returned=rest, auto=auto))
+
+
+@folds("GoodsProduced")
+def _produced(state: GameState, e: Event) -> None:
+    p = state.players[e["seat"]]
+    col = p.columns[PRODUCE]
+    for g in e["goods"]:
+        col.remove(g["die"])
+        p.goods.setdefault(g["world"], []).append(g["die"])
+    for d in e["returned"]:
+        col.remove(d)
+        if d < 1000:
+            p.cup.append(d)
+    p.cup.sort()
+    p.waiting = ""
+
+
+def start(state: GameState, ctx: Ctx) -> None:
+    for p in state.players:
+        if p.waiting or not p.columns[PRODUCE]:
+            continue
+        slots = free_slots(state, p)
+        goods = []
+        producers = sorted(p.columns[PRODUCE])
+        for w, n in slots.items():
+            for _ in range(n):
+                if len(goods) < len(producers):
+                    goods.append({"die": producers[len(goods)], "world": w})
+        emit_produced(p, goods, ctx, auto=True)
+
+
+def finish(state: GameState, ctx: Ctx) -> None:
+    for p in state.players:
+        for _pid, h in registry.handlers(p, "produce_end"):
+            h(state, p, ctx)
+    ctx.emit(ev("PhaseEnded", phase="produce"))

@@ -1,0 +1,171 @@
+"""Setup: factions, home worlds, starting tiles, starting dice and credits; the start_tiles decision.
+
+Rulebook "Setup": each player gets a random faction and home world, draws two game tiles (one
+development side up, one world side up; the first game puts the lower-cost sides up, later games
+let the player choose), 3 Home dice in the cup, 2 in the Citizenry, plus the dice granted by the
+faction and home world; $1 (Doomed World: $8); a VP pool of 12 chips per player.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import rng as rngmod
+from ..catalogue import CARDS, DICE_OF_COLOR, DIE_COLORS, FACTIONS, HOME_WORLDS, TILE_IDS, dev_card, world_card
+from ..economy import VP_PER_PLAYER, supply_peek, supply_take
+from ..errors import ChanceMismatch, IllegalCommand
+from ..fold import Ctx, Event, creates, ev, folds
+from ..state import GameState, PlayerState
+
+MIN_PLAYERS, MAX_PLAYERS = 2, 5
+OPTIONS = {"first_game": False}
+
+
+def check_config(players: int, options: dict[str, Any]) -> dict[str, Any]:
+    if not isinstance(players, int) or isinstance(players, bool) or not MIN_PLAYERS <= players <= MAX_PLAYERS:
+        raise IllegalCommand("players", f"a game has 2 to 5 players, not {players!r}", "players", players)
+    unknown = sorted(set(options) - set(OPTIONS))
+    if unknown:
+        raise IllegalCommand(
+            "options", f"unknown option(s) {unknown}; known options: {sorted(OPTIONS)}", "options", unknown
+        )
+    out = dict(OPTIONS)
+    for k, v in options.items():
+        if not isinstance(v, bool):
+            raise IllegalCommand("options", f"option {k} must be true or false", f"options.{k}", v)
+        out[k] = v
+    return out
+
+
+def deal(seed: str, players: int) -> tuple[int, list[dict[str, Any]]]:
+    """The chance outcomes of setup: per seat a faction, a home world and two tiles."""
+    r = rngmod.Rng.from_seed(seed)
+    factions = sorted(FACTIONS)
+    homes = sorted(HOME_WORLDS)
+    bag = list(TILE_IDS)
+    seats = []
+    for _ in range(players):
+        f = factions.pop(r.below(len(factions)))
+        h = homes.pop(r.below(len(homes)))
+        seats.append({"faction": f, "home": h})
+    for s in seats:
+        s["tiles"] = [bag.pop(r.below(len(bag))), bag.pop(r.below(len(bag)))]
+    return r.state, seats
+
+
+def create(seed: str, players: int, options: dict[str, Any] | None = None) -> Ctx:
+    """Emit GameCreated (and, for a first game, the start tile choices) into a fresh context."""
+    opts = check_config(players, dict(options or {}))
+    if not isinstance(seed, str) or not seed:
+        raise IllegalCommand("seed", "the seed must be a non-empty string", "seed", seed)
+    _, seats = deal(seed, players)
+    ctx = Ctx(None)
+    ctx.emit(ev("GameCreated", seed=seed, seed_sha256=rngmod.seed_hash(seed), players=players,
+                options=opts, seats=seats))  # fmt: skip
+    if opts["first_game"]:
+        for p in ctx.state.players:
+            dev, world = first_game_arrangement(p.start_tiles)
+            ctx.emit(ev("StartTilesChosen", seat=p.seat, development=dev, world=world, auto=True))
+    return ctx
+
+
+def first_game_arrangement(tiles: list[int]) -> tuple[int, int]:
+    """The lower-cost sides up: the cheaper development; on a tie the cheaper world (dev, world)."""
+    a, b = tiles
+    ka = (dev_card(a).cost, world_card(b).cost)
+    kb = (dev_card(b).cost, world_card(a).cost)
+    return (a, b) if ka <= kb else (b, a)
+
+
+@creates("GameCreated")
+def _created(e: Event) -> GameState:
+    seed: str = e["seed"]
+    n: int = e["players"]
+    rng_state, seats = deal(seed, n)
+    if seats != e["seats"]:
+        raise ChanceMismatch("GameCreated: the factions, home worlds or tiles are not the ones the seed deals")
+    used = {t for s in seats for t in s["tiles"]}
+    state = GameState(
+        seed=seed,
+        rng=rng_state,
+        players=[],
+        options=dict(e["options"]),
+        bag=[t for t in TILE_IDS if t not in used],
+        supply=[list(DICE_OF_COLOR[c]) for c in DIE_COLORS],
+        vp_pool=VP_PER_PLAYER * n,
+    )
+    for seat, s in enumerate(seats):
+        p = PlayerState(seat=seat, faction=s["faction"], home=s["home"])
+        p.start_tiles = list(s["tiles"])
+        p.waiting = "start_tiles"
+        state.players.append(p)
+        _take_start_dice(state, p)
+    state.step = "start_tiles"
+    return state
+
+
+def _give(state: GameState, p: PlayerState, color: str, where: str, world_key: str) -> None:
+    die = supply_peek(state, color)
+    if die is None:
+        return
+    supply_take(state, die)
+    if where == "cup":
+        p.cup.append(die)
+    elif where == "citizenry":
+        p.citizenry.append(die)
+    else:
+        p.goods.setdefault(world_key, []).append(die)
+
+
+def _take_start_dice(state: GameState, p: PlayerState) -> None:
+    for _ in range(3):
+        _give(state, p, "white", "cup", "")
+    for _ in range(2):
+        _give(state, p, "white", "citizenry", "")
+    start_cards = [c.key for c in FACTIONS[p.faction].cards] + [HOME_WORLDS[p.home].key]
+    for key in start_cards:
+        c = CARDS[key]
+        (p.worlds if c.is_world else p.devs).append(key)
+        imm = c.immediate
+        for g in imm.get("dice_gained") or []:
+            _give(state, p, g["color"], g["to"], key)
+        if imm.get("start_credits"):
+            p.credits = int(imm["start_credits"])
+    p.cup.sort()
+    p.citizenry.sort()
+
+
+# --- the start_tiles decision ------------------------------------------------------------
+
+
+def legal(state: GameState, p: PlayerState) -> dict[str, Any]:
+    a, b = p.start_tiles
+    return {
+        "kind": "start_tiles",
+        "options": [
+            {"development": a, "world": b, "development_card": dev_card(a).key, "world_card": world_card(b).key},
+            {"development": b, "world": a, "development_card": dev_card(b).key, "world_card": world_card(a).key},
+        ],
+    }
+
+
+def apply(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx) -> None:
+    dev = cmd.get("development")
+    if dev not in p.start_tiles:
+        raise IllegalCommand(
+            "start_tiles",
+            f"'development' must be one of your two start tiles {p.start_tiles}, not {dev!r}",
+            "development",
+            dev,
+        )
+    world = p.start_tiles[1] if dev == p.start_tiles[0] else p.start_tiles[0]
+    ctx.emit(ev("StartTilesChosen", seat=p.seat, development=dev, world=world))
+
+
+@folds("StartTilesChosen")
+def _start_tiles(state: GameState, e: Event) -> None:
+    p = state.players[e["seat"]]
+    p.dev_stack = [e["development"]]
+    p.world_stack = [e["world"]]
+    p.start_tiles = []
+    p.waiting = ""

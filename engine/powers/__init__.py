@@ -1,0 +1,1 @@
+"""Development powers: the registry (``registry``) and one module per group of handlers."""

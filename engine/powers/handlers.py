@@ -1,0 +1,1 @@
+"""Development power handlers, registered by power id (see ``registry``). Filled in by later work."""

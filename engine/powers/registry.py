@@ -1,0 +1,82 @@
+"""The registry from development power id to its handlers, and the hooks the phases consult.
+
+A power handler is registered for one hook with ``@power("power_id", "hook")``. The phase code asks
+``handlers(p, "hook")`` for the handlers a seat's tableau activates, in tableau order, and calls
+them; adding a power never changes the structure of the phase code.
+
+Hooks (arguments in brackets):
+  tile_cost        (state, p, card, cost) -> cost            Develop/Settle cost discounts
+  goods_capacity   (state, p, world card) -> capacity        goods a world can hold
+  stock_value      (state, p, explorer die, value) -> value  credits of a Stock
+  trade_value      (state, p, world card, good die, value) -> value
+  consume_vp       (state, p, world card, good, shipper, vp) -> vp
+  dictate_limit    (state, p, limit) -> limit                Dictate uses per round
+  dictate_moves    (state, p, limit) -> limit                moves per Dictate
+  reassign         (state, p, use, cols, ctx) -> None        a Reassign power's moves (Assign)
+  virtual_workers  (state, p, phase) -> [colours]            phantom workers of a phase
+  phase_start      (state, p, phase, ctx)                    when a phase begins
+  phase_end        (state, p, phase, ctx)                    when a phase ends (even with no workers)
+  completed        (state, p, card, dice, ctx)               after a tile joins the tableau
+  scouted          (state, p, explorer die, ctx)             after a Scout task
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..catalogue import CARDS
+from ..state import PlayerState
+
+Handler = Callable[..., Any]
+
+_HANDLERS: dict[str, dict[str, Handler]] = {}  # hook -> power id -> handler
+
+
+def power(power_id: str, hook: str) -> Callable[[Handler], Handler]:
+    """Register ``fn`` as the handler of ``power_id`` for ``hook``."""
+
+    def register(fn: Handler) -> Handler:
+        _HANDLERS.setdefault(hook, {})[power_id] = fn
+        return fn
+
+    return register
+
+
+def registered(hook: str | None = None) -> set[str]:
+    """Power ids with a handler (for one hook, or for any)."""
+    if hook is not None:
+        return set(_HANDLERS.get(hook, {}))
+    out: set[str] = set()
+    for by_id in _HANDLERS.values():
+        out |= set(by_id)
+    return out
+
+
+def tableau_powers(p: PlayerState) -> list[str]:
+    """Power ids of the developments in a seat's tableau (faction halves included), in order."""
+    out = []
+    for key in p.devs:
+        pid = CARDS[key].power_id
+        if pid:
+            out.append(pid)
+    return out
+
+
+def handlers(p: PlayerState, hook: str) -> list[tuple[str, Handler]]:
+    """The (power id, handler) pairs a seat's tableau activates for a hook."""
+    by_id = _HANDLERS.get(hook)
+    if not by_id:
+        return []
+    return [(pid, by_id[pid]) for pid in tableau_powers(p) if pid in by_id]
+
+
+def has_power(p: PlayerState, power_id: str) -> bool:
+    return any(CARDS[k].power_id == power_id for k in p.devs)
+
+
+def fold_value(hook: str, p: PlayerState, value: Any, *args: Any) -> Any:
+    """Thread a value through every active handler of a hook: ``value = h(*args, value)``."""
+    for _pid, h in handlers(p, hook):
+        value = h(*args, value)
+    return value

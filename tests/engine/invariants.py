@@ -1,0 +1,41 @@
+"""Invariants that hold after every event of every game (used by the play-out tests)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.catalogue import DIE_COUNT, TILE_IDS
+from engine.economy import VP_PER_PLAYER
+from engine.state import GameState
+
+
+def check(state: GameState, event: dict[str, Any]) -> None:
+    where = f"after event {state.seq} ({event['type']}, round {state.round})"
+    # dice: every die is in exactly one place, and none is created or lost
+    seen: list[int] = [d for pile in state.supply for d in pile]
+    for p in state.players:
+        seen += [d for d in p.owned_dice() if d < 1000]
+    assert sorted(seen) == list(range(DIE_COUNT)), f"dice not conserved {where}"
+    # tiles: bag + abandoned + construction zones + tableaux + drawn + start tiles = all tiles
+    tiles = state.bag + state.abandoned
+    for p in state.players:
+        tiles += p.dev_stack + p.world_stack + p.drawn + p.start_tiles
+        tiles += [int(k[1:-1]) for k in p.devs + p.worlds if k[0] == "T"]
+    assert sorted(tiles) == list(TILE_IDS), f"tiles duplicated or lost {where}"
+    # credits
+    for p in state.players:
+        assert 0 <= p.credits <= 10, f"seat {p.seat} has ${p.credits} {where}"
+        if event["type"] == "EmpireManaged" and event["seat"] == p.seat:
+            assert 1 <= p.credits <= 10, f"seat {p.seat} has ${p.credits} after Manage {where}"
+    # VP chips: earned chips = chips taken from the pool + from the 10-VP reserve
+    assert state.vp_pool >= 0
+    earned = sum(p.vp for p in state.players)
+    initial = VP_PER_PLAYER * len(state.players)
+    assert earned == initial - state.vp_pool + state.vp_reserve_used, f"VP chips not accounted for {where}"
+    # goods only on the owner's non-gray worlds in the tableau
+    for p in state.players:
+        for w, g in p.goods.items():
+            assert w in p.worlds and g, f"seat {p.seat} has goods on {w} {where}"
+    if event["type"] == "GameEnded":
+        assert state.scores and len(state.scores) == len(state.players)
+        assert state.winners
