@@ -13,7 +13,9 @@ class Bot(Protocol):
     #: whether ``act`` needs the seat's observation (building it costs time in simulations)
     needs_view: bool
 
-    def act(self, decision: dict[str, Any], view: dict[str, Any] | None, rng: Rng) -> dict[str, Any]:
+    def act(
+        self, decision: dict[str, Any], view: dict[str, Any] | None, rng: Rng
+    ) -> dict[str, Any]:
         """Return a command for the pending ``decision`` (from ``engine.legal``)."""
         ...
 

@@ -18,7 +18,9 @@ class RandomBot:
     name = "random"
     needs_view = False
 
-    def act(self, decision: dict[str, Any], view: dict[str, Any] | None, rng: Rng) -> dict[str, Any]:
+    def act(
+        self, decision: dict[str, Any], view: dict[str, Any] | None, rng: Rng
+    ) -> dict[str, Any]:
         kind = decision["kind"]
         return getattr(self, "_" + kind)(decision, rng)
 
@@ -47,12 +49,18 @@ class RandomBot:
                 if use is None:
                     break
                 uses.append(use)
-        cmd: dict[str, Any] = {"kind": "assign", "select": {"die": selector, "phase": phase}, "wild": wild}
+        cmd: dict[str, Any] = {
+            "kind": "assign",
+            "select": {"die": selector, "phase": phase},
+            "wild": wild,
+        }
         if uses:
             cmd["reassign"] = uses
         return cmd
 
-    def _reassign_use(self, means: dict[str, Any], col: dict[int, str], selector: int, rng: Rng) -> dict[str, Any] | None:
+    def _reassign_use(
+        self, means: dict[str, Any], col: dict[int, str], selector: int, rng: Rng
+    ) -> dict[str, Any] | None:
         via = means["via"]
         movable = [x for x in sorted(col) if x != selector]
         if via == "dictate":
@@ -125,7 +133,11 @@ class RandomBot:
         rng.shuffle(goods)
         tasks = []
         for i in range(d["count"]):
-            task: dict[str, Any] = {"shipper": shippers[i], "good": goods[i], "action": rng.choice(d["actions"])}
+            task: dict[str, Any] = {
+                "shipper": shippers[i],
+                "good": goods[i],
+                "action": rng.choice(d["actions"]),
+            }
             for opt in d.get("options", []):
                 if rng.chance(1, 2):
                     task[opt] = True

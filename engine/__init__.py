@@ -42,7 +42,9 @@ def create(seed: str, players: int, options: dict[str, Any] | None = None) -> li
     return ctx.events
 
 
-def new_game(seed: str, players: int, options: dict[str, Any] | None = None) -> tuple[GameState, list[Event]]:
+def new_game(
+    seed: str, players: int, options: dict[str, Any] | None = None
+) -> tuple[GameState, list[Event]]:
     """Create a game and return its state with the events that made it."""
     ctx = setup.create(seed, players, options)
     flow.advance(ctx.state, ctx)

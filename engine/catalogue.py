@@ -125,7 +125,11 @@ class CatalogueError(ValueError):
 
 
 def _build() -> tuple[
-    dict[str, DieType], dict[int, Faction], dict[int, Card], dict[int, tuple[Card, Card]], dict[str, Card]
+    dict[str, DieType],
+    dict[int, Faction],
+    dict[int, Card],
+    dict[int, tuple[Card, Card]],
+    dict[str, Card],
 ]:
     dice_doc = _load("dice.yaml")
     dice: dict[str, DieType] = {}

@@ -25,7 +25,12 @@ class IllegalCommand(EngineError):
         self.value = value
 
     def to_dict(self) -> dict[str, Any]:
-        return {"code": self.code, "message": self.message, "field": self.field, "value": self.value}
+        return {
+            "code": self.code,
+            "message": self.message,
+            "field": self.field,
+            "value": self.value,
+        }
 
 
 class NotYourDecision(IllegalCommand):

@@ -88,15 +88,24 @@ def apply_command(state: GameState, seat: int, cmd: Any, ctx: Ctx) -> None:
     if state.step == "over":
         raise IllegalCommand("game_over", "the game is over; no more commands are accepted")
     if not isinstance(seat, int) or not 0 <= seat < len(state.players):
-        raise IllegalCommand("seat", f"seat must be 0..{len(state.players) - 1}, not {seat!r}", "seat", seat)
+        raise IllegalCommand(
+            "seat", f"seat must be 0..{len(state.players) - 1}, not {seat!r}", "seat", seat
+        )
     if not isinstance(cmd, dict):
         raise IllegalCommand("command", "a command must be a JSON object with a 'kind'", None, cmd)
     owed = pending(state).get(seat)
     kind = cmd.get("kind")
     if not owed:
-        raise NotYourDecision("not_pending", f"seat {seat} owes no decision now; wait for the other players", "kind", kind)
+        raise NotYourDecision(
+            "not_pending",
+            f"seat {seat} owes no decision now; wait for the other players",
+            "kind",
+            kind,
+        )
     if kind != owed:
-        raise NotYourDecision("wrong_kind", f"seat {seat} owes a '{owed}' decision, not {kind!r}", "kind", kind)
+        raise NotYourDecision(
+            "wrong_kind", f"seat {seat} owes a '{owed}' decision, not {kind!r}", "kind", kind
+        )
     DECISIONS[owed][1](state, state.players[seat], cmd, ctx)
     advance(state, ctx)
 
@@ -145,7 +154,16 @@ def _end_round(state: GameState, ctx: Ctx) -> None:
         assign.roll(state, ctx)
         return
     scores, winners = final_scores(state)
-    ctx.emit(ev("GameEnded", reason=reason, rounds=state.round, scores=scores, winners=winners, seed=state.seed))
+    ctx.emit(
+        ev(
+            "GameEnded",
+            reason=reason,
+            rounds=state.round,
+            scores=scores,
+            winners=winners,
+            seed=state.seed,
+        )
+    )
 
 
 @folds("PhaseStarted")

@@ -34,7 +34,9 @@ def folds(event_type: str) -> Callable[[FoldFn], FoldFn]:
     return register
 
 
-def creates(event_type: str) -> Callable[[Callable[[Event], GameState]], Callable[[Event], GameState]]:
+def creates(
+    event_type: str,
+) -> Callable[[Callable[[Event], GameState]], Callable[[Event], GameState]]:
     def register(fn: Callable[[Event], GameState]) -> Callable[[Event], GameState]:
         _CREATORS[event_type] = fn
         return fn

@@ -64,11 +64,21 @@ def _stack(tiles: list[int], dice: list[int], full: bool, side: str) -> dict[str
     card = dev_card if side == "development" else world_card
     out: dict[str, Any] = {
         "count": len(tiles),
-        "top": None if not tiles else {"tile": tiles[0], "card": card(tiles[0]).key, "name": card(tiles[0]).name, "cost": card(tiles[0]).cost},
+        "top": None
+        if not tiles
+        else {
+            "tile": tiles[0],
+            "card": card(tiles[0]).key,
+            "name": card(tiles[0]).name,
+            "cost": card(tiles[0]).cost,
+        },
         "dice": [{"die": d, "color": DIE_COLOR[d]} for d in dice],
     }
     if full:
-        out["tiles"] = [{"tile": t, "card": card(t).key, "name": card(t).name, "cost": card(t).cost} for t in tiles]
+        out["tiles"] = [
+            {"tile": t, "card": card(t).key, "name": card(t).name, "cost": card(t).cost}
+            for t in tiles
+        ]
     return out
 
 
@@ -98,7 +108,9 @@ def _player(state: GameState, p: PlayerState, own: bool, screens_down: bool) -> 
             "development": _stack(p.dev_stack, p.dev_dice, own, "development"),
             "world": _stack(p.world_stack, p.world_dice, own, "world"),
         },
-        "dice_by_color": dict(sorted(Counter(DIE_COLOR[d] for d in p.owned_dice() if d < 1000).items())),
+        "dice_by_color": dict(
+            sorted(Counter(DIE_COLOR[d] for d in p.owned_dice() if d < 1000).items())
+        ),
         "pending": p.waiting or None,
     }
     if own or screens_down:
@@ -139,7 +151,8 @@ def observe(state: GameState, viewer: Viewer = "public") -> dict[str, Any]:
         "pending": {str(s): k for s, k in flow.pending(state).items()},
         "version": state.seq,
         "players": [
-            _player(state, p, viewer == "server" or viewer == p.seat, screens_down) for p in state.players
+            _player(state, p, viewer == "server" or viewer == p.seat, screens_down)
+            for p in state.players
         ],
     }
     from .rng import seed_hash
@@ -147,7 +160,11 @@ def observe(state: GameState, viewer: Viewer = "public") -> dict[str, Any]:
     out["seed_sha256"] = seed_hash(state.seed)
     if state.step == "over":
         out["seed"] = state.seed
-        out["result"] = {"reason": state.end_reason, "scores": state.scores, "winners": state.winners}
+        out["result"] = {
+            "reason": state.end_reason,
+            "scores": state.scores,
+            "winners": state.winners,
+        }
     if isinstance(viewer, int) and not isinstance(viewer, bool):
         out["seat"] = viewer
         out["decision"] = flow.legal(state, viewer)

@@ -9,6 +9,10 @@ the generator the same way, so replay both reproduces and checks every outcome.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
+from typing import TypeVar
+
+T = TypeVar("T")
 
 _MASK = (1 << 64) - 1
 
@@ -57,13 +61,13 @@ class Rng:
         self.state, x = below(self.state, n)
         return x
 
-    def choice(self, seq: list | tuple):  # type: ignore[type-arg, no-untyped-def]
+    def choice(self, seq: Sequence[T]) -> T:
         return seq[self.below(len(seq))]
 
     def chance(self, p_num: int, p_den: int) -> bool:
         return self.below(p_den) < p_num
 
-    def shuffle(self, items: list) -> None:  # type: ignore[type-arg]
+    def shuffle(self, items: list[T]) -> None:
         for i in range(len(items) - 1, 0, -1):
             j = self.below(i + 1)
             items[i], items[j] = items[j], items[i]

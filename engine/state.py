@@ -25,7 +25,17 @@ from typing import Any
 
 from .catalogue import DIE_COLORS, PHASES
 
-STEPS = ("start_tiles", "assign", "explore", "develop", "settle", "produce", "ship", "manage", "over")
+STEPS = (
+    "start_tiles",
+    "assign",
+    "explore",
+    "develop",
+    "settle",
+    "produce",
+    "ship",
+    "manage",
+    "over",
+)
 
 
 @dataclass(slots=True)
@@ -139,7 +149,11 @@ class PlayerState:
 
     def tile_squares(self) -> int:
         """Tile squares in the tableau: faction 2, home world 1, each game tile 1."""
-        return 3 + sum(1 for k in self.devs if k[0] == "T") + sum(1 for k in self.worlds if k[0] == "T")
+        return (
+            3
+            + sum(1 for k in self.devs if k[0] == "T")
+            + sum(1 for k in self.worlds if k[0] == "T")
+        )
 
     def construction_tiles(self) -> int:
         return len(self.dev_stack) + len(self.world_stack)
@@ -167,6 +181,9 @@ class GameState:
     scores: list[dict[str, Any]] = field(default_factory=list)
     winners: list[int] = field(default_factory=list)
     seq: int = 0  # events folded so far
+    #: chance outcomes fixed in advance (conformance scenarios only): {"tiles": [...],
+    #: "two_player_die": [...]}; consumed before the generator is asked
+    forced: dict[str, list[Any]] = field(default_factory=dict)
 
     @property
     def phase(self) -> str | None:
@@ -184,7 +201,7 @@ class GameState:
             [s[:] for s in self.supply], self.vp_pool, self.step, self.round, self.phases[:],
             self.phase_pos, self.abandoned[:], self.vp_reserve_used, self.two_player_die,
             dict(self.shortfall), self.end_reason, [dict(s) for s in self.scores], self.winners[:],
-            self.seq,
+            self.seq, {k: v[:] for k, v in self.forced.items()},
         )  # fmt: skip
 
     def to_dict(self) -> dict[str, Any]:
@@ -208,6 +225,7 @@ class GameState:
             "scores": [dict(s) for s in self.scores],
             "winners": self.winners[:],
             "seq": self.seq,
+            "forced": {k: v[:] for k, v in self.forced.items()},
         }
 
     @classmethod
@@ -232,6 +250,7 @@ class GameState:
             scores=[dict(s) for s in d["scores"]],
             winners=list(d["winners"]),
             seq=d["seq"],
+            forced={k: list(v) for k, v in d.get("forced", {}).items()},
         )
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import rng as rngmod
-from ..catalogue import DIE_COLOR, DIE_FACES, DICE, PHASE_INDEX, PHASES, WILD
+from ..catalogue import DICE, DIE_COLOR, DIE_FACES, PHASE_INDEX, PHASES, WILD
 from ..errors import ChanceMismatch, IllegalCommand
 from ..fold import Ctx, Event, ev, folds
 from ..powers import registry
@@ -59,7 +59,9 @@ def _dice_rolled(state: GameState, e: Event) -> None:
     for die, face in e["faces"]:
         r, expect = rngmod.below(r, 6)
         if expect != face:
-            raise ChanceMismatch(f"DiceRolled: die {die} of seat {p.seat} shows face {face}, the seed gives {expect}")
+            raise ChanceMismatch(
+                f"DiceRolled: die {die} of seat {p.seat} shows face {face}, the seed gives {expect}"
+            )
         p.faces[die] = face
         phase = DIE_FACES[die][face]
         p.columns[PHASE_INDEX[phase] if phase != WILD else 0].append(die)
@@ -84,15 +86,17 @@ def dictate_moves(state: GameState, p: PlayerState) -> int:
 
 
 def legal(state: GameState, p: PlayerState) -> dict[str, Any]:
-    dice = []
+    dice: list[dict[str, Any]] = []
     for i, col in enumerate(p.columns):
         for d in col:
-            dice.append({"die": d, "color": DIE_COLOR[d], "face": face_of(p, d), "column": PHASES[i]})
+            dice.append(
+                {"die": d, "color": DIE_COLOR[d], "face": face_of(p, d), "column": PHASES[i]}
+            )
     dice.sort(key=lambda x: x["die"])
     means: list[dict[str, Any]] = [
         {"via": DICTATE, "uses": dictate_limit(state, p), "moves_per_use": dictate_moves(state, p)}
     ]
-    for pid, h in registry.handlers(p, "reassign_info"):
+    for _pid, h in registry.handlers(p, "reassign_info"):
         means.append(h(state, p))
     return {
         "kind": "assign",
@@ -106,7 +110,9 @@ def legal(state: GameState, p: PlayerState) -> dict[str, Any]:
 
 def _phase(value: Any, field: str) -> int:
     if value not in PHASE_INDEX:
-        raise IllegalCommand("phase", f"{field} must be one of {list(PHASES)}, not {value!r}", field, value)
+        raise IllegalCommand(
+            "phase", f"{field} must be one of {list(PHASES)}, not {value!r}", field, value
+        )
     return PHASE_INDEX[value]
 
 
@@ -126,12 +132,27 @@ class Plan:
     def move(self, die: Any, to: Any, field: str) -> None:
         """Reassign one worker to a different column (the shared check of every Reassign)."""
         if die not in self.col:
-            raise IllegalCommand("die", f"{field}.die: die {die!r} is not one of your workers below the phase strip", f"{field}.die", die)
+            raise IllegalCommand(
+                "die",
+                f"{field}.die: die {die!r} is not one of your workers below the phase strip",
+                f"{field}.die",
+                die,
+            )
         if die == self.selector:
-            raise IllegalCommand("selector", f"{field}.die: die {die} selects your phase and cannot be Reassigned", f"{field}.die", die)
+            raise IllegalCommand(
+                "selector",
+                f"{field}.die: die {die} selects your phase and cannot be Reassigned",
+                f"{field}.die",
+                die,
+            )
         t = _phase(to, f"{field}.to")
         if self.col[die] == t:
-            raise IllegalCommand("same_column", f"{field}: die {die} is already in the {PHASES[t]} column; a Reassign must move it", f"{field}.to", to)
+            raise IllegalCommand(
+                "same_column",
+                f"{field}: die {die} is already in the {PHASES[t]} column; a Reassign must move it",
+                f"{field}.to",
+                to,
+            )
         self.col[die] = t
 
 
@@ -144,17 +165,31 @@ def apply(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx) -> No
     for i, w in enumerate(wild):
         die = w.get("die") if isinstance(w, dict) else None
         if die not in plan.col or face_of(p, die) != WILD:
-            raise IllegalCommand("wild", f"wild[{i}].die: die {die!r} is not one of your dice showing a wild face", f"wild[{i}].die", die)
+            raise IllegalCommand(
+                "wild",
+                f"wild[{i}].die: die {die!r} is not one of your dice showing a wild face",
+                f"wild[{i}].die",
+                die,
+            )
         if die in seen:
-            raise IllegalCommand("wild", f"wild[{i}].die: die {die} is placed twice", f"wild[{i}].die", die)
+            raise IllegalCommand(
+                "wild", f"wild[{i}].die: die {die} is placed twice", f"wild[{i}].die", die
+            )
         seen.add(die)
         plan.col[die] = _phase(w.get("to"), f"wild[{i}].to")
     sel = cmd.get("select")
     if not isinstance(sel, dict):
-        raise IllegalCommand("select", "'select' is required: {die, phase}: one worker selects one phase", "select", sel)
+        raise IllegalCommand(
+            "select",
+            "'select' is required: {die, phase}: one worker selects one phase",
+            "select",
+            sel,
+        )
     die = sel.get("die")
     if die not in plan.col:
-        raise IllegalCommand("select", f"select.die: die {die!r} is not one of your workers", "select.die", die)
+        raise IllegalCommand(
+            "select", f"select.die: die {die!r} is not one of your workers", "select.die", die
+        )
     plan.selector = die
     plan.selected = _phase(sel.get("phase"), "select.phase")
     plan.col[die] = plan.selected
@@ -163,7 +198,9 @@ def apply(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx) -> No
         raise IllegalCommand("reassign", "'reassign' must be a list of uses", "reassign", uses)
     for i, use in enumerate(uses):
         if not isinstance(use, dict):
-            raise IllegalCommand("reassign", f"reassign[{i}] must be an object", f"reassign[{i}]", use)
+            raise IllegalCommand(
+                "reassign", f"reassign[{i}] must be an object", f"reassign[{i}]", use
+            )
         via = use.get("via")
         if via == DICTATE:
             _dictate(state, p, plan, use, f"reassign[{i}]")
@@ -177,10 +214,15 @@ def apply(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx) -> No
                     via,
                 )
             if via in plan.used:
-                raise IllegalCommand("once_per_round", f"reassign[{i}]: {via} can be used once per round", f"reassign[{i}].via", via)
+                raise IllegalCommand(
+                    "once_per_round",
+                    f"reassign[{i}]: {via} can be used once per round",
+                    f"reassign[{i}].via",
+                    via,
+                )
             handler(state, p, plan, use, f"reassign[{i}]")
             plan.used.append(via)  # type: ignore[arg-type]
-    for pid, check in registry.handlers(p, "assign_done"):
+    for _pid, check in registry.handlers(p, "assign_done"):
         check(state, p, plan)
     columns = {ph: sorted(d for d, c in plan.col.items() if c == i) for i, ph in enumerate(PHASES)}
     ctx.emit(ev("AssignmentSealed", seat=p.seat, selected=PHASES[plan.selected], selector=plan.selector,
@@ -189,16 +231,36 @@ def apply(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx) -> No
 
 def _dictate(state: GameState, p: PlayerState, plan: Plan, use: dict[str, Any], field: str) -> None:
     if plan.dictates >= dictate_limit(state, p):
-        raise IllegalCommand("dictate_used", f"{field}: Dictate can be used {dictate_limit(state, p)} time(s) per round", field, use)
+        raise IllegalCommand(
+            "dictate_used",
+            f"{field}: Dictate can be used {dictate_limit(state, p)} time(s) per round",
+            field,
+            use,
+        )
     park = use.get("park")
     if park not in plan.col:
-        raise IllegalCommand("park", f"{field}.park: die {park!r} is not one of your workers; Dictate parks one worker", f"{field}.park", park)
+        raise IllegalCommand(
+            "park",
+            f"{field}.park: die {park!r} is not one of your workers; Dictate parks one worker",
+            f"{field}.park",
+            park,
+        )
     if park == plan.selector:
-        raise IllegalCommand("park", f"{field}.park: die {park} selects your phase; park another worker", f"{field}.park", park)
+        raise IllegalCommand(
+            "park",
+            f"{field}.park: die {park} selects your phase; park another worker",
+            f"{field}.park",
+            park,
+        )
     moves = use.get("moves") or []
     limit = dictate_moves(state, p)
     if not isinstance(moves, list) or len(moves) > limit:
-        raise IllegalCommand("moves", f"{field}.moves: Dictate Reassigns at most {limit} other worker(s)", f"{field}.moves", moves)
+        raise IllegalCommand(
+            "moves",
+            f"{field}.moves: Dictate Reassigns at most {limit} other worker(s)",
+            f"{field}.moves",
+            moves,
+        )
     del plan.col[park]
     plan.dictate.append(park)
     plan.dictates += 1
@@ -206,7 +268,12 @@ def _dictate(state: GameState, p: PlayerState, plan: Plan, use: dict[str, Any], 
     for j, m in enumerate(moves):
         d = m.get("die") if isinstance(m, dict) else None
         if d in moved:
-            raise IllegalCommand("moves", f"{field}.moves[{j}]: die {d} is moved twice by one Dictate", f"{field}.moves[{j}].die", d)
+            raise IllegalCommand(
+                "moves",
+                f"{field}.moves[{j}]: die {d} is moved twice by one Dictate",
+                f"{field}.moves[{j}].die",
+                d,
+            )
         plan.move(d, m.get("to") if isinstance(m, dict) else None, f"{field}.moves[{j}]")
         moved.add(d)  # type: ignore[arg-type]
     plan.used.append(DICTATE)
@@ -230,8 +297,11 @@ def reveal(state: GameState, ctx: Ctx) -> None:
     selected = {p.selected for p in state.players if p.selected >= 0}
     extra = None
     if len(state.players) == 2:
-        _, face = rngmod.below(state.rng, 6)
-        extra = DICE["white"].faces[face]
+        if state.forced.get("two_player_die"):
+            extra = state.forced["two_player_die"][0]
+        else:
+            _, face = rngmod.below(state.rng, 6)
+            extra = DICE["white"].faces[face]
     seats = [
         {"seat": p.seat, "selected": PHASES[p.selected] if p.selected >= 0 else None, "selector": p.selector,
          "columns": {ph: p.columns[i][:] for i, ph in enumerate(PHASES)}, "dictate": p.dictate[:],
@@ -241,15 +311,27 @@ def reveal(state: GameState, ctx: Ctx) -> None:
     phases = set(selected)
     if extra is not None and extra != WILD:
         phases.add(PHASE_INDEX[extra])
-    ctx.emit(ev("PhasesRevealed", phases=[PHASES[i] for i in sorted(phases)], two_player_die=extra, seats=seats))
+    ctx.emit(
+        ev(
+            "PhasesRevealed",
+            phases=[PHASES[i] for i in sorted(phases)],
+            two_player_die=extra,
+            seats=seats,
+        )
+    )
 
 
 @folds("PhasesRevealed")
 def _revealed(state: GameState, e: Event) -> None:
-    if len(state.players) == 2:
+    if len(state.players) == 2 and state.forced.get("two_player_die"):
+        state.forced["two_player_die"].pop(0)
+        state.two_player_die = e["two_player_die"]
+    elif len(state.players) == 2:
         state.rng, face = rngmod.below(state.rng, 6)
         if DICE["white"].faces[face] != e["two_player_die"]:
-            raise ChanceMismatch("PhasesRevealed: the 2-player Home die differs from the seed's roll")
+            raise ChanceMismatch(
+                "PhasesRevealed: the 2-player Home die differs from the seed's roll"
+            )
         state.two_player_die = e["two_player_die"]
     state.phases = [PHASE_INDEX[ph] for ph in e["phases"]]
     state.phase_pos = -1

@@ -94,33 +94,57 @@ def legal(state: GameState, p: PlayerState, phase: str) -> dict[str, Any]:
         "stack": [{"tile": t, "cost": cost(state, p, tile_card_for(phase, t))} for t in tiles],
         "dice_on_stack": dice[:],
         "completes": done,
-        "removals": [{"tile": t, "card": tile_card_for(phase, t).key} for t in _removals(phase, done)],
+        "removals": [
+            {"tile": t, "card": tile_card_for(phase, t).key} for t in _removals(phase, done)
+        ],
         "removable": sorted(d for d in p.owned_dice() if d < 1000),
         "help": "order: every worker once, in the order they go onto the stack; "
         "remove: one of your dice for each completed tile with a removal effect, in completion order",
     }
 
 
-def apply(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx, auto: bool = False) -> None:
+def apply(
+    state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx, auto: bool = False
+) -> None:
     phase: str = state.phase  # type: ignore[assignment]
     ws = workers(p, phase)
     order = cmd.get("order")
     if order is None:
         order = sorted(ws)
     if not isinstance(order, list) or sorted(order, key=str) != sorted(ws, key=str):
-        raise IllegalCommand("order", f"order must list each of your {phase} workers {sorted(ws)} exactly once", "order", order)
+        raise IllegalCommand(
+            "order",
+            f"order must list each of your {phase} workers {sorted(ws)} exactly once",
+            "order",
+            order,
+        )
     remove = cmd.get("remove") or []
     need = _removals(phase, forecast(state, p, phase))
     if not isinstance(remove, list) or len(remove) != len(need):
-        raise IllegalCommand("remove", f"remove must name {len(need)} of your dice, one for each removal effect of tiles {need}", "remove", remove)
+        raise IllegalCommand(
+            "remove",
+            f"remove must name {len(need)} of your dice, one for each removal effect of tiles {need}",
+            "remove",
+            remove,
+        )
     owned = set(p.owned_dice())
     if len(set(remove)) != len(remove) or not set(remove) <= owned:
         bad = [d for d in remove if d not in owned]
-        raise IllegalCommand("remove", f"remove: dice {bad or remove} are not distinct dice you own", "remove", bad)
+        raise IllegalCommand(
+            "remove", f"remove: dice {bad or remove} are not distinct dice you own", "remove", bad
+        )
     resolve(state, p, phase, list(order), list(remove), ctx, auto)
 
 
-def resolve(state: GameState, p: PlayerState, phase: str, order: list[int], remove: list[int], ctx: Ctx, auto: bool) -> None:
+def resolve(
+    state: GameState,
+    p: PlayerState,
+    phase: str,
+    order: list[int],
+    remove: list[int],
+    ctx: Ctx,
+    auto: bool,
+) -> None:
     """Complete already-complete tiles, put the workers on, complete tiles, return leftovers."""
     seat = p.seat
     _complete_ready(state, p, phase, remove, ctx)
@@ -134,7 +158,9 @@ def resolve(state: GameState, p: PlayerState, phase: str, order: list[int], remo
         ctx.emit(ev("WorkersReturned", seat=seat, phase=phase, dice=dice[:], source="stack"))
 
 
-def _complete_ready(state: GameState, p: PlayerState, phase: str, remove: list[int], ctx: Ctx) -> None:
+def _complete_ready(
+    state: GameState, p: PlayerState, phase: str, remove: list[int], ctx: Ctx
+) -> None:
     tiles, dice = stack_of(p, phase)
     while tiles:
         card = tile_card_for(phase, tiles[0])
@@ -144,7 +170,15 @@ def _complete_ready(state: GameState, p: PlayerState, phase: str, remove: list[i
         complete(state, p, phase, card, dice[:c], remove, ctx)
 
 
-def complete(state: GameState, p: PlayerState, phase: str, card: Card, dice: list[int], remove: list[int], ctx: Ctx) -> None:
+def complete(
+    state: GameState,
+    p: PlayerState,
+    phase: str,
+    card: Card,
+    dice: list[int],
+    remove: list[int],
+    ctx: Ctx,
+) -> None:
     """Emit one tile's completion with its immediate effect (removal first, then gains)."""
     imm = card.immediate
     removed = None
@@ -234,7 +268,15 @@ def start(state: GameState, ctx: Ctx) -> None:
             if not tiles and ws:
                 _, dice = stack_of(p, phase)
                 if dice:
-                    ctx.emit(ev("WorkersReturned", seat=p.seat, phase=phase, dice=dice[:], source="stack"))
+                    ctx.emit(
+                        ev(
+                            "WorkersReturned",
+                            seat=p.seat,
+                            phase=phase,
+                            dice=dice[:],
+                            source="stack",
+                        )
+                    )
                 ctx.emit(ev("WorkersReturned", seat=p.seat, phase=phase, dice=ws, source="column"))
                 continue
             resolve(state, p, phase, ws, [], ctx, auto=True)
@@ -243,4 +285,3 @@ def start(state: GameState, ctx: Ctx) -> None:
 def finish(state: GameState, ctx: Ctx) -> None:
     phase: str = state.phase  # type: ignore[assignment]
     ctx.emit(ev("PhaseEnded", phase=phase))
-

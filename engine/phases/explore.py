@@ -41,7 +41,8 @@ def legal(state: GameState, p: PlayerState) -> dict[str, Any]:
         return {
             "kind": "place_tiles",
             "tiles": [
-                {"tile": t, "development": dev_card(t).key, "world": world_card(t).key} for t in p.drawn
+                {"tile": t, "development": dev_card(t).key, "world": world_card(t).key}
+                for t in p.drawn
             ],
             "sides": list(SIDES),
             "on_top": registry.has_power(p, "improved_reconnaissance"),
@@ -50,7 +51,10 @@ def legal(state: GameState, p: PlayerState) -> dict[str, Any]:
     if p.waiting == "abandon_one":
         return {"kind": "abandon_one", "tiles": p.dev_stack + p.world_stack,
                 "help": "the bag ran out: abandon one construction-zone tile into the bag"}  # fmt: skip
-    explorers = [{"die": d, "color": DIE_COLOR[d], "stock": stock_value(state, p, d)} for d in p.columns[EXPLORE]]
+    explorers = [
+        {"die": d, "color": DIE_COLOR[d], "stock": stock_value(state, p, d)}
+        for d in p.columns[EXPLORE]
+    ]
     return {
         "kind": "explore",
         "tasks": ["scout", "stock"],
@@ -63,23 +67,54 @@ def legal(state: GameState, p: PlayerState) -> dict[str, Any]:
 
 def apply(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx) -> None:
     if state.shortfall and p.seat != state.shortfall.get("seat"):
-        raise IllegalCommand("bag_empty", "the bag ran out of tiles; wait until the scouting player finishes", None, None)
+        raise IllegalCommand(
+            "bag_empty",
+            "the bag ran out of tiles; wait until the scouting player finishes",
+            None,
+            None,
+        )
     task = cmd.get("task")
     explorer = cmd.get("explorer")
     if explorer not in p.columns[EXPLORE]:
-        raise IllegalCommand("explorer", f"explorer: die {explorer!r} is not one of your explorers {p.columns[EXPLORE]}", "explorer", explorer)
+        raise IllegalCommand(
+            "explorer",
+            f"explorer: die {explorer!r} is not one of your explorers {p.columns[EXPLORE]}",
+            "explorer",
+            explorer,
+        )
     abandon = cmd.get("abandon") or []
     if task == "stock":
         if abandon:
-            raise IllegalCommand("abandon", "tiles are abandoned only as part of a Scout, not a Stock", "abandon", abandon)
-        ctx.emit(ev("ExplorerStocked", seat=p.seat, explorer=explorer, credits=stock_value(state, p, explorer)))
+            raise IllegalCommand(
+                "abandon",
+                "tiles are abandoned only as part of a Scout, not a Stock",
+                "abandon",
+                abandon,
+            )
+        ctx.emit(
+            ev(
+                "ExplorerStocked",
+                seat=p.seat,
+                explorer=explorer,
+                credits=stock_value(state, p, explorer),
+            )
+        )
         return
     if task != "scout":
         raise IllegalCommand("task", f"task must be 'scout' or 'stock', not {task!r}", "task", task)
     zone = set(p.dev_stack) | set(p.world_stack)
-    if not isinstance(abandon, list) or len(set(abandon)) != len(abandon) or not set(abandon) <= zone:
+    if (
+        not isinstance(abandon, list)
+        or len(set(abandon)) != len(abandon)
+        or not set(abandon) <= zone
+    ):
         bad = [t for t in abandon if t not in zone] if isinstance(abandon, list) else abandon
-        raise IllegalCommand("abandon", f"abandon: {bad!r} are not distinct tiles of your construction zone {sorted(zone)}", "abandon", bad)
+        raise IllegalCommand(
+            "abandon",
+            f"abandon: {bad!r} are not distinct tiles of your construction zone {sorted(zone)}",
+            "abandon",
+            bad,
+        )
     drawn, refilled, short = _draw(state, len(abandon) + 1, extra_abandoned=abandon)
     ctx.emit(ev("TilesScouted", seat=p.seat, explorer=explorer, abandoned=list(abandon), drawn=drawn,
                 refilled_at=refilled, short=short,
@@ -88,7 +123,9 @@ def apply(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx) -> No
         h(state, p, explorer, ctx)
 
 
-def _draw(state: GameState, n: int, extra_abandoned: list[int]) -> tuple[list[int], int | None, int]:
+def _draw(
+    state: GameState, n: int, extra_abandoned: list[int]
+) -> tuple[list[int], int | None, int]:
     """Which tiles n draws give (the bag refilled from abandoned tiles when it runs out)."""
     bag = state.bag[:]
     abandoned = state.abandoned + extra_abandoned
@@ -102,6 +139,11 @@ def _draw(state: GameState, n: int, extra_abandoned: list[int]) -> tuple[list[in
             refilled = i
         if not bag:
             return drawn, refilled, n - i
+        forced = state.forced.get("tiles")
+        if forced and len(forced) > len(drawn) and forced[len(drawn)] in bag:
+            drawn.append(forced[len(drawn)])
+            bag.remove(drawn[-1])
+            continue
         r, k = rngmod.below(r, len(bag))
         drawn.append(bag.pop(k))
     return drawn, refilled, 0
@@ -112,6 +154,11 @@ def _fold_draw(state: GameState, drawn: list[int], refilled: int | None, what: s
         if refilled == i:
             state.bag = sorted(state.bag + state.abandoned)
             state.abandoned = []
+        forced = state.forced.get("tiles")
+        if forced and forced[0] == tile and tile in state.bag:
+            forced.pop(0)
+            state.bag.remove(tile)
+            continue
         state.rng, k = rngmod.below(state.rng, len(state.bag))
         if state.bag[k] != tile:
             raise ChanceMismatch(f"{what}: drew tile {tile}, the seed gives tile {state.bag[k]}")
@@ -152,19 +199,39 @@ def _scouted(state: GameState, e: Event) -> None:
 def apply_place(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx) -> None:
     placements = cmd.get("placements")
     if not isinstance(placements, list):
-        raise IllegalCommand("placements", "'placements' must list every drawn tile as {tile, as}", "placements", placements)
+        raise IllegalCommand(
+            "placements",
+            "'placements' must list every drawn tile as {tile, as}",
+            "placements",
+            placements,
+        )
     tiles = [x.get("tile") if isinstance(x, dict) else None for x in placements]
     if sorted(tiles, key=str) != sorted(p.drawn, key=str):
-        raise IllegalCommand("placements", f"placements must cover exactly the drawn tiles {p.drawn}, each once; got {tiles}", "placements", tiles)
+        raise IllegalCommand(
+            "placements",
+            f"placements must cover exactly the drawn tiles {p.drawn}, each once; got {tiles}",
+            "placements",
+            tiles,
+        )
     on_top_ok = registry.has_power(p, "improved_reconnaissance")
     out = []
     for i, x in enumerate(placements):
         side = x.get("as")
         if side not in SIDES:
-            raise IllegalCommand("side", f"placements[{i}].as must be 'development' or 'world', not {side!r}", f"placements[{i}].as", side)
+            raise IllegalCommand(
+                "side",
+                f"placements[{i}].as must be 'development' or 'world', not {side!r}",
+                f"placements[{i}].as",
+                side,
+            )
         top = bool(x.get("on_top", False))
         if top and not on_top_ok:
-            raise IllegalCommand("on_top", f"placements[{i}].on_top needs Improved Reconnaissance in your tableau", f"placements[{i}].on_top", True)
+            raise IllegalCommand(
+                "on_top",
+                f"placements[{i}].on_top needs Improved Reconnaissance in your tableau",
+                f"placements[{i}].on_top",
+                True,
+            )
         out.append({"tile": x["tile"], "as": side, "on_top": top})
     dev, world = p.dev_stack[:], p.world_stack[:]
     for x in out:
@@ -205,7 +272,9 @@ def _open_shortfall(state: GameState) -> None:
 def apply_abandon_one(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx) -> None:
     tile = cmd.get("tile")
     if tile not in p.dev_stack and tile not in p.world_stack:
-        raise IllegalCommand("tile", f"tile {tile!r} is not in your construction zone", "tile", tile)
+        raise IllegalCommand(
+            "tile", f"tile {tile!r} is not in your construction zone", "tile", tile
+        )
     dev = [t for t in p.dev_stack if t != tile]
     world = [t for t in p.world_stack if t != tile]
     tops = {"development": dev[0] if dev else None, "world": world[0] if world else None}
@@ -230,7 +299,15 @@ def progress(state: GameState, ctx: Ctx) -> None:
     if any(q.waiting == "abandon_one" for q in state.players):
         return
     drawn, _, short = _draw(state, sf["need"], extra_abandoned=[])
-    ctx.emit(ev("ShortfallDrawn", seat=sf["seat"], drawn=drawn, short=short, public={"drawn": len(drawn)}))
+    ctx.emit(
+        ev(
+            "ShortfallDrawn",
+            seat=sf["seat"],
+            drawn=drawn,
+            short=short,
+            public={"drawn": len(drawn)},
+        )
+    )
 
 
 @folds("ShortfallDrawn")

@@ -55,19 +55,47 @@ def apply(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx) -> No
     recruit = cmd.get("recruit") or []
     recall = cmd.get("recall") or []
     n = recruit_count(p)
-    if not isinstance(recruit, list) or len(recruit) != n or len(set(recruit)) != n or not set(recruit) <= set(p.citizenry):
-        raise IllegalCommand("recruit", f"recruit must name exactly {n} distinct dice of your Citizenry {sorted(p.citizenry)} (you must recruit as many as you can afford)", "recruit", recruit)
+    if (
+        not isinstance(recruit, list)
+        or len(recruit) != n
+        or len(set(recruit)) != n
+        or not set(recruit) <= set(p.citizenry)
+    ):
+        raise IllegalCommand(
+            "recruit",
+            f"recruit must name exactly {n} distinct dice of your Citizenry {sorted(p.citizenry)} (you must recruit as many as you can afford)",
+            "recruit",
+            recruit,
+        )
     can = set(recallable(p))
     if not isinstance(recall, list) or len(set(recall)) != len(recall) or not set(recall) <= can:
         bad = [d for d in recall if d not in can] if isinstance(recall, list) else recall
-        raise IllegalCommand("recall", f"recall: {bad!r} are not developers, settlers or goods of yours; recallable: {sorted(can)}", "recall", bad)
+        raise IllegalCommand(
+            "recall",
+            f"recall: {bad!r} are not developers, settlers or goods of yours; recallable: {sorted(can)}",
+            "recall",
+            bad,
+        )
     if not p.cup and not recruit and not recall and can:
-        raise IllegalCommand("must_recall", "your cup would be empty: recall at least one die", "recall", recall)
+        raise IllegalCommand(
+            "must_recall", "your cup would be empty: recall at least one die", "recall", recall
+        )
     emit_managed(p, sorted(recruit), sorted(recall), ctx)
 
 
-def emit_managed(p: PlayerState, recruit: list[int], recall: list[int], ctx: Ctx, auto: bool = False) -> None:
-    ctx.emit(ev("EmpireManaged", seat=p.seat, recruited=recruit, recalled=recall, paid=len(recruit), auto=auto))
+def emit_managed(
+    p: PlayerState, recruit: list[int], recall: list[int], ctx: Ctx, auto: bool = False
+) -> None:
+    ctx.emit(
+        ev(
+            "EmpireManaged",
+            seat=p.seat,
+            recruited=recruit,
+            recalled=recall,
+            paid=len(recruit),
+            auto=auto,
+        )
+    )
 
 
 @folds("EmpireManaged")

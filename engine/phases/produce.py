@@ -63,23 +63,40 @@ def apply(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx) -> No
     producers = p.columns[PRODUCE]
     count = min(len(producers), sum(slots.values()))
     if not isinstance(goods, list) or len(goods) != count:
-        raise IllegalCommand("goods", f"goods must list exactly {count} productions {{die, world}} (all producers must be used while there is room)", "goods", goods)
+        raise IllegalCommand(
+            "goods",
+            f"goods must list exactly {count} productions {{die, world}} (all producers must be used while there is room)",
+            "goods",
+            goods,
+        )
     used: set[int] = set()
     out = []
     for i, g in enumerate(goods):
         die = g.get("die") if isinstance(g, dict) else None
         world = g.get("world") if isinstance(g, dict) else None
         if die not in producers or die in used:
-            raise IllegalCommand("die", f"goods[{i}].die: {die!r} is not one of your unused producers {producers}", f"goods[{i}].die", die)
+            raise IllegalCommand(
+                "die",
+                f"goods[{i}].die: {die!r} is not one of your unused producers {producers}",
+                f"goods[{i}].die",
+                die,
+            )
         if slots.get(world, 0) <= 0:  # type: ignore[arg-type]
-            raise IllegalCommand("world", f"goods[{i}].world: {world!r} is not a non-gray world of yours with room; choose from {sorted(k for k, v in slots.items() if v > 0)}", f"goods[{i}].world", world)
+            raise IllegalCommand(
+                "world",
+                f"goods[{i}].world: {world!r} is not a non-gray world of yours with room; choose from {sorted(k for k, v in slots.items() if v > 0)}",
+                f"goods[{i}].world",
+                world,
+            )
         slots[world] -= 1  # type: ignore[index]
-        used.add(die)  # type: ignore[arg-type]
+        used.add(die)
         out.append({"die": die, "world": world})
     emit_produced(p, out, ctx)
 
 
-def emit_produced(p: PlayerState, goods: list[dict[str, Any]], ctx: Ctx, auto: bool = False) -> None:
+def emit_produced(
+    p: PlayerState, goods: list[dict[str, Any]], ctx: Ctx, auto: bool = False
+) -> None:
     used = {g["die"] for g in goods}
     rest = [d for d in p.columns[PRODUCE] if d not in used]
     ctx.emit(ev("GoodsProduced", seat=p.seat, goods=goods, returned=rest, auto=auto))
@@ -105,7 +122,7 @@ def start(state: GameState, ctx: Ctx) -> None:
         if p.waiting or not p.columns[PRODUCE]:
             continue
         slots = free_slots(state, p)
-        goods = []
+        goods: list[dict[str, Any]] = []
         producers = sorted(p.columns[PRODUCE])
         for w, n in slots.items():
             for _ in range(n):

@@ -11,7 +11,16 @@ from __future__ import annotations
 from typing import Any
 
 from .. import rng as rngmod
-from ..catalogue import CARDS, DICE_OF_COLOR, DIE_COLORS, FACTIONS, HOME_WORLDS, TILE_IDS, dev_card, world_card
+from ..catalogue import (
+    CARDS,
+    DICE_OF_COLOR,
+    DIE_COLORS,
+    FACTIONS,
+    HOME_WORLDS,
+    TILE_IDS,
+    dev_card,
+    world_card,
+)
 from ..economy import VP_PER_PLAYER, supply_peek, supply_take
 from ..errors import ChanceMismatch, IllegalCommand
 from ..fold import Ctx, Event, creates, ev, folds
@@ -22,12 +31,21 @@ OPTIONS = {"first_game": False}
 
 
 def check_config(players: int, options: dict[str, Any]) -> dict[str, Any]:
-    if not isinstance(players, int) or isinstance(players, bool) or not MIN_PLAYERS <= players <= MAX_PLAYERS:
-        raise IllegalCommand("players", f"a game has 2 to 5 players, not {players!r}", "players", players)
+    if (
+        not isinstance(players, int)
+        or isinstance(players, bool)
+        or not MIN_PLAYERS <= players <= MAX_PLAYERS
+    ):
+        raise IllegalCommand(
+            "players", f"a game has 2 to 5 players, not {players!r}", "players", players
+        )
     unknown = sorted(set(options) - set(OPTIONS))
     if unknown:
         raise IllegalCommand(
-            "options", f"unknown option(s) {unknown}; known options: {sorted(OPTIONS)}", "options", unknown
+            "options",
+            f"unknown option(s) {unknown}; known options: {sorted(OPTIONS)}",
+            "options",
+            unknown,
         )
     out = dict(OPTIONS)
     for k, v in options.items():
@@ -43,7 +61,7 @@ def deal(seed: str, players: int) -> tuple[int, list[dict[str, Any]]]:
     factions = sorted(FACTIONS)
     homes = sorted(HOME_WORLDS)
     bag = list(TILE_IDS)
-    seats = []
+    seats: list[dict[str, Any]] = []
     for _ in range(players):
         f = factions.pop(r.below(len(factions)))
         h = homes.pop(r.below(len(homes)))
@@ -83,7 +101,9 @@ def _created(e: Event) -> GameState:
     n: int = e["players"]
     rng_state, seats = deal(seed, n)
     if seats != e["seats"]:
-        raise ChanceMismatch("GameCreated: the factions, home worlds or tiles are not the ones the seed deals")
+        raise ChanceMismatch(
+            "GameCreated: the factions, home worlds or tiles are not the ones the seed deals"
+        )
     used = {t for s in seats for t in s["tiles"]}
     state = GameState(
         seed=seed,
@@ -143,8 +163,18 @@ def legal(state: GameState, p: PlayerState) -> dict[str, Any]:
     return {
         "kind": "start_tiles",
         "options": [
-            {"development": a, "world": b, "development_card": dev_card(a).key, "world_card": world_card(b).key},
-            {"development": b, "world": a, "development_card": dev_card(b).key, "world_card": world_card(a).key},
+            {
+                "development": a,
+                "world": b,
+                "development_card": dev_card(a).key,
+                "world_card": world_card(b).key,
+            },
+            {
+                "development": b,
+                "world": a,
+                "development_card": dev_card(b).key,
+                "world_card": world_card(a).key,
+            },
         ],
     }
 

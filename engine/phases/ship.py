@@ -46,8 +46,16 @@ def legal(state: GameState, p: PlayerState) -> dict[str, Any]:
     return {
         "kind": "ship",
         "shippers": [{"die": d, "color": DIE_COLOR[d]} for d in p.columns[SHIP]],
-        "goods": [{"die": d, "color": DIE_COLOR[d], "world": w, "world_color": CARDS[w].color,
-                   "trade": trade_value(state, p, w, d)} for d, w in goods],  # fmt: skip
+        "goods": [
+            {
+                "die": d,
+                "color": DIE_COLOR[d],
+                "world": w,
+                "world_color": CARDS[w].color,
+                "trade": trade_value(state, p, w, d),
+            }
+            for d, w in goods
+        ],  # fmt: skip
         "count": min(len(p.columns[SHIP]), len(goods)),
         "actions": list(ACTIONS),
         "help": "tasks: exactly 'count' items {shipper, good, action}, done in order",
@@ -60,22 +68,44 @@ def apply(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx) -> No
     where = {d: w for d, w in goods_list(p)}
     count = min(len(shippers), len(where))
     if not isinstance(tasks, list) or len(tasks) != count:
-        raise IllegalCommand("tasks", f"tasks must list exactly {count} shipments {{shipper, good, action}} (every shipper ships while goods remain)", "tasks", tasks)
+        raise IllegalCommand(
+            "tasks",
+            f"tasks must list exactly {count} shipments {{shipper, good, action}} (every shipper ships while goods remain)",
+            "tasks",
+            tasks,
+        )
     used_s: set[int] = set()
     used_g: set[int] = set()
     checked = []
     for i, t in enumerate(tasks):
         if not isinstance(t, dict):
-            raise IllegalCommand("tasks", f"tasks[{i}] must be an object {{shipper, good, action}}", f"tasks[{i}]", t)
+            raise IllegalCommand(
+                "tasks", f"tasks[{i}] must be an object {{shipper, good, action}}", f"tasks[{i}]", t
+            )
         s, g, a = t.get("shipper"), t.get("good"), t.get("action")
         if s not in shippers or s in used_s:
-            raise IllegalCommand("shipper", f"tasks[{i}].shipper: {s!r} is not one of your unused shippers {shippers}", f"tasks[{i}].shipper", s)
+            raise IllegalCommand(
+                "shipper",
+                f"tasks[{i}].shipper: {s!r} is not one of your unused shippers {shippers}",
+                f"tasks[{i}].shipper",
+                s,
+            )
         if g not in where or g in used_g:
-            raise IllegalCommand("good", f"tasks[{i}].good: {g!r} is not one of your unshipped goods {sorted(where)}", f"tasks[{i}].good", g)
+            raise IllegalCommand(
+                "good",
+                f"tasks[{i}].good: {g!r} is not one of your unshipped goods {sorted(where)}",
+                f"tasks[{i}].good",
+                g,
+            )
         if a not in ACTIONS:
-            raise IllegalCommand("action", f"tasks[{i}].action must be 'trade' or 'consume', not {a!r}", f"tasks[{i}].action", a)
-        used_s.add(s)  # type: ignore[arg-type]
-        used_g.add(g)  # type: ignore[arg-type]
+            raise IllegalCommand(
+                "action",
+                f"tasks[{i}].action must be 'trade' or 'consume', not {a!r}",
+                f"tasks[{i}].action",
+                a,
+            )
+        used_s.add(s)
+        used_g.add(g)
         checked.append((s, g, a, t))
     for s, g, a, t in checked:
         ship_one(state, p, s, g, where[g], a, t, ctx)
@@ -119,7 +149,15 @@ def _shipped(state: GameState, e: Event) -> None:
 def start(state: GameState, ctx: Ctx) -> None:
     for p in state.players:
         if not p.waiting and p.columns[SHIP]:
-            ctx.emit(ev("WorkersReturned", seat=p.seat, phase="ship", dice=sorted(p.columns[SHIP]), source="column"))
+            ctx.emit(
+                ev(
+                    "WorkersReturned",
+                    seat=p.seat,
+                    phase="ship",
+                    dice=sorted(p.columns[SHIP]),
+                    source="column",
+                )
+            )
 
 
 def finish(state: GameState, ctx: Ctx) -> None:

@@ -31,7 +31,9 @@ def check(state: GameState, event: dict[str, Any]) -> None:
     assert state.vp_pool >= 0
     earned = sum(p.vp for p in state.players)
     initial = VP_PER_PLAYER * len(state.players)
-    assert earned == initial - state.vp_pool + state.vp_reserve_used, f"VP chips not accounted for {where}"
+    assert earned == initial - state.vp_pool + state.vp_reserve_used, (
+        f"VP chips not accounted for {where}"
+    )
     # goods only on the owner's non-gray worlds in the tableau
     for p in state.players:
         for w, g in p.goods.items():

@@ -1,0 +1,1 @@
+"""The ``rfg`` command line: simulate games, replay logs, run conformance scenarios."""

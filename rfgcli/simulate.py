@@ -1,0 +1,115 @@
+"""``rfg simulate``: play K games in-process with bots and report each game.
+
+Stdout is a pure function of the arguments (the same arguments print byte-identical output);
+progress goes to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections import Counter, defaultdict
+from typing import Any
+
+from bots import arena
+from bots.base import bot_names
+from engine.state import canonical_json
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("simulate", help="play games between built-in bots in-process",
+                       description="Play K games in-process with bots; --json prints one JSON object per game.")  # fmt: skip
+    p.add_argument("--players", type=int, default=4, help="seats per game, 2-5 (default 4)")
+    p.add_argument("--games", type=int, default=1, help="number of games (default 1)")
+    p.add_argument(
+        "--seed", default="1", help="run seed; game i uses seed '<seed>:<i>' (default 1)"
+    )
+    p.add_argument(
+        "--bots", default="random", help="comma-separated bot per seat, cycled (default random)"
+    )
+    p.add_argument("--json", action="store_true", help="print one JSON object per game on stdout")
+    p.add_argument(
+        "--export", metavar="DIR", help="write each game's full event log as JSON Lines into DIR"
+    )
+    p.add_argument(
+        "--first-game", action="store_true", help="use the first-game setup (lower-cost sides up)"
+    )
+    p.add_argument("--max-rounds", type=int, default=arena.DEFAULT_MAX_ROUNDS,
+                   help=f"safety cap: a game still running after this many rounds is reported unfinished (default {arena.DEFAULT_MAX_ROUNDS})")  # fmt: skip
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="progress bar on stderr (default: when stderr is a terminal)")  # fmt: skip
+    p.set_defaults(func=run)
+
+
+def _fail(msg: str) -> int:
+    print(f"rfg simulate: {msg}", file=sys.stderr)
+    return 2
+
+
+def run(args: argparse.Namespace) -> int:
+    if not 2 <= args.players <= 5:
+        return _fail(f"--players must be 2 to 5, not {args.players}")
+    if args.games < 1:
+        return _fail("--games must be at least 1")
+    bots = [b.strip() for b in args.bots.split(",") if b.strip()]
+    unknown = [b for b in bots if b not in bot_names()]
+    if not bots or unknown:
+        return _fail(f"unknown bot(s) {unknown}; built-in bots: {', '.join(bot_names())}")
+    if args.export:
+        os.makedirs(args.export, exist_ok=True)
+    progress = sys.stderr.isatty() if args.progress is None else args.progress
+    options = {"first_game": True} if args.first_game else None
+    started = time.perf_counter()
+    wins: Counter[str] = Counter()
+    seats_played: Counter[str] = Counter()
+    totals: dict[str, list[int]] = defaultdict(list)
+    unfinished = 0
+    out = sys.stdout
+    for i in range(args.games):
+        seed = arena.game_seed(args.seed, i)
+        rec = arena.play_game(seed, args.players, bots, options, max_rounds=args.max_rounds)
+        summary = rec.summary()
+        if args.export:
+            path = os.path.join(args.export, f"game-{i:05d}.jsonl")
+            with open(path, "w", encoding="utf-8") as f:
+                for e in rec.events:
+                    f.write(canonical_json(e) + "\n")
+        if not rec.finished:
+            unfinished += 1
+        for seat, name in enumerate(rec.bots):
+            seats_played[name] += 1
+            if rec.finished:
+                totals[name].append(summary["scores"][seat])
+                if seat in summary["winners"]:
+                    wins[name] += 1
+        if args.json:
+            out.write(json.dumps(summary, sort_keys=True) + "\n")
+        else:
+            status = f"winners {summary['winners']}" if rec.finished else "UNFINISHED (round cap)"
+            out.write(f"game {i:>5} seed {seed}: {summary['rounds']} rounds, {summary['events']} events, "
+                      f"scores {summary['scores']}, {status}\n")  # fmt: skip
+        if progress:
+            _bar(i + 1, args.games, started)
+    if progress:
+        sys.stderr.write("\n")
+    if not args.json:
+        out.write(f"\n{args.games} games, {unfinished} unfinished\n")
+        for name in sorted(seats_played):
+            sc = totals[name]
+            mean = sum(sc) / len(sc) if sc else 0.0
+            out.write(f"  {name:<12} seats {seats_played[name]:>6}  wins {wins[name]:>6} "
+                      f"({100.0 * wins[name] / seats_played[name]:.1f}% of seats)  mean score {mean:.1f}\n")  # fmt: skip
+    return 1 if unfinished else 0
+
+
+def _bar(done: int, total: int, started: float) -> None:
+    width = 30
+    filled = width * done // total
+    rate = done / max(time.perf_counter() - started, 1e-9)
+    sys.stderr.write(
+        f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} games  {rate:.1f} games/s"
+    )
+    sys.stderr.flush()
