@@ -97,7 +97,8 @@ def play_game(
                     powers[pid] += 1
                 if e["type"] == "AssignmentSealed":
                     for pid in e["used"]:
-                        powers[pid] += 1
+                        if pid != "dictate":
+                            powers[pid] += 1
             if on_event is not None:
                 for e in new:
                     shadow = engine.evolve(shadow, e)

@@ -23,6 +23,7 @@ from .errors import ChanceMismatch, EngineError, IllegalCommand, InvalidEvent, N
 from .fold import Ctx, Event, evolve
 from .observe import observe, redact, visibility
 from .phases import setup
+from .powers import effects as _power_effects  # noqa: F401  (registers PowerPaid)
 from .powers import handlers as _power_handlers  # noqa: F401  (registers every power)
 from .scoring import final_scores, score
 from .state import GameState, canonical_json, state_hash

@@ -227,7 +227,27 @@ def tile_card(tile: int, side: str) -> Card:
     return TILES[tile][0 if side == "development" else 1]
 
 
+#: phantom workers (Major Research Labs, Alien Research Ship, Space Docks, Organic Shipyards) are
+#: not dice: they get ids from PHANTOM_BASE up, ``PHANTOM_BASE + 100 * colour index + k``
+PHANTOM_BASE = 1000
+
+
+def is_phantom(die: int) -> bool:
+    return die >= PHANTOM_BASE
+
+
+def phantom_id(color: str, k: int) -> int:
+    return PHANTOM_BASE + 100 * DIE_COLORS.index(color) + k
+
+
+def color_of(die: int) -> str:
+    """The colour of a die or of a phantom worker."""
+    if die < PHANTOM_BASE:
+        return DIE_COLOR[die]
+    return DIE_COLORS[(die - PHANTOM_BASE) // 100]
+
+
 def consume_matches(die: int, world_color: str) -> bool:
     """Whether a die earns the Consume colour bonus on a world of this colour (purple matches all)."""
-    m = DICE[DIE_COLOR[die]].consume_match
+    m = DICE[color_of(die)].consume_match
     return m == "all" or m == world_color

@@ -11,10 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .catalogue import PHASES
+from .catalogue import PHASE_INDEX, PHASES, phantom_id
 from .errors import IllegalCommand, NotYourDecision
 from .fold import Ctx, Event, ev, folds
 from .phases import assign, construct, explore, manage, produce, setup, ship
+from .powers import registry
 from .scoring import final_scores
 from .state import GameState, PlayerState
 
@@ -141,7 +142,18 @@ def _next(state: GameState, ctx: Ctx) -> None:
 def _start_next_phase(state: GameState, ctx: Ctx) -> None:
     if state.phase_pos + 1 < len(state.phases):
         phase = PHASES[state.phases[state.phase_pos + 1]]
-        ctx.emit(ev("PhaseStarted", phase=phase))
+        phantoms: list[list[Any]] = []
+        powers: list[str] = []
+        for p in state.players:
+            k = 0
+            for pid, h in registry.handlers(p, "virtual_workers"):
+                for color in h(state, p, phase):
+                    phantoms.append([p.seat, phantom_id(color, k), pid])
+                    k += 1
+                    if pid not in powers:
+                        powers.append(pid)
+        extra: dict[str, Any] = {"phantoms": phantoms, "powers": powers} if phantoms else {}
+        ctx.emit(ev("PhaseStarted", phase=phase, **extra))
         PHASE_START[phase](state, ctx)
     else:
         manage.start(state, ctx)
@@ -173,6 +185,8 @@ def _phase_started(state: GameState, e: Event) -> None:
     if PHASES[state.phases[state.phase_pos]] != phase:
         raise ValueError(f"PhaseStarted: {phase} is not the next phase of this round")
     state.step = phase
+    for seat, die, _pid in e.get("phantoms", ()):
+        state.players[seat].columns[PHASE_INDEX[phase]].append(die)
     waiting = _waiting(phase)
     for p in state.players:
         p.waiting = waiting(state, p)

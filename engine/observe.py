@@ -15,7 +15,7 @@ from collections import Counter
 from typing import Any
 
 from . import flow
-from .catalogue import CARDS, DIE_COLOR, FACTIONS, HOME_WORLDS, PHASES, dev_card, world_card
+from .catalogue import CARDS, FACTIONS, HOME_WORLDS, PHASES, color_of, dev_card, world_card
 from .state import GameState, PlayerState
 
 Viewer = int | str
@@ -72,7 +72,7 @@ def _stack(tiles: list[int], dice: list[int], full: bool, side: str) -> dict[str
             "name": card(tiles[0]).name,
             "cost": card(tiles[0]).cost,
         },
-        "dice": [{"die": d, "color": DIE_COLOR[d]} for d in dice],
+        "dice": [{"die": d, "color": color_of(d)} for d in dice],
     }
     if full:
         out["tiles"] = [
@@ -88,7 +88,7 @@ def _cards(keys: list[str]) -> list[dict[str, Any]]:
 
 
 def _dice(ds: list[int]) -> list[dict[str, Any]]:
-    return [{"die": d, "color": DIE_COLOR[d]} for d in ds]
+    return [{"die": d, "color": color_of(d)} for d in ds]
 
 
 def _player(state: GameState, p: PlayerState, own: bool, screens_down: bool) -> dict[str, Any]:
@@ -109,12 +109,12 @@ def _player(state: GameState, p: PlayerState, own: bool, screens_down: bool) -> 
             "world": _stack(p.world_stack, p.world_dice, own, "world"),
         },
         "dice_by_color": dict(
-            sorted(Counter(DIE_COLOR[d] for d in p.owned_dice() if d < 1000).items())
+            sorted(Counter(color_of(d) for d in p.owned_dice() if d < 1000).items())
         ),
         "pending": p.waiting or None,
     }
     if own or screens_down:
-        out["columns"] = {ph: [{"die": d, "color": DIE_COLOR[d], "face": _face(p, d)} for d in p.columns[i]]
+        out["columns"] = {ph: [{"die": d, "color": color_of(d), "face": _face(p, d)} for d in p.columns[i]]
                           for i, ph in enumerate(PHASES)}  # fmt: skip
         out["selected"] = PHASES[p.selected] if p.selected >= 0 else None
         out["selector"] = p.selector if p.selector >= 0 else None

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import rng as rngmod
-from ..catalogue import DICE, DIE_COLOR, DIE_FACES, PHASE_INDEX, PHASES, WILD
+from ..catalogue import DICE, DIE_FACES, PHASE_INDEX, PHASES, WILD, color_of
 from ..errors import ChanceMismatch, IllegalCommand
 from ..fold import Ctx, Event, ev, folds
 from ..powers import registry
@@ -90,7 +90,7 @@ def legal(state: GameState, p: PlayerState) -> dict[str, Any]:
     for i, col in enumerate(p.columns):
         for d in col:
             dice.append(
-                {"die": d, "color": DIE_COLOR[d], "face": face_of(p, d), "column": PHASES[i]}
+                {"die": d, "color": color_of(d), "face": face_of(p, d), "column": PHASES[i]}
             )
     dice.sort(key=lambda x: x["die"])
     means: list[dict[str, Any]] = [

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..catalogue import CARDS, DIE_COLOR, PHASE_INDEX, Card, dev_card, world_card
+from ..catalogue import CARDS, PHASE_INDEX, Card, color_of, dev_card, world_card
 from ..economy import gain_credits, supply_return, supply_take, take_die_from
 from ..errors import IllegalCommand
 from ..fold import Ctx, Event, ev, folds
@@ -75,7 +75,7 @@ def waiting_for(state: GameState, p: PlayerState, phase: str) -> str:
     if _removals(phase, done):
         return phase
     ws = workers(p, phase)
-    if len({DIE_COLOR[d] for d in ws if d < 1000}) >= 2:
+    if len({color_of(d) for d in ws if d < 1000}) >= 2:
         return phase
     return ""
 
@@ -90,7 +90,7 @@ def legal(state: GameState, p: PlayerState, phase: str) -> dict[str, Any]:
     tiles, dice = stack_of(p, phase)
     return {
         "kind": phase,
-        "workers": [{"die": d, "color": DIE_COLOR[d]} for d in workers(p, phase)],
+        "workers": [{"die": d, "color": color_of(d)} for d in workers(p, phase)],
         "stack": [{"tile": t, "cost": cost(state, p, tile_card_for(phase, t))} for t in tiles],
         "dice_on_stack": dice[:],
         "completes": done,

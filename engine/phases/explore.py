@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import rng as rngmod
-from ..catalogue import DIE_COLOR, dev_card, world_card
+from ..catalogue import color_of, dev_card, world_card
 from ..economy import gain_credits
 from ..errors import ChanceMismatch, IllegalCommand
 from ..fold import Ctx, Event, ev, folds
@@ -52,7 +52,7 @@ def legal(state: GameState, p: PlayerState) -> dict[str, Any]:
         return {"kind": "abandon_one", "tiles": p.dev_stack + p.world_stack,
                 "help": "the bag ran out: abandon one construction-zone tile into the bag"}  # fmt: skip
     explorers = [
-        {"die": d, "color": DIE_COLOR[d], "stock": stock_value(state, p, d)}
+        {"die": d, "color": color_of(d), "stock": stock_value(state, p, d)}
         for d in p.columns[EXPLORE]
     ]
     return {

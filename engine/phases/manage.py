@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..catalogue import DIE_COLOR
+from ..catalogue import color_of
 from ..errors import IllegalCommand
 from ..fold import Ctx, Event, ev, folds
 from ..state import GameState, PlayerState
@@ -31,7 +31,7 @@ def recruit_count(p: PlayerState) -> int:
 
 def waiting_for(state: GameState, p: PlayerState) -> str:
     n = recruit_count(p)
-    choose = n < len(p.citizenry) and len({DIE_COLOR[d] for d in p.citizenry}) > 1
+    choose = n < len(p.citizenry) and len({color_of(d) for d in p.citizenry}) > 1
     if choose or recallable(p):
         return "manage"
     return ""
@@ -41,10 +41,10 @@ def legal(state: GameState, p: PlayerState) -> dict[str, Any]:
     n = recruit_count(p)
     return {
         "kind": "manage",
-        "citizenry": [{"die": d, "color": DIE_COLOR[d]} for d in p.citizenry],
+        "citizenry": [{"die": d, "color": color_of(d)} for d in p.citizenry],
         "recruit_count": n,
         "credits": p.credits,
-        "recallable": [{"die": d, "color": DIE_COLOR[d]} for d in recallable(p)],
+        "recallable": [{"die": d, "color": color_of(d)} for d in recallable(p)],
         "cup": len(p.cup),
         "must_recall": n == 0 and not p.cup and bool(recallable(p)),
         "help": "recruit: exactly recruit_count Citizenry dice; recall: any stack dice or goods",

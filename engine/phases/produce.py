@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..catalogue import CARDS, DIE_COLOR
+from ..catalogue import CARDS, color_of
 from ..errors import IllegalCommand
 from ..fold import Ctx, Event, ev, folds
 from ..powers import registry
@@ -41,7 +41,7 @@ def waiting_for(state: GameState, p: PlayerState) -> str:
     total = sum(slots.values())
     if total == 0:
         return ""
-    if len({DIE_COLOR[d] if d < 1000 else d for d in ps}) == 1 and len(ps) >= total:
+    if len({color_of(d) for d in ps}) == 1 and len(ps) >= total:
         return ""  # identical producers fill every slot: nothing to choose
     return "produce"
 
@@ -50,7 +50,7 @@ def legal(state: GameState, p: PlayerState) -> dict[str, Any]:
     slots = free_slots(state, p)
     return {
         "kind": "produce",
-        "producers": [{"die": d, "color": DIE_COLOR[d]} for d in p.columns[PRODUCE]],
+        "producers": [{"die": d, "color": color_of(d)} for d in p.columns[PRODUCE]],
         "worlds": [{"world": w, "color": CARDS[w].color, "room": n} for w, n in slots.items()],
         "count": min(len(p.columns[PRODUCE]), sum(slots.values())),
         "help": "goods: exactly 'count' items {die, world}; unused producers return to the cup",

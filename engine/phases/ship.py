@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..catalogue import CARDS, DIE_COLOR, TRADE_VALUE, consume_matches
+from ..catalogue import CARDS, TRADE_VALUE, color_of, consume_matches
 from ..economy import award_vp, gain_credits
 from ..errors import IllegalCommand
 from ..fold import Ctx, Event, ev, folds
@@ -37,7 +37,7 @@ def trade_value(state: GameState, p: PlayerState, world: str, good: int) -> int:
 
 def consume_vp(state: GameState, p: PlayerState, world: str, good: int, shipper: int) -> int:
     color: str = CARDS[world].color  # type: ignore[assignment]
-    vp = 1 + consume_matches(good, color) + (shipper < 1000 and consume_matches(shipper, color))
+    vp = 1 + consume_matches(good, color) + consume_matches(shipper, color)
     return int(registry.fold_value("consume_vp", p, vp, state, p, CARDS[world], good, shipper))
 
 
@@ -45,11 +45,11 @@ def legal(state: GameState, p: PlayerState) -> dict[str, Any]:
     goods = goods_list(p)
     return {
         "kind": "ship",
-        "shippers": [{"die": d, "color": DIE_COLOR[d]} for d in p.columns[SHIP]],
+        "shippers": [{"die": d, "color": color_of(d)} for d in p.columns[SHIP]],
         "goods": [
             {
                 "die": d,
-                "color": DIE_COLOR[d],
+                "color": color_of(d),
                 "world": w,
                 "world_color": CARDS[w].color,
                 "trade": trade_value(state, p, w, d),

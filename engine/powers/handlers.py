@@ -1,1 +1,3 @@
-"""Development power handlers, registered by power id (see ``registry``). Filled in by later work."""
+"""Imports every power module so that its handlers register (see ``registry``)."""
+
+from . import build_powers, economy_powers, explore_powers, reassign  # noqa: F401

@@ -18,6 +18,11 @@ Hooks (arguments in brackets):
   phase_end        (state, p, phase, ctx)                    when a phase ends (even with no workers)
   completed        (state, p, card, dice, ctx)               after a tile joins the tableau
   scouted          (state, p, explorer die, ctx)             after a Scout task
+  ...              each phase module lists the hooks it calls; grep ``handlers(p, "`` to see them
+
+A handler that changes what an event records adds its power id to the event's ``powers`` list, so
+logs, ``rfg simulate``'s ``powers_used`` and the scenario coverage test can see every power fire.
+Phantom workers have ids from ``catalogue.PHANTOM_BASE`` up and never enter the Citizenry or cup.
 """
 
 from __future__ import annotations
@@ -80,3 +85,29 @@ def fold_value(hook: str, p: PlayerState, value: Any, *args: Any) -> Any:
     for _pid, h in handlers(p, hook):
         value = h(*args, value)
     return value
+
+
+def fold_tracked(hook: str, p: PlayerState, value: Any, *args: Any) -> tuple[Any, list[str]]:
+    """Like ``fold_value``, also returning the power ids that changed the value (for events)."""
+    used: list[str] = []
+    for pid, h in handlers(p, hook):
+        new = h(*args, value)
+        if new != value:
+            used.append(pid)
+        value = new
+    return value, used
+
+
+def effects(power_id: str) -> list[dict[str, Any]]:
+    """The catalogue's structured effects of a power (see engine/data/tiles.yaml)."""
+    return list(_EFFECTS.get(power_id, ()))
+
+
+def all_power_ids() -> list[str]:
+    """Every development power id of the catalogue (game tiles and faction halves)."""
+    return sorted(_EFFECTS)
+
+
+_EFFECTS: dict[str, tuple[dict[str, Any], ...]] = {
+    c.power_id: c.effects for c in CARDS.values() if c.power_id is not None
+}

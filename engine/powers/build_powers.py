@@ -1,0 +1,1 @@
+"""Develop and Settle powers: cost discounts, returning builders to the cup, credits on completion."""

@@ -1,0 +1,1 @@
+"""Explore powers: stock bonuses, phantom explorers, Advanced Logistics, Alien Research Team, ..."""

@@ -1,0 +1,1 @@
+"""Assign-step powers: the 18 Reassign developments (Dictate variants included)."""
