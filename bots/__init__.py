@@ -7,6 +7,7 @@ seat's view (``engine.observe(state, seat)``); they never read hidden state.
 from __future__ import annotations
 
 from .base import Bot, get_bot, register_bot
+from .heuristic import HeuristicBot
 from .random_bot import RandomBot
 
-__all__ = ["Bot", "RandomBot", "get_bot", "register_bot"]
+__all__ = ["Bot", "HeuristicBot", "RandomBot", "get_bot", "register_bot"]

@@ -1,0 +1,209 @@
+"""The heuristic bot: plays sensibly from its own seat's view and decision only.
+
+It values what the rulebook's tips value: settle worlds for dice, build cheap tiles that its
+workers can finish, keep goods flowing (produce where there is room, trade early for credits to
+recruit, consume for VP once the game is under way), recruit the most useful dice, and avoid
+locking up workers. Every choice it makes is one of the legal choices it is offered.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.catalogue import PHASES, TRADE_VALUE
+from engine.rng import Rng
+
+from .base import register_bot
+
+WORLD_VALUE = {"alien": 4, "genes": 3, "rare": 2, "novelty": 1, "gray": 0}
+#: the die a world colour matches for Consume bonuses
+MATCH = {"novelty": "blue", "rare": "brown", "genes": "green", "alien": "yellow"}
+RECRUIT_ORDER = {"purple": 6, "yellow": 5, "green": 4, "red": 3, "brown": 3, "blue": 2, "white": 1}
+
+
+def _me(view: dict[str, Any]) -> dict[str, Any]:
+    me: dict[str, Any] = view["players"][view["seat"]]
+    return me
+
+
+class HeuristicBot:
+    name = "heuristic"
+    needs_view = True
+
+    def act(self, decision: dict[str, Any], view: dict[str, Any] | None, rng: Rng) -> dict[str, Any]:
+        assert view is not None, "the heuristic bot needs its seat's view"
+        kind = decision["kind"]
+        method = getattr(self, "_" + kind, None)
+        if method is None:  # a decision kind this bot does not know: fall back to random play
+            from .random_bot import RandomBot
+
+            return RandomBot().act(decision, view, rng)
+        out: dict[str, Any] = method(decision, view, rng)
+        return out
+
+    # --- setup ---------------------------------------------------------------------------------
+    def _start_tiles(self, d: dict[str, Any], view: dict[str, Any], rng: Rng) -> dict[str, Any]:
+        from engine.catalogue import dev_card, world_card
+
+        def value(opt: dict[str, Any]) -> float:
+            w = world_card(opt["world"])
+            dv = dev_card(opt["development"])
+            return -w.cost - 0.7 * dv.cost + WORLD_VALUE[w.color or "gray"] * 0.3
+
+        best = max(d["options"], key=value)
+        return {"kind": "start_tiles", "development": best["development"]}
+
+    # --- assign --------------------------------------------------------------------------------
+    def _phase_values(self, me: dict[str, Any], view: dict[str, Any], count: dict[str, int]) -> dict[str, float]:
+        cz = me["construction"]
+        goods = sum(len(g) for g in me["goods"].values())
+        free_worlds = sum(
+            1 for w in me["worlds"] if w["color"] not in (None, "gray") and w["card"] not in me["goods"]
+        )
+        late = view["vp_pool"] <= 4 * len(view["players"])
+        vals: dict[str, float] = {}
+        for ph, stack in (("develop", cz["development"]), ("settle", cz["world"])):
+            top = stack["top"]
+            if top is None:
+                vals[ph] = -5.0
+                continue
+            have = len(stack["dice"]) + count[ph]
+            need = top["cost"] - have
+            vals[ph] = (top["cost"] + (2.5 if ph == "settle" else 1.5)) / (1 + max(need - 1, 0)) + 0.3 * have
+        vals["produce"] = 2.2 * min(free_worlds, count["produce"] + 1) if free_worlds else -5.0
+        vals["ship"] = (2.0 + (1.5 if late else 0.5)) * min(goods, count["ship"] + 1) if goods else -5.0
+        tiles = cz["development"]["count"] + cz["world"]["count"]
+        vals["explore"] = 1.5 + (2.5 if tiles <= 1 else 0) + (2.0 if me["credits"] <= 2 else 0)
+        return vals
+
+    def _assign(self, d: dict[str, Any], view: dict[str, Any], rng: Rng) -> dict[str, Any]:
+        me = _me(view)
+        col = {x["die"]: x["column"] for x in d["dice"]}
+        wild = set(d["wild_dice"])
+        count = {ph: sum(1 for die, c in col.items() if c == ph and die not in wild) for ph in PHASES}
+        vals = self._phase_values(me, view, count)
+        best = max(PHASES, key=lambda ph: (vals[ph], -PHASES.index(ph)))
+        # wild dice join the phase we select
+        wild_moves = [{"die": die, "to": best} for die in sorted(wild)]
+        for die in wild:
+            col[die] = best
+        # the selector: a die from the column we value least (its face is then ignored)
+        def worth(die: int) -> float:
+            c = col[die]
+            return vals[c] if c != best else 100.0
+
+        selector = min(sorted(col), key=worth)
+        col[selector] = best
+        cmd: dict[str, Any] = {"kind": "assign", "select": {"die": selector, "phase": best}, "wild": wild_moves}
+        # Dictate: park a worker from a useless column, move another useless one into our phase
+        useless = sorted((die for die, c in col.items() if die != selector and vals[c] < 0), key=worth)
+        if len(useless) >= 2 and any(m["via"] == "dictate" for m in d["means"]):
+            park, mover = useless[0], useless[1]
+            cmd["reassign"] = [{"via": "dictate", "park": park, "moves": [{"die": mover, "to": best}]}]
+        return cmd
+
+    # --- explore -------------------------------------------------------------------------------
+    def _explore(self, d: dict[str, Any], view: dict[str, Any], rng: Rng) -> dict[str, Any]:
+        me = _me(view)
+        cz = me["construction"]
+        explorers = sorted(d["explorers"], key=lambda x: -x["stock"])
+        tiles = cz["development"]["count"] + cz["world"]["count"]
+        if d.get("tasks") and "scout" not in d["tasks"]:
+            return {"kind": "explore", "task": d["tasks"][0], "explorer": explorers[0]["die"]}
+        if me["credits"] <= 3 or (tiles >= 3 and me["credits"] < 8) or d.get("bag", 1) == 0:
+            return {"kind": "explore", "task": "stock", "explorer": explorers[0]["die"]}
+        abandon = []
+        for stack in (cz["development"], cz["world"]):
+            for t in stack.get("tiles", [])[1:]:
+                if t["cost"] >= 5:
+                    abandon.append(t["tile"])
+        return {"kind": "explore", "task": "scout", "explorer": explorers[-1]["die"], "abandon": abandon[:2]}
+
+    def _place_tiles(self, d: dict[str, Any], view: dict[str, Any], rng: Rng) -> dict[str, Any]:
+        from engine.catalogue import dev_card, world_card
+
+        me = _me(view)
+        cz = me["construction"]
+        ndev, nworld = cz["development"]["count"], cz["world"]["count"]
+        out = []
+        for t in d["tiles"]:
+            tile = t["tile"]
+            w, dv = world_card(tile), dev_card(tile)
+            world_score = 6 - w.cost + WORLD_VALUE[w.color or "gray"] - nworld
+            dev_score = 6 - dv.cost + (1.5 if dv.cost == 6 else 0) - ndev
+            side = "world" if world_score >= dev_score else "development"
+            if side == "world":
+                nworld += 1
+            else:
+                ndev += 1
+            out.append({"tile": tile, "as": side})
+        return {"kind": "place_tiles", "placements": out}
+
+    def _abandon_one(self, d: dict[str, Any], view: dict[str, Any], rng: Rng) -> dict[str, Any]:
+        return {"kind": "abandon_one", "tile": d["tiles"][-1]}
+
+    # --- develop / settle ----------------------------------------------------------------------
+    def _construct(self, d: dict[str, Any], view: dict[str, Any], rng: Rng) -> dict[str, Any]:
+        # common colours first: rarer dice stay on the stack for the tile being built
+        workers = sorted(d["workers"], key=lambda w: (RECRUIT_ORDER.get(w["color"], 0), w["die"]))
+        order = [w["die"] for w in workers]
+        me = _me(view)
+        candidates = [x["die"] for x in me["citizenry"] if x["color"] == "white"]
+        candidates += [x["die"] for x in me["cup"] if x["color"] == "white"]
+        candidates += [x for x in d["removable"] if x not in candidates]
+        remove = candidates[: len(d["removals"])]
+        return {"kind": d["kind"], "order": order, "remove": remove}
+
+    _develop = _construct
+    _settle = _construct
+
+    # --- produce / ship ------------------------------------------------------------------------
+    def _produce(self, d: dict[str, Any], view: dict[str, Any], rng: Rng) -> dict[str, Any]:
+        producers = list(d["producers"])
+        slots = sorted(
+            ((w["world"], w["color"]) for w in d["worlds"] for _ in range(w["room"])),
+            key=lambda x: -WORLD_VALUE[x[1]],
+        )
+        goods = []
+        for world, color in slots[: d["count"]]:
+            match = next((p for p in producers if p["color"] in (MATCH.get(color), "purple")), None)
+            pick = match or min(producers, key=lambda p: RECRUIT_ORDER.get(p["color"], 0))
+            producers.remove(pick)
+            goods.append({"die": pick["die"], "world": world})
+        return {"kind": "produce", "goods": goods}
+
+    def _ship(self, d: dict[str, Any], view: dict[str, Any], rng: Rng) -> dict[str, Any]:
+        me = _me(view)
+        shippers = list(d["shippers"])
+        goods = sorted(d["goods"], key=lambda g: -TRADE_VALUE.get(g["world_color"], 0))
+        early = view["vp_pool"] > 6 * len(view["players"]) and view["round"] <= 6
+        credits = me["credits"]
+        tasks = []
+        for g in goods[: d["count"]]:
+            wc = g["world_color"]
+
+            def consume_vp(s: dict[str, Any]) -> int:
+                return (s["color"] in (MATCH.get(wc), "purple")) + (g["color"] in (MATCH.get(wc), "purple"))
+
+            trade = credits < 4 or (early and credits < 7)
+            if trade:
+                # trade with the least useful shipper for consuming
+                s = min(shippers, key=lambda s: (consume_vp(s), s["color"] == "purple"))
+                credits = min(10, credits + g.get("trade", TRADE_VALUE.get(wc, 3)))
+            else:
+                s = max(shippers, key=consume_vp)
+            shippers.remove(s)
+            tasks.append({"shipper": s["die"], "good": g["die"], "action": "trade" if trade else "consume"})
+        return {"kind": "ship", "tasks": tasks}
+
+    # --- manage --------------------------------------------------------------------------------
+    def _manage(self, d: dict[str, Any], view: dict[str, Any], rng: Rng) -> dict[str, Any]:
+        citizens = sorted(d["citizenry"], key=lambda x: (-RECRUIT_ORDER.get(x["color"], 0), x["die"]))
+        recruit = sorted(x["die"] for x in citizens[: d["recruit_count"]])
+        recall: list[int] = []
+        if d["cup"] + len(recruit) == 0 and d["recallable"]:
+            recall = [d["recallable"][0]["die"]]
+        return {"kind": "manage", "recruit": recruit, "recall": recall}
+
+
+register_bot("heuristic", HeuristicBot)
