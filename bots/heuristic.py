@@ -182,8 +182,10 @@ class HeuristicBot:
         for g in goods[: d["count"]]:
             wc = g["world_color"]
 
-            def consume_vp(s: dict[str, Any]) -> int:
-                return (s["color"] in (MATCH.get(wc), "purple")) + (g["color"] in (MATCH.get(wc), "purple"))
+            good_match = g["color"] in (MATCH.get(wc), "purple")
+
+            def consume_vp(s: dict[str, Any], wc: str = wc, good_match: bool = good_match) -> int:
+                return (s["color"] in (MATCH.get(wc), "purple")) + good_match
 
             trade = credits < 4 or (early and credits < 7)
             if trade:
