@@ -108,8 +108,8 @@ class HeuristicBot:
         cz = me["construction"]
         explorers = sorted(d["explorers"], key=lambda x: -x["stock"])
         tiles = cz["development"]["count"] + cz["world"]["count"]
-        if d.get("tasks") and "scout" not in d["tasks"]:
-            return {"kind": "explore", "task": d["tasks"][0], "explorer": explorers[0]["die"]}
+        if not explorers:  # only a power's step is left (e.g. Advanced Logistics): finish it
+            return {"kind": "explore", "task": "finish"}
         if me["credits"] <= 3 or (tiles >= 3 and me["credits"] < 8) or d.get("bag", 1) == 0:
             return {"kind": "explore", "task": "stock", "explorer": explorers[0]["die"]}
         abandon = []

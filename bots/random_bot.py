@@ -31,6 +31,7 @@ class RandomBot:
 
     def _assign(self, d: dict[str, Any], rng: Rng) -> dict[str, Any]:
         col = {x["die"]: x["column"] for x in d["dice"]}
+        colors = {x["die"]: x["color"] for x in d["dice"]}
         wild = []
         for die in d["wild_dice"]:
             to = rng.choice(PHASES)
@@ -41,11 +42,13 @@ class RandomBot:
         phase = rng.choice(PHASES)
         col[selector] = phase
         uses: list[dict[str, Any]] = []
-        for means in d["means"]:
+        order = list(d["means"])
+        rng.shuffle(order)  # Dictate and Reassign powers may be used in any order
+        for means in order:
             for _ in range(means.get("uses", 1)):
                 if not rng.chance(1, 3):
                     break
-                use = self._reassign_use(means, col, selector, rng)
+                use = self._reassign_use(means, col, colors, selector, rng)
                 if use is None:
                     break
                 uses.append(use)
@@ -59,7 +62,12 @@ class RandomBot:
         return cmd
 
     def _reassign_use(
-        self, means: dict[str, Any], col: dict[int, str], selector: int, rng: Rng
+        self,
+        means: dict[str, Any],
+        col: dict[int, str],
+        colors: dict[int, str],
+        selector: int,
+        rng: Rng,
     ) -> dict[str, Any] | None:
         via = means["via"]
         movable = [x for x in sorted(col) if x != selector]
@@ -70,25 +78,74 @@ class RandomBot:
             del col[park]
             rest = [x for x in movable if x != park]
             moves = []
-            for _ in range(min(means.get("moves_per_use", 1), len(rest))):
+            most = min(means.get("moves_per_use", 1), len(rest))
+            for _ in range(rng.below(most) + 1 if most > 0 else 0):
                 die = rng.choice(rest)
                 rest.remove(die)
                 to = rng.choice([p for p in PHASES if p != col[die]])
                 col[die] = to
                 moves.append({"die": die, "to": to})
             return {"via": "dictate", "park": park, "moves": moves}
-        # Reassign powers describe their own candidates: [{die, to: [phases]}], count bounds
-        cands = means.get("candidates")
-        if not cands:
+        # a Reassign power: {count_min, count_max, from {die_colors, exclude_die_colors, phases,
+        # same_phase}, to: [phases] or "selected"}; moves are checked against the columns as
+        # they stand when the use starts
+        src = means.get("from") or {}
+        to = means.get("to", list(PHASES))
+        targets = [col[selector]] if to == "selected" else list(to)
+        cands = [
+            x
+            for x in movable
+            if (not src.get("die_colors") or colors.get(x) in src["die_colors"])
+            and colors.get(x) not in (src.get("exclude_die_colors") or ())
+            and (not src.get("phases") or col[x] in src["phases"])
+            and any(t != col[x] for t in targets)
+        ]
+        if src.get("same_phase"):
+            groups: dict[str, list[int]] = {}
+            for x in cands:
+                groups.setdefault(col[x], []).append(x)
+            fit = [g for _, g in sorted(groups.items()) if len(g) >= means["count_min"]]
+            if not fit:
+                return None
+            cands = rng.choice(fit)
+        lo, hi = means["count_min"], min(means["count_max"], len(cands))
+        if hi < lo or hi <= 0:
             return None
-        return None
+        count = lo + rng.below(hi - lo + 1)
+        chosen: list[tuple[int, str]] = []
+        for _ in range(count):
+            die = rng.choice(cands)
+            cands.remove(die)
+            chosen.append((die, rng.choice([t for t in targets if t != col[die]])))
+        for die, t in chosen:
+            col[die] = t
+        return {"via": via, "moves": [{"die": die, "to": t} for die, t in chosen]}
 
     def _explore(self, d: dict[str, Any], rng: Rng) -> dict[str, Any]:
+        tasks = d["tasks"]
+        if "rearrange" in tasks and rng.chance(1, 3):
+            cmd = self._rearrange(d["stacks"], rng)
+            if cmd is not None:
+                return cmd
+        if not d["explorers"]:
+            return {"kind": "explore", "task": "finish"}
         explorer = rng.choice(d["explorers"])["die"]
         if rng.chance(1, 2):
             return {"kind": "explore", "task": "stock", "explorer": explorer}
         abandon = [t for t in d["abandonable"] if rng.chance(1, 6)]
         return {"kind": "explore", "task": "scout", "explorer": explorer, "abandon": abandon}
+
+    def _rearrange(self, stacks: dict[str, list[int]], rng: Rng) -> dict[str, Any] | None:
+        """Advanced Logistics: a random new order of the construction zone (None: no change)."""
+        tiles = stacks["development"] + stacks["world"]
+        rng.shuffle(tiles)
+        dev: list[int] = []
+        world: list[int] = []
+        for t in tiles:
+            (dev if rng.chance(1, 2) else world).append(t)
+        if dev == stacks["development"] and world == stacks["world"]:
+            return None
+        return {"kind": "explore", "task": "rearrange", "development": dev, "world": world}
 
     def _place_tiles(self, d: dict[str, Any], rng: Rng) -> dict[str, Any]:
         tiles = [x["tile"] for x in d["tiles"]]
@@ -113,7 +170,32 @@ class RandomBot:
             die = rng.choice(pool)
             pool.remove(die)
             remove.append(die)
-        return {"kind": d["kind"], "order": order, "remove": remove}
+        # follow the completions as the engine will: each takes the next 'cost' dice of the stack
+        # (dice already on it first, then the workers in order); a removal takes its die out of
+        # the dice still to be used, and once too few are left no further tile completes
+        seq = list(d["dice_on_stack"]) + order
+        returns: list[list[int]] = []
+        r = 0
+        for c in d["completions"]:
+            if len(seq) < c["cost"]:
+                break
+            used, seq = seq[: c["cost"]], seq[c["cost"] :]
+            die = remove[r] if c["removal"] else None
+            r += 1 if c["removal"] else 0
+            if die in seq:
+                seq.remove(die)
+            cands = [x for x in used if x != die]
+            n = rng.below(min(c["returns_max"], len(cands)) + 1) if c["returns_max"] else 0
+            picks = []
+            for _ in range(n):
+                x = rng.choice(cands)
+                cands.remove(x)
+                picks.append(x)
+            returns.append(picks)
+        cmd: dict[str, Any] = {"kind": d["kind"], "order": order, "remove": remove}
+        if any(returns):
+            cmd["returns"] = returns
+        return cmd
 
     _develop = _construct
     _settle = _construct
@@ -138,9 +220,11 @@ class RandomBot:
                 "good": goods[i],
                 "action": rng.choice(d["actions"]),
             }
+            # optional per-task power flags (Galactic Bankers), on the actions they allow; their
+            # cost is always affordable after a Trade's income, so a coin flip is enough
             for opt in d.get("options", []):
-                if rng.chance(1, 2):
-                    task[opt] = True
+                if task["action"] in opt["actions"] and rng.chance(1, 2):
+                    task[opt["option"]] = True
             tasks.append(task)
         return {"kind": "ship", "tasks": tasks}
 

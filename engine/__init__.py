@@ -19,12 +19,14 @@ from __future__ import annotations
 from typing import Any
 
 from . import flow
+from . import record as _record  # noqa: F401  (registers CommandSubmitted)
 from .errors import ChanceMismatch, EngineError, IllegalCommand, InvalidEvent, NotYourDecision
 from .fold import Ctx, Event, evolve
 from .observe import observe, redact, visibility
 from .phases import setup
 from .powers import effects as _power_effects  # noqa: F401  (registers PowerPaid)
 from .powers import handlers as _power_handlers  # noqa: F401  (registers every power)
+from .record import command_submitted
 from .scoring import final_scores, score
 from .state import GameState, canonical_json, state_hash
 
@@ -32,13 +34,19 @@ __all__ = [
     "ChanceMismatch", "EngineError", "Event", "GameState", "IllegalCommand", "InvalidEvent",
     "NotYourDecision", "canonical_json", "create", "decide", "evolve", "final_scores", "from_dict",
     "legal", "observe", "pending", "play", "redact", "replay", "score", "state_hash", "to_dict",
-    "visibility",
+    "visibility", "command_submitted",
 ]  # fmt: skip
 
 
-def create(seed: str, players: int, options: dict[str, Any] | None = None) -> list[Event]:
-    """The events that start a game: setup, and the first roll when no start decision is needed."""
-    ctx = setup.create(seed, players, options)
+def create(
+    seed: str, players: int, options: dict[str, Any] | None = None, table: dict[str, Any] | None = None
+) -> list[Event]:
+    """The events that start a game: setup, and the first roll when no start decision is needed.
+
+    ``table`` is the service's description of the table (who sits where, time control); the
+    engine records it in GameCreated and never reads it.
+    """
+    ctx = setup.create(seed, players, options, table)
     flow.advance(ctx.state, ctx)
     return ctx.events
 

@@ -30,6 +30,9 @@ VISIBILITY: dict[str, str] = {
     "TilesPlaced": "seat",
     "TileReturnedToBag": "seat",
     "ShortfallDrawn": "seat",
+    "CommandSubmitted": "seat",
+    "ConstructionRearranged": "seat",
+    "ExtraTilesDrawn": "seat",
 }
 SERVER_FIELDS = {"GameCreated": ("seed",)}
 

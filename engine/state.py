@@ -184,6 +184,9 @@ class GameState:
     #: chance outcomes fixed in advance (conformance scenarios only): {"tiles": [...],
     #: "two_player_die": [...]}; consumed before the generator is asked
     forced: dict[str, list[Any]] = field(default_factory=dict)
+    #: the service's description of the table (seat kinds, time control), recorded at creation;
+    #: the rules never read it
+    table: dict[str, Any] = field(default_factory=dict)
 
     @property
     def phase(self) -> str | None:
@@ -201,7 +204,7 @@ class GameState:
             [s[:] for s in self.supply], self.vp_pool, self.step, self.round, self.phases[:],
             self.phase_pos, self.abandoned[:], self.vp_reserve_used, self.two_player_die,
             dict(self.shortfall), self.end_reason, [dict(s) for s in self.scores], self.winners[:],
-            self.seq, {k: v[:] for k, v in self.forced.items()},
+            self.seq, {k: v[:] for k, v in self.forced.items()}, self.table,
         )  # fmt: skip
 
     def to_dict(self) -> dict[str, Any]:
@@ -226,6 +229,7 @@ class GameState:
             "winners": self.winners[:],
             "seq": self.seq,
             "forced": {k: v[:] for k, v in self.forced.items()},
+            "table": self.table,
         }
 
     @classmethod
@@ -251,6 +255,7 @@ class GameState:
             winners=list(d["winners"]),
             seq=d["seq"],
             forced={k: list(v) for k, v in d.get("forced", {}).items()},
+            table=dict(d.get("table", {})),
         )
 
 

@@ -96,6 +96,9 @@ def legal(state: GameState, p: PlayerState) -> dict[str, Any]:
     means: list[dict[str, Any]] = [
         {"via": DICTATE, "uses": dictate_limit(state, p), "moves_per_use": dictate_moves(state, p)}
     ]
+    # one entry per Reassign power in the tableau: {via, name, uses (0 when it cannot be used this
+    # round), count_min, count_max, exactly, from {die_colors?, exclude_die_colors?, phases?,
+    # same_phase?} ({} = any worker), to ([phases] or "selected"), condition? (why, Mad Scientists)}
     for _pid, h in registry.handlers(p, "reassign_info"):
         means.append(h(state, p))
     return {
@@ -129,19 +132,32 @@ class Plan:
         self.used: list[str] = []
         self.dictates = 0
 
-    def move(self, die: Any, to: Any, field: str) -> None:
-        """Reassign one worker to a different column (the shared check of every Reassign)."""
+    def move(self, die: Any, to: Any, field: str, by: str = "Dictate") -> None:
+        """Reassign one worker to a different column (the shared check of every Reassign).
+
+        ``by`` names the Dictate or the power in error messages.
+        """
+        if die in self.dictate:
+            raise IllegalCommand(
+                "die",
+                f"{field}.die: {by} cannot move die {die}: it is in the Dictate area, "
+                "and a die there is no longer a worker",
+                f"{field}.die",
+                die,
+            )
         if die not in self.col:
             raise IllegalCommand(
                 "die",
-                f"{field}.die: die {die!r} is not one of your workers below the phase strip",
+                f"{field}.die: {by} cannot move die {die!r}: it is not one of your workers "
+                "below the phase strip",
                 f"{field}.die",
                 die,
             )
         if die == self.selector:
             raise IllegalCommand(
                 "selector",
-                f"{field}.die: die {die} selects your phase and cannot be Reassigned",
+                f"{field}.die: {by} cannot move die {die}: it selects your phase, and the "
+                "selector cannot be Reassigned",
                 f"{field}.die",
                 die,
             )
@@ -149,7 +165,8 @@ class Plan:
         if self.col[die] == t:
             raise IllegalCommand(
                 "same_column",
-                f"{field}: die {die} is already in the {PHASES[t]} column; a Reassign must move it",
+                f"{field}: {by} cannot move die {die} to {PHASES[t]}: it is already in that "
+                "column, and a Reassign must change a worker's column",
                 f"{field}.to",
                 to,
             )
@@ -230,10 +247,13 @@ def apply(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx) -> No
 
 
 def _dictate(state: GameState, p: PlayerState, plan: Plan, use: dict[str, Any], field: str) -> None:
-    if plan.dictates >= dictate_limit(state, p):
+    # the rulebook's Dictate: once per round, one move; powers raise these (Backup Planning:
+    # any number of uses; Galactic Mandate: up to 3 moves) and are recorded in ``used`` when needed
+    uses, uses_by = registry.fold_tracked("dictate_limit", p, 1, state, p)
+    if plan.dictates >= uses:
         raise IllegalCommand(
             "dictate_used",
-            f"{field}: Dictate can be used {dictate_limit(state, p)} time(s) per round",
+            f"{field}: Dictate can be used {uses} time(s) per round",
             field,
             use,
         )
@@ -253,7 +273,7 @@ def _dictate(state: GameState, p: PlayerState, plan: Plan, use: dict[str, Any], 
             park,
         )
     moves = use.get("moves") or []
-    limit = dictate_moves(state, p)
+    limit, limit_by = registry.fold_tracked("dictate_moves", p, 1, state, p)
     if not isinstance(moves, list) or len(moves) > limit:
         raise IllegalCommand(
             "moves",
@@ -277,6 +297,10 @@ def _dictate(state: GameState, p: PlayerState, plan: Plan, use: dict[str, Any], 
         plan.move(d, m.get("to") if isinstance(m, dict) else None, f"{field}.moves[{j}]")
         moved.add(d)  # type: ignore[arg-type]
     plan.used.append(DICTATE)
+    if plan.dictates > 1:  # a Dictate beyond the rulebook's one per round
+        plan.used.extend(uses_by)
+    if len(moves) > 1:  # a Dictate moving more than the rulebook's one worker
+        plan.used.extend(limit_by)
 
 
 @folds("AssignmentSealed")

@@ -8,14 +8,33 @@ already complete when the phase starts (after Explore) is completed first, even 
 
 Putting workers on in order and taking the first cost-many dice of the stack for each completion is
 the same as placing them one at a time, so the decision is the order (asked only when it matters)
-plus the die each removal effect takes.
+plus the die each removal effect takes and the completing dice that Galactic Federation / Galactic
+Exchange send back to the cup.
+
+Costs are read live: a discount completed earlier in the same phase applies to the next tile at once
+(``plan`` simulates the growing tableau, so the forecast and the legal choices match what the
+resolution does). None applies to the tile that carries it. Scoring uses printed costs.
+
+The command (``kind`` develop or settle):
+  order    every worker once, in the order they go onto the stack (default: by die id)
+  remove   one die per removal effect among the forecast completions (legal ``removals``), in
+           completion order. Each is taken when its tile completes, before the tile's new dice
+           arrive, from anywhere in the empire (cup, Citizenry, a column, a stack, a good, or one
+           of the dice that just completed the tile); a die the tile grants cannot be the one
+           removed. An entry whose tile no longer completes (an earlier removal took a die it
+           needed) is ignored.
+  returns  optional: one list per forecast completion (legal ``completions``, same order), each
+           0 to ``returns_max`` of that tile's completing dice, sent to the cup instead of the
+           Citizenry (Galactic Federation for developments, Galactic Exchange for worlds). Missing
+           entries mean none. New Galactic Order then sends every Military die left among a
+           completed world's dice to the cup by itself.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..catalogue import CARDS, PHASE_INDEX, Card, color_of, dev_card, world_card
+from ..catalogue import CARDS, DIE_COLORS, PHASE_INDEX, Card, color_of, dev_card, world_card
 from ..economy import gain_credits, supply_return, supply_take, take_die_from
 from ..errors import IllegalCommand
 from ..fold import Ctx, Event, ev, folds
@@ -36,32 +55,71 @@ def tile_card_for(phase: str, tile: int) -> Card:
     return dev_card(tile) if _is_dev(phase) else world_card(tile)
 
 
+def cost_tracked(state: GameState, p: PlayerState, card: Card) -> tuple[int, list[str]]:
+    """Workers a tile needs for this seat now, and the powers that discounted it."""
+    c, used = registry.fold_tracked("tile_cost", p, card.cost, state, p, card)
+    return max(1, int(c)), used
+
+
 def cost(state: GameState, p: PlayerState, card: Card) -> int:
     """Workers a tile needs: printed cost after the owner's mandatory discounts, at least 1."""
-    c = int(registry.fold_value("tile_cost", p, card.cost, state, p, card))
-    return max(1, c)
+    return cost_tracked(state, p, card)[0]
 
 
 def workers(p: PlayerState, phase: str) -> list[int]:
     return p.columns[PHASE_INDEX[phase]]
 
 
-def forecast(state: GameState, p: PlayerState, phase: str) -> list[int]:
-    """The tiles this phase will complete, in order (independent of the order of workers).
+def return_rule(state: GameState, p: PlayerState, card: Card, n: int) -> dict[str, Any]:
+    """How the ``n`` dice completing a tile may go back to the cup (read before the tile joins the
+    tableau, so a power never applies to its own tile): ``max`` dice of the owner's choice
+    (Federation / Exchange) and the colours that go back by themselves (New Galactic Order), with
+    the powers behind each."""
+    out: dict[str, Any] = {"max": 0, "powers": [], "auto": [], "auto_powers": [], "auto_all": False}
+    for _pid, h in registry.handlers(p, "return_workers"):
+        r = h(state, p, card)
+        if r is None:
+            continue
+        if r["optional"]:
+            out["max"] += n if r["max"] is None else r["max"]
+            out["powers"].append(r["power"])
+        else:
+            out["auto_powers"].append(r["power"])
+            if r["colors"] is None:
+                out["auto_all"] = True
+            else:
+                out["auto"] += [c for c in r["colors"] if c not in out["auto"]]
+    out["max"] = min(out["max"], n)
+    return out
 
-    Discounts that a completion brings could make a later tile cheaper; the forecast reads costs
-    as they stand now, which the resolution re-checks tile by tile.
-    """
+
+def plan(state: GameState, p: PlayerState, phase: str) -> list[dict[str, Any]]:
+    """Every stack tile, top first, with its live cost once the tiles above it are in the tableau
+    and whether this phase completes it (independent of the order of workers, unless a removal
+    effect takes a die of this stack or column, which can only stop the completions early)."""
     tiles, dice = stack_of(p, phase)
     n = len(dice) + len(workers(p, phase))
+    q = p
     out = []
+    going = True
     for t in tiles:
-        c = cost(state, p, tile_card_for(phase, t))
-        if n < c:
-            break
-        n -= c
-        out.append(t)
+        card = tile_card_for(phase, t)
+        c = cost(state, q, card)
+        going = going and n >= c
+        rule = return_rule(state, q, card, c) if going else None
+        if going:
+            n -= c
+        out.append({"tile": t, "card": card, "cost": c, "completes": going, "rule": rule})
+        if t != tiles[-1]:
+            if q is p:
+                q = p.copy()
+            (q.worlds if card.is_world else q.devs).append(card.key)
     return out
+
+
+def forecast(state: GameState, p: PlayerState, phase: str) -> list[int]:
+    """The tiles this phase will complete, in order (independent of the order of workers)."""
+    return [x["tile"] for x in plan(state, p, phase) if x["completes"]]
 
 
 def _removals(phase: str, tiles: list[int]) -> list[int]:
@@ -69,13 +127,16 @@ def _removals(phase: str, tiles: list[int]) -> list[int]:
 
 
 def waiting_for(state: GameState, p: PlayerState, phase: str) -> str:
-    done = forecast(state, p, phase)
+    """Ask a seat only when it has a real choice: a removal effect, a Federation / Exchange return,
+    or workers of several colours of which only some complete tiles now."""
+    done = [x for x in plan(state, p, phase) if x["completes"]]
     if not done:
         return ""
-    if _removals(phase, done):
+    if any(x["card"].immediate.get("dice_removed") or x["rule"]["max"] for x in done):
         return phase
     ws = workers(p, phase)
-    if len({color_of(d) for d in ws if d < 1000}) >= 2:
+    used = sum(x["cost"] for x in done) - len(stack_of(p, phase)[1])
+    if 0 < used < len(ws) and len({color_of(d) for d in ws}) >= 2:
         return phase
     return ""
 
@@ -86,21 +147,59 @@ def has_work(state: GameState, p: PlayerState, phase: str) -> bool:
 
 
 def legal(state: GameState, p: PlayerState, phase: str) -> dict[str, Any]:
-    done = forecast(state, p, phase)
-    tiles, dice = stack_of(p, phase)
+    pl = plan(state, p, phase)
+    done = [x for x in pl if x["completes"]]
+    _, dice = stack_of(p, phase)
     return {
         "kind": phase,
         "workers": [{"die": d, "color": color_of(d)} for d in workers(p, phase)],
-        "stack": [{"tile": t, "cost": cost(state, p, tile_card_for(phase, t))} for t in tiles],
+        "stack": [{"tile": x["tile"], "card": x["card"].key, "cost": x["cost"]} for x in pl],
         "dice_on_stack": dice[:],
-        "completes": done,
+        "completes": [x["tile"] for x in done],
+        "completions": [
+            {
+                "tile": x["tile"],
+                "card": x["card"].key,
+                "cost": x["cost"],
+                "removal": bool(x["card"].immediate.get("dice_removed")),
+                "returns_max": x["rule"]["max"],
+                "returns_powers": x["rule"]["powers"],
+                "auto_return_colors": (
+                    list(DIE_COLORS) if x["rule"]["auto_all"] else x["rule"]["auto"]
+                ),
+                "auto_return_powers": x["rule"]["auto_powers"],
+            }
+            for x in done
+        ],
         "removals": [
-            {"tile": t, "card": tile_card_for(phase, t).key} for t in _removals(phase, done)
+            {"tile": x["tile"], "card": x["card"].key}
+            for x in done
+            if x["card"].immediate.get("dice_removed")
         ],
         "removable": sorted(d for d in p.owned_dice() if d < 1000),
-        "help": "order: every worker once, in the order they go onto the stack; "
-        "remove: one of your dice for each completed tile with a removal effect, in completion order",
+        "help": "order: every worker once, in the order they go onto the stack (the dice on the "
+        "stack come first; each completion takes the next 'cost' dice). remove: one of your dice "
+        "for each entry of 'removals', in completion order; it is taken when its tile completes, "
+        "from anywhere (the dice the tile grants arrive afterwards and cannot be removed). "
+        "returns (optional): one list per entry of 'completions', each 0 to 'returns_max' of "
+        "that tile's completing dice, sent to the cup instead of the Citizenry; then every "
+        "completing die of an 'auto_return_colors' colour goes to the cup by itself",
     }
+
+
+class _Choices:
+    """The owner's per-completion choices, consumed in completion order."""
+
+    __slots__ = ("remove", "returns", "k")
+
+    def __init__(self, remove: list[Any], returns: list[Any]) -> None:
+        self.remove = remove
+        self.returns = returns
+        self.k = 0
+
+
+def _is_die(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
 
 
 def apply(
@@ -119,7 +218,8 @@ def apply(
             order,
         )
     remove = cmd.get("remove") or []
-    need = _removals(phase, forecast(state, p, phase))
+    done = forecast(state, p, phase)
+    need = _removals(phase, done)
     if not isinstance(remove, list) or len(remove) != len(need):
         raise IllegalCommand(
             "remove",
@@ -127,13 +227,31 @@ def apply(
             "remove",
             remove,
         )
-    owned = set(p.owned_dice())
-    if len(set(remove)) != len(remove) or not set(remove) <= owned:
-        bad = [d for d in remove if d not in owned]
+    if not all(_is_die(d) for d in remove) or len(set(remove)) != len(remove):
         raise IllegalCommand(
-            "remove", f"remove: dice {bad or remove} are not distinct dice you own", "remove", bad
+            "remove", f"remove: {remove} must be distinct die ids", "remove", remove
         )
-    resolve(state, p, phase, list(order), list(remove), ctx, auto)
+    returns = cmd.get("returns")
+    if returns is None:
+        returns = []
+    if (
+        not isinstance(returns, list)
+        or len(returns) > len(done)
+        or not all(isinstance(r, list) and all(_is_die(d) for d in r) for r in returns)
+    ):
+        raise IllegalCommand(
+            "returns",
+            f"returns must be a list of at most {len(done)} lists of die ids, one per completed "
+            f"tile {done} in completion order",
+            "returns",
+            returns,
+        )
+    if remove or any(returns):
+        # choices are checked as each completion happens: try them on a copy first, so that an
+        # illegal command leaves the state untouched
+        sim = state.copy()
+        resolve(sim, sim.players[p.seat], phase, list(order), list(remove), returns, Ctx(sim), auto)
+    resolve(state, p, phase, list(order), list(remove), returns, ctx, auto)
 
 
 def resolve(
@@ -142,32 +260,34 @@ def resolve(
     phase: str,
     order: list[int],
     remove: list[int],
+    returns: list[list[int]],
     ctx: Ctx,
     auto: bool,
 ) -> None:
     """Complete already-complete tiles, put the workers on, complete tiles, return leftovers."""
     seat = p.seat
-    _complete_ready(state, p, phase, remove, ctx)
+    choices = _Choices(remove, returns)
+    _complete_ready(state, p, phase, choices, ctx)
     column = workers(p, phase)
     order = [d for d in order if d in column]  # a removal effect may have taken a worker
     if order:
         ctx.emit(ev("WorkersPlaced", seat=seat, phase=phase, dice=order, auto=auto))
-        _complete_ready(state, p, phase, remove, ctx)
+        _complete_ready(state, p, phase, choices, ctx)
     tiles, dice = stack_of(p, phase)
     if not tiles and dice:
         ctx.emit(ev("WorkersReturned", seat=seat, phase=phase, dice=dice[:], source="stack"))
 
 
 def _complete_ready(
-    state: GameState, p: PlayerState, phase: str, remove: list[int], ctx: Ctx
+    state: GameState, p: PlayerState, phase: str, choices: _Choices, ctx: Ctx
 ) -> None:
     tiles, dice = stack_of(p, phase)
     while tiles:
         card = tile_card_for(phase, tiles[0])
-        c = cost(state, p, card)
+        c, discounts = cost_tracked(state, p, card)
         if len(dice) < c:
             return
-        complete(state, p, phase, card, dice[:c], remove, ctx)
+        complete(state, p, phase, card, dice[:c], discounts, choices, ctx)
 
 
 def complete(
@@ -176,14 +296,65 @@ def complete(
     phase: str,
     card: Card,
     dice: list[int],
-    remove: list[int],
+    discounts: list[str],
+    choices: _Choices,
     ctx: Ctx,
 ) -> None:
-    """Emit one tile's completion with its immediate effect (removal first, then gains)."""
+    """Emit one tile's completion: which completing dice go to the cup (Federation / Exchange
+    picks, then New Galactic Order), the removal (chosen before the tile's new dice arrive), the
+    gains; then the completion powers."""
+    k = choices.k
+    choices.k += 1
+    powers = list(discounts)
     imm = card.immediate
     removed = None
     if imm.get("dice_removed"):
-        removed = remove.pop(0) if remove else None
+        if not choices.remove:
+            raise IllegalCommand(
+                "remove", f"remove: name a die for the removal effect of {card.name}", "remove"
+            )
+        removed = choices.remove.pop(0)
+        if removed not in p.owned_dice() or removed >= 1000:
+            raise IllegalCommand(
+                "remove",
+                f"remove: die {removed} is not one of your dice when {card.name} completes "
+                "(the dice a tile grants arrive after its removal and cannot be removed)",
+                "remove",
+                removed,
+            )
+    rule = return_rule(state, p, card, len(dice))
+    picks = list(choices.returns[k]) if k < len(choices.returns) else []
+    if picks:
+        if len(picks) > rule["max"] or len(set(picks)) != len(picks):
+            raise IllegalCommand(
+                "returns",
+                f"returns[{k}]: at most {rule['max']} distinct dice of {card.name} may go back "
+                "to the cup" + ("" if rule["max"] else " (no Galactic Federation / Exchange here)"),
+                f"returns[{k}]",
+                picks,
+            )
+        bad = [d for d in picks if d not in dice or d >= 1000 or d == removed]
+        if bad:
+            raise IllegalCommand(
+                "returns",
+                f"returns[{k}]: dice {bad} are not among the dice completing {card.name} "
+                f"{dice}" + (f" other than the removed die {removed}" if removed in bad else ""),
+                f"returns[{k}]",
+                bad,
+            )
+        powers += [x for x in rule["powers"] if x not in powers]
+    auto = [
+        d
+        for d in dice
+        if d < 1000
+        and d not in picks
+        and d != removed
+        and (rule["auto_all"] or color_of(d) in rule["auto"])
+    ]
+    if auto:
+        powers += [x for x in rule["auto_powers"] if x not in powers]
+    if card.dev_kind == "immediate" and card.power_id and card.power_id not in powers:
+        powers.append(card.power_id)
     gained = []
     taken: set[int] = set()
     for g in imm.get("dice_gained") or []:
@@ -193,14 +364,13 @@ def complete(
             gained.append({"die": die, "to": g["to"]})
     credits = int(imm.get("credits") or 0)
     ctx.emit(ev("TileCompleted", seat=p.seat, phase=phase, tile=card.tile, card=card.key, dice=dice,
-                removed=removed, gained=gained, credits=credits))  # fmt: skip
+                returned=picks + auto, removed=removed, gained=gained, credits=credits,
+                powers=powers))  # fmt: skip
     for _pid, h in registry.handlers(p, "completed"):
         h(state, p, card, dice, ctx)
 
 
 def _peek_excluding(state: GameState, color: str, taken: set[int]) -> int | None:
-    from ..catalogue import DIE_COLORS
-
     for d in state.supply[DIE_COLORS.index(color)]:
         if d not in taken:
             return d
@@ -225,9 +395,14 @@ def _completed(state: GameState, e: Event) -> None:
     if not tiles or tiles[0] != e["tile"]:
         raise ValueError(f"TileCompleted: tile {e['tile']} is not on top of seat {p.seat}'s stack")
     tiles.pop(0)
+    back = set(e.get("returned", ()))
     for d in e["dice"]:
         dice.remove(d)
-        p.citizenry.append(d)
+        if d >= 1000:
+            continue
+        (p.cup if d in back else p.citizenry).append(d)
+    if back:
+        p.cup.sort()
     card = CARDS[e["card"]]
     (p.worlds if card.is_world else p.devs).append(card.key)
     if e["removed"] is not None:
@@ -279,9 +454,14 @@ def start(state: GameState, ctx: Ctx) -> None:
                     )
                 ctx.emit(ev("WorkersReturned", seat=p.seat, phase=phase, dice=ws, source="column"))
                 continue
-            resolve(state, p, phase, ws, [], ctx, auto=True)
+            resolve(state, p, phase, ws, [], [], ctx, auto=True)
 
 
 def finish(state: GameState, ctx: Ctx) -> None:
+    """End-of-phase powers (Galactic Investors, Robot Surveyors, Galactic Religion) pay every
+    owner, workers or not, then the phase ends."""
     phase: str = state.phase  # type: ignore[assignment]
+    for p in state.players:
+        for _pid, h in registry.handlers(p, f"{phase}_end"):
+            h(state, p, ctx)
     ctx.emit(ev("PhaseEnded", phase=phase))

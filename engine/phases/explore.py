@@ -6,6 +6,20 @@ Stock: +$2. Abandoned tiles lie under the Explore phase tile (secret) and return
 phase ends. Bag empty: the abandoned tiles go back into the bag and drawing goes on; if that is still
 not enough (very rare), the scout places what was drawn, every player with 3+ construction tiles
 abandons one tile into the bag (``abandon_one``), and the scout draws the rest.
+
+Powers (hooks this module calls, see engine/powers/explore_powers.py):
+  stock_value    (state, p, explorer, value) -> value   credits of a Stock (Alien Archaeology)
+  scouted        (state, p, explorer, ctx)              after a Scout task (Alien Research Team $1)
+  explore_draw   (state, p, ctx)                        once every seat is done with its tasks:
+                 end-of-phase draws that open a ``place_tiles`` decision (Alien Research Team).
+                 ``finish`` runs again after that decision, so such a handler must check the
+                 state (a mark its own event folded) and act once per phase.
+  explore_end    (state, p, ctx)                        end-of-phase payments (Technology Unions),
+                 called exactly once, right before PhaseEnded; it must not open a decision.
+Advanced Logistics adds two ``explore`` tasks: ``rearrange`` (a complete new order of both
+construction stacks; any number of times) and ``finish`` (its owner says it is done once no explorer
+is left). Phantom explorers (ids >= 1000) Scout or Stock like dice and never reach the Citizenry;
+their events name the power that made them in ``powers``.
 """
 
 from __future__ import annotations
@@ -13,7 +27,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import rng as rngmod
-from ..catalogue import color_of, dev_card, world_card
+from ..catalogue import PHANTOM_BASE, color_of, dev_card, phantom_id, world_card
 from ..economy import gain_credits
 from ..errors import ChanceMismatch, IllegalCommand
 from ..fold import Ctx, Event, ev, folds
@@ -24,16 +38,43 @@ EXPLORE = 0
 SIDES = ("development", "world")
 
 
+#: marks (PlayerState.marks, cleared each round; Explore happens at most once a round)
+DONE = "explore_done"  # an Advanced Logistics owner said it is done with Explore
+ALIEN_SCOUTS = "alien_scouts"  # Scouts done by an Alien (yellow) explorer this phase
+EXTRA_DRAWN = "extra_drawn"  # this seat made its end-of-Explore draw (Alien Research Team)
+LOGISTICS = "advanced_logistics"
+
+
 def waiting_for(state: GameState, p: PlayerState) -> str:
     if p.drawn:
         return "place_tiles"
     if p.columns[EXPLORE]:
+        return "explore"
+    if registry.has_power(p, LOGISTICS) and not p.marks.get(DONE):
+        # Advanced Logistics: its owner gets the step, explorers or not, and must say "finish"
         return "explore"
     return ""
 
 
 def stock_value(state: GameState, p: PlayerState, explorer: int) -> int:
     return int(registry.fold_value("stock_value", p, 2, state, p, explorer))
+
+
+def phantom_powers(state: GameState, p: PlayerState, die: int) -> list[str]:
+    """The power that made a phantom explorer (``[]`` for a real die).
+
+    Phantom ids are numbered as ``flow`` numbers them at PhaseStarted: per seat, in tableau order of
+    the ``virtual_workers`` handlers, ``k`` counting every phantom of the seat.
+    """
+    if die < PHANTOM_BASE:
+        return []
+    k = 0
+    for pid, h in registry.handlers(p, "virtual_workers"):
+        for color in h(state, p, "explore"):
+            if phantom_id(color, k) == die:
+                return [pid]
+            k += 1
+    return []
 
 
 def legal(state: GameState, p: PlayerState) -> dict[str, Any]:
@@ -46,23 +87,43 @@ def legal(state: GameState, p: PlayerState) -> dict[str, Any]:
             ],
             "sides": list(SIDES),
             "on_top": registry.has_power(p, "improved_reconnaissance"),
-            "help": "place every drawn tile, in order, under its stack (as development or world)",
-        }
+            "source": "alien_research_team" if p.marks.get(EXTRA_DRAWN) else "scout",
+            "help": "place every drawn tile, in order, under its stack (as development or world)"
+            + ("; on_top: true puts it on top instead (Improved Reconnaissance)"
+               if registry.has_power(p, "improved_reconnaissance") else ""),
+        }  # fmt: skip
     if p.waiting == "abandon_one":
         return {"kind": "abandon_one", "tiles": p.dev_stack + p.world_stack,
                 "help": "the bag ran out: abandon one construction-zone tile into the bag"}  # fmt: skip
     explorers = [
-        {"die": d, "color": color_of(d), "stock": stock_value(state, p, d)}
+        {
+            "die": d,
+            "color": color_of(d),
+            "phantom": d >= PHANTOM_BASE,
+            "stock": stock_value(state, p, d),
+        }
         for d in p.columns[EXPLORE]
     ]
-    return {
+    tasks = ["scout", "stock"] if explorers else []
+    out: dict[str, Any] = {
         "kind": "explore",
-        "tasks": ["scout", "stock"],
+        "tasks": tasks,
         "explorers": explorers,
         "abandonable": p.dev_stack + p.world_stack,
         "bag": len(state.bag),
         "help": "one explorer at a time: scout (optionally abandoning tiles first) or stock",
     }
+    if registry.has_power(p, LOGISTICS):
+        if p.dev_stack or p.world_stack:
+            tasks.append("rearrange")
+        if not explorers:
+            tasks.append("finish")
+        out["stacks"] = {"development": p.dev_stack[:], "world": p.world_stack[:]}
+        out["help"] += (
+            "; Advanced Logistics: 'rearrange' gives the new order of both stacks (top first; "
+            "any tile may change stack), any number of times; 'finish' once no explorer is left"
+        )
+    return out
 
 
 def apply(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx) -> None:
@@ -74,7 +135,21 @@ def apply(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx) -> No
             None,
         )
     task = cmd.get("task")
+    if task == "rearrange":
+        _rearrange(state, p, cmd, ctx)
+        return
+    if task == "finish":
+        _finish_tasks(state, p, ctx)
+        return
     explorer = cmd.get("explorer")
+    if not p.columns[EXPLORE]:
+        raise IllegalCommand(
+            "task",
+            f"you have no explorer left: task {task!r} is not possible"
+            + ("; send task 'finish'" if registry.has_power(p, LOGISTICS) else ""),
+            "task",
+            task,
+        )
     if explorer not in p.columns[EXPLORE]:
         raise IllegalCommand(
             "explorer",
@@ -91,17 +166,18 @@ def apply(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx) -> No
                 "abandon",
                 abandon,
             )
+        credits, used = registry.fold_tracked("stock_value", p, 2, state, p, explorer)
+        powers = phantom_powers(state, p, explorer) + used
+        extra: dict[str, Any] = {"powers": powers} if powers else {}
         ctx.emit(
-            ev(
-                "ExplorerStocked",
-                seat=p.seat,
-                explorer=explorer,
-                credits=stock_value(state, p, explorer),
-            )
+            ev("ExplorerStocked", seat=p.seat, explorer=explorer, credits=int(credits), **extra)
         )
         return
     if task != "scout":
-        raise IllegalCommand("task", f"task must be 'scout' or 'stock', not {task!r}", "task", task)
+        tasks = "'scout', 'stock'" + (
+            ", 'rearrange' or 'finish'" if registry.has_power(p, LOGISTICS) else ""
+        )
+        raise IllegalCommand("task", f"task must be {tasks}, not {task!r}", "task", task)
     zone = set(p.dev_stack) | set(p.world_stack)
     if (
         not isinstance(abandon, list)
@@ -116,9 +192,11 @@ def apply(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx) -> No
             bad,
         )
     drawn, refilled, short = _draw(state, len(abandon) + 1, extra_abandoned=abandon)
+    powers = phantom_powers(state, p, explorer)
+    extra = {"powers": powers} if powers else {}
     ctx.emit(ev("TilesScouted", seat=p.seat, explorer=explorer, abandoned=list(abandon), drawn=drawn,
-                refilled_at=refilled, short=short,
-                public={"explorer": explorer, "abandoned": len(abandon), "drawn": len(drawn), "short": short}))  # fmt: skip
+                refilled_at=refilled, short=short, **extra,
+                public={"explorer": explorer, "abandoned": len(abandon), "drawn": len(drawn), "short": short, **extra}))  # fmt: skip
     for _pid, h in registry.handlers(p, "scouted"):
         h(state, p, explorer, ctx)
 
@@ -188,6 +266,8 @@ def _scouted(state: GameState, e: Event) -> None:
     p.columns[EXPLORE].remove(e["explorer"])
     if e["explorer"] < 1000:
         p.citizenry.append(e["explorer"])
+    if color_of(e["explorer"]) == "yellow":
+        p.marks[ALIEN_SCOUTS] = p.marks.get(ALIEN_SCOUTS, 0) + 1
     p.drawn = list(e["drawn"])
     if e["short"]:
         state.shortfall = {"seat": p.seat, "need": e["short"]}
@@ -238,11 +318,15 @@ def apply_place(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx)
         stack = dev if x["as"] == "development" else world
         stack.insert(0, x["tile"]) if x["on_top"] else stack.append(x["tile"])
     public = {
-        "development": sum(1 for x in out if x["as"] == "development"),
-        "world": sum(1 for x in out if x["as"] == "world"),
+        "developments_placed": sum(1 for x in out if x["as"] == "development"),
+        "worlds_placed": sum(1 for x in out if x["as"] == "world"),
         "tops": {"development": dev[0] if dev else None, "world": world[0] if world else None},
     }
-    ctx.emit(ev("TilesPlaced", seat=p.seat, placements=out, public=public))
+    extra: dict[str, Any] = {}
+    if any(x["on_top"] for x in out):
+        extra["powers"] = ["improved_reconnaissance"]
+        public["powers"] = ["improved_reconnaissance"]
+    ctx.emit(ev("TilesPlaced", seat=p.seat, placements=out, public=public, **extra))
 
 
 @folds("TilesPlaced")
@@ -319,10 +403,139 @@ def _shortfall_drawn(state: GameState, e: Event) -> None:
     p.waiting = waiting_for(state, p)
 
 
+# --- Advanced Logistics ---------------------------------------------------------------------
+
+
+def _rearrange(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx) -> None:
+    """Advanced Logistics: the complete new order of both stacks (top first).
+
+    The power's single moves (a tile to the top or bottom of its stack, or flipped into the other
+    stack) can reach any order of any split, so one command gives the result of a series of moves.
+    Dice on a stack belong to the stack and stay on top. Nothing is drawn or revealed.
+    Reading: the rulebook forbids it "after a tile draw by Alien Research Team"; that draw happens
+    only once every seat has finished its Explore step, so the restriction holds by construction.
+    """
+    if not registry.has_power(p, LOGISTICS):
+        raise IllegalCommand(
+            "task", "task 'rearrange' needs Advanced Logistics in your tableau", "task", "rearrange"
+        )
+    dev, world = cmd.get("development"), cmd.get("world")
+    for name, val in (("development", dev), ("world", world)):
+        if not isinstance(val, list) or not all(
+            isinstance(t, int) and not isinstance(t, bool) for t in val
+        ):
+            raise IllegalCommand(
+                "rearrange",
+                f"'{name}' must list the tile ids of the new {name} stack, top first",
+                name,
+                val,
+            )
+    assert isinstance(dev, list) and isinstance(world, list)
+    have = sorted(p.dev_stack + p.world_stack)
+    if sorted(dev + world) != have:
+        raise IllegalCommand(
+            "rearrange",
+            f"'development' and 'world' together must hold exactly your construction-zone tiles "
+            f"{have}, each once; got {dev + world}",
+            "development",
+            dev + world,
+        )
+    if dev == p.dev_stack and world == p.world_stack:
+        raise IllegalCommand(
+            "rearrange",
+            "that is the stacks' present order: nothing to rearrange",
+            "development",
+            dev,
+        )
+    tops = {"development": dev[0] if dev else None, "world": world[0] if world else None}
+    ctx.emit(
+        ev(
+            "ConstructionRearranged",
+            seat=p.seat,
+            development=list(dev),
+            world=list(world),
+            powers=[LOGISTICS],
+            public={"tops": tops, "dev_stack_size": len(dev), "world_stack_size": len(world),
+                    "powers": [LOGISTICS]},
+        )
+    )  # fmt: skip
+
+
+@folds("ConstructionRearranged")
+def _rearranged(state: GameState, e: Event) -> None:
+    p = state.players[e["seat"]]
+    if sorted(e["development"] + e["world"]) != sorted(p.dev_stack + p.world_stack):
+        raise ValueError("ConstructionRearranged: the tiles differ from the construction zone")
+    p.dev_stack = list(e["development"])
+    p.world_stack = list(e["world"])
+    p.waiting = waiting_for(state, p)
+
+
+def _finish_tasks(state: GameState, p: PlayerState, ctx: Ctx) -> None:
+    if not registry.has_power(p, LOGISTICS):
+        raise IllegalCommand(
+            "task",
+            "task 'finish' is only for Advanced Logistics owners; use your explorers",
+            "task",
+            "finish",
+        )
+    if p.columns[EXPLORE]:
+        raise IllegalCommand(
+            "task",
+            f"every explorer must Scout or Stock first; left: {p.columns[EXPLORE]}",
+            "task",
+            "finish",
+        )
+    ctx.emit(ev("ExploreFinished", seat=p.seat))
+
+
+@folds("ExploreFinished")
+def _explore_finished(state: GameState, e: Event) -> None:
+    p = state.players[e["seat"]]
+    p.marks[DONE] = 1
+    p.waiting = waiting_for(state, p)
+
+
+# --- end of the phase ------------------------------------------------------------------------
+
+
+def draw_extra(state: GameState, p: PlayerState, power_id: str, n: int, ctx: Ctx) -> None:
+    """An end-of-Explore draw of ``n`` tiles for ``p`` (Alien Research Team), once per phase.
+
+    It comes after every seat finished its tasks and before the abandoned tiles return to the bag;
+    an empty bag is refilled from them as for a Scout. The seat then owes ``place_tiles``.
+    """
+    if p.marks.get(EXTRA_DRAWN):
+        return
+    drawn, refilled, short = _draw(state, n, extra_abandoned=[])
+    ctx.emit(ev("ExtraTilesDrawn", seat=p.seat, drawn=drawn, refilled_at=refilled, short=short,
+                powers=[power_id], public={"drawn": len(drawn), "powers": [power_id]}))  # fmt: skip
+
+
+@folds("ExtraTilesDrawn")
+def _extra_drawn(state: GameState, e: Event) -> None:
+    p = state.players[e["seat"]]
+    _fold_draw(state, e["drawn"], e["refilled_at"], "ExtraTilesDrawn")
+    p.drawn = list(e["drawn"])
+    p.marks[EXTRA_DRAWN] = 1
+    p.waiting = waiting_for(state, p)
+
+
 def finish(state: GameState, ctx: Ctx) -> None:
+    """End of Explore: end-of-phase draws (may open decisions), then payments, then PhaseEnded.
+
+    Called again after a draw's ``place_tiles`` is made; draws are recorded by their own events
+    (``explore_draw`` handlers check that), and ``explore_end`` runs once, in the call that ends
+    the phase. It also runs when nobody had an explorer (e.g. Explore added by the 2-player die).
+    """
     for p in state.players:
-        for _pid, h in registry.handlers(p, "explore_end"):
+        for _pid, h in registry.handlers(p, "explore_draw"):
             h(state, p, ctx)
     if any(p.waiting for p in state.players):
         return  # a power opened a decision (Alien Research Team); finish again when it is made
+    for p in state.players:
+        for _pid, h in registry.handlers(p, "explore_end"):
+            h(state, p, ctx)
+    if any(p.waiting for p in state.players):  # pragma: no cover - a handler broke the contract
+        raise RuntimeError("an explore_end handler opened a decision; use explore_draw")
     ctx.emit(ev("PhaseEnded", phase="explore", returned=len(state.abandoned)))

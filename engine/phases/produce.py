@@ -1,7 +1,15 @@
 """Produce: each producer becomes a good on a non-gray world of its owner's tableau with room.
 
-Any producer may go on any non-gray world; a world holds one good (Galactic Reserves: two).
-Producers must be used while room exists; the rest return to the cup.
+Any producer may go on any non-gray world; a world holds one good (Galactic Reserves: two, of any
+colours). Producers must be used while room exists; the rest return to the cup.
+
+Hooks this module calls (handlers in engine/powers/economy_powers.py):
+  goods_capacity   (state, p, world card, capacity) -> capacity   goods a non-gray world can hold
+  produce_end      (state, p, ctx)                                end-of-Produce payments (every
+                                                                  seat, with or without producers)
+
+A GoodsProduced event's ``powers`` lists the capacity powers that let a world hold more than one
+good after it.
 """
 
 from __future__ import annotations
@@ -19,6 +27,11 @@ PRODUCE = 3
 
 def capacity(state: GameState, p: PlayerState, world: str) -> int:
     return int(registry.fold_value("goods_capacity", p, 1, state, p, CARDS[world]))
+
+
+def capacity_powers(state: GameState, p: PlayerState, world: str) -> list[str]:
+    """The powers that raise a world's capacity above one good."""
+    return registry.fold_tracked("goods_capacity", p, 1, state, p, CARDS[world])[1]
 
 
 def free_slots(state: GameState, p: PlayerState) -> dict[str, int]:
@@ -43,6 +56,8 @@ def waiting_for(state: GameState, p: PlayerState) -> str:
         return ""
     if len({color_of(d) for d in ps}) == 1 and len(ps) >= total:
         return ""  # identical producers fill every slot: nothing to choose
+    if len(slots) == 1 and len(ps) <= total:
+        return ""  # every producer must go to the only world with room: nothing to choose
     return "produce"
 
 
@@ -51,9 +66,13 @@ def legal(state: GameState, p: PlayerState) -> dict[str, Any]:
     return {
         "kind": "produce",
         "producers": [{"die": d, "color": color_of(d)} for d in p.columns[PRODUCE]],
-        "worlds": [{"world": w, "color": CARDS[w].color, "room": n} for w, n in slots.items()],
+        "worlds": [
+            {"world": w, "color": CARDS[w].color, "room": n, "capacity": capacity(state, p, w)}
+            for w, n in slots.items()
+        ],
         "count": min(len(p.columns[PRODUCE]), sum(slots.values())),
-        "help": "goods: exactly 'count' items {die, world}; unused producers return to the cup",
+        "help": "goods: exactly 'count' items {die, world}, at most 'room' per world; unused "
+        "producers return to the cup",
     }
 
 
@@ -99,7 +118,12 @@ def emit_produced(
 ) -> None:
     used = {g["die"] for g in goods}
     rest = [d for d in p.columns[PRODUCE] if d not in used]
-    ctx.emit(ev("GoodsProduced", seat=p.seat, goods=goods, returned=rest, auto=auto))
+    powers: list[str] = []
+    for w in dict.fromkeys(g["world"] for g in goods):
+        after = len(p.goods.get(w, ())) + sum(1 for g in goods if g["world"] == w)
+        if after > 1:
+            powers += [x for x in capacity_powers(ctx.state, p, w) if x not in powers]
+    ctx.emit(ev("GoodsProduced", seat=p.seat, goods=goods, returned=rest, auto=auto, powers=powers))
 
 
 @folds("GoodsProduced")

@@ -71,7 +71,9 @@ def deal(seed: str, players: int) -> tuple[int, list[dict[str, Any]]]:
     return r.state, seats
 
 
-def create(seed: str, players: int, options: dict[str, Any] | None = None) -> Ctx:
+def create(
+    seed: str, players: int, options: dict[str, Any] | None = None, table: dict[str, Any] | None = None
+) -> Ctx:
     """Emit GameCreated (and, for a first game, the start tile choices) into a fresh context."""
     opts = check_config(players, dict(options or {}))
     if not isinstance(seed, str) or not seed:
@@ -79,7 +81,7 @@ def create(seed: str, players: int, options: dict[str, Any] | None = None) -> Ct
     _, seats = deal(seed, players)
     ctx = Ctx(None)
     ctx.emit(ev("GameCreated", seed=seed, seed_sha256=rngmod.seed_hash(seed), players=players,
-                options=opts, seats=seats))  # fmt: skip
+                options=opts, seats=seats, table=table or {}))  # fmt: skip
     if opts["first_game"]:
         for p in ctx.state.players:
             dev, world = first_game_arrangement(p.start_tiles)
@@ -121,6 +123,7 @@ def _created(e: Event) -> GameState:
         state.players.append(p)
         _take_start_dice(state, p)
     state.step = "start_tiles"
+    state.table = dict(e.get("table") or {})
     return state
 
 

@@ -2,24 +2,41 @@
 
 Trade: $3/4/5/6 by the colour of the good's world (Novelty/Rare/Genes/Alien), never the die's.
 Consume: 1 VP, +1 if the good's colour matches its world, +1 if the shipper's colour matches the
-world; a Consumption (purple) die matches every colour for these bonuses. When the initial VP pool
-runs out, the set-aside 10-VP chips pay. Tasks are done in the order given (the $10 cap applies
-task by task). Unused shippers return to the cup.
+world; a Consumption (purple) die matches every colour for these bonuses (and only for them).
+Deliberate mismatches are legal: any shipper may ship any good. When the initial VP pool runs out,
+the set-aside 10-VP chips pay. Tasks are done in the order given (the $10 cap applies task by task).
+Unused shippers return to the cup; phantom shippers (Space Docks, Organic Shipyards) vanish.
+
+Hooks this module calls (handlers in engine/powers/economy_powers.py):
+  trade_value      (state, p, world card, good, value) -> value      Trade income
+  consume_vp       (state, p, world card, good, shipper, vp) -> vp   Consume VP chips
+  consume_credits  (state, p, world card, good, shipper, credits) -> credits   Consume income
+  ship_options     (state, p) -> {option, power, actions, credits, vp, help}
+                   an optional per-task flag of the ship command (Galactic Bankers: "bankers");
+                   when set, the power's PowerPaid (credits, vp) follows that task's GoodShipped
+  virtual_workers  (state, p, phase) -> [colours]                    phantom shippers (via flow)
+  ship_end         (state, p, ctx)                                   end-of-Ship payments
+
+A GoodShipped event's ``credits`` and ``vp`` are the task's whole income (bonuses included, before
+the $10 cap); its ``powers`` lists every power that changed them and the power that created a
+phantom shipper.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..catalogue import CARDS, TRADE_VALUE, color_of, consume_matches
-from ..economy import award_vp, gain_credits
+from ..catalogue import CARDS, TRADE_VALUE, color_of, consume_matches, is_phantom, phantom_id
+from ..economy import CREDIT_CAP, award_vp, gain_credits
 from ..errors import IllegalCommand
 from ..fold import Ctx, Event, ev, folds
 from ..powers import registry
+from ..powers.effects import pay
 from ..state import GameState, PlayerState
 
 SHIP = 4
 ACTIONS = ("trade", "consume")
+TASK_FIELDS = ("shipper", "good", "action")
 
 
 def goods_list(p: PlayerState) -> list[tuple[int, str]]:
@@ -30,35 +47,102 @@ def waiting_for(state: GameState, p: PlayerState) -> str:
     return "ship" if p.columns[SHIP] and goods_list(p) else ""
 
 
-def trade_value(state: GameState, p: PlayerState, world: str, good: int) -> int:
-    base = TRADE_VALUE[CARDS[world].color]  # type: ignore[index]
-    return int(registry.fold_value("trade_value", p, base, state, p, CARDS[world], good))
+def phantom_sources(state: GameState, p: PlayerState) -> dict[int, str]:
+    """Phantom shipper id -> the power that created it.
+
+    Re-derived the way engine.flow numbers phantoms at PhaseStarted (per seat, tableau order, one
+    running index over every handler's colours); the tableau cannot change during Ship.
+    """
+    out: dict[int, str] = {}
+    k = 0
+    for pid, h in registry.handlers(p, "virtual_workers"):
+        for color in h(state, p, "ship"):
+            out[phantom_id(color, k)] = pid
+            k += 1
+    return out
 
 
-def consume_vp(state: GameState, p: PlayerState, world: str, good: int, shipper: int) -> int:
-    color: str = CARDS[world].color  # type: ignore[assignment]
+def trade_value(state: GameState, p: PlayerState, world: str, good: int) -> tuple[int, list[str]]:
+    """A Trade's income and the powers that changed it."""
+    card = CARDS[world]
+    base = TRADE_VALUE[card.color]  # type: ignore[index]
+    value, used = registry.fold_tracked("trade_value", p, base, state, p, card, good)
+    return int(value), used
+
+
+def consume_vp(
+    state: GameState, p: PlayerState, world: str, good: int, shipper: int
+) -> tuple[int, list[str]]:
+    """A Consume's VP chips and the powers that changed them."""
+    card = CARDS[world]
+    color: str = card.color  # type: ignore[assignment]
     vp = 1 + consume_matches(good, color) + consume_matches(shipper, color)
-    return int(registry.fold_value("consume_vp", p, vp, state, p, CARDS[world], good, shipper))
+    value, used = registry.fold_tracked("consume_vp", p, vp, state, p, card, good, shipper)
+    return int(value), used
+
+
+def consume_credits(
+    state: GameState, p: PlayerState, world: str, good: int, shipper: int
+) -> tuple[int, list[str]]:
+    """A Consume's credits (0 without powers) and the powers that gave them."""
+    card = CARDS[world]
+    value, used = registry.fold_tracked("consume_credits", p, 0, state, p, card, good, shipper)
+    return int(value), used
+
+
+def options(state: GameState, p: PlayerState) -> list[dict[str, Any]]:
+    """The optional per-task flags this seat's powers offer (Galactic Bankers)."""
+    return [h(state, p) for _pid, h in registry.handlers(p, "ship_options")]
+
+
+def task_outcome(
+    state: GameState, p: PlayerState, shipper: int, good: int, world: str, action: str
+) -> tuple[int, int, list[str]]:
+    """(credits, vp, powers) of one task, phantom creators included in the powers."""
+    if action == "trade":
+        credits, used = trade_value(state, p, world, good)
+        vp = 0
+    else:
+        vp, used = consume_vp(state, p, world, good, shipper)
+        credits, used2 = consume_credits(state, p, world, good, shipper)
+        used = used + [x for x in used2 if x not in used]
+    if is_phantom(shipper):
+        pid = phantom_sources(state, p).get(shipper)
+        if pid and pid not in used:
+            used = [pid] + used
+    return credits, vp, used
 
 
 def legal(state: GameState, p: PlayerState) -> dict[str, Any]:
     goods = goods_list(p)
+    shippers = p.columns[SHIP]
+    phantoms = phantom_sources(state, p)
+    out_shippers: list[dict[str, Any]] = []
+    for d in shippers:
+        x: dict[str, Any] = {"die": d, "color": color_of(d)}
+        if is_phantom(d):
+            x["phantom"] = True
+            x["power"] = phantoms.get(d)
+        out_shippers.append(x)
+    out_goods = []
+    for d, w in goods:
+        trade, _ = trade_value(state, p, w, d)
+        credits, _ = consume_credits(state, p, w, d, shippers[0]) if shippers else (0, [])
+        out_goods.append({
+            "die": d, "color": color_of(d), "world": w, "world_color": CARDS[w].color,
+            "trade": trade, "consume_credits": credits,
+            "consume_vp": [consume_vp(state, p, w, d, s)[0] for s in shippers],
+        })  # fmt: skip
     return {
         "kind": "ship",
-        "shippers": [{"die": d, "color": color_of(d)} for d in p.columns[SHIP]],
-        "goods": [
-            {
-                "die": d,
-                "color": color_of(d),
-                "world": w,
-                "world_color": CARDS[w].color,
-                "trade": trade_value(state, p, w, d),
-            }
-            for d, w in goods
-        ],  # fmt: skip
-        "count": min(len(p.columns[SHIP]), len(goods)),
+        "shippers": out_shippers,
+        "goods": out_goods,
+        "count": min(len(shippers), len(goods)),
         "actions": list(ACTIONS),
-        "help": "tasks: exactly 'count' items {shipper, good, action}, done in order",
+        "options": options(state, p),
+        "help": "tasks: exactly 'count' items {shipper, good, action} (plus any 'options' flag "
+        "allowed for that action), done in order; goods[].consume_vp lists the VP of consuming "
+        "that good with each shipper, in the order of 'shippers'",
     }
 
 
@@ -74,8 +158,10 @@ def apply(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx) -> No
             "tasks",
             tasks,
         )
+    opts = {o["option"]: o for o in options(state, p)}
     used_s: set[int] = set()
     used_g: set[int] = set()
+    credits_now = p.credits  # simulated task by task, for the options' costs
     checked = []
     for i, t in enumerate(tasks):
         if not isinstance(t, dict):
@@ -104,28 +190,52 @@ def apply(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx) -> No
                 f"tasks[{i}].action",
                 a,
             )
+        credits, vp, used = task_outcome(state, p, s, g, where[g], a)
+        credits_now = min(CREDIT_CAP, credits_now + credits)
+        chosen = []
+        for key, val in t.items():
+            if key in TASK_FIELDS or val is False:
+                continue
+            opt = opts.get(key)
+            if opt is None:
+                raise IllegalCommand(
+                    "option",
+                    f"tasks[{i}].{key}: not an option of yours; options: {sorted(opts) or 'none'}",
+                    f"tasks[{i}].{key}",
+                    val,
+                )
+            if val is not True:
+                raise IllegalCommand(
+                    "option", f"tasks[{i}].{key} must be true or false", f"tasks[{i}].{key}", val
+                )
+            if a not in opt["actions"]:
+                raise IllegalCommand(
+                    "option",
+                    f"tasks[{i}].{key}: only allowed on {' or '.join(opt['actions'])} tasks, not {a}",
+                    f"tasks[{i}].{key}",
+                    val,
+                )
+            if credits_now + opt["credits"] < 0:
+                raise IllegalCommand(
+                    "option",
+                    f"tasks[{i}].{key}: costs ${-opt['credits']} but you would have ${credits_now}",
+                    f"tasks[{i}].{key}",
+                    val,
+                )
+            credits_now += opt["credits"]
+            chosen.append(opt)
         used_s.add(s)
         used_g.add(g)
-        checked.append((s, g, a, t))
-    for s, g, a, t in checked:
-        ship_one(state, p, s, g, where[g], a, t, ctx)
+        checked.append((s, g, a, credits, vp, used, chosen))
+    for s, g, a, credits, vp, used, chosen in checked:
+        ctx.emit(ev("GoodShipped", seat=p.seat, shipper=s, good=g, world=where[g], action=a,
+                    credits=credits, vp=vp, powers=used))  # fmt: skip
+        for opt in chosen:
+            pay(ctx, p, opt["power"], credits=opt["credits"], vp=opt["vp"],
+                why=f"{a} task option '{opt['option']}'")  # fmt: skip
     rest = [d for d in p.columns[SHIP]]
     if rest:
         ctx.emit(ev("WorkersReturned", seat=p.seat, phase="ship", dice=rest, source="column"))
-
-
-def ship_one(state: GameState, p: PlayerState, shipper: int, good: int, world: str, action: str,
-             task: dict[str, Any], ctx: Ctx) -> None:  # fmt: skip
-    credits = vp = 0
-    if action == "trade":
-        credits = trade_value(state, p, world, good)
-    else:
-        vp = consume_vp(state, p, world, good, shipper)
-    extra: dict[str, Any] = {}
-    for _pid, h in registry.handlers(p, "ship_task"):
-        h(state, p, action, world, good, shipper, task, extra)
-    ctx.emit(ev("GoodShipped", seat=p.seat, shipper=shipper, good=good, world=world, action=action,
-                credits=credits, vp=vp, **extra))  # fmt: skip
 
 
 @folds("GoodShipped")
@@ -135,13 +245,11 @@ def _shipped(state: GameState, e: Event) -> None:
     p.goods[e["world"]].remove(e["good"])
     if not p.goods[e["world"]]:
         del p.goods[e["world"]]
-    if e["shipper"] < 1000:
+    if not is_phantom(e["shipper"]):
         p.citizenry.append(e["shipper"])
     p.citizenry.append(e["good"])
     gain_credits(p, e["credits"])
     award_vp(state, p, e["vp"])
-    for _pid, h in registry.handlers(p, "ship_fold"):
-        h(state, p, e)
     p.marks["shipped"] = p.marks.get("shipped", 0) + 1
     p.waiting = waiting_for(state, p)
 
@@ -161,6 +269,7 @@ def start(state: GameState, ctx: Ctx) -> None:
 
 
 def finish(state: GameState, ctx: Ctx) -> None:
+    """End-of-Ship powers pay every seat that has them, with or without shippers."""
     for p in state.players:
         for _pid, h in registry.handlers(p, "ship_end"):
             h(state, p, ctx)

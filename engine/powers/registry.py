@@ -12,7 +12,7 @@ Hooks (arguments in brackets):
   consume_vp       (state, p, world card, good, shipper, vp) -> vp
   dictate_limit    (state, p, limit) -> limit                Dictate uses per round
   dictate_moves    (state, p, limit) -> limit                moves per Dictate
-  reassign         (state, p, use, cols, ctx) -> None        a Reassign power's moves (Assign)
+  reassign         (state, p, plan, use, field) -> None      a Reassign power's moves (Assign)
   virtual_workers  (state, p, phase) -> [colours]            phantom workers of a phase
   phase_start      (state, p, phase, ctx)                    when a phase begins
   phase_end        (state, p, phase, ctx)                    when a phase ends (even with no workers)

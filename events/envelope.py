@@ -1,0 +1,364 @@
+"""The event envelope: what one stored event looks like, its canonical JSON and hash chain,
+and the registry of upcasters that bring old payload versions up to date on read.
+
+The engine produces bare event dicts such as ``{"type": "DiceRolled", "v": 1, ...}``; the caller
+wraps them (``seal_batch``) into envelopes carrying game id, sequence number, visibility, command
+id, actor, timestamp and the hash chain, and hands those to an ``EventStore``.
+
+Hash chain: ``hash = sha256(canonical_json(envelope without "hash"))``, where the body includes
+``prev_hash`` (the previous envelope's ``hash``; ``GENESIS_HASH`` for seq 1). Canonical JSON is
+``json.dumps(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)`` encoded
+as UTF-8. The hash covers the payload as written; an upcast envelope keeps the original hash, so
+verify the chain on envelopes read with ``upcast=False``.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from typing import Any
+
+from events.errors import ChainBroken, InvalidBatch, UpcastError
+
+GENESIS_HASH = "0" * 64
+"""``prev_hash`` of the first envelope (seq 1) of every game."""
+
+_VISIBILITY_RE = re.compile(r"^(public|server|seat:\d+)$")
+_FIELDS = (
+    "type",
+    "schema_version",
+    "game_id",
+    "seq",
+    "visibility",
+    "command_id",
+    "actor",
+    "ts",
+    "payload",
+    "prev_hash",
+    "hash",
+)
+_RESERVED_EVENT_KEYS = ("type", "v")
+
+_encoder = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+)
+
+
+def canonical_json(obj: Any) -> str:
+    """The one JSON spelling used for hashing and storage (sorted keys, no spaces, UTF-8)."""
+    return _encoder.encode(obj)
+
+
+def iso_utc(moment: datetime) -> str:
+    """Format an aware datetime as the ISO-8601 UTC string envelopes carry (``...Z``)."""
+    if moment.tzinfo is None:
+        raise ValueError("iso_utc needs an aware datetime; pass datetime.now(UTC) or similar")
+    return moment.astimezone(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+def check_timestamp(ts: str) -> None:
+    """Raise ValueError unless ``ts`` is an ISO-8601 timestamp in UTC."""
+    try:
+        parsed = datetime.fromisoformat(ts)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"timestamp {ts!r} is not ISO-8601; pass the clock's time as iso_utc(now)"
+        ) from None
+    if parsed.tzinfo is None or parsed.utcoffset() != UTC.utcoffset(None):
+        raise ValueError(f"timestamp {ts!r} is not in UTC; pass iso_utc(now), ending in 'Z'")
+
+
+def check_visibility(visibility: str) -> None:
+    """Raise ValueError unless ``visibility`` is "public", "server" or "seat:N"."""
+    if not isinstance(visibility, str) or not _VISIBILITY_RE.match(visibility):
+        raise ValueError(
+            f"visibility {visibility!r} is invalid; use 'public', 'server' or 'seat:N'"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Envelope:
+    """One stored event. ``seq`` is 1-based and contiguous within a game."""
+
+    type: str
+    schema_version: int
+    game_id: str
+    seq: int
+    visibility: str
+    command_id: str
+    actor: str
+    ts: str
+    payload: dict[str, Any] = field(default_factory=dict)
+    prev_hash: str = GENESIS_HASH
+    hash: str = ""
+    # canonical JSON computed when sealing; trusted by checked_json (see its docstring)
+    _json: str | None = field(default=None, init=False, repr=False, compare=False)
+
+    # -- construction ---------------------------------------------------------------------
+    @classmethod
+    def from_event(
+        cls,
+        event: Mapping[str, Any],
+        *,
+        game_id: str,
+        seq: int,
+        visibility: str,
+        command_id: str,
+        actor: str,
+        ts: str,
+        prev_hash: str,
+    ) -> Envelope:
+        """Wrap an engine event dict ``{"type": ..., "v": ..., **payload}`` and seal it."""
+        if "type" not in event or not isinstance(event["type"], str):
+            raise InvalidBatch(f"event {event!r} has no string 'type'; the engine must set it")
+        version = event.get("v", 1)
+        if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+            raise InvalidBatch(
+                f"event {event['type']} has schema version {version!r}; use int >= 1"
+            )
+        payload = {k: v for k, v in event.items() if k not in _RESERVED_EVENT_KEYS}
+        env = cls(
+            type=event["type"],
+            schema_version=version,
+            game_id=game_id,
+            seq=seq,
+            visibility=visibility,
+            command_id=command_id,
+            actor=actor,
+            ts=ts,
+            payload=payload,
+            prev_hash=prev_hash,
+        )
+        body = env._body_json()
+        digest = hashlib.sha256(body.encode("utf-8")).hexdigest()
+        object.__setattr__(env, "hash", digest)  # sealing a fresh object
+        object.__setattr__(env, "_json", _splice_hash(body, digest))
+        return env
+
+    # -- hashing --------------------------------------------------------------------------
+    def body(self) -> dict[str, Any]:
+        """Every field except ``hash``: what the hash covers."""
+        return {
+            "type": self.type,
+            "schema_version": self.schema_version,
+            "game_id": self.game_id,
+            "seq": self.seq,
+            "visibility": self.visibility,
+            "command_id": self.command_id,
+            "actor": self.actor,
+            "ts": self.ts,
+            "payload": self.payload,
+            "prev_hash": self.prev_hash,
+        }
+
+    def _body_json(self) -> str:
+        try:
+            return canonical_json(self.body())
+        except (TypeError, ValueError) as exc:
+            raise InvalidBatch(
+                f"event {self.type} (seq {self.seq}) is not JSON-serialisable ({exc}); events "
+                f"must hold only dicts, lists, str, int, float (finite), bool and None"
+            ) from None
+
+    def compute_hash(self) -> str:
+        """sha256 (hex) of the canonical JSON of ``body()``."""
+        return hashlib.sha256(self._body_json().encode("utf-8")).hexdigest()
+
+    def sealed(self) -> Envelope:
+        """A copy with ``hash`` computed from the current body."""
+        body = self._body_json()
+        digest = hashlib.sha256(body.encode("utf-8")).hexdigest()
+        env = replace(self, hash=digest)
+        object.__setattr__(env, "_json", _splice_hash(body, digest))
+        return env
+
+    # -- (de)serialisation ----------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        d = self.body()
+        d["hash"] = self.hash
+        return d
+
+    def to_json(self) -> str:
+        """Canonical JSON of the whole envelope (including ``hash``)."""
+        return canonical_json(self.to_dict())
+
+    def checked_json(self) -> str:
+        """``to_json()``, guaranteed to match ``hash``; what ``append`` stores.
+
+        An envelope sealed by ``from_event``/``seal_batch`` carries the JSON computed when it
+        was sealed, and that is returned: the stored event is exactly what was hashed, even if
+        the payload dict was (wrongly) mutated in place afterwards. Any other envelope (from
+        ``from_dict``, ``replace``...) is re-encoded and checked; ``InvalidBatch`` if its hash is
+        stale. Treat payloads as immutable once sealed.
+        """
+        if self._json is not None:
+            return self._json
+        body = self._body_json()
+        if hashlib.sha256(body.encode("utf-8")).hexdigest() != self.hash:
+            raise InvalidBatch(
+                f"envelope seq {self.seq} has a stale or missing hash; call .sealed() after "
+                f"changing it (or build it with seal_batch)"
+            )
+        return _splice_hash(body, self.hash)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Envelope:
+        try:
+            return cls(**d)
+        except TypeError:
+            missing = [f for f in _FIELDS if f not in d]
+            extra = [k for k in d if k not in _FIELDS]
+            raise ValueError(
+                f"envelope has missing fields {missing} / unknown fields {extra}; it was not "
+                f"written by Envelope.to_json"
+            ) from None
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> Envelope:
+        return cls.from_dict(json.loads(text))
+
+    def event(self) -> dict[str, Any]:
+        """The engine-facing event dict: ``{"type": ..., "v": ..., **payload}``."""
+        return {"type": self.type, "v": self.schema_version, **self.payload}
+
+
+def _splice_hash(body_json: str, digest: str) -> str:
+    """Full canonical JSON from the body's: "hash" sorts between "game_id" and "payload", and
+    inside canonical JSON strings every '"' is escaped, so the first ',"payload":' is the
+    top-level key."""
+    return body_json.replace(',"payload":', f',"hash":"{digest}","payload":', 1)
+
+
+Visibility = str | Callable[[Mapping[str, Any]], str]
+
+
+def seal_batch(
+    events: Iterable[Mapping[str, Any]],
+    *,
+    game_id: str,
+    expected_version: int,
+    prev_hash: str,
+    command_id: str,
+    actor: str,
+    ts: str,
+    visibility: Visibility = "public",
+) -> list[Envelope]:
+    """Wrap one command's events into chained envelopes with seq ``expected_version + 1 ...``.
+
+    ``prev_hash`` is the hash of the game's last stored envelope (``GENESIS_HASH`` for a new
+    game; ``EventStore.head`` returns it). ``visibility`` is one string for all events or a
+    function of the event dict.
+    """
+    check_timestamp(ts)
+    out: list[Envelope] = []
+    link = prev_hash
+    for i, event in enumerate(events, start=1):
+        vis = visibility(event) if callable(visibility) else visibility
+        check_visibility(vis)
+        env = Envelope.from_event(
+            event,
+            game_id=game_id,
+            seq=expected_version + i,
+            visibility=vis,
+            command_id=command_id,
+            actor=actor,
+            ts=ts,
+            prev_hash=link,
+        )
+        out.append(env)
+        link = env.hash
+    return out
+
+
+def verify_chain(
+    envelopes: Sequence[Envelope], prev_hash: str = GENESIS_HASH, first_seq: int = 1
+) -> str:
+    """Check seq contiguity, ``prev_hash`` links and every ``hash``; return the last hash.
+
+    For a stream read from the start use the defaults; for a slice read ``after=n`` pass the
+    hash of envelope ``n`` and ``first_seq=n + 1``. Raises ``ChainBroken``. Verify envelopes
+    read with ``upcast=False``: upcasting changes the payload but keeps the original hash.
+    """
+    link = prev_hash
+    for expected_seq, env in enumerate(envelopes, start=first_seq):
+        if env.seq != expected_seq:
+            raise ChainBroken(env.game_id, env.seq, f"expected seq {expected_seq}")
+        if env.prev_hash != link:
+            raise ChainBroken(env.game_id, env.seq, "prev_hash does not match the previous hash")
+        if env.compute_hash() != env.hash:
+            raise ChainBroken(env.game_id, env.seq, "hash does not match the envelope's content")
+        link = env.hash
+    return link
+
+
+Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+class UpcasterRegistry:
+    """Functions ``(event type, from_version) -> payload -> payload of from_version + 1``.
+
+    ``upcast`` applies them in a chain until no upcaster is registered for the envelope's
+    current version, so readers always see the newest schema.
+    """
+
+    def __init__(self) -> None:
+        self._fns: dict[tuple[str, int], Upcaster] = {}
+        self._types: set[str] = set()
+
+    def add(self, event_type: str, from_version: int, fn: Upcaster) -> None:
+        key = (event_type, from_version)
+        if key in self._fns:
+            raise ValueError(
+                f"an upcaster for {event_type} v{from_version} is already registered; "
+                f"there must be exactly one step from each version"
+            )
+        self._fns[key] = fn
+        self._types.add(event_type)
+
+    def register(self, event_type: str, from_version: int) -> Callable[[Upcaster], Upcaster]:
+        """Decorator form of ``add``."""
+
+        def deco(fn: Upcaster) -> Upcaster:
+            self.add(event_type, from_version, fn)
+            return fn
+
+        return deco
+
+    def current_version(self, event_type: str, version: int) -> int:
+        while (event_type, version) in self._fns:
+            version += 1
+        return version
+
+    def upcast(self, env: Envelope) -> Envelope:
+        """``env`` brought to the newest schema version (the same object if already current)."""
+        if env.type not in self._types or (env.type, env.schema_version) not in self._fns:
+            return env
+        payload = copy.deepcopy(env.payload)
+        version = env.schema_version
+        while (fn := self._fns.get((env.type, version))) is not None:
+            try:
+                payload = fn(payload)
+            except Exception as exc:
+                raise UpcastError(
+                    f"upcaster {env.type} v{version}->v{version + 1} failed on seq {env.seq} "
+                    f"of game {env.game_id!r}: {exc!r}; fix the upcaster"
+                ) from exc
+            if not isinstance(payload, dict):
+                raise UpcastError(
+                    f"upcaster {env.type} v{version}->v{version + 1} returned "
+                    f"{type(payload).__name__}, not a payload dict; it must return the new payload"
+                )
+            version += 1
+        return replace(env, schema_version=version, payload=payload)
+
+    def __len__(self) -> int:
+        return len(self._fns)
+
+
+UPCASTERS = UpcasterRegistry()
+"""The process-wide registry stores use unless given another one."""

@@ -1,0 +1,62 @@
+"""Errors raised by the event store. Each message says what went wrong and what to do next."""
+
+from __future__ import annotations
+
+
+class StoreError(Exception):
+    """Base class of every event-store error."""
+
+
+class ConcurrencyConflict(StoreError):
+    """The game's stream is not at the version the caller expected.
+
+    ``actual`` is the current version: reload the events after ``expected`` (or the whole game),
+    re-run the command against the new state and append again at ``actual``.
+    """
+
+    def __init__(self, game_id: str, expected: int, actual: int) -> None:
+        self.game_id = game_id
+        self.expected = expected
+        self.actual = actual
+        super().__init__(
+            f"game {game_id!r} is at version {actual}, not at the expected version {expected}: "
+            f"read the events after {expected}, re-run the command on the new state and append "
+            f"again with expected_version={actual}"
+        )
+
+
+class GameNotFound(StoreError):
+    """The game has no stream (nothing was ever appended to it, or it was deleted)."""
+
+    def __init__(self, game_id: str) -> None:
+        self.game_id = game_id
+        super().__init__(
+            f"game {game_id!r} does not exist in the event store: check the id, or create the "
+            f"game by appending its first events with expected_version=0"
+        )
+
+
+class InvalidBatch(StoreError, ValueError):
+    """The envelopes handed to ``append`` do not form a valid batch; nothing was written."""
+
+
+class ChainBroken(StoreError):
+    """The hash chain does not verify: an envelope was altered, lost or reordered."""
+
+    def __init__(self, game_id: str, seq: int, reason: str) -> None:
+        self.game_id = game_id
+        self.seq = seq
+        self.reason = reason
+        super().__init__(
+            f"hash chain of game {game_id!r} breaks at seq {seq}: {reason}; the stored log "
+            f"was changed outside the store - restore it from a backup or the AOF before "
+            f"serving this game"
+        )
+
+
+class UpcastError(StoreError):
+    """An upcaster failed or produced something that is not a payload dict."""
+
+
+class EmbeddedServerError(StoreError):
+    """The embedded Redis-compatible server could not be found or started."""

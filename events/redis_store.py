@@ -1,0 +1,338 @@
+"""``RedisStore``: the ``EventStore`` port on Redis Streams (real Redis, the embedded server, or
+fakeredis with Lua for unit tests - the same class and the same Lua in every case).
+
+Keys of one game share the hash tag ``{g:<id>}`` so they live in one cluster slot and one Lua
+script may touch them all (``<prefix>`` defaults to ``rfg``):
+
+* ``<prefix>:{g:<id>}:s`` stream; entry id ``<seq>-0``, one field ``e`` = envelope JSON
+* ``<prefix>:{g:<id>}:m`` hash: ``version``, ``hash`` (last envelope's), ``status``, ``created``
+* ``<prefix>:{g:<id>}:c`` hash: command id -> ``"<first_seq>:<last_seq>"`` (kept forever)
+* ``<prefix>:{g:<id>}:v`` hash: view name -> ``"<position>:<json>"``
+* ``<prefix>:lobby`` sorted set: game id scored by creation time (the one cross-game key; it is
+  never written in the same script as a game's keys)
+
+An append is one EVALSHA of ``APPEND_LUA``. It performs every check before its first write, and
+the only write that could still fail on a well-typed keyspace (the first XADD, if the stream was
+tampered with) comes first, so the script is all or nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+import redis
+
+from events.envelope import GENESIS_HASH, UPCASTERS, Envelope, UpcasterRegistry
+from events.errors import ConcurrencyConflict, GameNotFound, InvalidBatch, StoreError
+from events.store import (
+    AppendResult,
+    GameEntry,
+    StreamHead,
+    check_command_id,
+    check_game_id,
+    check_views,
+    validate_batch,
+)
+
+APPEND_LUA = """
+-- KEYS: stream, meta, commands, views
+-- ARGV: expected, command_id, first prev_hash, last hash, n_events, n_views, status,
+--       n_events envelope JSONs, then n_views (name, json) pairs
+local done = redis.call('HGET', KEYS[3], ARGV[2])
+if done then return {'dup', done} end
+local meta = redis.call('HMGET', KEYS[2], 'version', 'hash')
+local version = tonumber(meta[1]) or 0
+local expected = tonumber(ARGV[1])
+if version ~= expected then return {'conflict', version} end
+local n = tonumber(ARGV[5])
+local nv = tonumber(ARGV[6])
+if n > 0 then
+  local head = meta[2] or '@GENESIS@'
+  if head ~= ARGV[3] then return {'chain', head} end
+end
+if nv > 0 then
+  local t = redis.call('TYPE', KEYS[4])['ok']
+  if t ~= 'hash' and t ~= 'none' then
+    return redis.error_reply('WRONGTYPE views key ' .. KEYS[4] .. ' holds a ' .. t)
+  end
+end
+for i = 1, n do
+  redis.call('XADD', KEYS[1], (expected + i) .. '-0', 'e', ARGV[7 + i])
+end
+local newv = expected + n
+local result = (expected + 1) .. ':' .. newv
+redis.call('HSET', KEYS[3], ARGV[2], result)
+if n > 0 and ARGV[7] ~= '' then
+  redis.call('HSET', KEYS[2], 'version', newv, 'hash', ARGV[4], 'status', ARGV[7])
+elseif n > 0 then
+  redis.call('HSET', KEYS[2], 'version', newv, 'hash', ARGV[4])
+elseif ARGV[7] ~= '' then
+  redis.call('HSET', KEYS[2], 'status', ARGV[7])
+end
+if nv > 0 then
+  local base = 7 + n
+  local fields = {}
+  for i = 1, nv do
+    fields[2 * i - 1] = ARGV[base + 2 * i - 1]
+    fields[2 * i] = newv .. ':' .. ARGV[base + 2 * i]
+  end
+  redis.call('HSET', KEYS[4], unpack(fields))
+end
+return {'ok', result}
+""".replace("@GENESIS@", GENESIS_HASH)
+
+PUT_VIEWS_LUA = """
+-- KEYS: meta, views   ARGV: position, then (name, json) pairs
+if redis.call('EXISTS', KEYS[1]) == 0 then return {'nogame'} end
+local version = tonumber(redis.call('HGET', KEYS[1], 'version')) or 0
+local pos = tonumber(ARGV[1])
+if pos > version then return {'ahead', version} end
+local written = {}
+for i = 2, #ARGV, 2 do
+  local cur = redis.call('HGET', KEYS[2], ARGV[i])
+  local curpos = -1
+  if cur then curpos = tonumber(string.match(cur, '^(%d+):')) end
+  if pos >= curpos then
+    redis.call('HSET', KEYS[2], ARGV[i], pos .. ':' .. ARGV[i + 1])
+    written[#written + 1] = ARGV[i]
+  end
+end
+return {'ok', written}
+"""
+
+SET_STATUS_LUA = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'status', ARGV[1])
+return 1
+"""
+
+_READ_PAGE = 1000
+
+
+def _s(value: Any) -> str:
+    return value.decode("utf-8") if isinstance(value, bytes) else str(value)
+
+
+def _parse_result(game_id: str, command_id: str, raw: Any, duplicate: bool) -> AppendResult:
+    first, last = (int(x) for x in _s(raw).split(":"))
+    return AppendResult(game_id, command_id, first, last, last, duplicate)
+
+
+def _epoch(created_at: str) -> float:
+    try:
+        return datetime.fromisoformat(created_at).timestamp()
+    except (TypeError, ValueError):
+        raise InvalidBatch(
+            f"created_at {created_at!r} is not ISO-8601; pass iso_utc(now)"
+        ) from None
+
+
+class RedisStore:
+    """Event store on a redis-py client (``redis.Redis`` or ``fakeredis.FakeRedis``).
+
+    Works with ``decode_responses`` on or off. Thread-safe as far as the client is (redis-py's
+    connection pool is). Retrying an append after a connection error is safe: resend the same
+    command id and the store returns the original result if the first attempt was applied.
+    """
+
+    def __init__(
+        self,
+        client: Any,
+        *,
+        prefix: str = "rfg",
+        upcasters: UpcasterRegistry | None = None,
+    ) -> None:
+        if "{" in prefix or "}" in prefix:
+            raise ValueError(f"prefix {prefix!r} must not contain braces (they mark hash tags)")
+        self.client = client
+        self.prefix = prefix
+        self.upcasters = UPCASTERS if upcasters is None else upcasters
+        self._append = client.register_script(APPEND_LUA)
+        self._put_views = client.register_script(PUT_VIEWS_LUA)
+        self._set_status = client.register_script(SET_STATUS_LUA)
+        self._lobby = f"{prefix}:lobby"
+
+    # -- keys -------------------------------------------------------------------------------
+    def keys(self, game_id: str) -> tuple[str, str, str, str]:
+        """(stream, meta, commands, views) key names of a game."""
+        base = f"{self.prefix}:{{g:{game_id}}}"
+        return f"{base}:s", f"{base}:m", f"{base}:c", f"{base}:v"
+
+    def _exists(self, game_id: str) -> bool:
+        return bool(self.client.exists(self.keys(game_id)[1]))
+
+    # -- writing ----------------------------------------------------------------------------
+    def append(
+        self,
+        game_id: str,
+        expected_version: int,
+        command_id: str,
+        envelopes: Sequence[Envelope],
+        *,
+        views: Mapping[str, str] | None = None,
+        status: str | None = None,
+    ) -> AppendResult:
+        prev_hash, last_hash, texts = validate_batch(
+            game_id, expected_version, command_id, envelopes
+        )
+        views = views or {}
+        check_views(views)
+        if status is not None and (not isinstance(status, str) or not status):
+            raise InvalidBatch(f"status {status!r} is invalid; pass a non-empty string or None")
+        args: list[Any] = [
+            expected_version,
+            command_id,
+            prev_hash,
+            last_hash,
+            len(texts),
+            len(views),
+            status or "",
+            *texts,
+        ]
+        for name, text in views.items():
+            args.append(name)
+            args.append(text)
+        try:
+            reply = self._append(keys=self.keys(game_id), args=args)
+        except redis.ResponseError as exc:
+            raise StoreError(
+                f"Redis refused the append to game {game_id!r}: {exc}. A key of this game holds "
+                f"data not written by the event store; inspect keys {self.keys(game_id)}"
+            ) from exc
+        tag = _s(reply[0])
+        if tag == "ok":
+            return _parse_result(game_id, command_id, reply[1], duplicate=False)
+        if tag == "dup":
+            return _parse_result(game_id, command_id, reply[1], duplicate=True)
+        if tag == "conflict":
+            actual = int(reply[1])
+            if actual == 0 and expected_version > 0 and not self._exists(game_id):
+                raise GameNotFound(game_id)
+            raise ConcurrencyConflict(game_id, expected_version, actual)
+        if tag == "chain":
+            raise InvalidBatch(
+                f"the batch for game {game_id!r} starts with prev_hash {prev_hash[:12]}... but "
+                f"the stored head hash is {_s(reply[1])[:12]}...: the command was decided on a "
+                f"different history; reload the game (read + head) and seal the events again"
+            )
+        raise StoreError(f"unexpected reply {reply!r} from the append script")
+
+    def put_views(self, game_id: str, position: int, views: Mapping[str, str]) -> list[str]:
+        check_game_id(game_id)
+        check_views(views)
+        if not isinstance(position, int) or position < 0:
+            raise InvalidBatch(f"position {position!r} is invalid; pass the stream version (>= 0)")
+        if not views:
+            return []
+        args: list[Any] = [position]
+        for name, text in views.items():
+            args.append(name)
+            args.append(text)
+        _stream, meta, _cmds, vkey = self.keys(game_id)
+        reply = self._put_views(keys=[meta, vkey], args=args)
+        tag = _s(reply[0])
+        if tag == "nogame":
+            raise GameNotFound(game_id)
+        if tag == "ahead":
+            raise InvalidBatch(
+                f"views of game {game_id!r} claim position {position} but the stream is at "
+                f"{int(reply[1])}; compute views from events that are already stored"
+            )
+        return [_s(n) for n in reply[1]]
+
+    def register_game(self, game_id: str, created_at: str, status: str = "open") -> None:
+        check_game_id(game_id)
+        score = _epoch(created_at)
+        meta = self.keys(game_id)[1]
+        pipe = self.client.pipeline(transaction=False)
+        pipe.hsetnx(meta, "created", created_at)
+        pipe.hsetnx(meta, "status", status)
+        pipe.zadd(self._lobby, {game_id: score}, nx=True)
+        pipe.execute()
+
+    def set_status(self, game_id: str, status: str) -> None:
+        check_game_id(game_id)
+        if not self._set_status(keys=[self.keys(game_id)[1]], args=[status]):
+            raise GameNotFound(game_id)
+
+    def delete_game(self, game_id: str) -> None:
+        check_game_id(game_id)
+        self.client.delete(*self.keys(game_id))
+        self.client.zrem(self._lobby, game_id)
+
+    # -- reading ----------------------------------------------------------------------------
+    def read(
+        self, game_id: str, after: int = 0, limit: int | None = None, *, upcast: bool = True
+    ) -> list[Envelope]:
+        check_game_id(game_id)
+        if after < 0 or (limit is not None and limit < 0):
+            raise ValueError("after and limit must be >= 0")
+        stream = self.keys(game_id)[0]
+        out: list[Envelope] = []
+        start = after + 1
+        while limit is None or len(out) < limit:
+            want = _READ_PAGE if limit is None else min(_READ_PAGE, limit - len(out))
+            if want == 0:
+                break
+            page = self.client.xrange(stream, f"{start}-0", "+", count=want)
+            for _id, fields in page:
+                text = fields.get(b"e") if b"e" in fields else fields.get("e")
+                out.append(Envelope.from_json(text))
+            if len(page) < want:
+                break
+            start = out[-1].seq + 1
+        if not out and not self._exists(game_id):
+            raise GameNotFound(game_id)
+        if upcast and len(self.upcasters):
+            out = [self.upcasters.upcast(e) for e in out]
+        return out
+
+    def version(self, game_id: str) -> int:
+        check_game_id(game_id)
+        raw = self.client.hget(self.keys(game_id)[1], "version")
+        return int(raw) if raw is not None else 0
+
+    def head(self, game_id: str) -> StreamHead:
+        check_game_id(game_id)
+        version, last_hash = self.client.hmget(self.keys(game_id)[1], ["version", "hash"])
+        if version is None:
+            return StreamHead(0, GENESIS_HASH)
+        return StreamHead(int(version), _s(last_hash))
+
+    def command_result(self, game_id: str, command_id: str) -> AppendResult | None:
+        check_game_id(game_id)
+        check_command_id(command_id)
+        raw = self.client.hget(self.keys(game_id)[2], command_id)
+        return None if raw is None else _parse_result(game_id, command_id, raw, duplicate=True)
+
+    def get_view(self, game_id: str, name: str) -> tuple[int, str] | None:
+        check_game_id(game_id)
+        raw = self.client.hget(self.keys(game_id)[3], name)
+        if raw is None:
+            if not self._exists(game_id):
+                raise GameNotFound(game_id)
+            return None
+        pos, _, text = _s(raw).partition(":")
+        return int(pos), text
+
+    def list_games(self, status: str | None = None, limit: int = 100) -> list[GameEntry]:
+        if status is None:
+            rows = self.client.zrevrange(self._lobby, 0, max(limit, 1) - 1)
+        else:
+            rows = self.client.zrevrange(self._lobby, 0, -1)
+        ids = [_s(r) for r in rows]
+        pipe = self.client.pipeline(transaction=False)
+        for gid in ids:
+            pipe.hmget(self.keys(gid)[1], ["created", "status", "version"])
+        out: list[GameEntry] = []
+        for gid, (created, st, version) in zip(ids, pipe.execute(), strict=True):
+            st_s = None if st is None else _s(st)
+            if status is not None and st_s != status:
+                continue
+            created_s = "" if created is None else _s(created)
+            out.append(GameEntry(gid, created_s, st_s, int(version) if version else 0))
+            if len(out) >= limit:
+                break
+        return out

