@@ -18,6 +18,8 @@ Hooks (arguments in brackets):
   phase_end        (state, p, phase, ctx)                    when a phase ends (even with no workers)
   completed        (state, p, card, dice, ctx)               after a tile joins the tableau
   scouted          (state, p, explorer die, ctx)             after a Scout task
+  consume_credits  (state, p, world card, good, shipper, $) -> $   credits a Consume pays
+  ship_options     (state, p) -> [options]                   optional per-task flags (Bankers)
   ...              each phase module lists the hooks it calls; grep ``handlers(p, "`` to see them
 
 A handler that changes what an event records adds its power id to the event's ``powers`` list, so
@@ -43,6 +45,7 @@ def power(power_id: str, hook: str) -> Callable[[Handler], Handler]:
 
     def register(fn: Handler) -> Handler:
         _HANDLERS.setdefault(hook, {})[power_id] = fn
+        _MEMO.clear()
         return fn
 
     return register
@@ -68,12 +71,23 @@ def tableau_powers(p: PlayerState) -> list[str]:
     return out
 
 
+#: (tableau developments, hook) -> active handlers; tableaux only grow, and few distinct ones occur
+_MEMO: dict[tuple[tuple[str, ...], str], list[tuple[str, Handler]]] = {}
+_MEMO_LIMIT = 100_000
+
+
 def handlers(p: PlayerState, hook: str) -> list[tuple[str, Handler]]:
     """The (power id, handler) pairs a seat's tableau activates for a hook."""
+    key = (tuple(p.devs), hook)
+    got = _MEMO.get(key)
+    if got is not None:
+        return got
     by_id = _HANDLERS.get(hook)
-    if not by_id:
-        return []
-    return [(pid, by_id[pid]) for pid in tableau_powers(p) if pid in by_id]
+    out = [(pid, by_id[pid]) for pid in tableau_powers(p) if pid in by_id] if by_id else []
+    if len(_MEMO) >= _MEMO_LIMIT:
+        _MEMO.clear()
+    _MEMO[key] = out
+    return out
 
 
 def has_power(p: PlayerState, power_id: str) -> bool:
