@@ -17,7 +17,7 @@ test: install
 	$(BIN)/pytest
 
 lint: install
-	$(BIN)/ruff check engine bots events rfgcli tests bench
+	$(BIN)/ruff check engine bots events rfgcli ladder tests bench
 	$(BIN)/mypy engine bots
 
 simulate: install
