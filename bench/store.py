@@ -5,8 +5,9 @@ to a raw Redis baseline measured the same way in the same run.
 
 ``--url`` takes anything ``events.connect`` does (``embedded:///tmp/x`` starts an embedded
 server). Baselines: a raw XADD, and a bare Lua check-and-append (GET version, compare, XADD, SET:
-the least a version-checked append can do). The adapter append seals one event (envelope + hash
-chain) and stores it with a ~2 KB views payload, the command-id record and the status. Prints
+the least a version-checked append can do). The adapter append stores one event with a ~2 KB
+views payload, the command-id record and the status; its envelopes are sealed before the clock
+starts (sealing is the caller's work), and the "seal_batch + append" line times both. Prints
 figures only; nothing is asserted. All keys written are deleted at the end.
 """
 
@@ -52,52 +53,77 @@ def envelope_json() -> str:
                       command_id="c", actor="seat:2", ts=TS)[0].to_json()  # fmt: skip
 
 
-# -- one worker's loop per kind: (client, key base, n) -> None ---------------------------------
-def run_xadd(client: Any, base: str, n: int) -> None:
+# -- per kind: prepare(client, key base, n) -> the timed loop ----------------------------------
+Loop = Callable[[], None]
+
+
+def prep_xadd(client: Any, base: str, n: int) -> Loop:
     text = envelope_json()
-    for i in range(1, n + 1):
-        client.xadd(f"{base}:s", {"e": text}, id=f"{i}-0")
+
+    def loop() -> None:
+        for i in range(1, n + 1):
+            client.xadd(f"{base}:s", {"e": text}, id=f"{i}-0")
+
+    return loop
 
 
-def run_lua(client: Any, base: str, n: int) -> None:
+def prep_lua(client: Any, base: str, n: int) -> Loop:
     script = client.register_script(BARE_LUA)
     text = envelope_json()
     keys = [f"{base}:s", f"{base}:v"]
-    for i in range(n):
-        if script(keys=keys, args=[i, text]) != i + 1:
-            raise RuntimeError("bare Lua append refused")
+
+    def loop() -> None:
+        for i in range(n):
+            if script(keys=keys, args=[i, text]) != i + 1:
+                raise RuntimeError("bare Lua append refused")
+
+    return loop
 
 
-def run_store(client: Any, base: str, n: int, views: dict[str, str] | None = VIEWS) -> None:
+def prep_store(
+    client: Any, base: str, n: int, views: dict[str, str] | None = VIEWS, presealed: bool = True
+) -> Loop:
+    """Appends of one event each. ``presealed``: the envelopes (which the caller builds, not the
+    store) are sealed before the clock starts; otherwise sealing is timed too."""
     store = RedisStore(client, prefix=base)
-    game = "g"
-    version, prev = 0, GENESIS_HASH
-    for i in range(n):
-        cmd = f"c{i}"
-        envs = seal_batch([EVENT], game_id=game, expected_version=version, prev_hash=prev,
-                          command_id=cmd, actor="seat:2", ts=TS)  # fmt: skip
-        result = store.append(game, version, cmd, envs, views=views, status="playing")
-        version, prev = result.version, envs[-1].hash
+
+    def seal(version: int, prev: str) -> list[Any]:
+        return seal_batch([EVENT], game_id="g", expected_version=version, prev_hash=prev,
+                          command_id=f"c{version}", actor="seat:2", ts=TS)  # fmt: skip
+
+    batches: list[list[Any]] = []
+    if presealed:
+        prev = GENESIS_HASH
+        for i in range(n):
+            batches.append(seal(i, prev))
+            prev = batches[-1][-1].hash
+
+    def loop() -> None:
+        prev = GENESIS_HASH
+        for i in range(n):
+            envs = batches[i] if presealed else seal(i, prev)
+            result = store.append("g", i, f"c{i}", envs, views=views, status="playing")
+            if result.duplicate:
+                raise RuntimeError("bench keys were not fresh")
+            prev = envs[-1].hash
+
+    return loop
 
 
-def run_store_noviews(client: Any, base: str, n: int) -> None:
-    run_store(client, base, n, views=None)
-
-
-KINDS: dict[str, Callable[[Any, str, int], None]] = {
-    "raw XADD": run_xadd,
-    "bare Lua check-and-append": run_lua,
-    "RedisStore.append (+2KB views)": run_store,
-    "RedisStore.append (no views)": run_store_noviews,
+KINDS: dict[str, Callable[[Any, str, int], Loop]] = {
+    "raw XADD": prep_xadd,
+    "bare Lua check-and-append": prep_lua,
+    "RedisStore.append (+2KB views)": prep_store,
+    "RedisStore.append (no views)": lambda c, b, n: prep_store(c, b, n, views=None),
+    "seal_batch + append (+2KB views)": lambda c, b, n: prep_store(c, b, n, presealed=False),
 }
 
 
 def _child(url: str, kind: str, base: str, n: int, barrier: Any, out: Any) -> None:
-    client = events.connect(url)
+    loop = KINDS[kind](events.connect(url), base, n)
     barrier.wait()
-    t0 = time.perf_counter()
-    KINDS[kind](client, base, n)
-    out.put(time.perf_counter() - t0)
+    loop()
+    out.put(True)
 
 
 def measure(url: str, kind: str, run_id: str, n: int, procs: int) -> float:
@@ -105,9 +131,9 @@ def measure(url: str, kind: str, run_id: str, n: int, procs: int) -> float:
     slot = list(KINDS).index(kind)
     bases = [f"bench-{run_id}-k{slot}-{p}" for p in range(procs)]
     if procs == 1:
-        client = events.connect(url)
+        loop = KINDS[kind](events.connect(url), bases[0], n)
         t0 = time.perf_counter()
-        KINDS[kind](client, bases[0], n)
+        loop()
         rate = n / (time.perf_counter() - t0)
     else:
         ctx = mp.get_context("fork")
@@ -115,7 +141,7 @@ def measure(url: str, kind: str, run_id: str, n: int, procs: int) -> float:
         workers = [ctx.Process(target=_child, args=(url, kind, b, n, barrier, out)) for b in bases]
         for w in workers:
             w.start()
-        barrier.wait()
+        barrier.wait()  # every worker has prepared (sealed) its batches
         t0 = time.perf_counter()
         for _ in workers:
             out.get()

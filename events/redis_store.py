@@ -32,25 +32,30 @@ from events.store import (
     StreamHead,
     check_command_id,
     check_game_id,
+    check_status,
     check_views,
     validate_batch,
 )
 
 APPEND_LUA = """
 -- KEYS: stream, meta, commands, views
--- ARGV: expected, command_id, first prev_hash, last hash, n_events, n_views, status,
---       n_events envelope JSONs, then n_views (name, json) pairs
-local done = redis.call('HGET', KEYS[3], ARGV[2])
+-- ARGV[1]: command id
+-- ARGV[2]: header "<expected> <n_events> <n_views> <first prev_hash|-> <last hash|-> <status>"
+--          (status empty = unchanged; few arguments keep the client's packing cost down)
+-- ARGV[3..]: n_events envelope JSONs, then n_views (name, json) pairs
+local done = redis.call('HGET', KEYS[3], ARGV[1])
 if done then return {'dup', done} end
+local e, ns, nvs, prev, last, status =
+  string.match(ARGV[2], '^(%d+) (%d+) (%d+) (%S+) (%S+) ?(.*)$')
 local meta = redis.call('HMGET', KEYS[2], 'version', 'hash')
 local version = tonumber(meta[1]) or 0
-local expected = tonumber(ARGV[1])
+local expected = tonumber(e)
 if version ~= expected then return {'conflict', version} end
-local n = tonumber(ARGV[5])
-local nv = tonumber(ARGV[6])
+local n = tonumber(ns)
+local nv = tonumber(nvs)
 if n > 0 then
   local head = meta[2] or '@GENESIS@'
-  if head ~= ARGV[3] then return {'chain', head} end
+  if head ~= prev then return {'chain', head} end
 end
 if nv > 0 then
   local t = redis.call('TYPE', KEYS[4])['ok']
@@ -59,20 +64,20 @@ if nv > 0 then
   end
 end
 for i = 1, n do
-  redis.call('XADD', KEYS[1], (expected + i) .. '-0', 'e', ARGV[7 + i])
+  redis.call('XADD', KEYS[1], (expected + i) .. '-0', 'e', ARGV[2 + i])
 end
 local newv = expected + n
 local result = (expected + 1) .. ':' .. newv
-redis.call('HSET', KEYS[3], ARGV[2], result)
-if n > 0 and ARGV[7] ~= '' then
-  redis.call('HSET', KEYS[2], 'version', newv, 'hash', ARGV[4], 'status', ARGV[7])
+redis.call('HSET', KEYS[3], ARGV[1], result)
+if n > 0 and status ~= '' then
+  redis.call('HSET', KEYS[2], 'version', newv, 'hash', last, 'status', status)
 elseif n > 0 then
-  redis.call('HSET', KEYS[2], 'version', newv, 'hash', ARGV[4])
-elseif ARGV[7] ~= '' then
-  redis.call('HSET', KEYS[2], 'status', ARGV[7])
+  redis.call('HSET', KEYS[2], 'version', newv, 'hash', last)
+elseif status ~= '' then
+  redis.call('HSET', KEYS[2], 'status', status)
 end
 if nv > 0 then
-  local base = 7 + n
+  local base = 2 + n
   local fields = {}
   for i = 1, nv do
     fields[2 * i - 1] = ARGV[base + 2 * i - 1]
@@ -179,18 +184,12 @@ class RedisStore:
         )
         views = views or {}
         check_views(views)
-        if status is not None and (not isinstance(status, str) or not status):
-            raise InvalidBatch(f"status {status!r} is invalid; pass a non-empty string or None")
-        args: list[Any] = [
-            expected_version,
-            command_id,
-            prev_hash,
-            last_hash,
-            len(texts),
-            len(views),
-            status or "",
-            *texts,
-        ]
+        check_status(status)
+        header = (
+            f"{expected_version} {len(texts)} {len(views)} {prev_hash or '-'} "
+            f"{last_hash or '-'} {status or ''}"
+        )
+        args: list[Any] = [command_id, header, *texts]
         for name, text in views.items():
             args.append(name)
             args.append(text)
@@ -244,6 +243,7 @@ class RedisStore:
 
     def register_game(self, game_id: str, created_at: str, status: str = "open") -> None:
         check_game_id(game_id)
+        check_status(status)
         score = _epoch(created_at)
         meta = self.keys(game_id)[1]
         pipe = self.client.pipeline(transaction=False)
@@ -254,6 +254,7 @@ class RedisStore:
 
     def set_status(self, game_id: str, status: str) -> None:
         check_game_id(game_id)
+        check_status(status)
         if not self._set_status(keys=[self.keys(game_id)[1]], args=[status]):
             raise GameNotFound(game_id)
 

@@ -26,6 +26,7 @@ from events.errors import InvalidBatch
 
 _GAME_ID_RE = re.compile(r"^[A-Za-z0-9_.:-]{1,128}$")
 _MAX_COMMAND_ID = 200
+_STATUS_RE = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +142,14 @@ def check_command_id(command_id: str) -> None:
         raise InvalidBatch(
             f"command id {command_id!r} is invalid; give each command a unique non-empty string "
             f"of at most {_MAX_COMMAND_ID} characters (the client's idempotency key or a uuid)"
+        )
+
+
+def check_status(status: str | None) -> None:
+    if status is not None and (not isinstance(status, str) or not _STATUS_RE.match(status)):
+        raise InvalidBatch(
+            f"status {status!r} is invalid; use a short word such as 'open', 'active' or "
+            f"'finished' (1-64 characters from A-Z a-z 0-9 _ . : -), or None to leave it as is"
         )
 
 

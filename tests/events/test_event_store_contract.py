@@ -424,6 +424,9 @@ def test_invalid_arguments_have_helpful_errors(store: RedisStore) -> None:
         store.append(uuid.uuid4().hex, 0, "", [])
     with pytest.raises(InvalidBatch, match="expected_version"):
         store.append(uuid.uuid4().hex, -1, "c", [])
+    for status in ("", "two words", "x" * 65):
+        with pytest.raises(InvalidBatch, match="short word"):
+            store.append(uuid.uuid4().hex, 0, "c", [], status=status)
 
 
 def test_works_with_decode_responses(
