@@ -197,6 +197,41 @@ def _has_hiredis() -> bool:
     return True
 
 
+def measure_rebuild(client: Any, run_id: str, games_n: int) -> tuple[float, float]:
+    """Play finished games into the store, then time rebuilding every projection from position 0."""
+    import engine
+    from bots import get_bot
+    from engine.rng import Rng
+    from events.games import Games
+
+    games = Games(events.RedisStore(client, prefix=f"bench-{run_id}-rebuild"))
+    bot, rng = get_bot("heuristic"), Rng(1)
+    ids = []
+    for g in range(games_n):
+        gid, _ = games.create(4, seed=f"bench-rebuild-{g}")
+        n = 0
+        while True:
+            state, version, _ = games.load(gid)
+            if state.over:
+                break
+            seat = min(engine.pending(state))
+            cmd = bot.act(engine.legal(state, seat), engine.observe(state, seat), rng)
+            games.submit(gid, seat, cmd, f"c{n}", version)
+            n += 1
+        ids.append((gid, version))
+    best = 0.0
+    per_game = 0.0
+    for _ in range(3):
+        t0 = time.perf_counter()
+        for gid, _v in ids:
+            games.rebuild_views(gid)
+        dt = time.perf_counter() - t0
+        total = sum(v for _g, v in ids)
+        if total / dt > best:
+            best, per_game = total / dt, dt / len(ids)
+    return best, per_game
+
+
 def cleanup(client: Any, run_id: str) -> None:
     keys = list(client.scan_iter(match=f"bench-{run_id}-*", count=1000))
     for i in range(0, len(keys), 500):
@@ -210,6 +245,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds (best kept)")
     parser.add_argument("--procs", type=int, default=4, help="parallel processes (many games)")
     parser.add_argument("--read-events", type=int, default=20000)
+    parser.add_argument("--rebuild-games", type=int, default=5, help="finished games to rebuild")
     args = parser.parse_args()
 
     client = events.connect(args.url)
@@ -241,6 +277,15 @@ def main() -> None:
               f"{adapter / parsed:4.2f}x raw + json")  # fmt: skip
         print(f"  {'raw XRANGE (pages of 1000)':34s} {raw:10,.0f} entries/s")
         print(f"  {'raw XRANGE + json.loads (kept)':34s} {parsed:10,.0f} entries/s")
+        print()
+        rate, per_game = measure_rebuild(client, run_id, args.rebuild_games)
+        print(
+            f"rebuilding finished games' views from their streams ({args.rebuild_games} heuristic 4-player games)"
+        )
+        print(
+            f"  {'read + fold + render all views':34s} {rate:10,.0f} events/s  ({per_game * 1000:.1f} ms per game)"
+        )
+        print(f"  {'(full read alone, above)':34s} {adapter:10,.0f} events/s")
     finally:
         cleanup(client, run_id)
 
