@@ -27,7 +27,9 @@ def choose_table(
     meeting_penalty: float = MEETING_PENALTY,
 ) -> list[str]:
     if players > len(entrants):
-        raise ValueError(f"a {players}-player game needs {players} entrants; the ladder has {len(entrants)}")
+        raise ValueError(
+            f"a {players}-player game needs {players} entrants; the ladder has {len(entrants)}"
+        )
     pool = sorted(entrants)
     fewest = min(games.get(e, 0) for e in pool)
     starters = [e for e in pool if games.get(e, 0) == fewest]
@@ -38,7 +40,9 @@ def choose_table(
             if c in table:
                 continue
             cost = sum(abs(ratings.get(c, 0.0) - ratings.get(t, 0.0)) for t in table) / len(table)
-            cost += meeting_penalty * sum(recent_meetings.get(tuple(sorted((c, t))), 0) for t in table)  # type: ignore[arg-type]
+            cost += meeting_penalty * sum(
+                recent_meetings.get(tuple(sorted((c, t))), 0) for t in table
+            )  # type: ignore[arg-type]
             if best_cost is None or cost < best_cost - 1e-9:
                 best_cost, best = cost, [c]
             elif abs(cost - best_cost) <= 1e-9:

@@ -58,7 +58,12 @@ class Result:
 
     @classmethod
     def from_game(cls, game_id: str, entrants: list[str], scores: list[dict[str, Any]]) -> Result:
-        return cls(game_id, tuple(entrants), tuple(s["total"] for s in scores), tuple(s["tiebreak"] for s in scores))
+        return cls(
+            game_id,
+            tuple(entrants),
+            tuple(s["total"] for s in scores),
+            tuple(s["tiebreak"] for s in scores),
+        )
 
 
 class RatingTable:
@@ -76,7 +81,9 @@ class RatingTable:
 
     def apply(self, result: Result) -> None:
         if len(set(result.entrants)) != len(result.entrants):
-            raise ValueError(f"game {result.game_id}: an entrant holds two seats; ladder games seat distinct entrants")
+            raise ValueError(
+                f"game {result.game_id}: an entrant holds two seats; ladder games seat distinct entrants"
+            )
         ranks = result.ranks()
         entries = [self.entry(e) for e in result.entrants]
         teams = [[_MODEL.rating(mu=e.mu, sigma=e.sigma, name=e.entrant)] for e in entries]
@@ -102,7 +109,9 @@ class RatingTable:
         return {"applied": self.applied, "leaderboard": self.leaderboard()}
 
 
-def rebuild(results: list[Result], provisional_sigma: float = DEFAULT_PROVISIONAL_SIGMA) -> RatingTable:
+def rebuild(
+    results: list[Result], provisional_sigma: float = DEFAULT_PROVISIONAL_SIGMA
+) -> RatingTable:
     table = RatingTable(provisional_sigma)
     for r in results:
         table.apply(r)

@@ -1,0 +1,295 @@
+"""Ladders on Redis: configuration, entrants, scheduled games, results and the ratings projection.
+
+Keys (prefix ``rfg``): ``rfg:ladders`` (set of names); per ladder ``rfg:ladder:<name>:cfg``
+(JSON), ``:entrants`` (hash id -> JSON), ``:games`` (hash game id -> JSON: seats, seed, status),
+``:results`` (list of result JSON in finishing order), ``:recorded`` (set of game ids with a
+result), ``:ratings`` (JSON of the live table with the number of results it reflects).
+
+A ladder game is an ordinary game whose table names the entrant of each seat; built-in bots are
+played by the workers, external bots through the API with their bot token. Results are recorded
+once per game (the ``:recorded`` set guards it atomically), in finishing order, and the live
+ratings fold each new result; ``rebuild_ratings`` refolds every result from the games' own event
+logs, and must equal the live table.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+import redis
+
+from bots.base import bot_names
+from engine.rng import Rng
+from events.games import Games
+
+from .pairing import choose_table, seatings
+from .ratings import DEFAULT_PROVISIONAL_SIGMA, Entry, RatingTable, Result
+from .stats import head_to_head
+
+_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+RECENT = 50  # results that count as "recent meetings" for pairing
+
+
+class LadderError(ValueError):
+    """A bad ladder request; the message says what to change."""
+
+
+@dataclass
+class LadderConfig:
+    name: str
+    players: list[int] = field(default_factory=lambda: [4])
+    concurrency: int = 4
+    duplicate: bool = False
+    time_control: dict[str, Any] = field(default_factory=dict)
+    provisional_sigma: float = DEFAULT_PROVISIONAL_SIGMA
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def _check_name(name: str) -> None:
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise LadderError(
+            f"ladder and entrant names are 1-64 letters, digits, '_', '.' or '-'; not {name!r}"
+        )
+
+
+class Ladders:
+    def __init__(self, client: redis.Redis, games: Games, prefix: str = "rfg") -> None:
+        self.r = client
+        self.games = games
+        self.prefix = prefix
+
+    def _k(self, name: str, part: str) -> str:
+        return f"{self.prefix}:ladder:{name}:{part}"
+
+    @staticmethod
+    def _s(v: Any) -> str:
+        return v.decode() if isinstance(v, bytes) else str(v)
+
+    # --- configuration -------------------------------------------------------------------
+    def create(self, cfg: LadderConfig) -> LadderConfig:
+        _check_name(cfg.name)
+        if not cfg.players or any(not isinstance(n, int) or not 2 <= n <= 5 for n in cfg.players):
+            raise LadderError("players must list player counts from 2 to 5, e.g. [4] or [2, 3, 4]")
+        if not 1 <= cfg.concurrency <= 1000:
+            raise LadderError("concurrency (games kept running) must be 1-1000")
+        if not self.r.set(self._k(cfg.name, "cfg"), json.dumps(cfg.to_dict()), nx=True):
+            raise LadderError(f"ladder {cfg.name!r} exists already")
+        self.r.sadd(f"{self.prefix}:ladders", cfg.name)
+        return cfg
+
+    def config(self, name: str) -> LadderConfig:
+        raw = self.r.get(self._k(name, "cfg"))
+        if raw is None:
+            raise LadderError(f"no ladder named {name!r}; create it first")
+        return LadderConfig(**json.loads(raw))
+
+    def names(self) -> list[str]:
+        return sorted(self._s(n) for n in self.r.smembers(f"{self.prefix}:ladders"))
+
+    def add_entrant(
+        self, name: str, entrant: str, bot: str | None = None, account: str | None = None
+    ) -> dict[str, Any]:
+        """A built-in bot (``bot``) or an external bot account (``account``) joins the ladder."""
+        self.config(name)
+        _check_name(entrant)
+        if (bot is None) == (account is None):
+            raise LadderError(
+                "an entrant is either a built-in bot (bot=...) or an external bot account (account=...)"
+            )
+        if bot is not None and bot not in bot_names():
+            raise LadderError(f"unknown built-in bot {bot!r}; built-in bots: {bot_names()}")
+        spec = {"entrant": entrant, "bot": bot} if bot else {"entrant": entrant, "account": account}
+        if not self.r.hsetnx(self._k(name, "entrants"), entrant, json.dumps(spec)):
+            raise LadderError(f"{entrant!r} is already an entrant of {name!r}")
+        return spec
+
+    def entrants(self, name: str) -> dict[str, dict[str, Any]]:
+        return {
+            self._s(k): json.loads(v) for k, v in self.r.hgetall(self._k(name, "entrants")).items()
+        }
+
+    # --- games ---------------------------------------------------------------------------
+    def ladder_games(self, name: str) -> dict[str, dict[str, Any]]:
+        return {
+            self._s(k): json.loads(v) for k, v in self.r.hgetall(self._k(name, "games")).items()
+        }
+
+    def running(self, name: str) -> list[str]:
+        return [g for g, info in self.ladder_games(name).items() if info["status"] == "active"]
+
+    def seat_spec(self, spec: dict[str, Any]) -> dict[str, Any]:
+        if spec.get("bot"):
+            return {"kind": "bot", "bot": spec["bot"], "entrant": spec["entrant"]}
+        return {"kind": "external", "account": spec["account"], "entrant": spec["entrant"]}
+
+    def schedule(self, name: str, rng_seed: str | None = None) -> list[str]:
+        """Start games until ``concurrency`` are running; returns the new game ids."""
+        cfg = self.config(name)
+        entrants = self.entrants(name)
+        self.record_finished(name)
+        free = cfg.concurrency - len(self.running(name))
+        if free <= 0:
+            return []
+        table = self.live_table(name)
+        ratings = {e: table.entries[e].rating if e in table.entries else 0.0 for e in entrants}
+        played = {e: table.entries[e].games if e in table.entries else 0 for e in entrants}
+        for g in self.running(name):  # count running games so newcomers spread out
+            for e in self.ladder_games(name)[g]["seats"]:
+                played[e] = played.get(e, 0) + 1
+        meetings: Counter[tuple[str, str]] = Counter()
+        for res in self.results(name)[-RECENT:]:
+            for i, a in enumerate(res.entrants):
+                for b in res.entrants[i + 1 :]:
+                    meetings[tuple(sorted((a, b)))] += 1  # type: ignore[index]
+        rng = Rng.from_seed(rng_seed or secrets.token_hex(8))
+        counts = [n for n in cfg.players if n <= len(entrants)]
+        if not counts:
+            raise LadderError(
+                f"ladder {name!r} needs at least {min(cfg.players)} entrants; it has {len(entrants)}"
+            )
+        created: list[str] = []
+        while free > 0:
+            n = rng.choice(counts)
+            table_entrants = choose_table(sorted(entrants), n, ratings, played, meetings, rng)
+            seed = secrets.token_hex(16)
+            for order in seatings(table_entrants, cfg.duplicate, rng):
+                seats = [self.seat_spec(entrants[e]) for e in order]
+                tbl = {"seats": seats, "ladder": name, "time_control": cfg.time_control}
+                gid, _ = self.games.create(n, dict(cfg.options), seed=seed, table=tbl)
+                info = {
+                    "seats": order,
+                    "seed_set": seed if cfg.duplicate else None,
+                    "status": "active",
+                }
+                self.r.hset(self._k(name, "games"), gid, json.dumps(info))
+                created.append(gid)
+                for e in order:
+                    played[e] = played.get(e, 0) + 1
+            for i, a in enumerate(table_entrants):
+                for b in table_entrants[i + 1 :]:
+                    meetings[tuple(sorted((a, b)))] += 1  # type: ignore[index]
+            free -= n if cfg.duplicate else 1
+        return created
+
+    # --- results and ratings ---------------------------------------------------------------
+    def record_finished(self, name: str) -> int:
+        """Record the result of every finished ladder game not yet recorded; returns how many."""
+        n = 0
+        for gid, info in self.ladder_games(name).items():
+            if info["status"] != "active":
+                continue
+            state, _, _ = self.games.load(gid)
+            if not state.over:
+                continue
+            if self.record(name, gid, info["seats"], state.scores):
+                n += 1
+        return n
+
+    def record(
+        self, name: str, game_id: str, entrants: list[str], scores: list[dict[str, Any]]
+    ) -> bool:
+        """Append one result and fold it into the live ratings, exactly once per game."""
+        result = Result.from_game(game_id, entrants, scores)
+        key = self._k(name, "ratings")
+        with self.r.pipeline() as pipe:
+            while True:
+                try:
+                    pipe.watch(key, self._k(name, "recorded"))
+                    if pipe.sismember(self._k(name, "recorded"), game_id):
+                        pipe.unwatch()
+                        return False
+                    table = self._table_from(pipe.get(key), name)
+                    table.apply(result)
+                    info = {"seats": entrants, "status": "finished"}
+                    pipe.multi()
+                    pipe.sadd(self._k(name, "recorded"), game_id)
+                    pipe.rpush(self._k(name, "results"), json.dumps(result.__dict__))
+                    pipe.set(key, json.dumps(_dump(table)))
+                    pipe.hset(self._k(name, "games"), game_id, json.dumps(info))
+                    pipe.execute()
+                    return True
+                except redis.WatchError:
+                    continue
+
+    def results(self, name: str) -> list[Result]:
+        out = []
+        for raw in self.r.lrange(self._k(name, "results"), 0, -1):
+            d = json.loads(raw)
+            out.append(
+                Result(
+                    d["game_id"], tuple(d["entrants"]), tuple(d["totals"]), tuple(d["tiebreaks"])
+                )
+            )
+        return out
+
+    def _table_from(self, raw: Any, name: str) -> RatingTable:
+        table = RatingTable(self.config(name).provisional_sigma)
+        if raw:
+            d = json.loads(raw)
+            table.applied = d["applied"]
+            for e in d["entries"]:
+                table.entries[e["entrant"]] = Entry(
+                    e["entrant"], e["mu"], e["sigma"], e["games"], e["wins"], e["history"]
+                )
+        return table
+
+    def live_table(self, name: str) -> RatingTable:
+        return self._table_from(self.r.get(self._k(name, "ratings")), name)
+
+    def rebuild_ratings(self, name: str) -> RatingTable:
+        """Refold every result from the games' own logs, in the recorded finishing order."""
+        table = RatingTable(self.config(name).provisional_sigma)
+        games = self.ladder_games(name)
+        for res in self.results(name):
+            state, _, _ = self.games.load(res.game_id)
+            if not state.over:
+                raise LadderError(f"game {res.game_id} has a result but its log does not end")
+            table.apply(Result.from_game(res.game_id, games[res.game_id]["seats"], state.scores))
+        return table
+
+    def leaderboard(self, name: str) -> list[dict[str, Any]]:
+        table = self.live_table(name)
+        rows = table.leaderboard()
+        listed = {r["entrant"] for r in rows}
+        for e in sorted(self.entrants(name)):
+            if e not in listed:
+                rows.append(Entry(e).to_dict(table.provisional_sigma) | {"position": None})
+        return rows
+
+    def history(self, name: str, entrant: str) -> list[dict[str, Any]]:
+        table = self.live_table(name)
+        if entrant not in self.entrants(name):
+            raise LadderError(f"{entrant!r} is not an entrant of {name!r}")
+        return table.entries[entrant].history if entrant in table.entries else []
+
+    def head_to_head(self, name: str) -> list[dict[str, Any]]:
+        return head_to_head(self.results(name))
+
+
+def _dump(table: RatingTable) -> dict[str, Any]:
+    return {
+        "applied": table.applied,
+        "entries": [
+            {
+                "entrant": e.entrant,
+                "mu": e.mu,
+                "sigma": e.sigma,
+                "games": e.games,
+                "wins": e.wins,
+                "history": e.history,
+            }
+            for e in sorted(table.entries.values(), key=lambda e: e.entrant)
+        ],
+    }
+
+
+def tables_equal(a: RatingTable, b: RatingTable) -> bool:
+    return _dump(a) == _dump(b)
