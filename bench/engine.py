@@ -24,20 +24,20 @@ from engine.state import canonical_json
 
 def games_per_second(players: int, games: int) -> tuple[float, float, list[arena.GameRecord]]:
     recs = []
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     for i in range(games):
         recs.append(arena.play_game(f"bench:{players}:{i}", players, ["random"]))
-    dt = time.perf_counter() - t0
+    dt = time.process_time() - t0
     events = sum(len(r.events) for r in recs)
     return games / dt, events / dt, recs
 
 
 def replay_rate(recs: list[arena.GameRecord]) -> tuple[float, float]:
     total = sum(len(r.events) for r in recs)
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     for r in recs:
         engine.replay(r.events)
-    dt = time.perf_counter() - t0
+    dt = time.process_time() - t0
     return total / dt, dt / total * 1e6
 
 
@@ -45,7 +45,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--games", type=int, default=200, help="games per player count (default 200)")
     args = ap.parse_args()
-    print(f"engine benchmark: {args.games} random-bot games per player count, one core\n")
+    print(f"engine benchmark: {args.games} random-bot games per player count, one core (CPU time of this process)\n")
     print(f"{'players':>7} {'games/s':>9} {'events/s':>10} {'events/game':>12} {'rounds/game':>12}")
     all_recs = {}
     for n in (2, 3, 4, 5):
@@ -59,14 +59,14 @@ def main() -> None:
         f"\nreplay (fold from scratch, 4 players): {rate:,.0f} events/s, {per_event:.2f} us per evolve"
     )
     state = all_recs[4][0].state
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     for _ in range(200):
         state.copy()
-    copy_us = (time.perf_counter() - t0) / 200 * 1e6
-    t0 = time.perf_counter()
+    copy_us = (time.process_time() - t0) / 200 * 1e6
+    t0 = time.process_time()
     for _ in range(200):
         engine.state_hash(state)
-    hash_us = (time.perf_counter() - t0) / 200 * 1e6
+    hash_us = (time.process_time() - t0) / 200 * 1e6
     sizes = [len(canonical_json(r.state.to_dict())) for r in all_recs[4]]
     logs = [sum(len(canonical_json(e)) + 1 for e in r.events) for r in all_recs[4]]
     print(f"state copy (pure decide): {copy_us:.1f} us; state_hash: {hash_us:.1f} us")

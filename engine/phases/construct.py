@@ -32,6 +32,7 @@ The command (``kind`` develop or settle):
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from ..catalogue import CARDS, DIE_COLORS, PHASE_INDEX, Card, color_of, dev_card, world_card
@@ -93,16 +94,21 @@ def return_rule(state: GameState, p: PlayerState, card: Card, n: int) -> dict[st
     return out
 
 
-def plan(state: GameState, p: PlayerState, phase: str) -> list[dict[str, Any]]:
+def plan(state: GameState, p: PlayerState, phase: str, full: bool = True) -> list[dict[str, Any]]:
     """Every stack tile, top first, with its live cost once the tiles above it are in the tableau
     and whether this phase completes it (independent of the order of workers, unless a removal
-    effect takes a die of this stack or column, which can only stop the completions early)."""
+    effect takes a die of this stack or column, which can only stop the completions early).
+
+    ``full=False`` stops after the first tile that does not complete (enough for forecasts).
+    """
     tiles, dice = stack_of(p, phase)
     n = len(dice) + len(workers(p, phase))
     q = p
-    out = []
+    out: list[dict[str, Any]] = []
     going = True
     for t in tiles:
+        if not going and not full:
+            break
         card = tile_card_for(phase, t)
         c = cost(state, q, card)
         going = going and n >= c
@@ -110,16 +116,16 @@ def plan(state: GameState, p: PlayerState, phase: str) -> list[dict[str, Any]]:
         if going:
             n -= c
         out.append({"tile": t, "card": card, "cost": c, "completes": going, "rule": rule})
-        if t != tiles[-1]:
+        if t != tiles[-1] and (going or full):
             if q is p:
-                q = p.copy()
+                q = dataclasses.replace(p, devs=p.devs[:], worlds=p.worlds[:])
             (q.worlds if card.is_world else q.devs).append(card.key)
     return out
 
 
 def forecast(state: GameState, p: PlayerState, phase: str) -> list[int]:
     """The tiles this phase will complete, in order (independent of the order of workers)."""
-    return [x["tile"] for x in plan(state, p, phase) if x["completes"]]
+    return [x["tile"] for x in plan(state, p, phase, full=False) if x["completes"]]
 
 
 def _removals(phase: str, tiles: list[int]) -> list[int]:
@@ -129,7 +135,7 @@ def _removals(phase: str, tiles: list[int]) -> list[int]:
 def waiting_for(state: GameState, p: PlayerState, phase: str) -> str:
     """Ask a seat only when it has a real choice: a removal effect, a Federation / Exchange return,
     or workers of several colours of which only some complete tiles now."""
-    done = [x for x in plan(state, p, phase) if x["completes"]]
+    done = [x for x in plan(state, p, phase, full=False) if x["completes"]]
     if not done:
         return ""
     if any(x["card"].immediate.get("dice_removed") or x["rule"]["max"] for x in done):
