@@ -1,0 +1,177 @@
+"""``rfg ladder``: create ladders, add entrants, run the scheduler, print the leaderboard, plot.
+
+The store is the one the server uses (``--url``, default ``$REDIS_URL`` or the embedded store).
+``run`` keeps the ladder's games going until N more have finished, with a progress line on stderr;
+built-in bots are played by the workers (``rfg worker``), or in this process with ``--inline``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from typing import Any
+
+import engine
+from bots import get_bot
+from engine.rng import Rng
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("ladder", help="bot-vs-bot ladders: create, add entrants, run, leaderboard")
+    p.add_argument(
+        "--url",
+        default=os.environ.get("REDIS_URL"),
+        help="store URL (default $REDIS_URL or the embedded store)",
+    )
+    ls = p.add_subparsers(dest="action", required=True)
+    c = ls.add_parser("create", help="create a ladder")
+    c.add_argument("name")
+    c.add_argument(
+        "--players", type=int, action="append", help="player count (repeat for a mix; default 4)"
+    )
+    c.add_argument("--concurrency", type=int, default=4, help="games kept running (default 4)")
+    c.add_argument("--duplicate", action="store_true", help="play each deal once per seat rotation")
+    c.add_argument(
+        "--seconds-per-decision", type=float, default=None, help="time control for external bots"
+    )
+    a = ls.add_parser("add", help="add an entrant: a built-in bot or an external bot account")
+    a.add_argument("name")
+    a.add_argument("entrant")
+    g = a.add_mutually_exclusive_group(required=True)
+    g.add_argument("--bot", help="built-in bot name (random, heuristic)")
+    g.add_argument("--account", help="external bot account id (registered through the API)")
+    r = ls.add_parser("run", help="run the scheduler in the foreground until N more games finish")
+    r.add_argument("name")
+    r.add_argument("--games", type=int, default=20)
+    r.add_argument(
+        "--inline",
+        action="store_true",
+        help="play built-in bots in this process (no worker needed)",
+    )
+    r.add_argument("--poll", type=float, default=0.2, help="seconds between scheduler passes")
+    b = ls.add_parser("leaderboard", help="print the leaderboard")
+    b.add_argument("name")
+    b.add_argument("--json", action="store_true")
+    h = ls.add_parser("h2h", help="print the head-to-head table")
+    h.add_argument("name")
+    pl = ls.add_parser("plot", help="write the rating history as SVG")
+    pl.add_argument("name")
+    pl.add_argument("--out", default="-", help="file (default stdout)")
+    ls.add_parser("list", help="list ladders")
+    p.set_defaults(func=run)
+
+
+def _ladders(url: str | None) -> Any:
+    import events
+    from events.games import Games
+    from ladder.service import Ladders
+
+    client = events.connect(url)
+    return Ladders(client, Games(events.RedisStore(client)))
+
+
+def play_inline(ladders: Any, gid: str, rng: Rng) -> None:
+    """Play the built-in bot seats of one game until no built-in bot owes a decision."""
+    games = ladders.games
+    while True:
+        state, version, _ = games.load(gid)
+        if state.over:
+            return
+        seats = [
+            s for s in sorted(engine.pending(state)) if state.table["seats"][s].get("kind") == "bot"
+        ]
+        if not seats:
+            return
+        seat = seats[0]
+        bot = get_bot(state.table["seats"][seat]["bot"])
+        view = engine.observe(state, seat) if bot.needs_view else None
+        cmd = bot.act(engine.legal(state, seat), view, rng)
+        games.submit(gid, seat, cmd, f"bot:{seat}:{version}", version, actor=f"bot:{bot.name}")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ladder.service import LadderConfig, LadderError
+
+    try:
+        ladders = _ladders(args.url)
+        if args.action == "create":
+            tc = (
+                {"seconds_per_decision": args.seconds_per_decision}
+                if args.seconds_per_decision
+                else {}
+            )
+            cfg = ladders.create(LadderConfig(args.name, players=args.players or [4], concurrency=args.concurrency,
+                                              duplicate=args.duplicate, time_control=tc))  # fmt: skip
+            print(json.dumps(cfg.to_dict(), sort_keys=True))
+        elif args.action == "add":
+            print(
+                json.dumps(
+                    ladders.add_entrant(args.name, args.entrant, bot=args.bot, account=args.account)
+                )
+            )
+        elif args.action == "list":
+            for n in ladders.names():
+                print(n)
+        elif args.action == "run":
+            return _run(ladders, args)
+        elif args.action == "leaderboard":
+            rows = ladders.leaderboard(args.name)
+            if args.json:
+                print(json.dumps(rows, sort_keys=True))
+            else:
+                print(
+                    f"{'#':>3} {'entrant':<20} {'rating':>8} {'mu':>7} {'sigma':>6} {'games':>6} {'win%':>6}"
+                )
+                for r in rows:
+                    flag = " (provisional)" if r["provisional"] else ""
+                    pos = r["position"] if r["position"] is not None else "-"
+                    print(f"{pos:>3} {r['entrant']:<20} {r['rating']:>8.2f} {r['mu']:>7.2f} {r['sigma']:>6.2f} "
+                          f"{r['games']:>6} {100 * r['win_rate']:>5.1f}%{flag}")  # fmt: skip
+        elif args.action == "h2h":
+            for r in ladders.head_to_head(args.name):
+                lo, hi = r["ci95"]
+                print(f"{r['a']:<16} vs {r['b']:<16} {r['games']:>5} games  {100 * r['win_rate']:5.1f}% "
+                      f"[{100 * lo:.1f}%, {100 * hi:.1f}%]")  # fmt: skip
+        elif args.action == "plot":
+            from ladder.plot import history_svg
+
+            hist = {e: ladders.history(args.name, e) for e in ladders.entrants(args.name)}
+            svg = history_svg(hist, f"ladder {args.name}: conservative rating (mu - 3 sigma)")
+            if args.out == "-":
+                sys.stdout.write(svg + "\n")
+            else:
+                with open(args.out, "w", encoding="utf-8") as f:
+                    f.write(svg + "\n")
+    except LadderError as exc:
+        print(f"rfg ladder: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _run(ladders: Any, args: argparse.Namespace) -> int:
+    target = args.games
+    done = 0
+    rng = Rng.from_seed(f"ladder-run:{time.time_ns()}")
+    started = time.perf_counter()
+    while done < target:
+        ladders.schedule(args.name)
+        if args.inline:
+            for gid in ladders.running(args.name):
+                play_inline(ladders, gid, rng)
+        else:
+            time.sleep(args.poll)
+        done += ladders.record_finished(args.name)
+        rate = done / max(time.perf_counter() - started, 1e-9) * 3600
+        top = ladders.leaderboard(args.name)[:1]
+        lead = (
+            f"  leader {top[0]['entrant']} {top[0]['rating']:.2f}"
+            if top and top[0]["games"]
+            else ""
+        )
+        sys.stderr.write(f"\r{done}/{target} games finished  {rate:,.0f} games/h{lead}   ")
+        sys.stderr.flush()
+    sys.stderr.write("\n")
+    return 0
