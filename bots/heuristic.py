@@ -95,11 +95,35 @@ class HeuristicBot:
         selector = min(sorted(col), key=worth)
         col[selector] = best
         cmd: dict[str, Any] = {"kind": "assign", "select": {"die": selector, "phase": best}, "wild": wild_moves}
+        colors = {x["die"]: x["color"] for x in d["dice"]}
+        uses: list[dict[str, Any]] = []
+        # Reassign powers first: move workers out of columns we do not expect to happen into ours
+        for m in d["means"]:
+            if m["via"] == "dictate" or not m.get("uses") or m.get("exactly"):
+                continue
+            if m["to"] != "selected" and best not in m["to"]:
+                continue
+            src = m.get("from") or {}
+            movers = [
+                die
+                for die, c in sorted(col.items())
+                if die != selector
+                and vals[c] < 0
+                and (not src.get("die_colors") or colors[die] in src["die_colors"])
+                and colors[die] not in src.get("exclude_die_colors", [])
+                and (not src.get("phases") or c in src["phases"])
+            ][: m["count_max"]]
+            if len(movers) >= m["count_min"]:
+                uses.append({"via": m["via"], "moves": [{"die": die, "to": best} for die in movers]})
+                for die in movers:
+                    col[die] = best
         # Dictate: park a worker from a useless column, move another useless one into our phase
         useless = sorted((die for die, c in col.items() if die != selector and vals[c] < 0), key=worth)
         if len(useless) >= 2 and any(m["via"] == "dictate" for m in d["means"]):
             park, mover = useless[0], useless[1]
-            cmd["reassign"] = [{"via": "dictate", "park": park, "moves": [{"die": mover, "to": best}]}]
+            uses.append({"via": "dictate", "park": park, "moves": [{"die": mover, "to": best}]})
+        if uses:
+            cmd["reassign"] = uses
         return cmd
 
     # --- explore -------------------------------------------------------------------------------
