@@ -7,10 +7,16 @@ atomic store call. Readers get the projections stored with the stream position t
 per-viewer event feed (redacted only by the engine's ``redact``) and log exports.
 
 Viewers: ``"public"``, a seat number, or ``"server"``.
+
+Time control: the seats' clocks (``events.clock``) are folded from the envelopes next to the
+state and cached with it; the public and seat views carry their deadlines, the summary who timed
+out or was abandoned. After each stored creation or command, listeners (``subscribe``) hear a
+``Change``: the workers enqueue bot turns and timeouts there.
 """
 
 from __future__ import annotations
 
+import logging
 import secrets
 import threading
 from collections import OrderedDict
@@ -22,12 +28,15 @@ from typing import Any
 import engine
 from engine.state import GameState
 
+from .clock import Clocks, validate_table
+from .clock import fold as fold_clocks
 from .envelope import GENESIS_HASH, Envelope, canonical_json, iso_utc, seal_batch
 from .errors import ConcurrencyConflict, GameNotFound
 from .store import AppendResult, EventStore
 
 Viewer = int | str
 CREATE_COMMAND_ID = "create"
+log = logging.getLogger(__name__)
 
 
 def utc_now() -> datetime:
@@ -46,14 +55,35 @@ class Submitted:
         return self.result.version
 
 
-class _Cached:
-    __slots__ = ("state", "version", "last_hash", "created_at")
+@dataclass(frozen=True)
+class Change:
+    """What a listener hears after a command or a creation was stored (read-only objects).
 
-    def __init__(self, state: GameState, version: int, last_hash: str, created_at: str) -> None:
+    ``duplicate`` is true when the command id had been applied before (a retry): the game may
+    have moved on since, and ``state``/``clocks`` are the current ones.
+    """
+
+    game_id: str
+    version: int
+    state: GameState
+    clocks: Clocks
+    duplicate: bool = False
+
+
+Listener = Callable[[Change], None]
+
+
+class _Cached:
+    __slots__ = ("state", "version", "last_hash", "created_at", "clocks")
+
+    def __init__(
+        self, state: GameState, version: int, last_hash: str, created_at: str, clocks: Clocks
+    ) -> None:
         self.state = state
         self.version = version
         self.last_hash = last_hash
         self.created_at = created_at
+        self.clocks = clocks
 
 
 def view_names(players: int) -> list[str]:
@@ -61,21 +91,46 @@ def view_names(players: int) -> list[str]:
 
 
 def render_views(
-    game_id: str, state: GameState, created_at: str, finished_at: str | None
+    game_id: str,
+    state: GameState,
+    created_at: str,
+    finished_at: str | None,
+    clocks: Clocks | None = None,
 ) -> dict[str, str]:
-    """Every projection of one state, as canonical JSON: public, each seat, and the lobby summary."""
-    views = {"public": canonical_json(engine.observe(state, "public"))}
+    """Every projection of one state, as canonical JSON: public, each seat, and the lobby summary.
+
+    ``clocks`` is the seats' time-control fold at this state (``events.clock``); without it the
+    clocks are taken as freshly started at ``created_at`` (right only for a new game). The public
+    and seat views carry it as ``clock`` (deadlines are public).
+    """
+    if clocks is None:
+        clocks = Clocks.for_table(state.table, len(state.players))
+        clocks.apply(state, version=state.seq, ts=created_at, actor="system", seat=None)
+    clock = clocks.to_view()
+    public = engine.observe(state, "public")
+    public["clock"] = clock
+    views = {"public": canonical_json(public)}
     for p in state.players:
-        views[f"seat:{p.seat}"] = canonical_json(engine.observe(state, p.seat))
-    views["summary"] = canonical_json(summary(game_id, state, created_at, finished_at))
+        seat_view = engine.observe(state, p.seat)
+        seat_view["clock"] = clock
+        views[f"seat:{p.seat}"] = canonical_json(seat_view)
+    views["summary"] = canonical_json(summary(game_id, state, created_at, finished_at, clocks))
     return views
 
 
 def summary(
-    game_id: str, state: GameState, created_at: str, finished_at: str | None
+    game_id: str,
+    state: GameState,
+    created_at: str,
+    finished_at: str | None,
+    clocks: Clocks | None = None,
 ) -> dict[str, Any]:
-    """The lobby projection of a game."""
+    """The lobby projection of a game; its results say which seats timed out or were abandoned."""
     table = _table(state)
+    seats = clocks.seats if clocks is not None else []
+    deadlines = []
+    if clocks is not None:
+        deadlines = [d for s in seats if (d := clocks.deadline(s.seat)) is not None]
     return {
         "game_id": game_id,
         "status": "finished" if state.over else "active",
@@ -88,6 +143,9 @@ def summary(
         "finished_at": finished_at,
         "winners": state.winners if state.over else None,
         "end_reason": state.end_reason,
+        "timeouts": [s.timeouts_total for s in seats] or [0 for _ in state.players],
+        "abandoned": [s.seat for s in seats if s.abandoned],
+        "next_deadline": iso_utc(min(deadlines)) if deadlines else None,
     }
 
 
@@ -110,6 +168,21 @@ class Games:
         self._cache_size = cache_size
         self._lock = threading.Lock()
         self._tables: dict[str, dict[str, Any]] = {}
+        #: called after every stored creation or command (``workers`` enqueues bot turns and
+        #: timeouts here); a failing listener is logged, never fails the command
+        self.listeners: list[Listener] = []
+
+    def subscribe(self, listener: Listener) -> None:
+        """Call ``listener(change)`` after each stored creation or command of this instance."""
+        self.listeners.append(listener)
+
+    def _notify(self, change: Change) -> None:
+        for listener in self.listeners:
+            try:
+                listener(change)
+            except Exception:  # noqa: BLE001 - the command is stored; the workers' sweep recovers
+                log.exception("listener %r failed after %s@%d", listener, change.game_id,
+                              change.version)  # fmt: skip
 
     # --- creation --------------------------------------------------------------------------
     def create(
@@ -120,27 +193,38 @@ class Games:
         table: dict[str, Any] | None = None,
         game_id: str | None = None,
     ) -> tuple[str, int]:
-        """Create a game; returns (game id, version). ``seed`` defaults to 128 random bits."""
+        """Create a game; returns (game id, version). ``seed`` defaults to 128 random bits.
+
+        Raises ``ValueError`` for a table whose seats or time control are malformed
+        (``events.clock.validate_table``).
+        """
+        validate_table(table, players)
         seed = seed or secrets.token_hex(16)
         game_id = game_id or secrets.token_hex(6)
         events = engine.create(seed, players, options, table)
         now = iso_utc(self.clock())
         envs = seal_batch(events, game_id=game_id, expected_version=0, prev_hash=GENESIS_HASH,
                           command_id=CREATE_COMMAND_ID, actor="system", ts=now, visibility=engine.visibility)  # fmt: skip
-        state = engine.replay(events)
-        views = render_views(game_id, state, now, now if state.over else None)
+        state, clocks = fold_clocks(None, None, envs)
+        views = render_views(game_id, state, now, now if state.over else None, clocks)
         self.store.register_game(game_id, now, "active")
         self.store.append(game_id, 0, CREATE_COMMAND_ID, envs, views=views, status="active")
-        self._remember(game_id, state, envs[-1].seq, envs[-1].hash, now)
+        self._remember(game_id, state, envs[-1].seq, envs[-1].hash, now, clocks)
+        self._notify(Change(game_id, envs[-1].seq, state, clocks))
         return game_id, envs[-1].seq
 
     # --- loading ---------------------------------------------------------------------------
     def load(self, game_id: str) -> tuple[GameState, int, str]:
         """The game's current state (a private copy), version and head hash."""
-        state, version, last_hash, _ = self._load(game_id)
+        state, version, last_hash, _, _ = self._load(game_id)
         return state, version, last_hash
 
-    def _load(self, game_id: str) -> tuple[GameState, int, str, str]:
+    def load_clocks(self, game_id: str) -> tuple[GameState, int, Clocks]:
+        """The game's current state, version and seat clocks (private copies)."""
+        state, version, _, _, clocks = self._load(game_id)
+        return state, version, clocks
+
+    def _load(self, game_id: str) -> tuple[GameState, int, str, str, Clocks]:
         head = self.store.head(game_id)
         if head.version == 0:
             raise GameNotFound(game_id)
@@ -149,27 +233,31 @@ class Games:
             if cached is not None:
                 self._cache.move_to_end(game_id)
         if cached is not None and cached.version == head.version:
-            return cached.state.copy(), cached.version, cached.last_hash, cached.created_at
-        state: GameState | None
+            return (cached.state.copy(), cached.version, cached.last_hash, cached.created_at,
+                    cached.clocks.copy())  # fmt: skip
         if cached is not None and cached.version < head.version:
-            state, created = cached.state.copy(), cached.created_at
+            created = cached.created_at
             envs = self.store.read(game_id, after=cached.version)
+            state, clocks = fold_clocks(cached.state.copy(), cached.clocks.copy(), envs)
         else:
-            state = None
             envs = self.store.read(game_id)
             created = envs[0].ts
-        for env in envs:
-            state = engine.evolve(state, env.event())
-        assert state is not None and envs
+            state, clocks = fold_clocks(None, None, envs)
         version, last_hash = envs[-1].seq, envs[-1].hash
-        self._remember(game_id, state, version, last_hash, created)
-        return state.copy(), version, last_hash, created
+        self._remember(game_id, state, version, last_hash, created, clocks)
+        return state.copy(), version, last_hash, created, clocks.copy()
 
     def _remember(
-        self, game_id: str, state: GameState, version: int, last_hash: str, created: str
+        self,
+        game_id: str,
+        state: GameState,
+        version: int,
+        last_hash: str,
+        created: str,
+        clocks: Clocks,
     ) -> None:
         with self._lock:
-            self._cache[game_id] = _Cached(state, version, last_hash, created)
+            self._cache[game_id] = _Cached(state, version, last_hash, created, clocks)
             self._cache.move_to_end(game_id)
             while len(self._cache) > self._cache_size:
                 self._cache.popitem(last=False)
@@ -190,14 +278,14 @@ class Games:
     ) -> Submitted:
         """Apply one seat's command; idempotent per command id, optimistic on the version.
 
-        Raises ``engine.IllegalCommand`` (nothing stored), ``ConcurrencyConflict`` when the game
-        moved past ``expected_version``, ``GameNotFound``.
+        ``actor`` names who caused it in the envelopes (default ``seat:<n>``; the workers use
+        ``bot:<name>`` and ``timeout``). Raises ``engine.IllegalCommand`` (nothing stored),
+        ``ConcurrencyConflict`` when the game moved past ``expected_version``, ``GameNotFound``.
         """
         previous = self.store.command_result(game_id, command_id)
         if previous is not None:
-            return Submitted(previous, self.store.read(game_id, after=previous.first_seq - 1,
-                                                        limit=previous.count))  # fmt: skip
-        state, version, last_hash, created = self._load(game_id)
+            return self._duplicate(game_id, previous)
+        state, version, last_hash, created, clocks = self._load(game_id)
         if expected_version is not None and expected_version != version:
             raise ConcurrencyConflict(game_id, expected_version, version)
         # the state is a private copy: fold the command record and the command's events into it
@@ -208,16 +296,25 @@ class Games:
         envs = seal_batch(batch, game_id=game_id, expected_version=version, prev_hash=last_hash,
                           command_id=command_id, actor=actor or f"seat:{seat}",
                           ts=iso_utc(self.clock()), visibility=engine.visibility)  # fmt: skip
+        clocks.apply(state, version=envs[-1].seq, ts=envs[-1].ts, actor=envs[-1].actor, seat=seat)
         finished = envs[-1].ts if state.over else None
-        views = render_views(game_id, state, created, finished)
+        views = render_views(game_id, state, created, finished, clocks)
         result = self.store.append(game_id, version, command_id, envs, views=views,
                                    status="finished" if state.over else None)  # fmt: skip
         if result.duplicate:  # a concurrent retry of the same command won the race
             self.forget(game_id)
-            return Submitted(
-                result, self.store.read(game_id, after=result.first_seq - 1, limit=result.count)
-            )
-        self._remember(game_id, state, envs[-1].seq, envs[-1].hash, created)
+            return self._duplicate(game_id, result)
+        self._remember(game_id, state, envs[-1].seq, envs[-1].hash, created, clocks)
+        self._notify(Change(game_id, envs[-1].seq, state, clocks))
+        return Submitted(result, envs)
+
+    def _duplicate(self, game_id: str, result: AppendResult) -> Submitted:
+        """The answer to a command id applied before; listeners hear the current game again
+        (a retry after a crash between the append and the listeners loses nothing)."""
+        envs = self.store.read(game_id, after=result.first_seq - 1, limit=result.count)
+        if self.listeners:
+            state, version, _, _, clocks = self._load(game_id)
+            self._notify(Change(game_id, version, state, clocks, duplicate=True))
         return Submitted(result, envs)
 
     # --- reading ---------------------------------------------------------------------------
@@ -249,10 +346,10 @@ class Games:
     def rebuild_views(self, game_id: str) -> dict[str, str]:
         """Fold the whole stream from position 0 and render every projection again."""
         envs = self.store.read(game_id)
-        state = engine.replay([e.event() for e in envs])
+        state, clocks = fold_clocks(None, None, envs)
         created = envs[0].ts
         finished = envs[-1].ts if state.over else None
-        return render_views(game_id, state, created, finished)
+        return render_views(game_id, state, created, finished, clocks)
 
 
 def feed_item(env: Envelope, viewer: Viewer) -> dict[str, Any]:

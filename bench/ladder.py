@@ -1,0 +1,216 @@
+"""Ladder benchmark (first version): bot-vs-bot games through the full service path, next to the
+same games played in-process by ``bots.arena``.
+
+    python bench/ladder.py [--url redis://127.0.0.1:6379/0] [--games 60] [--players 4]
+                           [--workers 2] [--concurrency 8] [--bot heuristic] [--via-api]
+
+Service path: the bench process creates each game through ``events.games.Games`` with the
+workers' dispatcher attached (``--via-api``: ``POST /games`` on the Flask app, in-process WSGI,
+with ``workers.attach`` on the app's ``Games``), so its first bot jobs are enqueued at once; then
+``--workers`` real ``rfg worker`` processes (RQ SimpleWorker + scheduler + sweep) play every
+decision: RQ job -> load (cached) -> bot -> ``Games.submit`` (hash-chained envelopes, views,
+one Lua append) -> enqueue the next decisions. ``--concurrency`` games are kept in flight.
+
+Prints games per hour, events per second, and the bot decision latency two ways: from enqueue to
+applied command (recorded by the jobs, ``--metrics``) and from the append that made a decision
+pending to the append of its command (envelope timestamps: includes queueing behind the other
+seats' jobs). Figures only; nothing is asserted. Every key written is deleted at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from rq import Worker  # noqa: E402
+
+import engine  # noqa: E402
+import events  # noqa: E402
+from bots import arena  # noqa: E402
+from events.clock import Clocks, batch_seat, batches  # noqa: E402
+from workers import Runtime, WorkerSettings, attach  # noqa: E402
+
+RFG = str(Path(sys.executable).parent / "rfg")
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    values = sorted(values)
+    return values[min(len(values) - 1, int(q * len(values)))]
+
+
+def spawn_workers(url: str, prefix: str, n: int, logdir: Path) -> list[subprocess.Popen[bytes]]:
+    procs = []
+    for i in range(n):
+        log = open(logdir / f"worker-{i}.log", "wb")  # noqa: SIM115
+        procs.append(subprocess.Popen(
+            [RFG, "worker", "--url", url, "--prefix", prefix, "--metrics", "--log-level", "WARNING"],
+            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        ))  # fmt: skip
+    return procs
+
+
+def stop_workers(procs: list[subprocess.Popen[bytes]]) -> None:
+    for p in procs:
+        try:
+            os.killpg(p.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+    for p in procs:
+        try:
+            p.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+
+
+def purge(client: Any, prefix: str) -> None:
+    for pattern in (f"{prefix}:*", f"rq:job:{prefix}-*", f"rq:*:{prefix}", f"rq:*:{prefix}:*",
+                    f"rq:results:{prefix}-*", f"rq:executions:{prefix}-*"):  # fmt: skip
+        keys = list(client.scan_iter(match=pattern, count=1000))
+        for i in range(0, len(keys), 1000):
+            client.delete(*keys[i : i + 1000])
+
+
+def decision_latencies(rt: Runtime, game_id: str) -> list[float]:
+    """ms from the append that made each bot decision pending to the append of its command."""
+    out = []
+    clocks: Clocks | None = None
+    state = None
+    for batch in batches(rt.store.read(game_id)):
+        seat = batch_seat(batch)
+        if seat is not None and clocks is not None:
+            since = clocks.seats[seat].since
+            if since is not None:
+                dt = datetime.fromisoformat(batch[0].ts) - datetime.fromisoformat(since)
+                out.append(dt.total_seconds() * 1000)
+        for env in batch:
+            state = engine.evolve(state, env.event())
+        assert state is not None
+        if clocks is None:
+            clocks = Clocks.for_table(state.table, len(state.players))
+        clocks.apply(state, version=batch[-1].seq, ts=batch[-1].ts, actor=batch[-1].actor,
+                     seat=seat)  # fmt: skip
+    return out
+
+
+def run_service(args: argparse.Namespace) -> dict[str, Any]:
+    prefix = f"bench{uuid.uuid4().hex[:8]}"
+    settings = WorkerSettings(prefix=prefix, queue=prefix)
+    client = events.connect(args.url)
+    rt = Runtime(client, settings)
+    logdir = Path(tempfile.mkdtemp(prefix="rfg-ladder-"))
+    procs = spawn_workers(args.url, prefix, args.workers, logdir)
+    create = _creator(args, rt, client, prefix)
+    table = {"seats": [{"kind": "bot", "bot": args.bot}] * args.players}
+    try:
+        deadline = time.monotonic() + 30
+        while len(Worker.all(queue=rt.queue)) < args.workers:
+            if time.monotonic() > deadline:
+                raise SystemExit(f"workers did not start; see {logdir}")
+            time.sleep(0.05)
+        started = time.perf_counter()
+        created = 0
+        in_flight: list[str] = []
+        done: list[str] = []
+        while len(done) < args.games:
+            while created < args.games and len(in_flight) < args.concurrency:
+                in_flight.append(create(f"{args.seed}:{created}", table))
+                created += 1
+            time.sleep(0.02)
+            pipe = client.pipeline(transaction=False)
+            for g in in_flight:
+                pipe.hget(rt.store.keys(g)[1], "status")
+            statuses = pipe.execute()
+            for g, st in zip(list(in_flight), statuses, strict=True):
+                if st in (b"finished", "finished"):
+                    in_flight.remove(g)
+                    done.append(g)
+            if time.perf_counter() - started > args.max_seconds:
+                raise SystemExit(f"gave up after {args.max_seconds}s; see {logdir}")
+        wall = time.perf_counter() - started
+        events_total = sum(rt.store.version(g) for g in done)
+        jobs = [float(x) for x in client.lrange(f"{prefix}:w:latency", 0, -1)]
+        decisions: list[float] = []
+        for g in done[: min(len(done), 20)]:
+            decisions += decision_latencies(rt, g)
+        return {"wall": wall, "games": len(done), "events": events_total, "jobs": jobs,
+                "decisions": decisions, "logdir": str(logdir)}  # fmt: skip
+    finally:
+        stop_workers(procs)
+        purge(client, prefix)
+
+
+def _creator(args: argparse.Namespace, rt: Runtime, client: Any, prefix: str) -> Any:
+    if not args.via_api:
+        return lambda seed, table: rt.games.create(args.players, seed=seed, table=table)[0]
+    from service import create_app
+
+    app = create_app({"STORE_URL": args.url, "STORE_PREFIX": prefix, "TESTING": True})
+    attach(app.extensions["rfg"].games, client, rt.settings)
+    api = app.test_client()
+
+    def create(seed: str, table: dict[str, Any]) -> str:
+        r = api.post("/games", json={"seats": table["seats"]})
+        assert r.status_code == 201, r.get_json()
+        return str(r.get_json()["game_id"])
+
+    return create
+
+
+def run_arena(args: argparse.Namespace) -> dict[str, Any]:
+    started = time.perf_counter()
+    n_events = 0
+    for i in range(args.games):
+        rec = arena.play_game(f"{args.seed}:{i}", args.players, [args.bot])
+        n_events += len(rec.events)
+    return {"wall": time.perf_counter() - started, "games": args.games, "events": n_events}
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--url", default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
+    p.add_argument("--games", type=int, default=60)
+    p.add_argument("--players", type=int, default=4)
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--concurrency", type=int, default=8, help="games in flight")
+    p.add_argument("--bot", default="heuristic")
+    p.add_argument("--seed", default="ladder-bench")
+    p.add_argument("--via-api", action="store_true", help="create games with POST /games")
+    p.add_argument("--max-seconds", type=float, default=1800)
+    args = p.parse_args()
+
+    svc = run_service(args)
+    local = run_arena(args)
+    path = "REST API (POST /games, in-process WSGI) + " if args.via_api else ""
+    print(f"ladder bench: {args.games} x {args.players}-player {args.bot}-bot games, "
+          f"{args.workers} worker process(es), {args.concurrency} in flight, store {args.url}")  # fmt: skip
+    print(f"path measured: {path}Games + Redis + RQ workers (every decision an RQ job)")
+    for name, r in (("service (workers)", svc), ("in-process arena", local)):
+        gph = r["games"] / r["wall"] * 3600
+        print(f"  {name:18s} {r['wall']:8.1f} s  {gph:10,.0f} games/h  "
+              f"{r['events'] / r['wall']:10,.0f} events/s  ({r['events'] / r['games']:.0f} events/game)")  # fmt: skip
+    jobs, dec = svc["jobs"], svc["decisions"]
+    print(f"  bot job, enqueue -> applied command (n={len(jobs)}): p50 {pct(jobs, .5):.1f} ms, "
+          f"p90 {pct(jobs, .9):.1f} ms, p99 {pct(jobs, .99):.1f} ms")  # fmt: skip
+    print(f"  decision, pending -> applied (n={len(dec)}, first 20 games): p50 {pct(dec, .5):.1f} ms, "
+          f"p90 {pct(dec, .9):.1f} ms, mean {statistics.fmean(dec) if dec else float('nan'):.1f} ms")  # fmt: skip
+    print("  (service events include each command's CommandSubmitted record; arena events do not)")
+    print(f"  worker logs: {svc['logdir']}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,306 @@
+"""Time control: the table's clock rules and each seat's decision clock, folded from the log.
+
+A game's table (``GameState.table``, recorded in ``GameCreated``) may carry::
+
+    "time_control": {"per_decision": 30, "bank": 300, "increment": 5, "bank_max": 600},
+    "timeout_policy": "heuristic",      # or "minimal"
+    "abandon_after": 3,                 # consecutive timeouts before a seat is abandoned; 0 = never
+
+All times are seconds (numbers; stored as whole milliseconds). A seat's current decision starts
+at the timestamp of the envelope batch that made it pending; its deadline is
+
+    deadline = started + per_decision + bank_left
+
+``per_decision`` is free time per decision (a "delay": it never eats the bank); ``bank`` is the
+seat's reserve (a chess clock; 0 when only ``increment`` is given), topped up by ``increment``
+after every decision and then capped at ``bank_max`` (a starting bank above the cap is kept until
+the first decision). With only ``per_decision`` each decision has a fixed allowance (BGA "per move");
+with only ``bank``/``increment`` it is a Fischer clock (Lichess).
+
+Everything here is a pure fold over stored data (the table, envelope timestamps and actors, and
+the engine's ``pending``), so projections that show deadlines rebuild byte-identically.
+
+Decision identity: a seat's decision is named by ``since_version``, the stream version at which
+it became pending; it restarts when the seat was not pending before, when the seat itself just
+acted (a multi-step decision), or when the kind of decision changed. Workers use it in their
+deterministic command ids (``bot:<seat>:<since_version>``) so one decision is played once.
+
+Timeouts and abandonment: a command whose envelopes carry the actor ``"timeout"`` counts as a
+timeout of its seat; a command by anyone else on a seat that is not abandoned resets the count.
+After ``abandon_after`` consecutive timeouts the seat is abandoned for the rest of the game (a bot
+plays it); the fact is derived from the log (actors + table), not stored separately.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+from typing import Any
+
+import engine
+from engine.state import GameState
+
+from .envelope import Envelope, iso_utc
+
+TIMEOUT_ACTOR = "timeout"
+TIMEOUT_POLICIES = ("heuristic", "minimal")
+DEFAULT_TIMEOUT_POLICY = "heuristic"
+DEFAULT_ABANDON_AFTER = 3
+SEAT_KINDS = ("human", "bot", "external")
+_TC_KEYS = ("per_decision", "bank", "increment", "bank_max")
+_MAX_SECONDS = 30 * 24 * 3600
+
+
+@dataclass(frozen=True, slots=True)
+class TimeControl:
+    """Clock rules of a table, in milliseconds. ``bank_ms`` None: no bank (per-decision only)."""
+
+    per_decision_ms: int = 0
+    bank_ms: int | None = None
+    increment_ms: int = 0
+    bank_max_ms: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """As the table gives it (seconds), for views."""
+        out: dict[str, Any] = {"per_decision": self.per_decision_ms / 1000}
+        if self.bank_ms is not None:
+            out["bank"] = self.bank_ms / 1000
+            out["increment"] = self.increment_ms / 1000
+            if self.bank_max_ms is not None:
+                out["bank_max"] = self.bank_max_ms / 1000
+        return out
+
+
+def _seconds(raw: Mapping[str, Any], key: str) -> int | None:
+    if key not in raw or raw[key] is None:
+        return None
+    value = raw[key]
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ValueError(f"time_control.{key} must be a number of seconds, not {value!r}")
+    if not 0 <= value <= _MAX_SECONDS:
+        raise ValueError(f"time_control.{key} must be between 0 and {_MAX_SECONDS} seconds")
+    return max(1, round(value * 1000)) if value > 0 else 0  # any positive time is at least 1 ms
+
+
+def parse_time_control(raw: Any) -> TimeControl | None:
+    """The ``TimeControl`` of a table's ``time_control`` (None or ``{}``: no time control).
+
+    Raises ``ValueError`` with a message a person can act on.
+    """
+    if raw is None or raw == {}:
+        return None
+    if not isinstance(raw, Mapping):
+        raise ValueError('time_control must be an object such as {"per_decision": 60}')
+    unknown = sorted(set(raw) - set(_TC_KEYS))
+    if unknown:
+        raise ValueError(f"time_control has unknown key(s) {unknown}; known: {list(_TC_KEYS)}")
+    per = _seconds(raw, "per_decision") or 0
+    bank = _seconds(raw, "bank")
+    inc = _seconds(raw, "increment") or 0
+    cap = _seconds(raw, "bank_max")
+    if bank is None and (inc or cap is not None):
+        bank = 0  # an increment without a bank: the bank starts empty and grows
+    if per == 0 and not bank and not inc:
+        raise ValueError(
+            "time_control gives no time: set per_decision > 0, or a bank and/or increment > 0"
+        )
+    return TimeControl(per, bank, inc, cap)
+
+
+def seat_kinds(table: Mapping[str, Any], players: int) -> list[str]:
+    """The kind of each seat (``human`` when the table does not say)."""
+    seats = table.get("seats") or []
+    return [
+        str(seats[i].get("kind", "human")) if i < len(seats) and isinstance(seats[i], Mapping)
+        else "human"
+        for i in range(players)
+    ]  # fmt: skip
+
+
+def timeout_policy(table: Mapping[str, Any]) -> str:
+    return str(table.get("timeout_policy") or DEFAULT_TIMEOUT_POLICY)
+
+
+def abandon_after(table: Mapping[str, Any]) -> int:
+    value = table.get("abandon_after", DEFAULT_ABANDON_AFTER)
+    return DEFAULT_ABANDON_AFTER if value is None else int(value)
+
+
+def validate_table(table: Mapping[str, Any] | None, players: int) -> None:
+    """Check the clock-related parts of a table; raise ``ValueError`` if they are wrong.
+
+    Bot names are not checked here (``events`` does not know the bots); the API and the workers
+    check them against ``bots``.
+    """
+    if table is None:
+        return
+    if not isinstance(table, Mapping):
+        raise ValueError("the table must be an object")
+    seats = table.get("seats")
+    if seats is not None:
+        if not isinstance(seats, list) or len(seats) != players:
+            raise ValueError(f"table.seats must list exactly {players} seats")
+        for i, s in enumerate(seats):
+            if not isinstance(s, Mapping) or s.get("kind", "human") not in SEAT_KINDS:
+                raise ValueError(f"table.seats[{i}].kind must be one of {list(SEAT_KINDS)}")
+            if s.get("kind") == "bot" and not isinstance(s.get("bot"), str):
+                raise ValueError(f"table.seats[{i}] is a bot seat and must name its bot")
+    parse_time_control(table.get("time_control"))
+    policy = table.get("timeout_policy")
+    if policy is not None and policy not in TIMEOUT_POLICIES:
+        raise ValueError(f"table.timeout_policy must be one of {list(TIMEOUT_POLICIES)}")
+    bot = table.get("abandoned_bot")
+    if bot is not None and not isinstance(bot, str):
+        raise ValueError("table.abandoned_bot must name a bot")
+    k = table.get("abandon_after")
+    if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 0):
+        raise ValueError("table.abandon_after must be a whole number >= 0 (0: never abandon)")
+
+
+def parse_ts(ts: str) -> datetime:
+    return datetime.fromisoformat(ts)
+
+
+def _ms_between(start: str, end: str) -> int:
+    return (parse_ts(end) - parse_ts(start)) // timedelta(milliseconds=1)
+
+
+@dataclass(slots=True)
+class SeatClock:
+    """One seat's clock. ``since``/``since_version`` name its current decision (None: none)."""
+
+    seat: int
+    timed: bool
+    kind: str | None = None
+    since: str | None = None
+    since_version: int | None = None
+    bank_ms: int | None = None
+    timeouts: int = 0
+    timeouts_total: int = 0
+    abandoned: bool = False
+    abandoned_at: int | None = None
+
+
+@dataclass(slots=True)
+class Clocks:
+    """Every seat's clock, folded batch by batch (one batch = one command's envelopes)."""
+
+    control: TimeControl | None
+    policy: str
+    abandon_after: int
+    seats: list[SeatClock] = field(default_factory=list)
+    version: int = 0
+
+    @classmethod
+    def for_table(cls, table: Mapping[str, Any], players: int) -> Clocks:
+        control = parse_time_control(table.get("time_control"))
+        kinds = seat_kinds(table, players)
+        bank = control.bank_ms if control is not None else None
+        seats = [SeatClock(i, control is not None and kinds[i] != "bot", bank_ms=bank)
+                 for i in range(players)]  # fmt: skip
+        return cls(control, timeout_policy(table), abandon_after(table), seats)
+
+    def copy(self) -> Clocks:
+        return replace(self, seats=[replace(s) for s in self.seats])
+
+    # --- the fold ------------------------------------------------------------------------
+    def apply(
+        self, state: GameState, *, version: int, ts: str, actor: str, seat: int | None
+    ) -> None:
+        """Fold one batch: ``state`` is the state after it, ``seat`` the seat whose command it
+        was (None for the game's creation)."""
+        if seat is not None and 0 <= seat < len(self.seats):
+            self._acted(self.seats[seat], ts, actor, version)
+        owed = {} if state.over else engine.pending(state)
+        for sc in self.seats:
+            kind = owed.get(sc.seat)
+            if kind is None:
+                sc.kind = sc.since = sc.since_version = None
+            elif sc.kind is None or sc.seat == seat or sc.kind != kind:
+                sc.kind, sc.since, sc.since_version = kind, ts, version
+        self.version = version
+
+    def _acted(self, sc: SeatClock, ts: str, actor: str, version: int) -> None:
+        c = self.control
+        if c is not None and sc.timed and sc.bank_ms is not None and sc.since is not None:
+            over = max(0, _ms_between(sc.since, ts) - c.per_decision_ms)
+            bank = max(0, sc.bank_ms - over) + c.increment_ms
+            sc.bank_ms = bank if c.bank_max_ms is None else min(bank, c.bank_max_ms)
+        if actor == TIMEOUT_ACTOR:
+            sc.timeouts += 1
+            sc.timeouts_total += 1
+            if self.abandon_after and sc.timeouts >= self.abandon_after and not sc.abandoned:
+                sc.abandoned, sc.abandoned_at = True, version
+        elif not sc.abandoned:
+            sc.timeouts = 0
+
+    # --- questions ---------------------------------------------------------------------------
+    def deadline(self, seat: int) -> datetime | None:
+        """When the seat's current decision times out (None: no decision or no time control)."""
+        sc = self.seats[seat]
+        c = self.control
+        if c is None or not sc.timed or sc.abandoned or sc.since is None:
+            return None
+        allowance = c.per_decision_ms + (sc.bank_ms or 0)
+        return parse_ts(sc.since) + timedelta(milliseconds=allowance)
+
+    def to_view(self) -> dict[str, Any]:
+        """The ``clock`` block of the public and seat views (deadlines are public)."""
+        seats = []
+        for sc in self.seats:
+            dl = self.deadline(sc.seat)
+            seats.append({
+                "seat": sc.seat, "timed": sc.timed, "pending": sc.kind, "since": sc.since,
+                "decision_version": sc.since_version,
+                "deadline": iso_utc(dl) if dl is not None else None,
+                "bank_ms": sc.bank_ms if sc.timed else None,
+                "timeouts": sc.timeouts, "timeouts_total": sc.timeouts_total,
+                "abandoned": sc.abandoned, "abandoned_at": sc.abandoned_at,
+            })  # fmt: skip
+        return {
+            "time_control": self.control.to_dict() if self.control is not None else None,
+            "timeout_policy": self.policy,
+            "abandon_after": self.abandon_after,
+            "seats": seats,
+        }
+
+
+def batches(envelopes: Iterable[Envelope]) -> list[list[Envelope]]:
+    """Consecutive envelopes grouped by command id (one command's batch each)."""
+    out: list[list[Envelope]] = []
+    for env in envelopes:
+        if out and out[-1][0].command_id == env.command_id:
+            out[-1].append(env)
+        else:
+            out.append([env])
+    return out
+
+
+def batch_seat(batch: list[Envelope]) -> int | None:
+    """The seat whose command a batch records (None for the creation batch)."""
+    first = batch[0]
+    if first.type == "CommandSubmitted":
+        seat = first.payload.get("seat")
+        return seat if isinstance(seat, int) else None
+    return None
+
+
+def fold(
+    state: GameState | None, clocks: Clocks | None, envelopes: Iterable[Envelope]
+) -> tuple[GameState, Clocks]:
+    """Fold whole batches of envelopes into a state and its clocks (both updated in place when
+    given; start from ``None, None`` to fold a game from its first envelope)."""
+    for batch in batches(envelopes):
+        for env in batch:
+            state = engine.evolve(state, env.event())
+        assert state is not None
+        if clocks is None:
+            clocks = Clocks.for_table(state.table, len(state.players))
+        last = batch[-1]
+        clocks.apply(state, version=last.seq, ts=last.ts, actor=last.actor,
+                     seat=batch_seat(batch))  # fmt: skip
+    if state is None or clocks is None:
+        raise ValueError("nothing to fold: the game has no envelopes")
+    return state, clocks

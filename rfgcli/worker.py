@@ -1,0 +1,58 @@
+"""``rfg worker``: run an RQ worker for bot turns and timeouts, with the scheduler and the sweep.
+
+Examples::
+
+    rfg worker                                   # embedded store in ./run/redis, until stopped
+    rfg worker --url redis://127.0.0.1:6379/0    # a Redis server
+    rfg worker --burst                           # play everything due now, then exit
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from typing import Any
+
+from workers.settings import WorkerSettings, store_url_from_env
+
+
+def add_parser(sub: Any) -> None:
+    defaults = WorkerSettings.from_env()
+    p = sub.add_parser("worker", help="run a worker: bot turns, timeouts, crash-recovery sweep",
+                       description="Run an RQ worker (with the scheduler and the sweep) that plays bot seats and enforces time control.")  # fmt: skip
+    p.add_argument("--url", default=store_url_from_env(),
+                   help="store URL as for the API: redis://..., unix://..., embedded://<dir> (default: $RFG_STORE_URL, $REDIS_URL, else the embedded server in ./run/redis)")  # fmt: skip
+    p.add_argument("--prefix", default=defaults.prefix,
+                   help=f"store key prefix (default $RFG_STORE_PREFIX or {defaults.prefix!r})")  # fmt: skip
+    p.add_argument("--queue", default=None, help="RQ queue name (default $RFG_QUEUE, else the prefix)")  # fmt: skip
+    p.add_argument("--burst", action="store_true", help="work until nothing is due, then exit")
+    p.add_argument("--sweep-interval", type=float, default=defaults.sweep_interval,
+                   help=f"seconds between sweeps (default {defaults.sweep_interval})")  # fmt: skip
+    p.add_argument("--stale-after", type=float, default=defaults.stale_after,
+                   help=f"seconds after which a started job is presumed dead and a pending bot decision re-dispatched (default {defaults.stale_after})")  # fmt: skip
+    p.add_argument("--no-scheduler", action="store_true",
+                   help="do not run RQ's scheduler in this worker (timeouts then wait for a sweep)")  # fmt: skip
+    p.add_argument("--metrics", action="store_true",
+                   help="record each bot job's enqueue-to-applied latency (bench/ladder.py reads it)")  # fmt: skip
+    p.add_argument("--name", help="worker name (default: host, pid and a random suffix)")
+    p.add_argument("--log-level", default="INFO", help="log level of this worker (default INFO)")
+    p.add_argument("--rq-log-level", default="WARNING", help="log level of RQ itself (default WARNING: no line per job)")  # fmt: skip
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from workers import process
+
+    logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")  # fmt: skip
+    settings = WorkerSettings().with_(
+        prefix=args.prefix,
+        queue=args.queue or os.environ.get("RFG_QUEUE") or args.prefix,
+        sweep_interval=args.sweep_interval,
+        stale_after=args.stale_after,
+        metrics=args.metrics or None,
+    )
+    return process.run(args.url, settings, burst=args.burst, with_scheduler=not args.no_scheduler,
+                       name=args.name, rq_log_level=args.rq_log_level.upper())  # fmt: skip

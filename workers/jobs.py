@@ -1,0 +1,59 @@
+"""RQ job functions (referenced by import path, so keep the names stable).
+
+``play_decision`` is the only job: it plays one pending bot or timeout decision through
+``turns.play``. Infrastructure errors (Redis unreachable, timeouts) return an RQ ``Retry`` with
+back-off; everything else fails the job without retry - in particular a command the rules
+reject, which marks the job ``meta["rejected"]`` so the sweep does not run it again.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import redis
+from rq import Retry, get_current_job
+from rq.utils import now as rq_now
+
+from . import faults, runtime
+from .turns import CommandRejected, play
+
+log = logging.getLogger(__name__)
+
+INFRASTRUCTURE_ERRORS: tuple[type[BaseException], ...] = (
+    redis.ConnectionError,
+    redis.TimeoutError,
+    ConnectionError,
+    TimeoutError,
+)
+
+
+def play_decision(game_id: str, seat: int, since: int, prefix: str) -> dict[str, Any] | Retry:
+    """Play ``seat``'s decision of ``game_id`` that became pending at version ``since``."""
+    rt = runtime.current()
+    if prefix != rt.settings.prefix:
+        raise RuntimeError(f"job for store prefix {prefix!r} reached a worker on prefix "
+                           f"{rt.settings.prefix!r}; give each store its own queue")  # fmt: skip
+    job = get_current_job()
+    try:
+        outcome = play(rt, game_id, seat, since, hooks=faults.HOOKS)
+    except CommandRejected:
+        if job is not None:
+            job.meta["rejected"] = True
+            job.save_meta()
+        raise
+    except INFRASTRUCTURE_ERRORS as exc:
+        log.warning("infrastructure error in %s seat %d @%d: %r; retrying", game_id, seat,
+                    since, exc)  # fmt: skip
+        return Retry(
+            max=len(rt.settings.retry_intervals), interval=list(rt.settings.retry_intervals)
+        )
+    if outcome.status == "contended":
+        return Retry(max=3, interval=[0, 1, 1])
+    if rt.settings.metrics and outcome.status == "played" and job is not None and job.enqueued_at:
+        ms = (rq_now() - job.enqueued_at).total_seconds() * 1000
+        pipe = rt.client.pipeline(transaction=False)
+        pipe.lpush(f"{rt.settings.prefix}:w:latency", f"{ms:.3f}")
+        pipe.ltrim(f"{rt.settings.prefix}:w:latency", 0, 199_999)
+        pipe.execute()
+    return outcome.to_dict()

@@ -1,0 +1,59 @@
+"""Worker settings: queue, sweep cadence, crash-recovery thresholds and RQ job options."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+
+@dataclass(frozen=True)
+class WorkerSettings:
+    """Everything a worker process, the dispatcher and the sweep agree on.
+
+    ``prefix`` must be the store's key prefix (``RedisStore(prefix=...)``); ``queue`` is the RQ
+    queue bot turns and timeouts go to.
+    """
+
+    prefix: str = "rfg"
+    queue: str = "rfg"
+    #: seconds between two sweeps (one sweep per interval across all workers, by a lock)
+    sweep_interval: float = 1.0
+    #: a job STARTED longer ago than this (its worker presumably died), a timeout still
+    #: SCHEDULED this long after its deadline (no scheduler running), or a pending bot decision
+    #: unchanged this long is re-dispatched by the sweep
+    stale_after: float = 10.0
+    #: every active game is looked at by the sweep at least this often
+    recheck: float = 60.0
+    #: full lobby scan (games created while no worker ran); each sweep also scans recent ones
+    reconcile_interval: float = 300.0
+    reconcile_window: float = 120.0
+    job_timeout: int = 60
+    result_ttl: int = 300
+    failure_ttl: int = 7 * 24 * 3600
+    #: ``Retry`` for infrastructure errors only (Redis unreachable, timeouts)
+    retry_intervals: tuple[int, ...] = (1, 2, 5, 10, 30)
+    #: reloads after a ConcurrencyConflict (other seats acting at the same time)
+    conflict_retries: int = 50
+    #: the bot that plays abandoned seats when the table does not name one (``abandoned_bot``)
+    default_bot: str = "heuristic"
+    #: record each bot job's enqueue-to-applied latency (``<prefix>:w:latency``, bench only)
+    metrics: bool = False
+
+    def with_(self, **changes: Any) -> WorkerSettings:
+        return replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> WorkerSettings:
+        """``RFG_STORE_PREFIX``, ``RFG_QUEUE`` (the API uses the same prefix variable)."""
+        env = os.environ if environ is None else environ
+        s = cls()
+        prefix = env.get("RFG_STORE_PREFIX") or s.prefix
+        return s.with_(prefix=prefix, queue=env.get("RFG_QUEUE") or prefix)
+
+
+def store_url_from_env(environ: Mapping[str, str] | None = None) -> str | None:
+    """The store URL the API also uses: ``RFG_STORE_URL``, else ``REDIS_URL``, else embedded."""
+    env = os.environ if environ is None else environ
+    return env.get("RFG_STORE_URL") or env.get("REDIS_URL") or None

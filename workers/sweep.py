@@ -1,0 +1,122 @@
+"""The sweep: the safety net that makes "append, then enqueue" lose nothing.
+
+A process can die between storing a command and enqueuing what it makes due; an API process
+may store commands without the dispatcher attached; a worker can die in the middle of a job; a
+scheduler can be down when a deadline passes. Every ``sweep_interval`` one worker (a Redis lock
+elects it per interval) runs ``Sweeper.tick``:
+
+1. games created recently (the lobby's last ``reconcile_window`` seconds; the whole lobby at
+   start and every ``reconcile_interval``) that are active but not on the agenda are added;
+2. every agenda game whose stream version differs from the version last dispatched, or whose
+   due time has come, is loaded and re-dispatched with ``rescue=True`` (stale jobs replaced).
+
+Everything it does is idempotent, so two sweeps at once would only waste work.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import Any
+
+from events import GameNotFound
+
+from .agenda import Agenda, _text
+from .runtime import Runtime
+
+log = logging.getLogger(__name__)
+
+
+class Sweeper:
+    def __init__(self, rt: Runtime) -> None:
+        self.rt = rt
+        self.agenda = Agenda(rt.client, rt.settings.prefix)
+        self.lobby_key = f"{rt.settings.prefix}:lobby"
+        self.lock_key = f"{rt.settings.prefix}:w:sweep-lock"
+        self._last_full = 0.0
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    # --- one sweep -------------------------------------------------------------------------
+    def tick(self, *, force: bool = False) -> list[str]:
+        """One sweep (skipped if another worker holds this interval's lock unless ``force``);
+        returns the job ids it enqueued."""
+        s = self.rt.settings
+        ms = max(50, int(s.sweep_interval * 900))
+        if not force and not self.rt.client.set(self.lock_key, b"1", nx=True, px=ms):
+            return []
+        now = self.rt.clock().timestamp()
+        full = force or now - self._last_full >= s.reconcile_interval
+        self._reconcile(now, full)
+        if full:
+            self._last_full = now
+        enqueued: list[str] = []
+        entries = self.agenda.entries()
+        versions = self._versions([g for g, _, _ in entries])
+        for (game_id, due, seen), version in zip(entries, versions, strict=True):
+            if version is not None and version == seen and due > now:
+                continue
+            jobs = self.visit(game_id)
+            if jobs:
+                log.info("sweep: %s (version %s, last dispatched %s) needed %s", game_id,
+                         version, seen, ", ".join(jobs))  # fmt: skip
+            enqueued += jobs
+        return enqueued
+
+    def visit(self, game_id: str) -> list[str]:
+        try:
+            state, version, clocks = self.rt.games.load_clocks(game_id)
+        except GameNotFound:
+            self.agenda.finish(game_id)
+            return []
+        return self.rt.dispatcher.dispatch(game_id, state, clocks, version, rescue=True)
+
+    # --- helpers ---------------------------------------------------------------------------
+    def _versions(self, game_ids: list[str]) -> list[int | None]:
+        pipe = self.rt.client.pipeline(transaction=False)
+        for g in game_ids:
+            pipe.hget(self.rt.store.keys(g)[1], "version")
+        return [int(v) if v is not None else None for v in pipe.execute()]
+
+    def _reconcile(self, now: float, full: bool) -> None:
+        low: Any = "-inf" if full else now - self.rt.settings.reconcile_window
+        games = [_text(g) for g in self.rt.client.zrangebyscore(self.lobby_key, low, "+inf")]
+        if not games:
+            return
+        known = self.agenda.contains(games)
+        fresh = [g for g, k in zip(games, known, strict=True) if not k]
+        if not fresh:
+            return
+        pipe = self.rt.client.pipeline(transaction=False)
+        for g in fresh:
+            pipe.hmget(self.rt.store.keys(g)[1], ["version", "status"])
+        active = [
+            g
+            for g, (version, status) in zip(fresh, pipe.execute(), strict=True)
+            if version is not None and int(version) > 0 and _text(status or b"") == "active"
+        ]
+        if active:
+            log.info("sweep: %d active game(s) not on the agenda yet: %s", len(active),
+                     ", ".join(active[:5]))  # fmt: skip
+            self.agenda.add_new(active, now)
+
+    # --- background thread -----------------------------------------------------------------
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="rfg-sweep", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def _run(self) -> None:
+        interval = self.rt.settings.sweep_interval
+        while not self._stop.is_set():
+            started = time.monotonic()
+            try:
+                self.tick()
+            except Exception:  # noqa: BLE001 - keep sweeping; Redis may come back
+                log.exception("sweep failed")
+            self._stop.wait(max(0.0, interval - (time.monotonic() - started)))
