@@ -3,7 +3,7 @@ PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: install test lint simulate bench clean
+.PHONY: install test lint simulate bench clean run
 
 install: $(BIN)/rfg
 
@@ -17,7 +17,7 @@ test: install
 	$(BIN)/pytest
 
 lint: install
-	$(BIN)/ruff check engine bots events rfgcli ladder tests bench
+	$(BIN)/ruff check engine bots events rfgcli ladder service workers tests bench
 	$(BIN)/mypy engine bots
 
 simulate: install
@@ -25,6 +25,17 @@ simulate: install
 
 bench: install
 	$(BIN)/python bench/engine.py
+
+# The REST API in the foreground (Ctrl-C stops it). Store: the embedded server in ./run/redis, or
+# REDIS_URL (redis://host:port/db, unix:///path.sock). HOST, PORT, WORKERS, THREADS override.
+HOST ?= 127.0.0.1
+PORT ?= 8000
+WORKERS ?= 2
+THREADS ?= 8
+run: install
+	@echo "Roll for the Galaxy API: http://$(HOST):$(PORT)/  (contract: http://$(HOST):$(PORT)/openapi.yaml; store: $${REDIS_URL:-embedded server in ./run/redis})"
+	$(BIN)/gunicorn --bind $(HOST):$(PORT) --workers $(WORKERS) --worker-class gthread --threads $(THREADS) \
+		--access-logfile - 'service:create_app()'
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

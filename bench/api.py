@@ -1,0 +1,324 @@
+"""API benchmark: commands per second and latency for N concurrent clients, next to hello world.
+
+    python bench/api.py [--clients 32] [--seconds 10] [--players 2] [--url redis://...]
+
+Starts two gunicorn servers the same way (2 sync workers, 127.0.0.1): the real API on the store
+(``--url``; default ``$REDIS_URL``, else redis://127.0.0.1:6379/0 if it answers, else an embedded
+server in a temp dir) under a fresh key prefix, and a one-route hello-world Flask app. Each run
+drives one of them with ``--clients`` concurrent clients (threads spread over a few processes,
+prebuilt requests on raw sockets, one connection per request as sync workers close them) for ``--seconds`` and prints
+requests per second and p50/p99 latency.
+
+The command clients do nothing but submit commands: before the clock starts, every client's
+games are created with an admin seed, all seats claimed, and each game's whole command script
+(random bot, versions included) computed locally with the engine, which gives the same game the
+server plays. Each POST carries its ``expected_version``; the client checks the answer's version.
+Prints figures, asserts nothing; the key prefix is deleted afterwards.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import multiprocessing
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import engine  # noqa: E402
+from bots import get_bot  # noqa: E402
+from engine.rng import Rng  # noqa: E402
+
+ADMIN = "bench-admin"
+Script = list[tuple[int, dict[str, Any], int, int]]  # (seat, command, expected, new version)
+Prepared = list[tuple[bytes, int]]  # (the request, the version the answer must carry)
+
+
+def hello_app() -> Any:
+    """The baseline: one Flask route answering a small JSON body."""
+    from flask import Flask, jsonify
+
+    app = Flask("hello")
+
+    @app.get("/hello")
+    def hello() -> Any:
+        return jsonify(status="ok")
+
+    return app
+
+
+# --- servers ----------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def start_gunicorn(target: str, port: int, env: dict[str, str], workers: int) -> subprocess.Popen[bytes]:
+    gunicorn = str(Path(sys.executable).with_name("gunicorn"))
+    cmd = [gunicorn, "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
+           "--worker-class", "sync", "--backlog", "2048", "--log-level", "warning",
+           "--pythonpath", str(ROOT), target]  # fmt: skip
+    proc = subprocess.Popen(cmd, env={**os.environ, **env}, cwd=ROOT)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            status, _ = request(port, "GET", "/healthz" if "service" in target else "/hello")
+            if status == 200:
+                return proc
+        except OSError:
+            time.sleep(0.1)
+    proc.terminate()
+    raise SystemExit(f"gunicorn {target} did not start on port {port}")
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+# --- HTTP -------------------------------------------------------------------------------------
+
+
+def request(port: int, method: str, path: str, body: Any = None,
+            headers: dict[str, str] | None = None) -> tuple[int, bytes]:  # fmt: skip
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        data = None if body is None else json.dumps(body).encode()
+        hdrs = dict(headers or {})
+        if data is not None:
+            hdrs["Content-Type"] = "application/json"
+        conn.request(method, path, body=data, headers=hdrs)
+        resp = conn.getresponse()
+        return resp.status, resp.read()
+    finally:
+        conn.close()
+
+
+def raw_request(port: int, payload: bytes) -> tuple[int, bytes]:
+    """Send a prebuilt HTTP/1.1 request on a new connection and read the answer to EOF: the
+    cheapest client there is, so the client processes leave the CPUs to the servers."""
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as s:
+        s.sendall(payload)
+        chunks = []
+        while True:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    data = b"".join(chunks)
+    head, _, body = data.partition(b"\r\n\r\n")
+    return int(head[9:12]), body
+
+
+def build(method: str, path: str, body: Any = None, headers: dict[str, str] | None = None) -> bytes:
+    data = b"" if body is None else json.dumps(body).encode()
+    lines = [f"{method} {path} HTTP/1.1", "Host: 127.0.0.1", "Connection: close"]
+    lines += [f"{k}: {v}" for k, v in (headers or {}).items()]
+    if body is not None:
+        lines += ["Content-Type: application/json", f"Content-Length: {len(data)}"]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode() + data
+
+
+# --- command scripts --------------------------------------------------------------------------
+
+
+def script_for(seed: str, players: int, rng_seed: int) -> Script:
+    """The commands a random bot plays in the game this seed deals, with the versions the server
+    will be at (each command appends its CommandSubmitted record plus the engine's events)."""
+    events = engine.create(seed, players, {}, None)
+    state = engine.replay(events)
+    version = len(events)
+    bot, rng = get_bot("random"), Rng(rng_seed)
+    out: Script = []
+    while not state.over:
+        seat = min(engine.pending(state))
+        cmd = bot.act(engine.legal(state, seat), None, rng)
+        engine.evolve(state, engine.command_submitted(seat, cmd))
+        new = version + 1 + len(engine.play(state, seat, cmd))
+        out.append((seat, cmd, version, new))
+        version = new
+    return out
+
+
+def prepare(port: int, players: int, games: int, tag: str) -> list[Prepared]:
+    """Create and claim ``games`` seeded games; per game, its command requests ready to send."""
+    out = []
+    for i in range(games):
+        seed = f"bench:{tag}:{i}"
+        status, raw = request(port, "POST", "/games",
+                              {"seats": [{"kind": "human"}] * players, "seed": seed},
+                              {"Authorization": f"Bearer {ADMIN}"})  # fmt: skip
+        assert status == 201, raw
+        gid = json.loads(raw)["game_id"]
+        tokens = {}
+        for seat in range(players):
+            status, raw = request(port, "POST", f"/games/{gid}/seats/{seat}/claim")
+            tokens[seat] = json.loads(raw)["token"]
+        requests = []
+        for n, (seat, cmd, expected, new) in enumerate(script_for(seed, players, i)):
+            body = {"command_id": f"b{n}", "expected_version": expected, "command": cmd}
+            requests.append((build("POST", f"/games/{gid}/seats/{seat}/commands", body,
+                                   {"Authorization": f"Bearer {tokens[seat]}"}), new))  # fmt: skip
+        out.append(requests)
+    return out
+
+
+# --- load -------------------------------------------------------------------------------------
+
+
+def _worker(args: tuple[str, int, int, float, float, list[Any]]) -> tuple[int, int, list[float]]:
+    """One client process: ``threads`` clients until ``stop_at``; returns (ok, errors, latencies)."""
+    mode, port, threads, start_at, stop_at, work = args
+    lat: list[list[float]] = [[] for _ in range(threads)]
+    errors = [0] * threads
+
+    def client(k: int) -> None:
+        while time.time() < start_at:
+            time.sleep(0.001)
+        if mode == "hello":
+            hello = build("GET", "/hello")
+            while time.time() < stop_at:
+                t = time.perf_counter()
+                status, _ = raw_request(port, hello)
+                lat[k].append(time.perf_counter() - t)
+                errors[k] += status != 200
+            return
+        for game in work[k]:
+            for payload, new in game:
+                if time.time() >= stop_at:
+                    return
+                t = time.perf_counter()
+                status, raw = raw_request(port, payload)
+                lat[k].append(time.perf_counter() - t)
+                if status != 201 or json.loads(raw)["version"] != new:
+                    errors[k] += 1
+                    break  # this game is off script; go on with the next one
+
+    ts = [threading.Thread(target=client, args=(k,)) for k in range(threads)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    flat = [x for xs in lat for x in xs]
+    return len(flat) - sum(errors), sum(errors), flat
+
+
+def run_load(mode: str, port: int, clients: int, seconds: float, work: list[Any],
+             processes: int) -> dict[str, float]:  # fmt: skip
+    per = [clients // processes + (1 if i < clients % processes else 0) for i in range(processes)]
+    start_at = time.time() + 1.0
+    stop_at = start_at + seconds
+    jobs = []
+    k = 0
+    for n in per:
+        jobs.append((mode, port, n, start_at, stop_at, work[k:k + n] if work else []))
+        k += n
+    ctx = multiprocessing.get_context("fork")
+    with ctx.Pool(processes) as pool:
+        results = pool.map(_worker, jobs)
+    ok = sum(r[0] for r in results)
+    errors = sum(r[1] for r in results)
+    lat = sorted(x for r in results for x in r[2])
+    elapsed = seconds
+    q = statistics.quantiles(lat, n=100) if len(lat) >= 100 else [max(lat or [0])] * 99
+    return {"rps": ok / elapsed, "ok": ok, "errors": errors,
+            "p50_ms": q[49] * 1000, "p99_ms": q[98] * 1000}  # fmt: skip
+
+
+# --- main -------------------------------------------------------------------------------------
+
+
+def pick_store(url: str | None) -> tuple[str, str | None]:
+    """(store URL, temp dir to remove) - the given URL, REDIS_URL, local Redis, or embedded."""
+    url = url or os.environ.get("REDIS_URL")
+    if url:
+        return url, None
+    import redis
+
+    try:
+        redis.Redis(socket_connect_timeout=1).ping()
+        return "redis://127.0.0.1:6379/0", None
+    except redis.RedisError:
+        tmp = tempfile.mkdtemp(prefix="rfg-bench-")
+        return f"embedded://{tmp}?fsync=everysec", tmp
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--clients", type=int, default=32)
+    ap.add_argument("--seconds", type=float, default=10.0)
+    ap.add_argument("--players", type=int, default=2)
+    ap.add_argument("--workers", type=int, default=2, help="gunicorn sync workers")
+    ap.add_argument("--processes", type=int, default=4, help="client processes")
+    ap.add_argument("--url", help="store URL (default: $REDIS_URL, local Redis, or embedded)")
+    args = ap.parse_args()
+    processes = max(1, min(args.processes, args.clients))
+
+    store, tmp = pick_store(args.url)
+    prefix = f"bench{uuid.uuid4().hex[:8]}"
+    env = {"REDIS_URL": store, "RFG_STORE_PREFIX": prefix, "RFG_ADMIN_TOKEN": ADMIN}
+    print(f"store {store.split('?')[0]}  clients {args.clients} ({processes} processes)  "
+          f"gunicorn {args.workers} sync workers  {args.seconds:g} s per run  cpus {os.cpu_count()}")  # fmt: skip
+
+    hello_port, api_port = free_port(), free_port()
+    hello = start_gunicorn("bench.api:hello_app()", hello_port, {}, args.workers)
+    try:
+        h = run_load("hello", hello_port, args.clients, args.seconds, [], processes)
+    finally:
+        stop(hello)
+
+    api = start_gunicorn("service:create_app()", api_port, env, args.workers)
+    try:
+        # enough games that no client runs out of commands (random 2-seat games: ~150 commands)
+        per_client = max(1, int(args.seconds * 1500 / args.clients / 150) + 1)
+        t = time.perf_counter()
+        work = [prepare(api_port, args.players, per_client, f"{prefix}:{k}") for k in range(args.clients)]
+        print(f"prepared {args.clients * per_client} games in {time.perf_counter() - t:.1f} s")
+        c = run_load("commands", api_port, args.clients, args.seconds, work, processes)
+    finally:
+        stop(api)
+        cleanup(store, prefix)
+        if tmp:
+            from events import EmbeddedServer
+
+            EmbeddedServer(tmp).stop()
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    print(f"{'':22}{'req/s':>10}{'p50 ms':>10}{'p99 ms':>10}{'errors':>8}")
+    print(f"{'hello world GET':22}{h['rps']:10.0f}{h['p50_ms']:10.2f}{h['p99_ms']:10.2f}{h['errors']:8.0f}")
+    print(f"{'command POST':22}{c['rps']:10.0f}{c['p50_ms']:10.2f}{c['p99_ms']:10.2f}{c['errors']:8.0f}")
+    print(f"commands/s = {c['rps'] / h['rps']:.0%} of hello world (target >= 40%); "
+          f"command p99 {c['p99_ms']:.1f} ms (target < 50 ms)")
+
+
+def cleanup(store: str, prefix: str) -> None:
+    import events
+
+    client = events.connect(store)
+    keys = list(client.scan_iter(match=f"{prefix}:*", count=1000))
+    for i in range(0, len(keys), 1000):
+        client.delete(*keys[i:i + 1000])
+
+
+if __name__ == "__main__":
+    main()

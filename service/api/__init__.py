@@ -1,0 +1,11 @@
+"""One blueprint per resource; ``BLUEPRINTS`` is what ``create_app`` registers."""
+
+from __future__ import annotations
+
+from flask import Blueprint
+
+from service.api import commands, events, games, health, logs, meta, seats
+
+BLUEPRINTS: list[Blueprint] = [
+    meta.bp, health.bp, games.bp, seats.bp, commands.bp, events.bp, logs.bp,
+]  # fmt: skip

@@ -1,0 +1,87 @@
+"""The event feed of a game, redacted for the viewer by the engine (``Games.feed``):
+
+* ``GET /games/<id>/events`` and ``.../events/stream`` - what spectators may see;
+* ``GET /games/<id>/seats/<n>/events`` and ``.../events/stream`` - what seat n may see
+  (its seat token).
+
+``events`` pages with ``after`` (the last seq the client has) and ``limit``; ``stream`` is
+Server-Sent Events (see ``service.sse``), resuming after ``Last-Event-ID`` (or ``after``).
+"""
+
+from __future__ import annotations
+
+import json
+
+from flask import Blueprint, Response, current_app, request
+
+from events.games import Viewer
+from service.auth import require_seat
+from service.backend import backend
+from service.errors import Problem
+from service.http import load_query, respond
+from service.schemas.requests import MAX_SEQ, FeedQuerySchema, StreamQuerySchema
+from service.schemas.responses import FeedSchema
+from service.sse import event_stream
+
+bp = Blueprint("events", __name__)
+_feed_q = FeedQuerySchema()
+_stream_q = StreamQuerySchema()
+_feed_schema = FeedSchema()
+
+
+def _viewer_name(viewer: Viewer) -> str:
+    return viewer if isinstance(viewer, str) else f"seat:{viewer}"
+
+
+def _feed(game_id: str, viewer: Viewer) -> Response:
+    q = load_query(_feed_q)
+    after, limit = q["after"], q["limit"]
+    items = backend().games.feed(game_id, viewer, after=after, limit=limit + 1)
+    more = len(items) > limit
+    items = items[:limit]
+    body = {"game_id": game_id, "viewer": _viewer_name(viewer), "events": items,
+            "next_after": items[-1]["seq"] if items else after, "more": more}  # fmt: skip
+    return respond(_feed_schema, body, headers={"Cache-Control": "no-cache"})
+
+
+def _stream(game_id: str, viewer: Viewer) -> Response:
+    q = load_query(_stream_q)
+    after = q["after"]
+    last_id = request.headers.get("Last-Event-ID")
+    if last_id is not None and last_id.strip():
+        if not last_id.strip().isdigit() or int(last_id.strip()) > MAX_SEQ:
+            raise Problem("malformed-request", f"Last-Event-ID must be the seq of an event (an integer), not {last_id!r}")
+        after = int(last_id.strip())
+    b = backend()
+    pos, text = b.games.view(game_id, "summary")  # 404 for an unknown game, before streaming
+    finished = json.loads(text).get("status") == "finished"
+    cfg = current_app.config
+    gen = event_stream(b.games, b.store, game_id, viewer, after, finished=finished, version=pos,
+                       max_seconds=float(cfg["SSE_MAX_SECONDS"]),
+                       keepalive=float(cfg["SSE_KEEPALIVE_SECONDS"]))  # fmt: skip
+    resp = Response(gen, mimetype="text/event-stream")
+    resp.headers["Cache-Control"] = "no-cache"
+    resp.headers["X-Accel-Buffering"] = "no"
+    return resp
+
+
+@bp.get("/games/<gid:game_id>/events")
+def public_feed(game_id: str) -> Response:
+    return _feed(game_id, "public")
+
+
+@bp.get("/games/<gid:game_id>/events/stream")
+def public_stream(game_id: str) -> Response:
+    return _stream(game_id, "public")
+
+
+@bp.get("/games/<gid:game_id>/seats/<int:seat>/events")
+def seat_feed(game_id: str, seat: int) -> Response:
+    require_seat(game_id, seat)
+    return _feed(game_id, seat)
+
+
+@bp.get("/games/<gid:game_id>/seats/<int:seat>/events/stream")
+def seat_stream(game_id: str, seat: int) -> Response:
+    require_seat(game_id, seat)
+    return _stream(game_id, seat)

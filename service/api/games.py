@@ -1,0 +1,116 @@
+"""Games: create (``POST /games``), list and filter (``GET /games``), read one
+(``GET /games/<id>``) and its public view (``GET /games/<id>/view``)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import urlencode
+
+from flask import Blueprint, Response
+
+from events.clock import validate_table
+from service.api.links import game_links
+from service.auth import require_admin
+from service.backend import backend
+from service.errors import Problem
+from service.http import (
+    etag,
+    load_body,
+    load_query,
+    not_modified,
+    not_modified_response,
+    respond,
+)
+from service.lobby import list_games
+from service.schemas.requests import CreateGameSchema, EmptyQuerySchema, ListGamesQuerySchema
+from service.schemas.responses import GamePageSchema, GameSchema, ViewSchema
+
+bp = Blueprint("games", __name__)
+#: create-game fields recorded in the table (time control: events/clock.py)
+TABLE_KEYS = ("time_control", "timeout_policy", "abandon_after")
+_create = CreateGameSchema()
+_list = ListGamesQuerySchema()
+_empty = EmptyQuerySchema()
+_game = GameSchema()
+_page = GamePageSchema()
+_view = ViewSchema()
+
+
+def game_resource(summary: dict[str, Any], claimed: set[int]) -> dict[str, Any]:
+    """The game as the API shows it: its lobby projection plus which seats are taken."""
+    seats = []
+    for i, cfg in enumerate(summary.get("seats") or []):
+        seat: dict[str, Any] = {"seat": i, "kind": cfg.get("kind", "human")}
+        if cfg.get("bot"):
+            seat["bot"] = cfg["bot"]
+        seat["claimed"] = i in claimed or seat["kind"] == "bot"
+        seats.append(seat)
+    return dict(summary, seats=seats, links=game_links(summary["game_id"]))
+
+
+def read_summary(game_id: str) -> tuple[int, dict[str, Any]]:
+    pos, text = backend().games.view(game_id, "summary")
+    return pos, json.loads(text)
+
+
+@bp.post("/games")
+def create_game() -> Response:
+    load_query(_empty)
+    body = load_body(_create)
+    if "seed" in body:
+        require_admin("choosing the seed of a game")
+    options = body.get("options", {})
+    engine_options = {k: options[k] for k in ("first_game",) if k in options}
+    seats = body["seats"]
+    table: dict[str, Any] = {"seats": seats}
+    for key in TABLE_KEYS:
+        if key in body:
+            table[key] = body[key]
+    try:
+        validate_table(table, len(seats))
+    except ValueError as exc:
+        raise Problem("invalid-request", str(exc), errors={"time_control": [str(exc)]}) from None
+    b = backend()
+    game_id, version = b.games.create(
+        len(seats), engine_options, seed=body.get("seed"), table=table
+    )
+    _pos, summary = read_summary(game_id)
+    return respond(_game, game_resource(summary, set()), status=201,
+                   headers={"Location": f"/games/{game_id}", "ETag": etag(version)})  # fmt: skip
+
+
+@bp.get("/games")
+def get_games() -> Response:
+    q = load_query(_list)
+    b = backend()
+    page = list_games(b.store, b.tokens, **q)
+    items = [game_resource(summary, claimed) for summary, claimed in page.items]
+    headers = {}
+    if page.next_cursor:
+        headers["Link"] = f'<{_next_url(q, page.next_cursor)}>; rel="next"'
+    return respond(_page, {"items": items, "next_cursor": page.next_cursor}, headers=headers)
+
+
+def _next_url(q: dict[str, Any], cursor: str) -> str:
+    params = {k: (v.isoformat() if hasattr(v, "isoformat") else v) for k, v in q.items() if k != "cursor"}
+    params["cursor"] = cursor
+    return "/games?" + urlencode(params)
+
+
+@bp.get("/games/<gid:game_id>")
+def get_game(game_id: str) -> Response:
+    load_query(_empty)
+    pos, summary = read_summary(game_id)
+    claimed = backend().tokens.claimed_seats([game_id])[0]
+    return respond(_game, game_resource(summary, claimed), headers={"ETag": etag(pos)})
+
+
+@bp.get("/games/<gid:game_id>/view")
+def public_view(game_id: str) -> Response:
+    load_query(_empty)
+    pos, text = backend().games.view(game_id, "public")
+    if not_modified(pos):
+        return not_modified_response(pos)
+    return respond(_view, {"game_id": game_id, "version": pos, "view": json.loads(text)},
+                   headers={"ETag": etag(pos), "Cache-Control": "no-cache"})  # fmt: skip

@@ -1,0 +1,64 @@
+"""Self-description: the index ``/``, ``/openapi.yaml``, ``/catalogue`` (tiles, cards, dice),
+``/bots`` (names a bot seat may use) and ``/problems/<slug>`` (the documentation of each problem
+type an error's ``type`` points to)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from flask import Blueprint, Response, current_app, request
+
+from bots.base import bot_names
+from service.catalogue import catalogue, catalogue_etag
+from service.errors import PROBLEM_TYPES, Problem
+from service.http import load_query, respond
+from service.schemas.requests import EmptyQuerySchema
+from service.schemas.responses import BotsSchema, CatalogueSchema, IndexSchema, ProblemTypeSchema
+
+bp = Blueprint("meta", __name__)
+_empty = EmptyQuerySchema()
+
+
+@bp.get("/")
+def index() -> Response:
+    load_query(_empty)
+    links = {
+        "openapi": "/openapi.yaml", "games": "/games", "catalogue": "/catalogue",
+        "bots": "/bots", "health": "/healthz", "ready": "/readyz", "verify": "/replays/verify",
+    }  # fmt: skip
+    return respond(IndexSchema(), {"name": "Roll for the Galaxy API", "links": links})
+
+
+@bp.get("/openapi.yaml")
+def openapi() -> Response:
+    load_query(_empty)
+    path = Path(current_app.config["OPENAPI_PATH"])
+    if not path.is_file():
+        raise Problem("not-found", "this installation ships no openapi.yaml")
+    return Response(path.read_bytes(), mimetype="application/yaml")
+
+
+@bp.get("/catalogue")
+def get_catalogue() -> Response:
+    load_query(_empty)
+    tag = catalogue_etag()
+    if request.headers.get("If-None-Match") == tag:
+        return Response(status=304, headers={"ETag": tag})
+    return respond(CatalogueSchema(), catalogue(),
+                   headers={"ETag": tag, "Cache-Control": "public, max-age=3600"})  # fmt: skip
+
+
+@bp.get("/bots")
+def bots() -> Response:
+    load_query(_empty)
+    return respond(BotsSchema(), {"bots": bot_names()})
+
+
+@bp.get("/problems/<slug>")
+def problem_type(slug: str) -> Response:
+    load_query(_empty)
+    t = PROBLEM_TYPES.get(slug)
+    if t is None:
+        raise Problem("not-found", f"no problem type {slug!r}; known: {sorted(PROBLEM_TYPES)}")
+    return respond(ProblemTypeSchema(),
+                   {"type": t.uri, "title": t.title, "status": t.status, "description": t.description})  # fmt: skip

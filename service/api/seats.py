@@ -1,0 +1,58 @@
+"""Seats: claim a human seat (``POST /games/<id>/seats/<n>/claim`` -> a bearer token for that
+seat) and read the seat's private view (``GET /games/<id>/seats/<n>/view``), which holds
+everything the seat may see, including ``decision``: the decision it owes now, with its legal
+choices (``engine.legal``), or null."""
+
+from __future__ import annotations
+
+import json
+
+from flask import Blueprint, Response
+
+from service.api.games import read_summary
+from service.api.links import seat_links
+from service.auth import require_seat
+from service.backend import backend
+from service.errors import Problem
+from service.http import etag, load_body, load_query, not_modified, not_modified_response, respond
+from service.schemas.requests import ClaimSeatSchema, EmptyQuerySchema
+from service.schemas.responses import SeatClaimSchema, SeatViewSchema
+
+bp = Blueprint("seats", __name__)
+_claim_body = ClaimSeatSchema()
+_empty = EmptyQuerySchema()
+_claim = SeatClaimSchema()
+_view = SeatViewSchema()
+
+
+@bp.post("/games/<gid:game_id>/seats/<int:seat>/claim")
+def claim(game_id: str, seat: int) -> Response:
+    load_query(_empty)
+    _pos, summary = read_summary(game_id)
+    load_body(_claim_body, optional=True)
+    players = summary["players"]
+    if seat >= players:
+        raise Problem("not-found", f"game {game_id!r} has seats 0 to {players - 1}, not {seat}")
+    cfg = (summary.get("seats") or [{}] * players)[seat]
+    if cfg.get("kind") == "bot":
+        raise Problem("seat-unavailable", f"seat {seat} is played by the bot {cfg.get('bot')!r}; claim a human seat")
+    if summary.get("status") == "finished":
+        raise Problem("seat-unavailable", "the game is over; its seats can no longer be claimed (GET /games/{id}/log has the full log)")
+    token = backend().tokens.claim(game_id, seat)
+    if token is None:
+        raise Problem("seat-unavailable", f"seat {seat} was claimed already; claim another human seat")
+    body = {"game_id": game_id, "seat": seat, "token": token, "token_type": "Bearer",
+            "links": seat_links(game_id, seat)}  # fmt: skip
+    return respond(_claim, body, status=201,
+                   headers={"Location": f"/games/{game_id}/seats/{seat}/view", "Cache-Control": "no-store"})  # fmt: skip
+
+
+@bp.get("/games/<gid:game_id>/seats/<int:seat>/view")
+def seat_view(game_id: str, seat: int) -> Response:
+    load_query(_empty)
+    require_seat(game_id, seat)
+    pos, text = backend().games.view(game_id, seat)
+    if not_modified(pos):
+        return not_modified_response(pos)
+    body = {"game_id": game_id, "seat": seat, "version": pos, "view": json.loads(text)}
+    return respond(_view, body, headers={"ETag": etag(pos), "Cache-Control": "private, no-cache"})

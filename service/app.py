@@ -1,0 +1,31 @@
+"""The Flask app factory: ``create_app(config=None)``.
+
+It resolves the configuration (see ``service.config``), connects the store (``service.backend``),
+installs the problem+json error handlers (``service.errors``) and registers one blueprint per
+resource (``service.api``). Run it with ``make run`` (gunicorn) or ``flask --app service run``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from flask import Flask
+
+from service import backend, errors
+from service.api import BLUEPRINTS
+from service.config import resolve
+from service.routing import GameIdConverter
+
+
+def create_app(config: Mapping[str, Any] | None = None) -> Flask:
+    app = Flask("service", static_folder=None)
+    app.config.update(resolve(config, os.environ))
+    app.url_map.converters["gid"] = GameIdConverter
+    app.url_map.strict_slashes = False
+    errors.init_app(app)
+    backend.init_app(app)
+    for bp in BLUEPRINTS:
+        app.register_blueprint(bp)
+    return app

@@ -1,0 +1,77 @@
+"""Who is calling: bearer tokens for seats and the admin.
+
+* ``require_seat(game_id, seat)`` - the seat-scoped endpoints: 404 for an unknown game or seat,
+  401 without a token or with a token this game never issued, 403 with another seat's token.
+* ``require_admin()`` - operations reserved to the operator (choosing a seed): 401 / 403.
+* ``is_admin()`` - whether the request carries the admin token (``ADMIN_TOKEN``, env
+  ``RFG_ADMIN_TOKEN``; without one configured nobody is admin).
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+
+from flask import current_app, request
+
+from service.backend import backend
+from service.errors import Problem
+
+
+def bearer_token() -> str | None:
+    raw = request.headers.get("Authorization")
+    if raw is None:
+        return None
+    scheme, _, token = raw.strip().partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token or " " in token:
+        raise Problem("unauthorized", "the Authorization header must be 'Bearer <token>'")
+    return token
+
+
+def is_admin(token: str | None = None) -> bool:
+    token = token if token is not None else bearer_token()
+    admin = current_app.config.get("ADMIN_TOKEN")
+    return bool(admin and token and hmac.compare_digest(token.encode(), str(admin).encode()))
+
+
+def require_admin(what: str) -> None:
+    token = bearer_token()
+    if token is None:
+        raise Problem("unauthorized", f"{what} needs the admin token: Authorization: Bearer <admin token>")
+    if not is_admin(token):
+        raise Problem("forbidden", f"{what} needs the admin token; this token is not it")
+
+
+def players_of(game_id: str) -> int:
+    _pos, text = backend().games.view(game_id, "summary")
+    players: int = json.loads(text)["players"]
+    return players
+
+
+def require_seat(game_id: str, seat: int) -> None:
+    """Allow the request only with the token issued for this seat of this game."""
+    token = bearer_token()
+    tokens = backend().tokens
+    if token and tokens.confirmed(game_id, seat, token):
+        return
+    claims = tokens.claims(game_id)
+    if not claims.exists:
+        raise Problem("not-found", f"game {game_id!r} does not exist; GET /games lists games")
+    owner = claims.seat_of(token) if token else None
+    if owner == seat:
+        assert token is not None
+        tokens.remember(game_id, seat, token)
+        return
+    players = players_of(game_id)
+    if not 0 <= seat < players:
+        raise Problem("not-found", f"game {game_id!r} has seats 0 to {players - 1}, not {seat}")
+    if token is None:
+        raise Problem(
+            "unauthorized",
+            f"seat {seat} of game {game_id!r} needs its seat token: Authorization: Bearer <token> "
+            f"(POST /games/{game_id}/seats/{seat}/claim issues it)",
+        )
+    if owner is None:
+        raise Problem("unauthorized", f"this token was not issued for game {game_id!r}; claim a seat of this game to get one")
+    raise Problem("forbidden", f"this token is for seat {owner}; it cannot read or act for seat {seat}")

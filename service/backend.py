@@ -1,0 +1,55 @@
+"""The app's connection to the game: one ``Backend`` per app, built by ``init_app``.
+
+It owns the redis-py client (from ``events.connect``: embedded server, Redis or fakeredis), the
+``RedisStore``, the ``events.games.Games`` application service (whose per-process state cache is
+safe across processes: it checks the stored head before using it) and the seat tokens.
+
+With ``DISPATCH_TURNS`` (``RFG_DISPATCH=1``; off by default) the workers' dispatcher listens to this ``Games``
+(``workers.runtime.attach``): right after a command is stored, the bot turns and timeouts it
+makes due are enqueued for the RQ workers, instead of waiting for their next sweep. A failing
+dispatch never fails the command (``Games`` logs it; the sweep recovers).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from flask import Flask, current_app
+
+import events
+from events.games import Games
+from service.tokens import SeatTokens
+
+
+@dataclass
+class Backend:
+    client: Any
+    store: events.RedisStore
+    games: Games
+    tokens: SeatTokens
+
+    def ping(self) -> bool:
+        try:
+            return bool(self.client.ping())
+        except Exception:  # noqa: BLE001 - any failure means "not ready"
+            return False
+
+
+def init_app(app: Flask) -> Backend:
+    url = app.config.get("STORE_URL")
+    client = events.connect(url)
+    store = events.RedisStore(client, prefix=app.config["STORE_PREFIX"])
+    games = Games(store)
+    if app.config.get("DISPATCH_TURNS"):
+        from workers.runtime import attach
+
+        attach(games, client)
+    backend = Backend(client, store, games, SeatTokens(store))
+    app.extensions["rfg"] = backend
+    return backend
+
+
+def backend() -> Backend:
+    b: Backend = current_app.extensions["rfg"]
+    return b

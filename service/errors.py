@@ -1,0 +1,244 @@
+"""Every error of the API as RFC 9457 ``application/problem+json``.
+
+``Problem`` is the one exception views raise; ``init_app`` installs handlers that turn it, the
+engine's ``IllegalCommand``, the store's ``ConcurrencyConflict`` / ``GameNotFound``, marshmallow's
+``ValidationError``, every werkzeug ``HTTPException`` (404, 405, 413, ...) and any unexpected
+exception into the same shape: ``type``, ``title``, ``status``, ``detail`` (what to do next),
+``instance`` (the request path), plus extension members (``code``/``field``/``value`` for an
+illegal command, ``errors`` for an invalid request, ``current_version`` for a conflict).
+
+Problem types are relative URIs ``/problems/<slug>``; ``GET /problems/<slug>`` documents each.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from flask import Flask, Response, request
+from marshmallow import ValidationError
+from werkzeug.exceptions import HTTPException
+
+import engine
+from events import ConcurrencyConflict, GameNotFound
+from service.schemas.responses import ProblemSchema
+
+PROBLEM_JSON = "application/problem+json"
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ProblemType:
+    slug: str
+    title: str
+    status: int
+    description: str
+
+    @property
+    def uri(self) -> str:
+        return f"/problems/{self.slug}"
+
+
+_TYPES = [
+    ProblemType("malformed-request", "Malformed request", 400,
+                "The body is not valid JSON (or not UTF-8), or a header is malformed. Fix the "
+                "syntax and send the request again."),
+    ProblemType("invalid-parameters", "Invalid query parameters", 400,
+                "A query parameter is unknown, of the wrong type or out of range; 'errors' maps "
+                "each parameter to what is wrong."),
+    ProblemType("unauthorized", "Authentication required", 401,
+                "This endpoint needs 'Authorization: Bearer <token>': the seat token that "
+                "POST /games/{game_id}/seats/{seat}/claim returned (or the admin token)."),
+    ProblemType("forbidden", "Not allowed", 403,
+                "The token is valid but does not allow this: a seat token reads and acts only "
+                "for its own seat; choosing a seed needs the admin token."),
+    ProblemType("not-found", "Not found", 404,
+                "No such resource: check the path, the game id (GET /games lists games) and "
+                "the seat number (0 to players-1)."),
+    ProblemType("method-not-allowed", "Method not allowed", 405,
+                "The path exists but not with this method; the Allow header lists the methods "
+                "it accepts."),
+    ProblemType("not-acceptable", "Not acceptable", 406,
+                "The server cannot answer in a media type the Accept header allows."),
+    ProblemType("version-conflict", "Version conflict", 409,
+                "The game moved on since the version you sent (If-Match or expected_version); "
+                "nothing was stored. 'current_version' is the game's version: read the seat "
+                "view again, decide on its decision and send a new command with that version."),
+    ProblemType("seat-unavailable", "Seat unavailable", 409,
+                "The seat cannot be claimed: it was claimed already, a bot plays it, or the "
+                "game is over. Pick another seat (GET /games/{game_id} lists the seats)."),
+    ProblemType("payload-too-large", "Payload too large", 413,
+                "The body exceeds the limit given in 'max_bytes'; send a smaller one."),
+    ProblemType("unsupported-media-type", "Unsupported media type", 415,
+                "Send the body with the Content-Type this endpoint documents "
+                "(application/json for JSON bodies)."),
+    ProblemType("invalid-request", "Invalid request body", 422,
+                "The JSON body does not match the endpoint's schema: 'errors' maps each "
+                "offending field (dotted path) to what is wrong. Unknown fields are refused."),
+    ProblemType("illegal-command", "Illegal command", 422,
+                "The rules do not allow this command now; nothing was stored. 'code' is the "
+                "engine's reason, 'field' the offending part of the command and 'value' its "
+                "value. The seat view's 'decision' lists the legal choices."),
+    ProblemType("idempotency-key-reused", "Command id reused", 422,
+                "This command id was already used by this seat for a different command; a "
+                "retry must resend the identical command. Use a new command id for a new "
+                "command."),
+    ProblemType("http-error", "HTTP error", 400,
+                "The request cannot be served as sent; 'detail' says why."),
+    ProblemType("internal-error", "Internal server error", 500,
+                "The server failed; nothing about the request was wrong. Retrying with the "
+                "same command id is safe."),
+    ProblemType("not-ready", "Service not ready", 503,
+                "The event store (Redis) cannot be reached. Retry later."),
+]  # fmt: skip
+PROBLEM_TYPES: dict[str, ProblemType] = {t.slug: t for t in _TYPES}
+_BY_STATUS: dict[int, ProblemType] = {}
+for _t in _TYPES:
+    if _t.slug != "http-error":
+        _BY_STATUS.setdefault(_t.status, _t)
+
+_schema = ProblemSchema()
+
+
+class Problem(Exception):
+    """An error answered as problem+json: ``Problem("not-found", "game 'x' does not exist")``."""
+
+    def __init__(
+        self,
+        slug: str,
+        detail: str,
+        status: int | None = None,
+        headers: dict[str, str] | None = None,
+        **extensions: Any,
+    ) -> None:
+        super().__init__(detail)
+        self.type = PROBLEM_TYPES[slug]
+        self.detail = detail
+        self.status = status or self.type.status
+        self.headers = headers or {}
+        self.extensions = extensions
+
+
+def problem_response(p: Problem) -> Response:
+    body: dict[str, Any] = {
+        "type": p.type.uri,
+        "title": p.type.title,
+        "status": p.status,
+        "detail": p.detail,
+        "instance": request.path,
+        **p.extensions,
+    }
+    resp = Response(json.dumps(_schema.dump(body), default=str), status=p.status, mimetype=PROBLEM_JSON)
+    for k, v in p.headers.items():
+        resp.headers[k] = v
+    if p.status == 401:
+        resp.headers.setdefault("WWW-Authenticate", 'Bearer realm="rfg"')
+    return resp
+
+
+def _flatten(errors: Any, prefix: str = "") -> dict[str, list[str]]:
+    """marshmallow's nested error dict -> {"command.select.die": ["..."]}."""
+    out: dict[str, list[str]] = {}
+    if isinstance(errors, dict):
+        for k, v in errors.items():
+            if isinstance(k, int):
+                key = f"{prefix}[{k}]"
+            else:
+                key = f"{prefix}.{k}" if prefix else str(k)
+            if k == "_schema":
+                key = prefix or "body"
+            out.update(_flatten(v, key))
+    elif isinstance(errors, list) and all(isinstance(x, str) for x in errors):
+        out[prefix or "body"] = list(errors)
+    elif isinstance(errors, list):
+        for i, v in enumerate(errors):
+            out.update(_flatten(v, f"{prefix}[{i}]"))
+    else:
+        out[prefix or "body"] = [str(errors)]
+    return out
+
+
+def invalid_body(exc: ValidationError) -> Problem:
+    errors = _flatten(exc.messages)
+    first = next(iter(errors.items()), ("body", ["invalid"]))
+    return Problem(
+        "invalid-request",
+        f"{first[0]}: {first[1][0]}" + (f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""),
+        errors=errors,
+    )
+
+
+def invalid_query(exc: ValidationError) -> Problem:
+    errors = _flatten(exc.messages)
+    first = next(iter(errors.items()), ("query", ["invalid"]))
+    return Problem("invalid-parameters", f"{first[0]}: {first[1][0]}", errors=errors)
+
+
+def init_app(app: Flask) -> None:
+    """Install the error handlers: every error leaves as problem+json."""
+
+    @app.errorhandler(Problem)
+    def _problem(exc: Problem) -> Response:
+        return problem_response(exc)
+
+    @app.errorhandler(engine.IllegalCommand)
+    def _illegal(exc: engine.IllegalCommand) -> Response:
+        return problem_response(
+            Problem("illegal-command", exc.message, code=exc.code, field=exc.field, value=exc.value)
+        )
+
+    @app.errorhandler(ConcurrencyConflict)
+    def _conflict(exc: ConcurrencyConflict) -> Response:
+        return problem_response(
+            Problem(
+                "version-conflict",
+                f"the game is at version {exc.actual}, not {exc.expected}: nothing was stored. "
+                f"Read your seat view again, decide on its 'decision' and resend with "
+                f'If-Match: "{exc.actual}" (or expected_version {exc.actual}) and a new command id',
+                current_version=exc.actual,
+                expected_version=exc.expected,
+                headers={"ETag": f'"{exc.actual}"'},
+            )
+        )
+
+    @app.errorhandler(GameNotFound)
+    def _not_found(exc: GameNotFound) -> Response:
+        return problem_response(
+            Problem("not-found", f"game {exc.game_id!r} does not exist; GET /games lists games")
+        )
+
+    @app.errorhandler(ValidationError)
+    def _invalid(exc: ValidationError) -> Response:
+        return problem_response(invalid_body(exc))
+
+    @app.errorhandler(HTTPException)
+    def _http(exc: HTTPException) -> Response:
+        status = exc.code or 500
+        kind = _BY_STATUS.get(status, PROBLEM_TYPES["http-error"])
+        detail = exc.description or kind.description
+        extra: dict[str, Any] = {}
+        if status == 413:
+            limit = request.max_content_length
+            extra["max_bytes"] = limit
+            detail = f"the body is larger than {limit} bytes; send a smaller one"
+        elif status == 404:
+            detail = f"no resource at {request.path}; the API's paths are listed in /openapi.yaml"
+        elif status == 405:
+            allowed = ", ".join(sorted(getattr(exc, "valid_methods", None) or []))
+            detail = f"{request.method} is not allowed on {request.path}; allowed: {allowed}"
+        p = Problem(kind.slug, detail, status=status, **extra)
+        resp = problem_response(p)
+        for k, v in exc.get_headers():
+            if k.lower() not in ("content-type", "content-length"):
+                resp.headers[k] = v
+        return resp
+
+    @app.errorhandler(Exception)
+    def _unexpected(exc: Exception) -> Response:
+        log.exception("unhandled error on %s %s", request.method, request.path)
+        return problem_response(
+            Problem("internal-error", "the server failed to handle this request; it was logged. "
+                    "Retrying with the same command id is safe.")  # fmt: skip
+        )

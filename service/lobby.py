@@ -1,0 +1,120 @@
+"""The game list: filters and keyset pagination over the store's lobby index.
+
+The lobby is the store's sorted set ``<prefix>:lobby`` (game id scored by creation time, see
+docs/event-store.md); each game's summary projection (its ``summary`` view) gives the status,
+seats and player count to filter on. Pages go newest first; the cursor is the (score, id) of the
+last game returned, so games created while a client pages do not shift or repeat entries.
+Filtering by status or player count scans at most ``SCAN_LIMIT`` index entries per request and
+then hands back a cursor to continue from.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from events import RedisStore
+from service.errors import Problem
+from service.tokens import SeatTokens
+
+BATCH = 100
+CURSOR_RE = re.compile(r"^([0-9]{1,12}(?:\.[0-9]{1,9})?)_([A-Za-z0-9_.:-]{1,128})$")
+SCAN_LIMIT = 2000
+
+
+@dataclass(frozen=True)
+class Page:
+    items: list[tuple[dict[str, Any], set[int]]]  # (summary, claimed seats)
+    next_cursor: str | None
+
+
+def _s(value: Any) -> str:
+    return value.decode("utf-8") if isinstance(value, bytes) else str(value)
+
+
+def encode_cursor(score: float, game_id: str) -> str:
+    """``<creation time as epoch seconds>_<game id>``: the position after which the next page starts."""
+    return f"{score!r}_{game_id}"
+
+
+def decode_cursor(cursor: str) -> tuple[float, str]:
+    m = CURSOR_RE.match(cursor)
+    if m is None:
+        raise Problem("invalid-parameters", "cursor: not a cursor this API issued; use next_cursor from the previous page",
+                      errors={"cursor": ["not a valid cursor"]})  # fmt: skip
+    return float(m.group(1)), m.group(2)
+
+
+def list_games(
+    store: RedisStore,
+    tokens: SeatTokens,
+    *,
+    status: str | None = None,
+    players: int | None = None,
+    created_after: datetime | None = None,
+    created_before: datetime | None = None,
+    limit: int = 20,
+    cursor: str | None = None,
+) -> Page:
+    client = store.client
+    lobby = f"{store.prefix}:lobby"
+    high: float | str = "+inf" if created_before is None else created_before.timestamp()
+    low: float | str = "-inf" if created_after is None else created_after.timestamp()
+    after: tuple[float, str] | None = decode_cursor(cursor) if cursor else None
+    if after is not None:
+        high = after[0] if high == "+inf" else min(float(high), after[0])
+    out: list[tuple[dict[str, Any], set[int]]] = []
+    scanned = offset = 0
+    last: tuple[float, str] | None = None
+    while True:
+        rows = client.zrevrangebyscore(lobby, high, low, start=offset, num=BATCH, withscores=True)
+        offset += len(rows)
+        entries = [(_s(m), float(sc)) for m, sc in rows]
+        if after is not None:  # skip what earlier pages returned (same score, id not below)
+            entries = [e for e in entries if e[1] < after[0] or e[0] < after[1]]
+        ids = [gid for gid, _ in entries]
+        for (gid, score), summary, seats in zip(
+            entries, _summaries(store, ids), tokens.claimed_seats(ids), strict=True
+        ):
+            scanned += 1
+            last = (score, gid)
+            if summary is None:
+                continue
+            if status is not None and summary.get("status") != status:
+                continue
+            if players is not None and summary.get("players") != players:
+                continue
+            out.append((summary, seats))
+            if len(out) >= limit:
+                more = _exists_after(client, lobby, low, last)
+                return Page(out, encode_cursor(*last) if more else None)
+        if len(rows) < BATCH:
+            return Page(out, None)
+        if scanned >= SCAN_LIMIT and last is not None:
+            return Page(out, encode_cursor(*last))
+
+
+def _exists_after(client: Any, lobby: str, low: float | str, last: tuple[float, str]) -> bool:
+    """Whether the index holds an entry after ``last`` in page order."""
+    score, gid = last
+    if client.zcount(lobby, low, f"({score!r}") > 0:
+        return True
+    return any(_s(m) < gid for m in client.zrangebyscore(lobby, score, score))
+
+
+def _summaries(store: RedisStore, game_ids: list[str]) -> list[dict[str, Any] | None]:
+    """The summary views of several games in one pipelined round trip."""
+    pipe = store.client.pipeline(transaction=False)
+    for gid in game_ids:
+        pipe.hget(store.keys(gid)[3], "summary")
+    out: list[dict[str, Any] | None] = []
+    for raw in pipe.execute():
+        if raw is None:
+            out.append(None)
+            continue
+        _pos, _, text = _s(raw).partition(":")
+        out.append(json.loads(text))
+    return out

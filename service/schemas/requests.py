@@ -1,0 +1,125 @@
+"""Request schemas: bodies and query strings. Every one refuses unknown fields.
+
+Bodies are JSON and use the strict fields (no coercion); query strings are text, so their numbers
+are parsed from strings but still range-checked.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC
+from typing import Any
+
+from marshmallow import RAISE, Schema, ValidationError, fields, validates_schema
+from marshmallow.validate import Length, OneOf, Range, Regexp
+
+from service.fields import StrictBool, StrictInt, StrictList, StrictNumber, StrictStr
+from service.schemas.commands import CommandField
+
+#: the largest integer JSON carries exactly (also far below Redis stream ids' 64-bit limit)
+MAX_SEQ = 2**53 - 1
+#: expansions this server can play; the Ambition expansion will be added here
+AVAILABLE_EXPANSIONS: tuple[str, ...] = ()
+COMMAND_ID = Regexp(
+    r"^[A-Za-z0-9_.:~-]{1,128}$",
+    error="must be 1-128 characters from A-Z a-z 0-9 _ . : ~ - (a uuid4 is a good choice)",
+)
+
+
+class Strict(Schema):
+    class Meta:
+        unknown = RAISE
+
+
+class SeatConfigSchema(Strict):
+    kind = StrictStr(required=True, validate=OneOf(("human", "bot"), error="must be human or bot"))
+    bot = StrictStr()
+
+    @validates_schema
+    def _bot_named(self, data: dict[str, Any], **kwargs: Any) -> None:
+        from bots.base import bot_names
+
+        names = bot_names()
+        if data.get("kind") == "bot":
+            if data.get("bot") not in names:
+                raise ValidationError(
+                    f"a bot seat names a built-in bot: one of {names} (GET /bots)", "bot"
+                )
+        elif "bot" in data:
+            raise ValidationError("only a seat of kind 'bot' names a bot", "bot")
+
+
+class GameOptionsSchema(Strict):
+    first_game = StrictBool()
+    expansions = StrictList(StrictStr())
+
+    @validates_schema
+    def _known_expansions(self, data: dict[str, Any], **kwargs: Any) -> None:
+        for name in data.get("expansions", []):
+            if name not in AVAILABLE_EXPANSIONS:
+                raise ValidationError(
+                    f"expansion {name!r} is not available on this server yet; available: "
+                    f"{list(AVAILABLE_EXPANSIONS) or 'none (base game only)'}",
+                    "expansions",
+                )
+
+
+MAX_SECONDS = 30 * 24 * 3600
+
+
+def _seconds() -> StrictNumber:
+    return StrictNumber(validate=Range(min=0, max=MAX_SECONDS))
+
+
+class TimeControlSchema(Strict):
+    """Seconds; see events/clock.py: deadline = start + per_decision + bank left."""
+
+    per_decision = _seconds()
+    bank = _seconds()
+    increment = _seconds()
+    bank_max = _seconds()
+
+
+class CreateGameSchema(Strict):
+    seats = StrictList(
+        fields.Nested(SeatConfigSchema),
+        required=True,
+        validate=Length(min=2, max=5, error="a game has 2 to 5 seats"),
+    )
+    options = fields.Nested(GameOptionsSchema)
+    seed = StrictStr(validate=Length(min=1, max=200))
+    time_control = fields.Nested(TimeControlSchema)
+    timeout_policy = StrictStr(validate=OneOf(("heuristic", "minimal"),
+                                              error="must be heuristic or minimal"))  # fmt: skip
+    abandon_after = StrictInt(validate=Range(min=0, max=1000))
+
+
+class ClaimSeatSchema(Strict):
+    """Claiming takes no parameters today; an empty object (or no body) is accepted."""
+
+
+class CommandRequestSchema(Strict):
+    command_id = StrictStr(required=True, validate=COMMAND_ID)
+    expected_version = StrictInt(validate=Range(min=0, max=MAX_SEQ))
+    command = CommandField(required=True)
+
+
+class ListGamesQuerySchema(Strict):
+    status = fields.String(validate=OneOf(("active", "finished")))
+    players = fields.Integer(strict=False, validate=Range(min=2, max=5))
+    created_after = fields.AwareDateTime(format="iso", default_timezone=UTC)
+    created_before = fields.AwareDateTime(format="iso", default_timezone=UTC)
+    limit = fields.Integer(strict=False, load_default=20, validate=Range(min=1, max=100))
+    cursor = fields.String(validate=Length(min=1, max=300))
+
+
+class FeedQuerySchema(Strict):
+    after = fields.Integer(strict=False, load_default=0, validate=Range(min=0, max=MAX_SEQ))
+    limit = fields.Integer(strict=False, load_default=100, validate=Range(min=1, max=1000))
+
+
+class StreamQuerySchema(Strict):
+    after = fields.Integer(strict=False, load_default=0, validate=Range(min=0, max=MAX_SEQ))
+
+
+class EmptyQuerySchema(Strict):
+    """Endpoints without query parameters refuse unknown ones too."""

@@ -1,0 +1,145 @@
+"""Response schemas: what each endpoint answers (``schema.dump``), mirrored in openapi.yaml.
+
+Views (``view``) and events (``event``) are the engine's own JSON (``engine.observe`` and
+``engine.redact``) passed through untouched: the service never edits what a viewer may see.
+"""
+
+from __future__ import annotations
+
+from marshmallow import Schema, fields
+
+
+class ProblemSchema(Schema):
+    """RFC 9457 problem details, with this API's extension members."""
+
+    type = fields.String()
+    title = fields.String()
+    status = fields.Integer()
+    detail = fields.String()
+    instance = fields.String()
+    # extension members, present when they apply
+    code = fields.String()  # the engine's IllegalCommand code
+    field = fields.String(allow_none=True)
+    value = fields.Raw(allow_none=True)
+    errors = fields.Raw()  # field -> messages, for invalid requests
+    current_version = fields.Integer()
+    expected_version = fields.Integer()
+    max_bytes = fields.Integer()
+
+
+class StatusSchema(Schema):
+    status = fields.String()
+
+
+class LinksField(fields.Dict):
+    def __init__(self) -> None:
+        super().__init__(keys=fields.String(), values=fields.String())
+
+
+class SeatInfoSchema(Schema):
+    seat = fields.Integer()
+    kind = fields.String()
+    bot = fields.String()
+    claimed = fields.Boolean()
+
+
+class GameSchema(Schema):
+    game_id = fields.String()
+    status = fields.String()
+    players = fields.Integer()
+    seats = fields.List(fields.Nested(SeatInfoSchema))
+    options = fields.Dict()
+    round = fields.Integer()
+    version = fields.Integer()
+    created_at = fields.String()
+    finished_at = fields.String(allow_none=True)
+    winners = fields.List(fields.Integer(), allow_none=True)
+    end_reason = fields.String(allow_none=True)
+    timeouts = fields.List(fields.Integer())
+    abandoned = fields.List(fields.Integer())
+    next_deadline = fields.String(allow_none=True)
+    links = LinksField()
+
+
+class GamePageSchema(Schema):
+    items = fields.List(fields.Nested(GameSchema))
+    next_cursor = fields.String(allow_none=True)
+
+
+class ViewSchema(Schema):
+    game_id = fields.String()
+    version = fields.Integer()
+    view = fields.Raw()
+
+
+class SeatViewSchema(ViewSchema):
+    seat = fields.Integer()
+
+
+class SeatClaimSchema(Schema):
+    game_id = fields.String()
+    seat = fields.Integer()
+    token = fields.String()
+    token_type = fields.String()
+    links = LinksField()
+
+
+class FeedItemSchema(Schema):
+    seq = fields.Integer()
+    type = fields.String()
+    actor = fields.String()
+    ts = fields.String()
+    command_id = fields.String()
+    event = fields.Raw()
+
+
+class FeedSchema(Schema):
+    game_id = fields.String()
+    viewer = fields.String()
+    events = fields.List(fields.Nested(FeedItemSchema))
+    next_after = fields.Integer()
+    more = fields.Boolean()
+
+
+class CommandResultSchema(Schema):
+    game_id = fields.String()
+    seat = fields.Integer()
+    command_id = fields.String()
+    version = fields.Integer()
+    first_seq = fields.Integer()
+    last_seq = fields.Integer()
+    events = fields.List(fields.Nested(FeedItemSchema))
+
+
+class VerdictSchema(Schema):
+    ok = fields.Boolean()
+    events = fields.Integer()
+    commands = fields.Integer()
+    mode = fields.String()
+    first_bad_event = fields.Integer(allow_none=True)
+    reason = fields.String()
+    summary = fields.Raw()
+
+
+class BotsSchema(Schema):
+    bots = fields.List(fields.String())
+
+
+class CatalogueSchema(Schema):
+    phases = fields.List(fields.String())
+    dice = fields.Raw()
+    factions = fields.Raw()
+    home_worlds = fields.Raw()
+    tiles = fields.Raw()
+
+
+class ProblemTypeSchema(Schema):
+    type = fields.String()
+    title = fields.String()
+    status = fields.Integer()
+    description = fields.String()
+
+
+class IndexSchema(Schema):
+    name = fields.String()
+    links = LinksField()

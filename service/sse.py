@@ -1,0 +1,69 @@
+"""Server-Sent Events: a game's feed for one viewer as a ``text/event-stream``.
+
+Each event is sent as ``id: <seq>`` + ``data: <feed item JSON>`` (the default ``message`` event,
+so ``EventSource.onmessage`` sees them all); a reconnecting client sends ``Last-Event-ID`` and the
+stream resumes after it. While nothing happens the server waits on the game's Redis stream with
+``XREAD BLOCK`` (no polling) and sends a ``: keep-alive`` comment every ``keepalive`` seconds so
+proxies keep the connection open. After the game's last event an ``end`` event is sent and the
+stream closes; otherwise it closes after ``max_seconds`` and the client reconnects (``retry``).
+That bound also frees the worker under gunicorn's sync workers (keep it below gunicorn's
+``--timeout`` there: a sync worker cannot report alive while it streams); a threaded server (the
+dev server, gunicorn ``gthread`` as ``make run`` uses) serves streams and commands side by side.
+
+Items come from ``Games.feed`` only, so redaction is the engine's ``redact``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from events import RedisStore
+from events.games import Games, Viewer
+
+PAGE = 200
+
+
+def frame(item: dict[str, Any]) -> str:
+    return f"id: {item['seq']}\ndata: {json.dumps(item, separators=(',', ':'))}\n\n"
+
+
+def event_stream(
+    games: Games,
+    store: RedisStore,
+    game_id: str,
+    viewer: Viewer,
+    after: int,
+    *,
+    finished: bool,
+    version: int,
+    max_seconds: float,
+    keepalive: float,
+    retry_ms: int = 2000,
+) -> Iterator[str]:
+    """Frames from ``after`` on; ``finished`` and ``version`` describe the game when the request
+    came (a finished game's stream ends once the client has every event)."""
+    deadline = time.monotonic() + max_seconds
+    stream_key = store.keys(game_id)[0]
+    cursor = after
+    yield f"retry: {retry_ms}\n\n"
+    while True:
+        items = games.feed(game_id, viewer, after=cursor, limit=PAGE)
+        for item in items:
+            cursor = version = item["seq"]
+            finished = finished or item["type"] == "GameEnded"
+            yield frame(item)
+        if len(items) == PAGE:
+            continue
+        if finished:
+            yield f"event: end\ndata: {json.dumps({'game_id': game_id, 'version': version})}\n\n"
+            return
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return
+        wait = min(keepalive, left)
+        got = store.client.xread({stream_key: f"{cursor}-0"}, count=1, block=max(1, int(wait * 1000)))
+        if not got:
+            yield ": keep-alive\n\n"
