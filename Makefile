@@ -34,7 +34,8 @@ WORKERS ?= 2
 THREADS ?= 8
 run: install
 	@echo "Roll for the Galaxy API: http://$(HOST):$(PORT)/  (contract: http://$(HOST):$(PORT)/openapi.yaml; store: $${REDIS_URL:-embedded server in ./run/redis})"
-	$(BIN)/gunicorn --bind $(HOST):$(PORT) --workers $(WORKERS) --worker-class gthread --threads $(THREADS) \
+	$(BIN)/rfg worker & WORKER=$$!; trap 'kill $$WORKER 2>/dev/null' EXIT INT TERM; \
+	RFG_DISPATCH=1 $(BIN)/gunicorn --bind $(HOST):$(PORT) --workers $(WORKERS) --worker-class gthread --threads $(THREADS) \
 		--access-logfile - 'service:create_app()'
 
 clean:

@@ -142,7 +142,7 @@ def _verify_envelopes(rows: list[dict[str, Any]]) -> Verdict:
             return _bad(v, env.seq, "the hash does not match the event's content (altered event)")
         link = env.hash
     first = envs[0].event()
-    if first["type"] != "GameCreated" or "seed" not in first:
+    if first["type"] != "GameCreated" or not {"seed", "players", "options"} <= set(first):
         return _bad(v, 1, "the log does not start with GameCreated carrying the revealed seed")
     # group into batches by command id, in order
     batches: list[list[Envelope]] = []
