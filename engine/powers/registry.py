@@ -73,7 +73,7 @@ def tableau_powers(p: PlayerState) -> list[str]:
 
 #: (tableau developments, hook) -> active handlers; tableaux only grow, and few distinct ones occur
 _MEMO: dict[tuple[tuple[str, ...], str], list[tuple[str, Handler]]] = {}
-_MEMO_LIMIT = 100_000
+_MEMO_LIMIT = 4096
 
 
 def handlers(p: PlayerState, hook: str) -> list[tuple[str, Handler]]:
