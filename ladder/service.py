@@ -3,7 +3,9 @@
 Keys (prefix ``rfg``): ``rfg:ladders`` (set of names); per ladder ``rfg:ladder:<name>:cfg``
 (JSON), ``:entrants`` (hash id -> JSON), ``:games`` (hash game id -> JSON: seats, seed, status),
 ``:results`` (list of result JSON in finishing order), ``:recorded`` (set of game ids with a
-result), ``:ratings`` (JSON of the live table with the number of results it reflects).
+result), ``:ratings`` (JSON of the live table with the number of results it reflects). Each game
+with an external seat is also added to its account's ``rfg:botacct:<id>:games`` and ``:active``
+sets (what the API's decisions stream of that bot account watches).
 
 A ladder game is an ordinary game whose table names the entrant of each seat; built-in bots are
 played by the workers, external bots through the API with their bot token. Results are recorded
@@ -35,6 +37,14 @@ _NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 RECENT = 50  # results that count as "recent meetings" for pairing
 
 
+def account_games_key(prefix: str, account: str) -> str:
+    return f"{prefix}:botacct:{account}:games"
+
+
+def account_active_key(prefix: str, account: str) -> str:
+    return f"{prefix}:botacct:{account}:active"
+
+
 class LadderError(ValueError):
     """A bad ladder request; the message says what to change."""
 
@@ -48,6 +58,8 @@ class LadderConfig:
     time_control: dict[str, Any] = field(default_factory=dict)
     provisional_sigma: float = DEFAULT_PROVISIONAL_SIGMA
     options: dict[str, Any] = field(default_factory=dict)
+    #: a paused ladder starts no game; its running games finish and are still recorded
+    paused: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -90,6 +102,32 @@ class Ladders:
         if raw is None:
             raise LadderError(f"no ladder named {name!r}; create it first")
         return LadderConfig(**json.loads(raw))
+
+    def update(
+        self, name: str, *, paused: bool | None = None, concurrency: int | None = None
+    ) -> LadderConfig:
+        """Pause or resume a ladder, or change how many games it keeps running."""
+        key = self._k(name, "cfg")
+        with self.r.pipeline() as pipe:
+            while True:
+                try:
+                    pipe.watch(key)
+                    raw = pipe.get(key)
+                    if raw is None:
+                        raise LadderError(f"no ladder named {name!r}; create it first")
+                    cfg = LadderConfig(**json.loads(raw))
+                    if paused is not None:
+                        cfg.paused = paused
+                    if concurrency is not None:
+                        if not 1 <= concurrency <= 1000:
+                            raise LadderError("concurrency (games kept running) must be 1-1000")
+                        cfg.concurrency = concurrency
+                    pipe.multi()
+                    pipe.set(key, json.dumps(cfg.to_dict()))
+                    pipe.execute()
+                    return cfg
+                except redis.WatchError:
+                    continue
 
     def names(self) -> list[str]:
         return sorted(self._s(n) for n in self.r.smembers(f"{self.prefix}:ladders"))
@@ -136,7 +174,7 @@ class Ladders:
         entrants = self.entrants(name)
         self.record_finished(name)
         free = cfg.concurrency - len(self.running(name))
-        if free <= 0:
+        if free <= 0 or cfg.paused:
             return []
         table = self.live_table(name)
         ratings = {e: table.entries[e].rating if e in table.entries else 0.0 for e in entrants}
@@ -170,6 +208,10 @@ class Ladders:
                     "status": "active",
                 }
                 self.r.hset(self._k(name, "games"), gid, json.dumps(info))
+                for seat in seats:
+                    if seat["kind"] == "external":
+                        self.r.sadd(account_games_key(self.prefix, seat["account"]), gid)
+                        self.r.sadd(account_active_key(self.prefix, seat["account"]), gid)
                 created.append(gid)
                 for e in order:
                     played[e] = played.get(e, 0) + 1

@@ -26,6 +26,11 @@ def add_parser(sub: Any) -> None:
         default=os.environ.get("REDIS_URL"),
         help="store URL (default $REDIS_URL or the embedded store)",
     )
+    p.add_argument(
+        "--prefix",
+        default=os.environ.get("RFG_STORE_PREFIX") or "rfg",
+        help="store key prefix, as the API and workers use (default $RFG_STORE_PREFIX or 'rfg')",
+    )
     ls = p.add_subparsers(dest="action", required=True)
     c = ls.add_parser("create", help="create a ladder")
     c.add_argument("name")
@@ -64,13 +69,13 @@ def add_parser(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
-def _ladders(url: str | None) -> Any:
+def _ladders(url: str | None, prefix: str = "rfg") -> Any:
     import events
     from events.games import Games
     from ladder.service import Ladders
 
     client = events.connect(url)
-    return Ladders(client, Games(events.RedisStore(client)))
+    return Ladders(client, Games(events.RedisStore(client, prefix=prefix)), prefix=prefix)
 
 
 def play_inline(ladders: Any, gid: str, rng: Rng) -> None:
@@ -96,10 +101,10 @@ def run(args: argparse.Namespace) -> int:
     from ladder.service import LadderConfig, LadderError
 
     try:
-        ladders = _ladders(args.url)
+        ladders = _ladders(args.url, args.prefix)
         if args.action == "create":
             tc = (
-                {"seconds_per_decision": args.seconds_per_decision}
+                {"per_decision": args.seconds_per_decision}
                 if args.seconds_per_decision
                 else {}
             )

@@ -32,6 +32,8 @@ def add_parser(sub: Any) -> None:
                    help=f"seconds between sweeps (default {defaults.sweep_interval})")  # fmt: skip
     p.add_argument("--stale-after", type=float, default=defaults.stale_after,
                    help=f"seconds after which a started job is presumed dead and a pending bot decision re-dispatched (default {defaults.stale_after})")  # fmt: skip
+    p.add_argument("--ladder-interval", type=float, default=defaults.ladder_interval,
+                   help=f"seconds between ladder scheduling passes; 0 turns ladders off (default {defaults.ladder_interval})")  # fmt: skip
     p.add_argument("--no-scheduler", action="store_true",
                    help="do not run RQ's scheduler in this worker (timeouts then wait for a sweep)")  # fmt: skip
     p.add_argument("--metrics", action="store_true",
@@ -52,6 +54,7 @@ def run(args: argparse.Namespace) -> int:
         queue=args.queue or os.environ.get("RFG_QUEUE") or args.prefix,
         sweep_interval=args.sweep_interval,
         stale_after=args.stale_after,
+        ladder_interval=args.ladder_interval,
         metrics=args.metrics or None,
     )
     return process.run(args.url, settings, burst=args.burst, with_scheduler=not args.no_scheduler,

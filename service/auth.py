@@ -2,6 +2,10 @@
 
 * ``require_seat(game_id, seat)`` - the seat-scoped endpoints: 404 for an unknown game or seat,
   401 without a token or with a token this game never issued, 403 with another seat's token.
+  A seat of kind ``external`` (a ladder game's bot seat) also accepts the bot token of the
+  account seated there (``{"kind": "external", "account": id}``); any other bot token gets 403.
+* ``require_bot()`` / ``require_account(id)`` - bot-account endpoints: 401 without a live bot
+  token, 403 with another account's token.
 * ``require_admin()`` - operations reserved to the operator (choosing a seed): 401 / 403.
 * ``is_admin()`` - whether the request carries the admin token (``ADMIN_TOKEN``, env
   ``RFG_ADMIN_TOKEN``; without one configured nobody is admin).
@@ -14,6 +18,7 @@ import json
 
 from flask import current_app, request
 
+from service.accounts import seats_of
 from service.backend import backend
 from service.errors import Problem
 
@@ -58,6 +63,17 @@ def require_seat(game_id: str, seat: int) -> None:
     claims = tokens.claims(game_id)
     if not claims.exists:
         raise Problem("not-found", f"game {game_id!r} does not exist; GET /games lists games")
+    accounts = backend().accounts
+    account = accounts.account_of(token) if token and accounts is not None else None
+    if account is not None:
+        _pos, text = backend().games.view(game_id, "summary")
+        summary = json.loads(text)
+        if not 0 <= seat < summary["players"]:
+            raise Problem("not-found", f"game {game_id!r} has seats 0 to {summary['players'] - 1}, not {seat}")
+        if seat in seats_of(summary, account):
+            return
+        raise Problem("forbidden", f"bot account {account!r} is not seated at seat {seat} of game {game_id!r}; "
+                      "a bot token reads and acts only in the seats a ladder gave its account")
     owner = claims.seat_of(token) if token else None
     if owner == seat:
         assert token is not None
@@ -75,3 +91,23 @@ def require_seat(game_id: str, seat: int) -> None:
     if owner is None:
         raise Problem("unauthorized", f"this token was not issued for game {game_id!r}; claim a seat of this game to get one")
     raise Problem("forbidden", f"this token is for seat {owner}; it cannot read or act for seat {seat}")
+
+
+def require_bot(what: str = "this endpoint") -> str:
+    """The account of the request's live bot token (401 without one)."""
+    token = bearer_token()
+    accounts = backend().accounts
+    account = accounts.account_of(token) if token and accounts is not None else None
+    if account is None:
+        raise Problem("unauthorized", f"{what} needs a bot token: Authorization: Bearer <bot token> "
+                      "(POST /bots/accounts issues one; a revoked token no longer works)")
+    return account
+
+
+def require_account(account_id: str, what: str = "this account") -> str:
+    """Only the account's own bot token (403 with another account's; 401 without a bot token)."""
+    account = require_bot(what)
+    if account != account_id:
+        raise Problem("forbidden", f"this bot token belongs to account {account!r}; it cannot read or "
+                      f"change account {account_id!r}")
+    return account

@@ -19,6 +19,7 @@ from flask import Flask, current_app
 
 import events
 from events.games import Games
+from service.accounts import BotAccounts
 from service.tokens import SeatTokens
 
 
@@ -28,6 +29,7 @@ class Backend:
     store: events.RedisStore
     games: Games
     tokens: SeatTokens
+    accounts: BotAccounts | None = None
 
     def ping(self) -> bool:
         try:
@@ -45,7 +47,7 @@ def init_app(app: Flask) -> Backend:
         from workers.runtime import attach
 
         attach(games, client)
-    backend = Backend(client, store, games, SeatTokens(store))
+    backend = Backend(client, store, games, SeatTokens(store), BotAccounts(client, store.prefix))
     app.extensions["rfg"] = backend
     return backend
 

@@ -9,6 +9,7 @@
 | ``REPLAY_MAX_BYTES`` | 32 MiB (uploaded logs) | |
 | ``SSE_MAX_SECONDS`` | 300 (then the client reconnects) | ``RFG_SSE_MAX_SECONDS`` |
 | ``SSE_KEEPALIVE_SECONDS`` | 15 | |
+| ``DECISIONS_POLL_SECONDS`` | 0.2 (how often a bot account's decisions stream looks at its games) | |
 | ``DISPATCH_TURNS`` | off: the workers' sweep finds bot turns and timeouts; on: they are enqueued right after each command | ``RFG_DISPATCH=1`` |
 
 Store URLs are those of ``events.connect``: ``redis://``, ``unix://``, ``embedded://<dir>``,
@@ -29,6 +30,7 @@ DEFAULTS: dict[str, Any] = {
     "REPLAY_MAX_BYTES": 32 * 1024 * 1024,
     "SSE_MAX_SECONDS": 300.0,
     "SSE_KEEPALIVE_SECONDS": 15.0,
+    "DECISIONS_POLL_SECONDS": 0.2,
     "DISPATCH_TURNS": False,
     "OPENAPI_PATH": os.path.join(os.path.dirname(os.path.dirname(__file__)), "openapi.yaml"),
 }

@@ -53,7 +53,9 @@ _TYPES = [
                 "POST /games/{game_id}/seats/{seat}/claim returned (or the admin token)."),
     ProblemType("forbidden", "Not allowed", 403,
                 "The token is valid but does not allow this: a seat token reads and acts only "
-                "for its own seat; choosing a seed needs the admin token."),
+                "for its own seat, a bot token only in the seats a ladder gave its account and only "
+                "its own account; choosing a seed, creating ladders and adding entrants need the "
+                "admin token."),
     ProblemType("not-found", "Not found", 404,
                 "No such resource: check the path, the game id (GET /games lists games) and "
                 "the seat number (0 to players-1)."),
@@ -69,6 +71,9 @@ _TYPES = [
     ProblemType("seat-unavailable", "Seat unavailable", 409,
                 "The seat cannot be claimed: it was claimed already, a bot plays it, or the "
                 "game is over. Pick another seat (GET /games/{game_id} lists the seats)."),
+    ProblemType("ladder-conflict", "Ladder conflict", 409,
+                "The ladder or entrant exists already (names are unique), or the ladder cannot "
+                "take this entrant; 'detail' says which. Pick another name."),
     ProblemType("payload-too-large", "Payload too large", 413,
                 "The body exceeds the limit given in 'max_bytes'; send a smaller one."),
     ProblemType("unsupported-media-type", "Unsupported media type", 415,

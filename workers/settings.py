@@ -38,6 +38,8 @@ class WorkerSettings:
     conflict_retries: int = 50
     #: the bot that plays abandoned seats when the table does not name one (``abandoned_bot``)
     default_bot: str = "heuristic"
+    #: seconds between two ladder scheduling passes (``workers/ladders.py``); 0: off
+    ladder_interval: float = 1.0
     #: record each bot job's enqueue-to-applied latency (``<prefix>:w:latency``, bench only)
     metrics: bool = False
 

@@ -11,6 +11,8 @@ elects it per interval) runs ``Sweeper.tick``:
    due time has come, is loaded and re-dispatched with ``rescue=True`` (stale jobs replaced).
 
 Everything it does is idempotent, so two sweeps at once would only waste work.
+
+The same thread also runs the ladder scheduler (``workers.ladders``) every ``ladder_interval``.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from typing import Any
 from events import GameNotFound
 
 from .agenda import Agenda, _text
+from .ladders import LadderScheduler
 from .runtime import Runtime
 
 log = logging.getLogger(__name__)
@@ -37,6 +40,7 @@ class Sweeper:
         self._last_full = 0.0
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self.ladders = LadderScheduler(rt)
 
     # --- one sweep -------------------------------------------------------------------------
     def tick(self, *, force: bool = False) -> list[str]:
@@ -119,4 +123,9 @@ class Sweeper:
                 self.tick()
             except Exception:  # noqa: BLE001 - keep sweeping; Redis may come back
                 log.exception("sweep failed")
+            try:
+                if self.ladders.due():
+                    self.ladders.tick()
+            except Exception:  # noqa: BLE001 - keep scheduling; Redis may come back
+                log.exception("ladder scheduling failed")
             self._stop.wait(max(0.0, interval - (time.monotonic() - started)))

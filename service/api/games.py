@@ -44,7 +44,10 @@ def game_resource(summary: dict[str, Any], claimed: set[int]) -> dict[str, Any]:
         seat: dict[str, Any] = {"seat": i, "kind": cfg.get("kind", "human")}
         if cfg.get("bot"):
             seat["bot"] = cfg["bot"]
-        seat["claimed"] = i in claimed or seat["kind"] == "bot"
+        for key in ("account", "entrant"):
+            if cfg.get(key):
+                seat[key] = cfg[key]
+        seat["claimed"] = i in claimed or seat["kind"] in ("bot", "external")
         seats.append(seat)
     return dict(summary, seats=seats, links=game_links(summary["game_id"]))
 

@@ -36,6 +36,9 @@ def claim(game_id: str, seat: int) -> Response:
     cfg = (summary.get("seats") or [{}] * players)[seat]
     if cfg.get("kind") == "bot":
         raise Problem("seat-unavailable", f"seat {seat} is played by the bot {cfg.get('bot')!r}; claim a human seat")
+    if cfg.get("kind") == "external":
+        raise Problem("seat-unavailable", f"seat {seat} belongs to bot account {cfg.get('account')!r}, which plays it "
+                      "with its bot token; claim a human seat")
     if summary.get("status") == "finished":
         raise Problem("seat-unavailable", "the game is over; its seats can no longer be claimed (GET /games/{id}/log has the full log)")
     token = backend().tokens.claim(game_id, seat)

@@ -123,3 +123,42 @@ class StreamQuerySchema(Strict):
 
 class EmptyQuerySchema(Strict):
     """Endpoints without query parameters refuse unknown ones too."""
+
+
+# --- bot accounts and ladders -----------------------------------------------------------------
+LADDER_NAME = Regexp(r"^[A-Za-z0-9_.-]{1,64}$", error="must be 1-64 letters, digits, '_', '.' or '-'")
+
+
+class RegisterBotSchema(Strict):
+    name = StrictStr(required=True, validate=Length(1, 64))
+    description = StrictStr(load_default="", validate=Length(0, 500))
+    contact = StrictStr(required=True, validate=Length(1, 200))
+
+
+class CreateLadderSchema(Strict):
+    name = StrictStr(required=True, validate=LADDER_NAME)
+    players = StrictList(StrictInt(validate=Range(2, 5)), load_default=lambda: [4],
+                         validate=Length(1, 4))  # fmt: skip
+    concurrency = StrictInt(load_default=4, validate=Range(1, 1000))
+    duplicate = StrictBool(load_default=False)
+    time_control = fields.Nested(TimeControlSchema, load_default=dict)
+
+
+class AddEntrantSchema(Strict):
+    entrant = StrictStr(required=True, validate=LADDER_NAME)
+    bot = StrictStr()
+    account = StrictStr(validate=Regexp(r"^[0-9a-f]{16}$", error="must be a bot account id (16 hex digits)"))
+
+    @validates_schema
+    def _one_of(self, data: dict[str, Any], **kwargs: Any) -> None:
+        from bots.base import bot_names
+
+        if ("bot" in data) == ("account" in data):
+            raise ValidationError("give either bot (a built-in bot) or account (a bot account id)", "bot")
+        if "bot" in data and data["bot"] not in bot_names():
+            raise ValidationError(f"a built-in bot: one of {bot_names()} (GET /bots)", "bot")
+
+
+class UpdateLadderSchema(Strict):
+    paused = StrictBool()
+    concurrency = StrictInt(validate=Range(1, 1000))

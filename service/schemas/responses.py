@@ -40,6 +40,8 @@ class SeatInfoSchema(Schema):
     seat = fields.Integer()
     kind = fields.String()
     bot = fields.String()
+    account = fields.String()
+    entrant = fields.String()
     claimed = fields.Boolean()
 
 
@@ -143,3 +145,61 @@ class ProblemTypeSchema(Schema):
 class IndexSchema(Schema):
     name = fields.String()
     links = LinksField()
+
+
+class BotAccountSchema(Schema):
+    account_id = fields.String()
+    name = fields.String()
+    description = fields.String()
+    contact = fields.String()
+    created_at = fields.String()
+    revoked_at = fields.String(allow_none=True)
+    active = fields.Boolean()
+    links = LinksField()
+
+
+class BotRegistrationSchema(BotAccountSchema):
+    token = fields.String()
+    token_type = fields.String()
+
+
+class LadderSchema(Schema):
+    name = fields.String()
+    players = fields.List(fields.Integer())
+    concurrency = fields.Integer()
+    duplicate = fields.Boolean()
+    time_control = fields.Dict()
+    provisional_sigma = fields.Float()
+    options = fields.Dict()
+    paused = fields.Boolean()
+    entrants = fields.List(fields.Dict())
+    running = fields.Integer()
+    results = fields.Integer()
+    links = LinksField()
+
+
+class LadderListSchema(Schema):
+    ladders = fields.List(fields.String())
+
+
+class EntrantSchema(Schema):
+    entrant = fields.String()
+    bot = fields.String()
+    account = fields.String()
+
+
+class LeaderboardSchema(Schema):
+    ladder = fields.String()
+    applied = fields.Integer()
+    rows = fields.List(fields.Dict())
+
+
+class HistorySchema(Schema):
+    ladder = fields.String()
+    entrant = fields.String()
+    history = fields.List(fields.Dict())
+
+
+class HeadToHeadSchema(Schema):
+    ladder = fields.String()
+    pairs = fields.List(fields.Dict())

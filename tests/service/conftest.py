@@ -73,8 +73,12 @@ def stream_events(spec: dict[str, Any]) -> Callable[[bytes], dict[str, Any]]:
             event: dict[str, Any] = {"event": kind, "data": data}
             if ident is not None:
                 event["id"] = ident
-            check("StreamEvent", event)
-            check("FeedItem" if kind == "message" else "StreamEnd", json.loads(data))
+            if kind == "decision":  # a bot account's decisions stream
+                check("DecisionStreamEvent", event)
+                check("PendingDecision", json.loads(data))
+            else:
+                check("StreamEvent", event)
+                check("FeedItem" if kind == "message" else "StreamEnd", json.loads(data))
             events.append(event)
         return events[0] if events else {"event": "message", "data": "{}"}
 
@@ -90,6 +94,7 @@ def openapi() -> OpenAPI:
             "application/x-ndjson": _text,
             "text/event-stream": stream_events(spec),
             "application/yaml": _text,
+            "image/svg+xml": _text,
             "text/plain": _text,
             "application/problem+json": json.loads,
         }

@@ -1,0 +1,102 @@
+"""Bot accounts: register (``POST /bots/accounts`` -> a bot token, shown once), read one's own
+account (``GET /bots/accounts/<id>``, ``GET /bots/me``), revoke the token
+(``DELETE /bots/accounts/<id>/token``), and follow every pending decision of the account across
+its games (``GET /bots/me/decisions/stream``, see ``service.decisions``).
+
+A bot token sees only its own account (403 for another one); it reads and acts only in the seats
+a ladder gave the account (``service.auth.require_seat``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response, current_app, request
+
+from service.accounts import BotAccounts
+from service.auth import is_admin, require_account, require_bot
+from service.backend import backend
+from service.decisions import decision_stream
+from service.errors import Problem
+from service.http import load_body, load_query, respond
+from service.schemas.requests import EmptyQuerySchema, RegisterBotSchema
+from service.schemas.responses import BotAccountSchema, BotRegistrationSchema
+
+bp = Blueprint("accounts", __name__)
+_empty = EmptyQuerySchema()
+_register = RegisterBotSchema()
+_account = BotAccountSchema()
+_registration = BotRegistrationSchema()
+
+
+def _accounts() -> BotAccounts:
+    accounts = backend().accounts
+    assert accounts is not None
+    return accounts
+
+
+def _links(account_id: str) -> dict[str, str]:
+    return {"self": f"/bots/accounts/{account_id}", "token": f"/bots/accounts/{account_id}/token",
+            "decisions": "/bots/me/decisions/stream"}  # fmt: skip
+
+
+def _resource(account: dict[str, Any]) -> dict[str, Any]:
+    return dict(account, links=_links(account["account_id"]))
+
+
+@bp.post("/bots/accounts")
+def register() -> Response:
+    load_query(_empty)
+    body = load_body(_register)
+    account, token = _accounts().register(body["name"], body["description"], body["contact"])
+    out = dict(_resource(account), token=token, token_type="Bearer")
+    return respond(_registration, out, status=201,
+                   headers={"Location": f"/bots/accounts/{account['account_id']}",
+                            "Cache-Control": "no-store"})  # fmt: skip
+
+
+@bp.get("/bots/me")
+def me() -> Response:
+    load_query(_empty)
+    account_id = require_bot("reading your bot account")
+    account = _accounts().get(account_id)
+    assert account is not None
+    return respond(_account, _resource(account), headers={"Cache-Control": "private, no-cache"})
+
+
+@bp.get("/bots/accounts/<account_id>")
+def get_account(account_id: str) -> Response:
+    load_query(_empty)
+    require_account(account_id, "reading a bot account")
+    account = _accounts().get(account_id)
+    if account is None:  # a live token of a deleted account: not reachable today
+        raise Problem("not-found", f"no bot account {account_id!r}")
+    return respond(_account, _resource(account), headers={"Cache-Control": "private, no-cache"})
+
+
+@bp.delete("/bots/accounts/<account_id>/token")
+def revoke(account_id: str) -> Response:
+    load_query(_empty)
+    accounts = _accounts()
+    if not is_admin():
+        require_account(account_id, "revoking a bot token")
+    if accounts.get(account_id) is None:
+        raise Problem("not-found", f"no bot account {account_id!r}")
+    accounts.revoke(account_id)
+    return Response(status=204)
+
+
+@bp.get("/bots/me/decisions/stream")
+def decisions() -> Response:
+    load_query(_empty)
+    account_id = require_bot("the decisions stream")
+    last = (request.headers.get("Last-Event-ID") or "").strip() or None
+    cfg = current_app.config
+    b = backend()
+    gen = decision_stream(b.games, b.store, _accounts(), account_id, last_event_id=last,
+                          max_seconds=float(cfg["SSE_MAX_SECONDS"]),
+                          keepalive=float(cfg["SSE_KEEPALIVE_SECONDS"]),
+                          poll=float(cfg.get("DECISIONS_POLL_SECONDS", 0.2)))  # fmt: skip
+    resp = Response(gen, mimetype="text/event-stream")
+    resp.headers["Cache-Control"] = "no-cache"
+    resp.headers["X-Accel-Buffering"] = "no"
+    return resp

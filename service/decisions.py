@@ -1,0 +1,125 @@
+"""One Server-Sent Events stream per bot account: "your decision is pending" across all its games.
+
+``GET /bots/me/decisions/stream`` (bot token). Design: **polling the projections**, no new writes
+on the command path. Every ``poll`` seconds the stream reads the account's active games
+(``<prefix>:botacct:<id>:active``, filled by the ladder scheduler), one pipelined ``HGET version``
+per game; only a game whose version moved is read again: its public view's ``clock`` block (the
+same fold that drives time control) says, per seat, what it owes (``pending``), since which
+version (``decision_version``) and until when (``deadline``). For each of the account's seats
+that owes a decision not yet sent on this connection, one event is sent::
+
+    id: <game_id>:<seat>:<decision_version>
+    event: decision
+    data: {"game_id", "seat", "kind", "decision_version", "game_version", "since", "deadline",
+           "links": {"view", "commands"}}
+
+A game that has ended is dropped from the active set. ``: keep-alive`` comments come every
+``keepalive`` seconds of quiet; the server closes the stream after ``max_seconds`` (the client
+reconnects, after ``retry``).
+
+**Resuming.** A decision is a level, not an edge: what matters is what is pending now. On
+(re)connect the stream first sends every decision still pending, except the one named by
+``Last-Event-ID`` (the client had it). Delivery is therefore at-least-once: a client dedupes by
+the event id, and answering a decision twice is harmless anyway (commands are versioned and
+idempotent). Decisions that came and went while the client was away (a timeout played them)
+are not replayed: nothing is owed for them.
+
+Cost: one round trip per poll for all the account's games plus one view read per game that
+moved; latency up to ``poll`` (default 0.2 s). A per-account Redis stream appended by the
+command path (API and workers) would push instead of poll; not needed at ladder rates.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from events import RedisStore
+from events.games import Games
+from service.accounts import BotAccounts, seats_of
+
+
+def _s(value: Any) -> str:
+    return value.decode("utf-8") if isinstance(value, bytes) else str(value)
+
+
+def decision_id(game_id: str, seat: int, decision_version: int) -> str:
+    return f"{game_id}:{seat}:{decision_version}"
+
+
+def pending_decisions(
+    games: Games, game_id: str, account: str
+) -> tuple[bool, list[dict[str, Any]]]:
+    """(game over, the account's pending decisions in this game)."""
+    _pos, text = games.view(game_id, "summary")
+    summary = json.loads(text)
+    mine = seats_of(summary, account)
+    version, text = games.view(game_id, "public")
+    view = json.loads(text)
+    over = summary.get("status") == "finished" or view.get("step") == "over"
+    out: list[dict[str, Any]] = []
+    if over:
+        return True, out
+    for sc in (view.get("clock") or {}).get("seats") or []:
+        seat = sc.get("seat")
+        if seat in mine and sc.get("pending") and sc.get("decision_version") is not None:
+            out.append({
+                "game_id": game_id, "seat": seat, "kind": sc["pending"],
+                "decision_version": sc["decision_version"], "game_version": version,
+                "since": sc.get("since"), "deadline": sc.get("deadline"),
+                "links": {"view": f"/games/{game_id}/seats/{seat}/view",
+                          "commands": f"/games/{game_id}/seats/{seat}/commands"},
+            })  # fmt: skip
+    return False, out
+
+
+def decision_stream(
+    games: Games,
+    store: RedisStore,
+    accounts: BotAccounts,
+    account: str,
+    *,
+    last_event_id: str | None,
+    max_seconds: float,
+    keepalive: float,
+    poll: float,
+    retry_ms: int = 2000,
+) -> Iterator[str]:
+    deadline = time.monotonic() + max_seconds
+    sent: set[str] = {last_event_id} if last_event_id else set()
+    seen: dict[str, int | None] = {}
+    meta = store.keys
+    client = accounts.client
+    quiet_since = time.monotonic()
+    yield f"retry: {retry_ms}\n\n"
+    while True:
+        active = accounts.active_games(account)
+        pipe = client.pipeline(transaction=False)
+        for g in active:
+            pipe.hget(meta(g)[1], "version")
+        versions = pipe.execute() if active else []
+        for g, raw in zip(active, versions, strict=True):
+            version = int(_s(raw)) if raw is not None else None
+            if version is None or seen.get(g) == version:
+                continue
+            seen[g] = version
+            over, decisions = pending_decisions(games, g, account)
+            if over:
+                accounts.finished(account, g)
+                continue
+            for d in decisions:
+                ident = decision_id(g, d["seat"], d["decision_version"])
+                if ident in sent:
+                    continue
+                sent.add(ident)
+                quiet_since = time.monotonic()
+                yield f"id: {ident}\nevent: decision\ndata: {json.dumps(d, separators=(',', ':'))}\n\n"
+        now = time.monotonic()
+        if now >= deadline:
+            return
+        if now - quiet_since >= keepalive:
+            quiet_since = now
+            yield ": keep-alive\n\n"
+        time.sleep(min(poll, max(0.0, deadline - now)))
