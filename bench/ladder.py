@@ -154,6 +154,76 @@ def run_service(args: argparse.Namespace) -> dict[str, Any]:
         purge(client, prefix)
 
 
+def run_ladder(args: argparse.Namespace) -> dict[str, Any]:
+    """A real ladder: the workers' sweep schedules its games (Ladders.schedule), the workers play
+    them and the ratings projection folds each result; counts recorded results."""
+    from ladder.service import LadderConfig, Ladders
+
+    prefix = f"bench{uuid.uuid4().hex[:8]}"
+    settings = WorkerSettings(prefix=prefix, queue=prefix)
+    client = events.connect(args.url)
+    rt = Runtime(client, settings)
+    ladders = Ladders(client, rt.games, prefix=prefix)
+    name = "bench"
+    ladders.create(LadderConfig(name, players=[args.players], concurrency=args.concurrency))
+    for i in range(args.players + 1):
+        ladders.add_entrant(name, f"{args.bot}-{i}", bot=args.bot)
+    logdir = Path(tempfile.mkdtemp(prefix="rfg-ladder-"))
+    procs = spawn_workers(args.url, prefix, args.workers, logdir)
+    try:
+        started = time.perf_counter()
+        while len(ladders.results(name)) < args.games:
+            time.sleep(0.1)
+            if time.perf_counter() - started > args.max_seconds:
+                raise SystemExit(f"gave up after {args.max_seconds}s; see {logdir}")
+        wall = time.perf_counter() - started
+        results = ladders.results(name)[: args.games]
+        events_total = sum(rt.store.version(r.game_id) for r in results)
+        return {"wall": wall, "games": len(results), "events": events_total, "jobs": [], "decisions": [],
+                "logdir": str(logdir)}  # fmt: skip
+    finally:
+        stop_workers(procs)
+        purge(client, prefix)
+        for k in list(client.scan_iter(match=f"{prefix}:*", count=1000)):
+            client.delete(k)
+
+
+def rating_updates(args: argparse.Namespace, n: int = 2000) -> tuple[float, float]:
+    """Rating updates per second: the pure fold, and Ladders.record on the store (WATCH/MULTI)."""
+    import random as pyrandom
+
+    from events.games import Games
+    from ladder.ratings import RatingTable, Result
+    from ladder.service import LadderConfig, Ladders
+
+    r = pyrandom.Random(1)
+    names = [f"e{i}" for i in range(20)]
+    res = []
+    for i in range(n):
+        seats = r.sample(names, args.players)
+        res.append(Result(f"g{i}", tuple(seats), tuple(r.randint(10, 50) for _ in seats),
+                          tuple(r.randint(0, 9) for _ in seats)))  # fmt: skip
+    t0 = time.perf_counter()
+    table = RatingTable()
+    for x in res:
+        table.apply(x)
+    pure = n / (time.perf_counter() - t0)
+    prefix = f"bench{uuid.uuid4().hex[:8]}"
+    client = events.connect(args.url)
+    lad = Ladders(client, Games(events.RedisStore(client, prefix=prefix)), prefix=prefix)
+    lad.create(LadderConfig("rates", players=[args.players]))
+    m = min(n, 300)
+    t0 = time.perf_counter()
+    for x in res[:m]:
+        lad.record("rates", x.game_id, list(x.entrants),
+                   [{"total": t, "tiebreak": b} for t, b in zip(x.totals, x.tiebreaks, strict=True)])  # fmt: skip
+    stored = m / (time.perf_counter() - t0)
+    for k in list(client.scan_iter(match=f"{prefix}:*", count=1000)):
+        client.delete(k)
+    client.srem(f"{prefix}:ladders", "rates")
+    return pure, stored
+
+
 def _creator(args: argparse.Namespace, rt: Runtime, client: Any, prefix: str) -> Any:
     if not args.via_api:
         return lambda seed, table: rt.games.create(args.players, seed=seed, table=table)[0]
@@ -190,12 +260,16 @@ def main() -> None:
     p.add_argument("--bot", default="heuristic")
     p.add_argument("--seed", default="ladder-bench")
     p.add_argument("--via-api", action="store_true", help="create games with POST /games")
+    p.add_argument("--ladder", action="store_true",
+                   help="run a real ladder (workers schedule its games, ratings fold each result)")  # fmt: skip
     p.add_argument("--max-seconds", type=float, default=1800)
     args = p.parse_args()
 
-    svc = run_service(args)
+    svc = run_ladder(args) if args.ladder else run_service(args)
     local = run_arena(args)
     path = "REST API (POST /games, in-process WSGI) + " if args.via_api else ""
+    if args.ladder:
+        path = "a ladder scheduled by the workers' sweep (Ladders.schedule, results + ratings) + "
     print(f"ladder bench: {args.games} x {args.players}-player {args.bot}-bot games, "
           f"{args.workers} worker process(es), {args.concurrency} in flight, store {args.url}")  # fmt: skip
     print(f"path measured: {path}Games + Redis + RQ workers (every decision an RQ job)")
@@ -204,12 +278,17 @@ def main() -> None:
         print(f"  {name:18s} {r['wall']:8.1f} s  {gph:10,.0f} games/h  "
               f"{r['events'] / r['wall']:10,.0f} events/s  ({r['events'] / r['games']:.0f} events/game)")  # fmt: skip
     jobs, dec = svc["jobs"], svc["decisions"]
-    print(f"  bot job, enqueue -> applied command (n={len(jobs)}): p50 {pct(jobs, .5):.1f} ms, "
-          f"p90 {pct(jobs, .9):.1f} ms, p99 {pct(jobs, .99):.1f} ms")  # fmt: skip
-    print(f"  decision, pending -> applied (n={len(dec)}, first 20 games): p50 {pct(dec, .5):.1f} ms, "
-          f"p90 {pct(dec, .9):.1f} ms, mean {statistics.fmean(dec) if dec else float('nan'):.1f} ms")  # fmt: skip
+    if jobs:
+        print(f"  bot job, enqueue -> applied command (n={len(jobs)}): p50 {pct(jobs, .5):.1f} ms, "
+              f"p90 {pct(jobs, .9):.1f} ms, p99 {pct(jobs, .99):.1f} ms")  # fmt: skip
+    if dec:
+        print(f"  decision, pending -> applied (n={len(dec)}, first 20 games): p50 {pct(dec, .5):.1f} ms, "
+              f"p90 {pct(dec, .9):.1f} ms, mean {statistics.fmean(dec):.1f} ms")  # fmt: skip
     print("  (service events include each command's CommandSubmitted record; arena events do not)")
     print(f"  worker logs: {svc['logdir']}")
+    pure, stored = rating_updates(args)
+    print(f"rating updates: {pure:,.0f}/s pure OpenSkill fold, {stored:,.0f}/s recorded on the store "
+          f"(WATCH/MULTI, live table rewritten) - per finished game, so not the bottleneck")  # fmt: skip
 
 
 if __name__ == "__main__":
