@@ -11,29 +11,15 @@ under it are deleted afterwards, so nothing is left on a shared server.
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import fakeredis
 import pytest
-import redis
 
 from events import EmbeddedServer, RedisStore, find_server_binary
-
-REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
-
-
-def in_ci() -> bool:
-    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
-
-
-def unavailable(reason: str) -> None:
-    """Skip locally; fail under CI, where every adapter must really be tested."""
-    if in_ci():
-        pytest.fail(f"{reason} (CI is set, so this is a failure, not a skip)")
-    pytest.skip(reason)
+from tests.conftest import unavailable
 
 
 @pytest.fixture(name="unavailable")
@@ -43,15 +29,8 @@ def unavailable_fixture() -> Callable[[str], None]:
 
 
 @pytest.fixture(scope="session")
-def real_redis_client() -> Iterator[Any]:
-    client = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2)
-    try:
-        client.ping()
-    except (redis.ConnectionError, redis.TimeoutError) as exc:
-        client.close()
-        unavailable(f"no Redis at REDIS_URL={REDIS_URL} ({exc}); start one or set REDIS_URL")
-    yield client
-    client.close()
+def real_redis_client(real_redis: Any) -> Any:
+    return real_redis
 
 
 @pytest.fixture(scope="session")

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import re
 import uuid
 from collections.abc import Callable, Iterator
@@ -21,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import redis
 import yaml
 from flask import Flask
 from flask.testing import FlaskClient
@@ -33,15 +31,11 @@ from werkzeug.wrappers import Request
 from bots import get_bot
 from engine.rng import Rng
 from service import create_app
+from tests.conftest import REDIS_URL
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC_PATH = ROOT / "openapi.yaml"
 ADMIN = "admin-secret-for-tests"
-REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
-
-
-def in_ci() -> bool:
-    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
 
 
 def _text(raw: bytes) -> str:
@@ -213,20 +207,6 @@ def _client(app: Flask, openapi: OpenAPI) -> ValidatingClient:
 def api(app: Flask, openapi: OpenAPI) -> ValidatingClient:
     return _client(app, openapi)
 
-
-@pytest.fixture(scope="session")
-def real_redis() -> Iterator[Any]:
-    client = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2)
-    try:
-        client.ping()
-    except (redis.ConnectionError, redis.TimeoutError) as exc:
-        client.close()
-        reason = f"no Redis at REDIS_URL={REDIS_URL} ({exc}); start one or set REDIS_URL"
-        if in_ci():
-            pytest.fail(f"{reason} (CI is set, so this is a failure, not a skip)")
-        pytest.skip(reason)
-    yield client
-    client.close()
 
 
 @pytest.fixture

@@ -27,15 +27,11 @@ import redis
 from rq import SimpleWorker
 from rq.timeouts import TimerDeathPenalty
 
+from tests.conftest import REDIS_URL
 from workers import Runtime, WorkerSettings, install
 
-REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
 ROOT = Path(__file__).resolve().parents[2]
 RFG = str(Path(sys.executable).parent / "rfg")
-
-
-def in_ci() -> bool:
-    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
 
 
 class FakeClock:
@@ -75,20 +71,6 @@ def fake_rt(clock: FakeClock) -> Iterator[Runtime]:
     yield rt
     install(None)
 
-
-@pytest.fixture(scope="session")
-def real_redis() -> Iterator[Any]:
-    client = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2)
-    try:
-        client.ping()
-    except (redis.ConnectionError, redis.TimeoutError) as exc:
-        client.close()
-        reason = f"no Redis at REDIS_URL={REDIS_URL} ({exc}); start one or set REDIS_URL"
-        if in_ci():
-            pytest.fail(f"{reason} (CI is set, so this is a failure, not a skip)")
-        pytest.skip(reason)
-    yield client
-    client.close()
 
 
 def purge(client: Any, prefix: str) -> None:
