@@ -9,6 +9,7 @@ The functional core (``decide``/``evolve``), in the rulebook's terms:
     events = decide(state, seat, command)         # pure: the state is not touched
     state = evolve(state, event)                  # folds one event (in place)
     observe(state, viewer) / redact(event, viewer)
+    observe_all(state) -> {viewer: view}          # public + every seat, common parts shared
 
 ``play(state, seat, command)`` is ``decide`` + ``evolve`` done in one pass on the given state (no
 copy), for simulations. Every event is a JSON-ready dict with ``type`` and ``v`` (schema version).
@@ -22,7 +23,7 @@ from . import flow
 from . import record as _record  # noqa: F401  (registers CommandSubmitted)
 from .errors import ChanceMismatch, EngineError, IllegalCommand, InvalidEvent, NotYourDecision
 from .fold import Ctx, Event, evolve
-from .observe import observe, redact, visibility
+from .observe import observe, observe_all, redact, visibility
 from .phases import setup
 from .powers import effects as _power_effects  # noqa: F401  (registers PowerPaid)
 from .powers import handlers as _power_handlers  # noqa: F401  (registers every power)
@@ -33,7 +34,7 @@ from .state import GameState, canonical_json, state_hash
 __all__ = [
     "ChanceMismatch", "EngineError", "Event", "GameState", "IllegalCommand", "InvalidEvent",
     "NotYourDecision", "canonical_json", "create", "decide", "evolve", "final_scores", "from_dict",
-    "legal", "observe", "pending", "play", "redact", "replay", "score", "state_hash", "to_dict",
+    "legal", "observe", "observe_all", "pending", "play", "redact", "replay", "score", "state_hash", "to_dict",
     "visibility", "command_submitted",
 ]  # fmt: skip
 

@@ -11,11 +11,21 @@ functions.
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
 from . import flow
-from .catalogue import CARDS, FACTIONS, HOME_WORLDS, PHASES, color_of, dev_card, world_card
+from .catalogue import (
+    CARDS,
+    DIE_FACES,
+    FACTIONS,
+    HOME_WORLDS,
+    PHANTOM_BASE,
+    PHASES,
+    Card,
+    color_of,
+    dev_card,
+    world_card,
+)
 from .state import GameState, PlayerState
 
 Viewer = int | str
@@ -63,31 +73,29 @@ def _tile(t: int) -> dict[str, Any]:
     return {"tile": t, "development": dev_card(t).key, "world": world_card(t).key}
 
 
+def _top(card: Card) -> dict[str, Any]:
+    return {"card": card.key, "name": card.name, "cost": card.cost}
+
+
 def _stack(tiles: list[int], dice: list[int], full: bool, side: str) -> dict[str, Any]:
     card = dev_card if side == "development" else world_card
     out: dict[str, Any] = {
         "count": len(tiles),
-        "top": None
-        if not tiles
-        else {
-            "tile": tiles[0],
-            "card": card(tiles[0]).key,
-            "name": card(tiles[0]).name,
-            "cost": card(tiles[0]).cost,
-        },
-        "dice": [{"die": d, "color": color_of(d)} for d in dice],
+        "top": {"tile": tiles[0], **_top(card(tiles[0]))} if tiles else None,
+        "dice": _dice(dice),
     }
     if full:
-        out["tiles"] = [
-            {"tile": t, "card": card(t).key, "name": card(t).name, "cost": card(t).cost}
-            for t in tiles
-        ]
+        out["tiles"] = [{"tile": t, **_top(card(t))} for t in tiles]
     return out
 
 
+#: the catalogue facts a view shows of each card, built once
+_CARD_VIEWS = {k: {"card": k, "name": c.name, "cost": c.cost, "kind": c.kind, "color": c.color}
+               for k, c in CARDS.items()}  # fmt: skip
+
+
 def _cards(keys: list[str]) -> list[dict[str, Any]]:
-    return [{"card": k, "name": CARDS[k].name, "cost": CARDS[k].cost, "kind": CARDS[k].kind,
-             "color": CARDS[k].color} for k in keys]  # fmt: skip
+    return [dict(_CARD_VIEWS[k]) for k in keys]
 
 
 def _dice(ds: list[int]) -> list[dict[str, Any]]:
@@ -95,6 +103,12 @@ def _dice(ds: list[int]) -> list[dict[str, Any]]:
 
 
 def _player(state: GameState, p: PlayerState, own: bool, screens_down: bool) -> dict[str, Any]:
+    public = _public_side(p, screens_down)
+    return _own_side(public, p, screens_down) if own else public
+
+
+def _public_side(p: PlayerState, screens_down: bool) -> dict[str, Any]:
+    """A seat's tableau, dice and stacks as every other viewer sees them."""
     out: dict[str, Any] = {
         "seat": p.seat,
         "faction": {"number": p.faction, "name": FACTIONS[p.faction].name},
@@ -108,40 +122,64 @@ def _player(state: GameState, p: PlayerState, own: bool, screens_down: bool) -> 
         "goods": {w: _dice(g) for w, g in p.goods.items()},
         "tile_squares": p.tile_squares(),
         "construction": {
-            "development": _stack(p.dev_stack, p.dev_dice, own, "development"),
-            "world": _stack(p.world_stack, p.world_dice, own, "world"),
+            "development": _stack(p.dev_stack, p.dev_dice, False, "development"),
+            "world": _stack(p.world_stack, p.world_dice, False, "world"),
         },
-        "dice_by_color": dict(
-            sorted(Counter(color_of(d) for d in p.owned_dice() if d < 1000).items())
-        ),
+        "dice_by_color": _by_color(p.owned_dice()),
         "pending": p.waiting or None,
     }
-    if own or screens_down:
-        out["columns"] = {ph: [{"die": d, "color": color_of(d), "face": _face(p, d)} for d in p.columns[i]]
-                          for i, ph in enumerate(PHASES)}  # fmt: skip
-        out["selected"] = PHASES[p.selected] if p.selected >= 0 else None
-        out["selector"] = p.selector if p.selector >= 0 else None
-        out["dictate"] = _dice(p.dictate)
+    if screens_down:
+        _screen(out, p)
     else:
         out["behind_screen"] = sum(len(c) for c in p.columns) + len(p.dictate)
-    if own:
-        out["drawn"] = [_tile(t) for t in p.drawn]
-        if p.start_tiles:
-            out["start_tiles"] = [_tile(t) for t in p.start_tiles]
-    elif p.start_tiles:
+    if p.start_tiles:
         out["start_tiles"] = [_tile(t) for t in p.start_tiles]
     return out
 
 
+def _own_side(public: dict[str, Any], p: PlayerState, screens_down: bool) -> dict[str, Any]:
+    """The seat's own view of itself: its public side plus what only it may see (every tile
+    of its construction stacks, the dice behind its screen, the tiles it drew)."""
+    out = dict(public)
+    out["construction"] = {
+        "development": _stack(p.dev_stack, p.dev_dice, True, "development"),
+        "world": _stack(p.world_stack, p.world_dice, True, "world"),
+    }
+    if not screens_down:
+        del out["behind_screen"]
+        _screen(out, p)
+    out["drawn"] = [_tile(t) for t in p.drawn]
+    return out
+
+
+def _screen(out: dict[str, Any], p: PlayerState) -> None:
+    """What lies behind a seat's screen: its phase columns with faces, the phase it selected."""
+    out["columns"] = {ph: [{"die": d, "color": color_of(d), "face": _face(p, d)} for d in p.columns[i]]
+                      for i, ph in enumerate(PHASES)}  # fmt: skip
+    out["selected"] = PHASES[p.selected] if p.selected >= 0 else None
+    out["selector"] = p.selector if p.selector >= 0 else None
+    out["dictate"] = _dice(p.dictate)
+
+
 def _face(p: PlayerState, d: int) -> str | None:
-    from .catalogue import DIE_FACES
-
     f = p.faces.get(d)
-    return None if f is None or d >= 1000 else DIE_FACES[d][f]
+    return None if f is None or d >= PHANTOM_BASE else DIE_FACES[d][f]
 
 
-def observe(state: GameState, viewer: Viewer = "public") -> dict[str, Any]:
-    """The view of the game for ``viewer``: ``"public"``, a seat number, or ``"server"``."""
+def _by_color(dice: list[int]) -> dict[str, int]:
+    """How many real dice (no phantom workers) of each colour, colours in alphabetical order."""
+    counts: dict[str, int] = {}
+    for d in dice:
+        if d < PHANTOM_BASE:
+            c = color_of(d)
+            counts[c] = counts.get(c, 0) + 1
+    return dict(sorted(counts.items()))
+
+
+def _common(state: GameState) -> dict[str, Any]:
+    """What every viewer sees alike: the round, the step, the revealed phases, the supplies."""
+    from .rng import seed_hash
+
     screens_down = state.step != "assign"
     out: dict[str, Any] = {
         "round": state.round,
@@ -153,14 +191,8 @@ def observe(state: GameState, viewer: Viewer = "public") -> dict[str, Any]:
         "abandoned": len(state.abandoned),
         "pending": {str(s): k for s, k in flow.pending(state).items()},
         "version": state.seq,
-        "players": [
-            _player(state, p, viewer == "server" or viewer == p.seat, screens_down)
-            for p in state.players
-        ],
+        "seed_sha256": seed_hash(state.seed),
     }
-    from .rng import seed_hash
-
-    out["seed_sha256"] = seed_hash(state.seed)
     if state.step == "over":
         out["seed"] = state.seed
         out["result"] = {
@@ -168,6 +200,17 @@ def observe(state: GameState, viewer: Viewer = "public") -> dict[str, Any]:
             "scores": state.scores,
             "winners": state.winners,
         }
+    return out
+
+
+def observe(state: GameState, viewer: Viewer = "public") -> dict[str, Any]:
+    """The view of the game for ``viewer``: ``"public"``, a seat number, or ``"server"``."""
+    screens_down = state.step != "assign"
+    out = _common(state)
+    out["players"] = [
+        _player(state, p, viewer == "server" or viewer == p.seat, screens_down)
+        for p in state.players
+    ]
     if isinstance(viewer, int) and not isinstance(viewer, bool):
         out["seat"] = viewer
         out["decision"] = flow.legal(state, viewer)
@@ -176,3 +219,22 @@ def observe(state: GameState, viewer: Viewer = "public") -> dict[str, Any]:
         out["bag_tiles"] = state.bag[:]
         out["abandoned_tiles"] = state.abandoned[:]
     return out
+
+
+def observe_all(state: GameState) -> dict[Viewer, dict[str, Any]]:
+    """``observe`` for ``"public"`` and every seat at once (what the projections store).
+
+    Each view equals ``observe(state, viewer)``; the parts they have in common (the shared
+    fields, every other seat's public side) are built once and shared between the views, so
+    treat the result as read-only.
+    """
+    screens_down = state.step != "assign"
+    common = _common(state)
+    public = [_public_side(p, screens_down) for p in state.players]
+    views: dict[Viewer, dict[str, Any]] = {"public": {**common, "players": public}}
+    for p in state.players:
+        players = public[:]
+        players[p.seat] = _own_side(public[p.seat], p, screens_down)
+        views[p.seat] = {**common, "players": players, "seat": p.seat,
+                         "decision": flow.legal(state, p.seat)}  # fmt: skip
+    return views

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -182,6 +182,11 @@ class SeatClock:
     abandoned: bool = False
     abandoned_at: int | None = None
 
+    def copy(self) -> SeatClock:
+        return SeatClock(self.seat, self.timed, self.kind, self.since, self.since_version,
+                         self.bank_ms, self.timeouts, self.timeouts_total, self.abandoned,
+                         self.abandoned_at)  # fmt: skip
+
 
 @dataclass(slots=True)
 class Clocks:
@@ -203,7 +208,8 @@ class Clocks:
         return cls(control, timeout_policy(table), abandon_after(table), seats)
 
     def copy(self) -> Clocks:
-        return replace(self, seats=[replace(s) for s in self.seats])
+        return Clocks(self.control, self.policy, self.abandon_after,
+                      [s.copy() for s in self.seats], self.version)  # fmt: skip
 
     # --- the fold ------------------------------------------------------------------------
     def apply(

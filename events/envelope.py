@@ -23,6 +23,8 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
+import orjson
+
 from events.errors import ChainBroken, InvalidBatch, UpcastError
 
 GENESIS_HASH = "0" * 64
@@ -220,7 +222,11 @@ class Envelope:
 
     @classmethod
     def from_json(cls, text: str | bytes) -> Envelope:
-        return cls.from_dict(json.loads(text))
+        try:
+            data = orjson.loads(text)  # the fast parser; it refuses what json alone accepts
+        except orjson.JSONDecodeError:  # (integers past 64 bits, NaN), so json decides then
+            data = json.loads(text)
+        return cls.from_dict(data)
 
     def event(self) -> dict[str, Any]:
         """The engine-facing event dict: ``{"type": ..., "v": ..., **payload}``."""

@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+import orjson
+
 import engine
 from engine.state import GameState
 
@@ -36,6 +38,9 @@ from .store import AppendResult, EventStore
 
 Viewer = int | str
 CREATE_COMMAND_ID = "create"
+#: how often a command without expected_version is decided again when other commands keep
+#: landing first, before the conflict is reported
+_MAX_ATTEMPTS = 10
 log = logging.getLogger(__name__)
 
 
@@ -107,15 +112,23 @@ def render_views(
         clocks = Clocks.for_table(state.table, len(state.players))
         clocks.apply(state, version=state.seq, ts=created_at, actor="system", seat=None)
     clock = clocks.to_view()
-    public = engine.observe(state, "public")
-    public["clock"] = clock
-    views = {"public": canonical_json(public)}
-    for p in state.players:
-        seat_view = engine.observe(state, p.seat)
-        seat_view["clock"] = clock
-        views[f"seat:{p.seat}"] = canonical_json(seat_view)
-    views["summary"] = canonical_json(summary(game_id, state, created_at, finished_at, clocks))
+    by_viewer = engine.observe_all(state)
+    public = by_viewer.pop("public")
+    # every seat's public side is encoded once and spliced into the other seats' views
+    shared = public["players"]
+    encoded = [orjson.Fragment(view_json(p)) for p in shared]
+    views = {"public": view_json({**public, "players": encoded, "clock": clock})}
+    for seat, view in by_viewer.items():
+        players = [encoded[i] if p is shared[i] else p for i, p in enumerate(view["players"])]
+        views[f"seat:{seat}"] = view_json({**view, "players": players, "clock": clock})
+    views["summary"] = view_json(summary(game_id, state, created_at, finished_at, clocks))
     return views
+
+
+def view_json(obj: Any) -> str:
+    """The JSON text of a projection: sorted keys, no spaces, UTF-8 (orjson; a rebuilt view is
+    byte-identical to the live one because both are written by this function)."""
+    return orjson.dumps(obj, option=orjson.OPT_SORT_KEYS).decode("utf-8")
 
 
 def summary(
@@ -255,12 +268,14 @@ class Games:
         last_hash: str,
         created: str,
         clocks: Clocks,
-    ) -> None:
+    ) -> _Cached:
+        entry = _Cached(state, version, last_hash, created, clocks)
         with self._lock:
-            self._cache[game_id] = _Cached(state, version, last_hash, created, clocks)
+            self._cache[game_id] = entry
             self._cache.move_to_end(game_id)
             while len(self._cache) > self._cache_size:
                 self._cache.popitem(last=False)
+        return entry
 
     def forget(self, game_id: str) -> None:
         with self._lock:
@@ -281,32 +296,98 @@ class Games:
         ``actor`` names who caused it in the envelopes (default ``seat:<n>``; the workers use
         ``bot:<name>`` and ``timeout``). Raises ``engine.IllegalCommand`` (nothing stored),
         ``ConcurrencyConflict`` when the game moved past ``expected_version``, ``GameNotFound``.
+
+        Round trips: the cached state is trusted optimistically, because the append itself
+        checks the command id and the version atomically. A cache known to be behind (the client
+        saw a later version) is caught up first in one round trip; a cache found behind by the
+        append is caught up and the command decided again (only without ``expected_version``:
+        with it, the client decided on an older version and gets the conflict).
         """
-        previous = self.store.command_result(game_id, command_id)
-        if previous is not None:
-            return self._duplicate(game_id, previous)
-        state, version, last_hash, created, clocks = self._load(game_id)
-        if expected_version is not None and expected_version != version:
-            raise ConcurrencyConflict(game_id, expected_version, version)
-        # the state is a private copy: fold the command record and the command's events into it
-        record = engine.command_submitted(seat, command)
-        engine.evolve(state, record)
-        events = engine.play(state, seat, command)
-        batch = [record, *events]
-        envs = seal_batch(batch, game_id=game_id, expected_version=version, prev_hash=last_hash,
-                          command_id=command_id, actor=actor or f"seat:{seat}",
-                          ts=iso_utc(self.clock()), visibility=engine.visibility)  # fmt: skip
-        clocks.apply(state, version=envs[-1].seq, ts=envs[-1].ts, actor=envs[-1].actor, seat=seat)
-        finished = envs[-1].ts if state.over else None
-        views = render_views(game_id, state, created, finished, clocks)
-        result = self.store.append(game_id, version, command_id, envs, views=views,
-                                   status="finished" if state.over else None)  # fmt: skip
-        if result.duplicate:  # a concurrent retry of the same command won the race
-            self.forget(game_id)
-            return self._duplicate(game_id, result)
-        self._remember(game_id, state, envs[-1].seq, envs[-1].hash, created, clocks)
-        self._notify(Change(game_id, envs[-1].seq, state, clocks))
-        return Submitted(result, envs)
+        cached = self._cached(game_id)
+        caught_up = False
+        attempts = 0
+        if cached is None or (expected_version is not None and expected_version > cached.version):
+            previous, cached = self._catch_up(game_id, cached, command_id)
+            if previous is not None:
+                return self._duplicate(game_id, previous)
+            caught_up = True
+        while True:
+            if expected_version is not None and expected_version != cached.version:
+                # the client decided on an older version - unless this is a retry of a command
+                # that was applied (then it gets the first answer)
+                previous = self.store.command_result(game_id, command_id)
+                if previous is not None:
+                    return self._duplicate(game_id, previous)
+                raise ConcurrencyConflict(game_id, expected_version, cached.version)
+            state, clocks = cached.state.copy(), cached.clocks.copy()
+            try:
+                # fold the command record and the command's events into the private copy
+                record = engine.command_submitted(seat, command)
+                engine.evolve(state, record)
+                events = engine.play(state, seat, command)
+            except engine.IllegalCommand:
+                if caught_up:
+                    raise
+                # illegal on the cached state: a retry of an applied command, or a stale cache
+                previous, cached = self._catch_up(game_id, cached, command_id)
+                if previous is not None:
+                    return self._duplicate(game_id, previous)
+                caught_up = True
+                continue
+            version, last_hash = cached.version, cached.last_hash
+            envs = seal_batch([record, *events], game_id=game_id, expected_version=version,
+                              prev_hash=last_hash, command_id=command_id,
+                              actor=actor or f"seat:{seat}", ts=iso_utc(self.clock()),
+                              visibility=engine.visibility)  # fmt: skip
+            clocks.apply(state, version=envs[-1].seq, ts=envs[-1].ts, actor=envs[-1].actor,
+                         seat=seat)  # fmt: skip
+            finished = envs[-1].ts if state.over else None
+            views = render_views(game_id, state, cached.created_at, finished, clocks)
+            try:
+                result = self.store.append(game_id, version, command_id, envs, views=views,
+                                           status="finished" if state.over else None)  # fmt: skip
+            except ConcurrencyConflict as exc:
+                # the game moved on since this process last saw it
+                attempts += 1
+                if expected_version is not None or attempts >= _MAX_ATTEMPTS:
+                    expected = version if expected_version is None else expected_version
+                    raise ConcurrencyConflict(game_id, expected, exc.actual) from None
+                if exc.actual < version:  # the stored game is not the one cached: start over
+                    self.forget(game_id)
+                    _previous, cached = self._catch_up(game_id, None, None)
+                else:
+                    _previous, cached = self._catch_up(game_id, cached, None)
+                caught_up = True
+                continue
+            if result.duplicate:  # the command id was applied before (a retry, maybe concurrent)
+                return self._duplicate(game_id, result)
+            self._remember(game_id, state, envs[-1].seq, envs[-1].hash, cached.created_at, clocks)
+            self._notify(Change(game_id, envs[-1].seq, state, clocks))
+            return Submitted(result, envs)
+
+    def _cached(self, game_id: str) -> _Cached | None:
+        with self._lock:
+            cached = self._cache.get(game_id)
+            if cached is not None:
+                self._cache.move_to_end(game_id)
+            return cached
+
+    def _catch_up(
+        self, game_id: str, cached: _Cached | None, command_id: str | None
+    ) -> tuple[AppendResult | None, _Cached]:
+        """One round trip: the command id's earlier result, if any, and the events the cached
+        state lacks, folded into a new cache entry (the cached objects are never changed)."""
+        previous, envs = self.store.catch_up(game_id, cached.version if cached else 0, command_id)
+        if cached is not None and not envs:
+            return previous, cached
+        if cached is not None:
+            state, clocks = fold_clocks(cached.state.copy(), cached.clocks.copy(), envs)
+            created = cached.created_at
+        else:
+            state, clocks = fold_clocks(None, None, envs)
+            created = envs[0].ts
+        fresh = self._remember(game_id, state, envs[-1].seq, envs[-1].hash, created, clocks)
+        return previous, fresh
 
     def _duplicate(self, game_id: str, result: AppendResult) -> Submitted:
         """The answer to a command id applied before; listeners hear the current game again

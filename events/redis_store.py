@@ -42,7 +42,7 @@ APPEND_LUA = """
 -- ARGV[1]: command id
 -- ARGV[2]: header "<expected> <n_events> <n_views> <first prev_hash|-> <last hash|-> <status>"
 --          (status empty = unchanged; few arguments keep the client's packing cost down)
--- ARGV[3..]: n_events envelope JSONs, then n_views (name, json) pairs
+-- ARGV[3..]: n_events envelope JSONs, then n_views (name, "<new version>:<json>") pairs
 local done = redis.call('HGET', KEYS[3], ARGV[1])
 if done then return {'dup', done} end
 local e, ns, nvs, prev, last, status =
@@ -77,13 +77,8 @@ elseif status ~= '' then
   redis.call('HSET', KEYS[2], 'status', status)
 end
 if nv > 0 then
-  local base = 2 + n
-  local fields = {}
-  for i = 1, nv do
-    fields[2 * i - 1] = ARGV[base + 2 * i - 1]
-    fields[2 * i] = newv .. ':' .. ARGV[base + 2 * i]
-  end
-  redis.call('HSET', KEYS[4], unpack(fields))
+  -- each view arrives as "<position>:<json>", its position the new version (checked above)
+  redis.call('HSET', KEYS[4], unpack(ARGV, 3 + n, 2 + n + 2 * nv))
 end
 return {'ok', result}
 """.replace("@GENESIS@", GENESIS_HASH)
@@ -118,6 +113,11 @@ _READ_PAGE = 1000
 
 def _s(value: Any) -> str:
     return value.decode("utf-8") if isinstance(value, bytes) else str(value)
+
+
+def _entry_text(fields: Mapping[Any, Any]) -> Any:
+    """The envelope JSON of one stream entry (bytes or str keys, as the client decodes)."""
+    return fields.get(b"e") if b"e" in fields else fields.get("e")
 
 
 def _parse_result(game_id: str, command_id: str, raw: Any, duplicate: bool) -> AppendResult:
@@ -190,9 +190,10 @@ class RedisStore:
             f"{last_hash or '-'} {status or ''}"
         )
         args: list[Any] = [command_id, header, *texts]
+        position = f"{expected_version + len(texts)}:"
         for name, text in views.items():
             args.append(name)
-            args.append(text)
+            args.append(position + text)
         try:
             reply = self._append(keys=self.keys(game_id), args=args)
         except redis.ResponseError as exc:
@@ -279,8 +280,7 @@ class RedisStore:
                 break
             page = self.client.xrange(stream, f"{start}-0", "+", count=want)
             for _id, fields in page:
-                text = fields.get(b"e") if b"e" in fields else fields.get("e")
-                out.append(Envelope.from_json(text))
+                out.append(Envelope.from_json(_entry_text(fields)))
             if len(page) < want:
                 break
             start = out[-1].seq + 1
@@ -307,6 +307,29 @@ class RedisStore:
         check_command_id(command_id)
         raw = self.client.hget(self.keys(game_id)[2], command_id)
         return None if raw is None else _parse_result(game_id, command_id, raw, duplicate=True)
+
+    def catch_up(
+        self, game_id: str, after: int, command_id: str | None = None
+    ) -> tuple[AppendResult | None, list[Envelope]]:
+        check_game_id(game_id)
+        if command_id is not None:
+            check_command_id(command_id)
+        stream, meta, cmds, _views = self.keys(game_id)
+        pipe = self.client.pipeline(transaction=False)
+        pipe.hget(cmds, command_id or "")
+        pipe.xrange(stream, f"{after + 1}-0", "+", count=_READ_PAGE)
+        raw, page = pipe.execute()
+        previous = None
+        if command_id is not None and raw is not None:
+            previous = _parse_result(game_id, command_id, raw, duplicate=True)
+        out = [Envelope.from_json(_entry_text(fields)) for _id, fields in page]
+        if len(page) == _READ_PAGE:  # a long way behind: read the rest page by page
+            out += self.read(game_id, after=out[-1].seq, upcast=False)
+        if not out and after == 0:
+            raise GameNotFound(game_id)
+        if len(self.upcasters):
+            out = [self.upcasters.upcast(e) for e in out]
+        return previous, out
 
     def get_view(self, game_id: str, name: str) -> tuple[int, str] | None:
         check_game_id(game_id)

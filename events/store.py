@@ -102,6 +102,14 @@ class EventStore(Protocol):
         """The result recorded for ``command_id`` (``duplicate=True``), or None if never applied."""
         ...
 
+    def catch_up(
+        self, game_id: str, after: int, command_id: str | None = None
+    ) -> tuple[AppendResult | None, list[Envelope]]:
+        """In one round trip: the result recorded for ``command_id`` (None if never applied or
+        not asked) and the envelopes with seq > ``after`` (what a cached state lacks).
+        Raises ``GameNotFound`` for an unknown game."""
+        ...
+
     def put_views(self, game_id: str, position: int, views: Mapping[str, str]) -> list[str]:
         """Store views computed at stream ``position`` outside an append (e.g. a rebuild).
         A view is only replaced by one at the same or a later position; returns the names

@@ -7,9 +7,11 @@ travel as strong ETags ``"<version>"``; ``If-Match`` and ``If-None-Match`` take 
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
+import orjson
 from flask import Response, request
 from marshmallow import Schema, ValidationError
 
@@ -59,6 +61,11 @@ def load_body(schema: Schema, optional: bool = False) -> dict[str, Any]:
 
 
 def load_query(schema: Schema) -> dict[str, Any]:
+    if not request.args:  # the common case: only the schema's defaults (computed once)
+        try:
+            return dict(_defaults(schema))
+        except ValidationError as exc:  # a required parameter is missing
+            raise invalid_query(exc) from None
     args: dict[str, Any] = {}
     for key in request.args:
         values = request.args.getlist(key)
@@ -73,9 +80,14 @@ def load_query(schema: Schema) -> dict[str, Any]:
     return out
 
 
+@functools.cache
+def _defaults(schema: Schema) -> dict[str, Any]:
+    out: dict[str, Any] = schema.load({})
+    return out
+
+
 def respond(schema: Schema, obj: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
-    resp = Response(json.dumps(schema.dump(obj), ensure_ascii=False, separators=(",", ":")),
-                    status=status, mimetype=JSON)  # fmt: skip
+    resp = Response(orjson.dumps(schema.dump(obj)), status=status, mimetype=JSON)
     for k, v in (headers or {}).items():
         resp.headers[k] = v
     return resp

@@ -110,7 +110,9 @@ class CommandResultSchema(Schema):
     version = fields.Integer()
     first_seq = fields.Integer()
     last_seq = fields.Integer()
-    events = fields.List(fields.Nested(FeedItemSchema))
+    #: feed items exactly as ``events.games.feed_item`` builds them (FeedItemSchema's fields);
+    #: passed through as they are, on the hot path of every command
+    events = fields.List(fields.Raw())
 
 
 class VerdictSchema(Schema):

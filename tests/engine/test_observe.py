@@ -53,3 +53,22 @@ def test_redacted_events_hide_private_content() -> None:
         if e["type"] == "GameCreated":
             assert "seed" not in engine.redact(e, "public")
             assert "seed" not in json.dumps(engine.redact(e, 0)).replace("seed_sha256", "")
+
+
+def test_observe_all_is_observe_for_every_viewer() -> None:
+    """The projections render every view in one pass; each must be the viewer's own observe."""
+    for players in (2, 3, 5):
+        checked = 0
+
+        def check(state: engine.GameState, _event: dict) -> None:
+            nonlocal checked
+            views = engine.observe_all(state)
+            assert set(views) == {"public", *range(len(state.players))}
+            for viewer, view in views.items():
+                assert json.dumps(view, sort_keys=True) == json.dumps(
+                    engine.observe(state, viewer), sort_keys=True
+                )
+            checked += 1
+
+        play_game(f"obs:all:{players}", players, on_event=check)
+        assert checked > 100

@@ -121,6 +121,71 @@ def test_stale_version_is_refused_and_nothing_appended(store: RedisStore) -> Non
     assert store.version(gid) == version + 2
 
 
+def test_processes_with_stale_caches_play_one_game_correctly(store: RedisStore) -> None:
+    """Two API processes (two ``Games``, each with its own cache) take turns at random: every
+    command lands once, at the version its client saw, and the log verifies like a one-process
+    game's. With ``expected_version`` a cache that is behind catches up first; without it the
+    append finds out, and the command is decided again on the current state."""
+    import random
+
+    a, b = Games(store), Games(store)
+    gid, _ = a.create(3, seed="svc-stale")
+    pick = random.Random(5)
+    bot, rng = get_bot("random"), Rng(5)
+    n = 0
+    while True:
+        state, version, _ = Games(store).load(gid)  # what a client reads
+        if state.over:
+            break
+        seat = min(engine.pending(state))
+        cmd = bot.act(engine.legal(state, seat), None, rng)
+        games = pick.choice((a, b))
+        out = games.submit(gid, seat, cmd, f"c{n}", expected_version=version if n % 3 else None)
+        assert out.result.first_seq == version + 1 and not out.result.duplicate
+        if n % 7 == 0:  # a retry through the other process gets the first answer
+            again = (b if games is a else a).submit(gid, seat, cmd, f"c{n}", version)
+            assert again.result.duplicate and again.result.first_seq == version + 1
+        n += 1
+    assert verify_text("\n".join(a.export(gid, "server"))).ok
+
+
+def test_stale_client_through_a_stale_cache_gets_the_current_version(store: RedisStore) -> None:
+    a, b = Games(store), Games(store)
+    gid, version = a.create(2, seed="svc-stale-2")
+    state, _, _ = b.load(gid)  # b caches the game at `version`
+    d0 = engine.legal(state, 0)["options"][0]["development"]
+    d1 = engine.legal(state, 1)["options"][0]["development"]
+    a.submit(gid, 0, {"kind": "start_tiles", "development": d0}, "a", version)
+    # seat 1 decided on `version` too; b's cache agrees with it, the store does not
+    with pytest.raises(ConcurrencyConflict) as exc:
+        b.submit(gid, 1, {"kind": "start_tiles", "development": d1}, "b", version)
+    assert exc.value.expected == version and exc.value.actual == version + 2
+    # without a version the command applies to the current game
+    out = b.submit(gid, 1, {"kind": "start_tiles", "development": d1}, "b2")
+    assert out.result.first_seq == version + 3 and store.version(gid) == out.version
+
+
+def test_a_command_illegal_on_a_stale_cache_is_decided_on_the_current_state(
+    store: RedisStore,
+) -> None:
+    a, b = Games(store), Games(store)
+    gid, version = a.create(2, seed="svc-stale-3")
+    state, _, _ = b.load(gid)
+    for seat in (0, 1):
+        d = engine.legal(state, seat)["options"][0]["development"]
+        a.submit(gid, seat, {"kind": "start_tiles", "development": d}, f"s{seat}")
+    now, v, _ = a.load(gid)
+    seat = min(engine.pending(now))
+    cmd = get_bot("random").act(engine.legal(now, seat), None, Rng(1))
+    # b still holds the start-tiles state, where this command is not legal
+    out = b.submit(gid, seat, cmd, "late")
+    assert out.result.first_seq == v + 1 and not out.result.duplicate
+    # and a command that is illegal on the current state too is refused, nothing stored
+    with pytest.raises(engine.IllegalCommand):
+        a.submit(gid, seat, {"kind": "start_tiles", "development": 999}, "bad")
+    assert store.version(gid) == out.version
+
+
 def test_illegal_command_appends_nothing(store: RedisStore) -> None:
     games = Games(store)
     gid, version = games.create(2, seed="svc-6")

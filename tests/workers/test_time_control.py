@@ -182,3 +182,21 @@ def test_the_minimal_policy_is_always_legal(players: int) -> None:
                 if state.over:
                     break
         assert state.over
+
+
+def test_clocks_copy_is_equal_and_independent() -> None:
+    """The per-process cache hands out copies of the clocks: every field must be carried."""
+    import dataclasses
+
+    from events.clock import Clocks, SeatClock
+
+    clocks = Clocks.for_table({"time_control": {"per_decision": 60}}, 2)
+    for s in clocks.seats:  # a value other than the default in every field
+        for f in dataclasses.fields(SeatClock):
+            v = getattr(s, f.name)
+            setattr(s, f.name, {bool: True, int: 7, str: "x"}.get(type(v), "y") if v in (None, 0, False) else v)
+    clocks.version = 42
+    copy = clocks.copy()
+    assert copy == clocks and copy is not clocks
+    copy.seats[0].timeouts += 1
+    assert clocks.seats[0].timeouts == 7 and copy.seats[0] is not clocks.seats[0]
