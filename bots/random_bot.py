@@ -170,10 +170,18 @@ class RandomBot:
             die = rng.choice(pool)
             pool.remove(die)
             remove.append(die)
+        # a tile already complete at the start with dice to spare: sometimes choose which of the
+        # dice on the stack complete it (the order they are used), else oldest first
+        on_stack = list(d["dice_on_stack"])
+        chosen = None
+        if d.get("stack_choice") and rng.chance(1, 2):
+            chosen = on_stack[:]
+            rng.shuffle(chosen)
+            on_stack = chosen
         # follow the completions as the engine will: each takes the next 'cost' dice of the stack
         # (dice already on it first, then the workers in order); a removal takes its die out of
         # the dice still to be used, and once too few are left no further tile completes
-        seq = list(d["dice_on_stack"]) + order
+        seq = on_stack + order
         returns: list[list[int]] = []
         r = 0
         for c in d["completions"]:
@@ -193,6 +201,8 @@ class RandomBot:
                 picks.append(x)
             returns.append(picks)
         cmd: dict[str, Any] = {"kind": d["kind"], "order": order, "remove": remove}
+        if chosen is not None:
+            cmd["stack_order"] = chosen
         if any(returns):
             cmd["returns"] = returns
         return cmd

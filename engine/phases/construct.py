@@ -11,12 +11,28 @@ the same as placing them one at a time, so the decision is the order (asked only
 plus the die each removal effect takes and the completing dice that Galactic Federation / Galactic
 Exchange send back to the cup.
 
+The dice already on the stack come before the workers. Explore (Scouting, abandoning, a tile put on
+top) can leave the top tile complete with more dice on it than it needs; the rulebook then says "at
+the start of the next Develop phase, resolve completed developments, choosing which developers to
+return to the Citizenry" (the same for worlds and settlers). We read that as: the owner orders the
+dice already on the stack (``stack_order``); the tiles already complete take the first cost-many of
+them, and the rest stay on the stack, ahead of the workers, for the next tile. Without the field
+they are used oldest first. The choice is described (legal ``stack_choice``) when it exists: the top
+tile is complete at the start, with more dice on the stack than the complete tile(s) need, of
+several colours; a seat is asked for it only when it changes where dice end up (some dice on the
+stack do not complete a tile in this phase). The order binds only this phase's completions: the
+dice left on the stack keep their place (oldest first).
+
 Costs are read live: a discount completed earlier in the same phase applies to the next tile at once
 (``plan`` simulates the growing tableau, so the forecast and the legal choices match what the
 resolution does). None applies to the tile that carries it. Scoring uses printed costs.
 
 The command (``kind`` develop or settle):
   order    every worker once, in the order they go onto the stack (default: by die id)
+  stack_order
+           optional: every die already on the stack once, in the order they are used (default:
+           oldest first); the tiles complete at the start take the first cost-many (they go to the
+           Citizenry), the others stay on the stack for the next tile, before the workers.
   remove   one die per removal effect among the forecast completions (legal ``removals``), in
            completion order. Each is taken when its tile completes, before the tile's new dice
            arrive, from anywhere in the empire (cup, Citizenry, a column, a stack, a good, or one
@@ -132,17 +148,52 @@ def _removals(phase: str, tiles: list[int]) -> list[int]:
     return [t for t in tiles if tile_card_for(phase, t).immediate.get("dice_removed")]
 
 
+def stack_choice(state: GameState, p: PlayerState, phase: str) -> dict[str, Any] | None:
+    """The rulebook's "choosing which developers (settlers) to return to the Citizenry" when the
+    top tile is already complete at the start of the phase (None when there is no such choice).
+
+    Rulebook interpretation: the choice exists when the dice already on the stack complete the top
+    tile (and maybe the tiles after it) with dice to spare, and those dice are not all of one
+    colour; otherwise every order of them comes to the same. ``ready`` are the tiles the dice on
+    the stack complete by themselves, ``take`` the dice those tiles use up, ``stay`` the dice left
+    on the stack for the next tile (before the workers).
+    """
+    _, dice = stack_of(p, phase)
+    if len({color_of(d) for d in dice}) < 2:
+        return None
+    ready: list[dict[str, Any]] = []
+    left = len(dice)
+    for x in plan(state, p, phase, full=False):
+        if not x["completes"] or x["cost"] > left:
+            break
+        ready.append({"tile": x["tile"], "card": x["card"].key, "cost": x["cost"]})
+        left -= x["cost"]
+    if not ready or not left:
+        return None
+    return {
+        "dice": [{"die": d, "color": color_of(d)} for d in dice],
+        "ready": ready,
+        "take": len(dice) - left,
+        "stay": left,
+    }
+
+
 def waiting_for(state: GameState, p: PlayerState, phase: str) -> str:
     """Ask a seat only when it has a real choice: a removal effect, a Federation / Exchange return,
-    or workers of several colours of which only some complete tiles now."""
+    workers of several colours of which only some complete tiles now, or which of the dice already
+    on the stack complete a tile complete at the start when some of them do not complete a tile
+    in this phase (else they all reach the Citizenry anyway)."""
     done = [x for x in plan(state, p, phase, full=False) if x["completes"]]
     if not done:
         return ""
     if any(x["card"].immediate.get("dice_removed") or x["rule"]["max"] for x in done):
         return phase
     ws = workers(p, phase)
-    used = sum(x["cost"] for x in done) - len(stack_of(p, phase)[1])
+    on_stack = len(stack_of(p, phase)[1])
+    used = sum(x["cost"] for x in done) - on_stack
     if 0 < used < len(ws) and len({color_of(d) for d in ws}) >= 2:
+        return phase
+    if used < 0 and stack_choice(state, p, phase):
         return phase
     return ""
 
@@ -183,8 +234,14 @@ def legal(state: GameState, p: PlayerState, phase: str) -> dict[str, Any]:
             if x["card"].immediate.get("dice_removed")
         ],
         "removable": sorted(d for d in p.owned_dice() if d < 1000),
+        "stack_choice": stack_choice(state, p, phase),
         "help": "order: every worker once, in the order they go onto the stack (the dice on the "
-        "stack come first; each completion takes the next 'cost' dice). remove: one of your dice "
+        "stack come first; each completion takes the next 'cost' dice). stack_order (optional, "
+        "when 'stack_choice' is given: the top tile is already complete with dice to spare): "
+        "every die of 'dice_on_stack' once, in the order they are used; the tiles in "
+        "'stack_choice.ready' take the first 'stack_choice.take' of them (to the Citizenry), the "
+        "other 'stack_choice.stay' stay on the stack for the next tile, before the workers "
+        "(default: oldest first). remove: one of your dice "
         "for each entry of 'removals', in completion order; it is taken when its tile completes, "
         "from anywhere (the dice the tile grants arrive afterwards and cannot be removed). "
         "returns (optional): one list per entry of 'completions', each 0 to 'returns_max' of "
@@ -196,12 +253,20 @@ def legal(state: GameState, p: PlayerState, phase: str) -> dict[str, Any]:
 class _Choices:
     """The owner's per-completion choices, consumed in completion order."""
 
-    __slots__ = ("remove", "returns", "k")
+    __slots__ = ("remove", "returns", "stack_order", "k")
 
-    def __init__(self, remove: list[Any], returns: list[Any]) -> None:
+    def __init__(self, remove: list[Any], returns: list[Any], stack_order: list[int]) -> None:
         self.remove = remove
         self.returns = returns
+        self.stack_order = stack_order
         self.k = 0
+
+    def next_dice(self, dice: list[int], n: int) -> list[int]:
+        """The next ``n`` dice to use of those on the stack: the ones the owner ordered that are
+        still there (a removal effect or an earlier completion may have taken some), in that
+        order, then the others oldest first (the workers, in the order they were put on)."""
+        first = [d for d in self.stack_order if d in dice]
+        return (first + [d for d in dice if d not in first])[:n]
 
 
 def _is_die(x: Any) -> bool:
@@ -222,6 +287,24 @@ def apply(
             f"order must list each of your {phase} workers {sorted(ws)} exactly once",
             "order",
             order,
+        )
+    _, on_stack = stack_of(p, phase)
+    stack_order = cmd.get("stack_order")
+    if stack_order is None:
+        stack_order = on_stack[:]
+    if (
+        not isinstance(stack_order, list)
+        or not all(_is_die(d) for d in stack_order)
+        or sorted(stack_order) != sorted(on_stack)
+    ):
+        raise IllegalCommand(
+            "stack_order",
+            f"stack_order must list each die already on your {_stack_name(phase)} stack "
+            f"{on_stack} exactly once, in the order they are used (the tile already complete "
+            "takes the first ones, the others stay on the stack for the next tile), or be left "
+            "out to use them oldest first",
+            "stack_order",
+            stack_order,
         )
     remove = cmd.get("remove") or []
     done = forecast(state, p, phase)
@@ -256,8 +339,13 @@ def apply(
         # choices are checked as each completion happens: try them on a copy first, so that an
         # illegal command leaves the state untouched
         sim = state.copy()
-        resolve(sim, sim.players[p.seat], phase, list(order), list(remove), returns, Ctx(sim), auto)
-    resolve(state, p, phase, list(order), list(remove), returns, ctx, auto)
+        resolve(sim, sim.players[p.seat], phase, list(order), list(remove), returns, Ctx(sim), auto,
+                list(stack_order))  # fmt: skip
+    resolve(state, p, phase, list(order), list(remove), returns, ctx, auto, list(stack_order))
+
+
+def _stack_name(phase: str) -> str:
+    return "development" if _is_dev(phase) else "world"
 
 
 def resolve(
@@ -269,10 +357,14 @@ def resolve(
     returns: list[list[int]],
     ctx: Ctx,
     auto: bool,
+    stack_order: list[int] | None = None,
 ) -> None:
-    """Complete already-complete tiles, put the workers on, complete tiles, return leftovers."""
+    """Complete already-complete tiles, put the workers on, complete tiles, return leftovers.
+
+    ``stack_order``: the dice already on the stack in the order they are used (None: oldest
+    first); the workers placed come after them."""
     seat = p.seat
-    choices = _Choices(remove, returns)
+    choices = _Choices(remove, returns, stack_order or [])
     _complete_ready(state, p, phase, choices, ctx)
     column = workers(p, phase)
     order = [d for d in order if d in column]  # a removal effect may have taken a worker
@@ -293,7 +385,7 @@ def _complete_ready(
         c, discounts = cost_tracked(state, p, card)
         if len(dice) < c:
             return
-        complete(state, p, phase, card, dice[:c], discounts, choices, ctx)
+        complete(state, p, phase, card, choices.next_dice(dice, c), discounts, choices, ctx)
 
 
 def complete(

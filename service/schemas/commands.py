@@ -94,6 +94,7 @@ class Construct(_Kind):
     order = _dice(required=True)
     remove = _dice()
     returns = StrictList(StrictList(die_id()))
+    stack_order = _dice()
 
 
 class Good(_Strict):
