@@ -70,11 +70,12 @@ def free_port() -> int:
         return port
 
 
-def start_gunicorn(target: str, port: int, env: dict[str, str], workers: int) -> subprocess.Popen[bytes]:
+def start_gunicorn(target: str, port: int, env: dict[str, str], workers: int,
+                   worker_class: str = "sync", threads: int = 1) -> subprocess.Popen[bytes]:  # fmt: skip
     gunicorn = str(Path(sys.executable).with_name("gunicorn"))
     cmd = [gunicorn, "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
-           "--worker-class", "sync", "--backlog", "2048", "--log-level", "warning",
-           "--pythonpath", str(ROOT), target]  # fmt: skip
+           "--worker-class", worker_class, "--threads", str(threads), "--backlog", "2048",
+           "--log-level", "warning", "--pythonpath", str(ROOT), target]  # fmt: skip
     proc = subprocess.Popen(cmd, env={**os.environ, **env}, cwd=ROOT)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
@@ -268,7 +269,9 @@ def main() -> None:
     ap.add_argument("--clients", type=int, default=32)
     ap.add_argument("--seconds", type=float, default=10.0)
     ap.add_argument("--players", type=int, default=2)
-    ap.add_argument("--workers", type=int, default=2, help="gunicorn sync workers")
+    ap.add_argument("--workers", type=int, default=2, help="gunicorn workers")
+    ap.add_argument("--worker-class", default="sync", help="gunicorn worker class (sync, gthread)")
+    ap.add_argument("--threads", type=int, default=1, help="threads per gthread worker")
     ap.add_argument("--processes", type=int, default=4, help="client processes")
     ap.add_argument("--url", help="store URL (default: $REDIS_URL, local Redis, or embedded)")
     args = ap.parse_args()
@@ -281,13 +284,13 @@ def main() -> None:
           f"gunicorn {args.workers} sync workers  {args.seconds:g} s per run  cpus {os.cpu_count()}")  # fmt: skip
 
     hello_port, api_port = free_port(), free_port()
-    hello = start_gunicorn("bench.api:hello_app()", hello_port, {}, args.workers)
+    hello = start_gunicorn("bench.api:hello_app()", hello_port, {}, args.workers, args.worker_class, args.threads)
     try:
         h = run_load("hello", hello_port, args.clients, args.seconds, [], processes)
     finally:
         stop(hello)
 
-    api = start_gunicorn("service:create_app()", api_port, env, args.workers)
+    api = start_gunicorn("service:create_app()", api_port, env, args.workers, args.worker_class, args.threads)
     try:
         # enough games that no client runs out of commands (random 2-seat games: ~150 commands)
         per_client = max(1, int(args.seconds * 1500 / args.clients / 150) + 1)

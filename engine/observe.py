@@ -221,20 +221,39 @@ def observe(state: GameState, viewer: Viewer = "public") -> dict[str, Any]:
     return out
 
 
-def observe_all(state: GameState) -> dict[Viewer, dict[str, Any]]:
+#: what ``observe_all`` may keep between calls on one game: seat -> (a copy of the seat's state,
+#: whether screens were down, its public side, its own side)
+SidesMemo = dict[int, tuple[PlayerState, bool, dict[str, Any], dict[str, Any]]]
+
+
+def observe_all(state: GameState, memo: SidesMemo | None = None) -> dict[Viewer, dict[str, Any]]:
     """``observe`` for ``"public"`` and every seat at once (what the projections store).
 
     Each view equals ``observe(state, viewer)``; the parts they have in common (the shared
     fields, every other seat's public side) are built once and shared between the views, so
-    treat the result as read-only.
+    treat the result as read-only. A seat's two sides depend on nothing but its own state and
+    whether screens are down: with ``memo`` (a dict the caller keeps for one game and passes to
+    each call) a seat whose state equals the one seen last time keeps the sides built then.
     """
     screens_down = state.step != "assign"
     common = _common(state)
-    public = [_public_side(p, screens_down) for p in state.players]
+    public: list[dict[str, Any]] = []
+    own: list[dict[str, Any]] = []
+    for p in state.players:
+        seen = memo.get(p.seat) if memo is not None else None
+        if seen is not None and seen[1] == screens_down and seen[0] == p:
+            public.append(seen[2])
+            own.append(seen[3])
+            continue
+        pub = _public_side(p, screens_down)
+        public.append(pub)
+        own.append(_own_side(pub, p, screens_down))
+        if memo is not None:
+            memo[p.seat] = (p.copy(), screens_down, pub, own[-1])
     views: dict[Viewer, dict[str, Any]] = {"public": {**common, "players": public}}
     for p in state.players:
         players = public[:]
-        players[p.seat] = _own_side(public[p.seat], p, screens_down)
+        players[p.seat] = own[p.seat]
         views[p.seat] = {**common, "players": players, "seat": p.seat,
                          "decision": flow.legal(state, p.seat)}  # fmt: skip
     return views

@@ -79,16 +79,27 @@ Listener = Callable[[Change], None]
 
 
 class _Cached:
-    __slots__ = ("state", "version", "last_hash", "created_at", "clocks")
+    """One game as this process last saw it; never changed once cached (callers copy). ``memo``
+    is what rendering the game's views may reuse (``render_views``); it is handed on from one
+    version's entry to the next."""
+
+    __slots__ = ("state", "version", "last_hash", "created_at", "clocks", "memo")
 
     def __init__(
-        self, state: GameState, version: int, last_hash: str, created_at: str, clocks: Clocks
+        self,
+        state: GameState,
+        version: int,
+        last_hash: str,
+        created_at: str,
+        clocks: Clocks,
+        memo: dict[str, Any] | None = None,
     ) -> None:
         self.state = state
         self.version = version
         self.last_hash = last_hash
         self.created_at = created_at
         self.clocks = clocks
+        self.memo: dict[str, Any] = {} if memo is None else memo
 
 
 def view_names(players: int) -> list[str]:
@@ -101,25 +112,40 @@ def render_views(
     created_at: str,
     finished_at: str | None,
     clocks: Clocks | None = None,
+    memo: dict[str, Any] | None = None,
 ) -> dict[str, str]:
     """Every projection of one state, as canonical JSON: public, each seat, and the lobby summary.
 
     ``clocks`` is the seats' time-control fold at this state (``events.clock``); without it the
     clocks are taken as freshly started at ``created_at`` (right only for a new game). The public
-    and seat views carry it as ``clock`` (deadlines are public).
+    and seat views carry it as ``clock`` (deadlines are public). ``memo`` (an empty dict the
+    caller keeps for one game and passes on each call) keeps what a seat whose state did not
+    change can reuse: its sides (``engine.observe_all``) and their JSON; the output is the same.
     """
     if clocks is None:
         clocks = Clocks.for_table(state.table, len(state.players))
         clocks.apply(state, version=state.seq, ts=created_at, actor="system", seat=None)
     clock = clocks.to_view()
-    by_viewer = engine.observe_all(state)
+    sides = memo.setdefault("sides", {}) if memo is not None else None
+    encoded_before = memo.setdefault("json", {}) if memo is not None else {}
+    by_viewer = engine.observe_all(state, sides)
     public = by_viewer.pop("public")
-    # every seat's public side is encoded once and spliced into the other seats' views
+    # every seat's sides are encoded once and spliced into the views that show them
     shared = public["players"]
-    encoded = [orjson.Fragment(view_json(p)) for p in shared]
+    encoded: list[orjson.Fragment] = []
+    own: dict[int, orjson.Fragment] = {}
+    for seat, view in by_viewer.items():
+        pub, mine = shared[seat], view["players"][seat]
+        before = encoded_before.get(seat)
+        if before is None or before[0] is not pub or before[1] is not mine:
+            before = (pub, mine, orjson.Fragment(view_json(pub)), orjson.Fragment(view_json(mine)))
+            encoded_before[seat] = before
+        encoded.append(before[2])
+        own[seat] = before[3]
     views = {"public": view_json({**public, "players": encoded, "clock": clock})}
     for seat, view in by_viewer.items():
-        players = [encoded[i] if p is shared[i] else p for i, p in enumerate(view["players"])]
+        players = encoded[:]
+        players[seat] = own[seat]
         views[f"seat:{seat}"] = view_json({**view, "players": players, "clock": clock})
     views["summary"] = view_json(summary(game_id, state, created_at, finished_at, clocks))
     return views
@@ -219,10 +245,11 @@ class Games:
         envs = seal_batch(events, game_id=game_id, expected_version=0, prev_hash=GENESIS_HASH,
                           command_id=CREATE_COMMAND_ID, actor="system", ts=now, visibility=engine.visibility)  # fmt: skip
         state, clocks = fold_clocks(None, None, envs)
-        views = render_views(game_id, state, now, now if state.over else None, clocks)
+        memo: dict[str, Any] = {}
+        views = render_views(game_id, state, now, now if state.over else None, clocks, memo)
         self.store.register_game(game_id, now, "active")
         self.store.append(game_id, 0, CREATE_COMMAND_ID, envs, views=views, status="active")
-        self._remember(game_id, state, envs[-1].seq, envs[-1].hash, now, clocks)
+        self._remember(game_id, state, envs[-1].seq, envs[-1].hash, now, clocks, memo)
         self._notify(Change(game_id, envs[-1].seq, state, clocks))
         return game_id, envs[-1].seq
 
@@ -268,8 +295,9 @@ class Games:
         last_hash: str,
         created: str,
         clocks: Clocks,
+        memo: dict[str, Any] | None = None,
     ) -> _Cached:
-        entry = _Cached(state, version, last_hash, created, clocks)
+        entry = _Cached(state, version, last_hash, created, clocks, memo)
         with self._lock:
             self._cache[game_id] = entry
             self._cache.move_to_end(game_id)
@@ -342,7 +370,7 @@ class Games:
             clocks.apply(state, version=envs[-1].seq, ts=envs[-1].ts, actor=envs[-1].actor,
                          seat=seat)  # fmt: skip
             finished = envs[-1].ts if state.over else None
-            views = render_views(game_id, state, cached.created_at, finished, clocks)
+            views = render_views(game_id, state, cached.created_at, finished, clocks, cached.memo)
             try:
                 result = self.store.append(game_id, version, command_id, envs, views=views,
                                            status="finished" if state.over else None)  # fmt: skip
@@ -361,7 +389,8 @@ class Games:
                 continue
             if result.duplicate:  # the command id was applied before (a retry, maybe concurrent)
                 return self._duplicate(game_id, result)
-            self._remember(game_id, state, envs[-1].seq, envs[-1].hash, cached.created_at, clocks)
+            self._remember(game_id, state, envs[-1].seq, envs[-1].hash, cached.created_at, clocks,
+                           cached.memo)  # fmt: skip
             self._notify(Change(game_id, envs[-1].seq, state, clocks))
             return Submitted(result, envs)
 
@@ -386,7 +415,8 @@ class Games:
         else:
             state, clocks = fold_clocks(None, None, envs)
             created = envs[0].ts
-        fresh = self._remember(game_id, state, envs[-1].seq, envs[-1].hash, created, clocks)
+        memo = cached.memo if cached is not None else None
+        fresh = self._remember(game_id, state, envs[-1].seq, envs[-1].hash, created, clocks, memo)
         return previous, fresh
 
     def _duplicate(self, game_id: str, result: AppendResult) -> Submitted:

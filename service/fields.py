@@ -24,7 +24,7 @@ class StrictInt(fields.Integer):
             value = int(value)
         if isinstance(value, bool) or not isinstance(value, int):
             raise ValidationError(f"must be an integer, not {type(value).__name__}")
-        return super()._deserialize(value, attr, data, **kwargs)
+        return value  # already what Integer would make of it (validators still run)
 
 
 class StrictBool(fields.Boolean):
@@ -46,7 +46,7 @@ class StrictStr(fields.String):
     ) -> Any:
         if not isinstance(value, str):
             raise ValidationError(f"must be a string, not {type(value).__name__}")
-        return super()._deserialize(value, attr, data, **kwargs)
+        return value
 
 
 class StrictList(fields.List):

@@ -37,6 +37,10 @@ def read_json(optional: bool = False) -> Any:
             f"the body must be JSON with Content-Type: application/json, not {request.mimetype or 'none'!r}",
         )
     try:
+        return orjson.loads(raw)  # the fast parser; NaN and Infinity are not JSON to it either
+    except orjson.JSONDecodeError:
+        pass
+    try:  # the standard parser decides what orjson refused (its messages, integers past 64 bits)
         text = raw.decode("utf-8")
         return json.loads(text, parse_constant=_no_constant)
     except (UnicodeDecodeError, ValueError) as exc:

@@ -247,3 +247,22 @@ def test_views_render_from_state_alone() -> None:
     a = render_views("g", state, "2026-01-01T00:00:00Z", None)
     b = render_views("g", state.copy(), "2026-01-01T00:00:00Z", None)
     assert a == b and set(a) == {"public", "seat:0", "seat:1", "summary"}
+
+
+def test_views_rendered_with_a_memo_are_the_views_rendered_afresh() -> None:
+    """The memo lets a seat whose state did not change keep its rendered sides; the state here
+    is folded in place (the same objects change), which must never let a stale side through."""
+    from bots.arena import play_game
+
+    for players in (2, 4):
+        memo: dict = {}
+        rendered = 0
+
+        def check(state: engine.GameState, _event: dict) -> None:
+            nonlocal rendered
+            fresh = render_views("g", state, "2026-01-01T00:00:00Z", None)
+            assert render_views("g", state, "2026-01-01T00:00:00Z", None, None, memo) == fresh
+            rendered += 1
+
+        play_game(f"memo:{players}", players, on_event=check)
+        assert rendered > 100 and len(memo["sides"]) == players
