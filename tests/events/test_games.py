@@ -256,13 +256,14 @@ def test_views_rendered_with_a_memo_are_the_views_rendered_afresh() -> None:
 
     for players in (2, 4):
         memo: dict = {}
-        rendered = 0
+        rendered = [0]
 
-        def check(state: engine.GameState, _event: dict) -> None:
-            nonlocal rendered
+        def check(
+            state: engine.GameState, _event: dict, memo: dict = memo, rendered: list = rendered
+        ) -> None:
             fresh = render_views("g", state, "2026-01-01T00:00:00Z", None)
             assert render_views("g", state, "2026-01-01T00:00:00Z", None, None, memo) == fresh
-            rendered += 1
+            rendered[0] += 1
 
         play_game(f"memo:{players}", players, on_event=check)
-        assert rendered > 100 and len(memo["sides"]) == players
+        assert rendered[0] > 100 and len(memo["sides"]) == players
