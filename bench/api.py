@@ -225,7 +225,7 @@ def _worker(args: tuple[str, int, int, float, float, list[Any]]) -> tuple[int, i
 
 
 def run_load(mode: str, port: int, clients: int, seconds: float, work: list[Any],
-             processes: int) -> dict[str, float]:  # fmt: skip
+             processes: int, cpu_of: list[int] | None = None) -> dict[str, float]:  # fmt: skip
     per = [clients // processes + (1 if i < clients % processes else 0) for i in range(processes)]
     start_at = time.time() + 1.0
     stop_at = start_at + seconds
@@ -235,15 +235,26 @@ def run_load(mode: str, port: int, clients: int, seconds: float, work: list[Any]
         jobs.append((mode, port, n, start_at, stop_at, work[k:k + n] if work else []))
         k += n
     ctx = multiprocessing.get_context("fork")
+    server_before = _cpu_seconds(cpu_of or [])
     with ctx.Pool(processes) as pool:
+        clients_cpu = [p.pid for p in pool._pool]  # type: ignore[attr-defined]
+        client_before = _cpu_seconds(clients_cpu)
         results = pool.map(_worker, jobs)
+        client_after = _cpu_seconds(clients_cpu)
+    server_after = _cpu_seconds(cpu_of or [])
     ok = sum(r[0] for r in results)
     errors = sum(r[1] for r in results)
     lat = sorted(x for r in results for x in r[2])
     elapsed = seconds
     q = statistics.quantiles(lat, n=100) if len(lat) >= 100 else [max(lat or [0])] * 99
-    return {"rps": ok / elapsed, "ok": ok, "errors": errors,
-            "p50_ms": q[49] * 1000, "p99_ms": q[98] * 1000}  # fmt: skip
+    out = {"rps": ok / elapsed, "ok": ok, "errors": errors,
+           "p50_ms": q[49] * 1000, "p99_ms": q[98] * 1000}  # fmt: skip
+    done = max(1, len(lat))
+    if cpu_of and server_before is not None and server_after is not None:
+        out["server_cpu_us"] = (server_after - server_before) / done * 1e6
+    if client_before is not None and client_after is not None:
+        out["client_cpu_us"] = (client_after - client_before) / done * 1e6
+    return out
 
 
 # --- main -------------------------------------------------------------------------------------
@@ -268,6 +279,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--clients", type=int, default=32)
     ap.add_argument("--seconds", type=float, default=10.0)
+    ap.add_argument("--rounds", type=int, default=3,
+                    help="hello/commands runs, alternating; the median round is the verdict")  # fmt: skip
     ap.add_argument("--players", type=int, default=2)
     ap.add_argument("--workers", type=int, default=2, help="gunicorn workers")
     ap.add_argument("--worker-class", default="sync", help="gunicorn worker class (sync, gthread)")
@@ -280,25 +293,31 @@ def main() -> None:
     store, tmp = pick_store(args.url)
     prefix = f"bench{uuid.uuid4().hex[:8]}"
     env = {"REDIS_URL": store, "RFG_STORE_PREFIX": prefix, "RFG_ADMIN_TOKEN": ADMIN}
+    threads = f" x {args.threads} threads" if args.worker_class == "gthread" else ""
     print(f"store {store.split('?')[0]}  clients {args.clients} ({processes} processes)  "
-          f"gunicorn {args.workers} sync workers  {args.seconds:g} s per run  cpus {os.cpu_count()}")  # fmt: skip
+          f"gunicorn {args.workers} {args.worker_class} workers{threads}  {args.rounds} rounds of "
+          f"{args.seconds:g} s each  cpus {os.cpu_count()}")  # fmt: skip
 
     hello_port, api_port = free_port(), free_port()
-    hello = start_gunicorn("bench.api:hello_app()", hello_port, {}, args.workers, args.worker_class, args.threads)
-    try:
-        h = run_load("hello", hello_port, args.clients, args.seconds, [], processes)
-    finally:
-        stop(hello)
-
-    api = start_gunicorn("service:create_app()", api_port, env, args.workers, args.worker_class, args.threads)
+    server = (args.workers, args.worker_class, args.threads)
+    hello = start_gunicorn("bench.api:hello_app()", hello_port, {}, *server)
+    api = start_gunicorn("service:create_app()", api_port, env, *server)
+    rounds: list[tuple[dict[str, float], dict[str, float]]] = []
     try:
         # enough games that no client runs out of commands (random 2-seat games: ~150 commands)
         per_client = max(1, int(args.seconds * 1500 / args.clients / 150) + 1)
-        t = time.perf_counter()
-        work = [prepare(api_port, args.players, per_client, f"{prefix}:{k}") for k in range(args.clients)]
-        print(f"prepared {args.clients * per_client} games in {time.perf_counter() - t:.1f} s")
-        c = run_load("commands", api_port, args.clients, args.seconds, work, processes)
+        for r in range(args.rounds):
+            h = run_load("hello", hello_port, args.clients, args.seconds, [], processes,
+                         cpu_of=worker_pids(hello))  # fmt: skip
+            work = [prepare(api_port, args.players, per_client, f"{prefix}:{r}:{k}")
+                    for k in range(args.clients)]  # fmt: skip
+            c = run_load("commands", api_port, args.clients, args.seconds, work, processes,
+                         cpu_of=worker_pids(api) + redis_pids(store))  # fmt: skip
+            rounds.append((h, c))
+            print(f"round {r + 1}: hello {h['rps']:.0f}/s, commands {c['rps']:.0f}/s "
+                  f"({c['rps'] / h['rps']:.0%}), command p99 {c['p99_ms']:.1f} ms")  # fmt: skip
     finally:
+        stop(hello)
         stop(api)
         cleanup(store, prefix)
         if tmp:
@@ -307,11 +326,61 @@ def main() -> None:
             EmbeddedServer(tmp).stop()
             shutil.rmtree(tmp, ignore_errors=True)
 
-    print(f"{'':22}{'req/s':>10}{'p50 ms':>10}{'p99 ms':>10}{'errors':>8}")
-    print(f"{'hello world GET':22}{h['rps']:10.0f}{h['p50_ms']:10.2f}{h['p99_ms']:10.2f}{h['errors']:8.0f}")
-    print(f"{'command POST':22}{c['rps']:10.0f}{c['p50_ms']:10.2f}{c['p99_ms']:10.2f}{c['errors']:8.0f}")
+    h, c = sorted(rounds, key=lambda hc: hc[1]["rps"] / hc[0]["rps"])[len(rounds) // 2]
+    print(f"median round:\n{'':22}{'req/s':>10}{'p50 ms':>10}{'p99 ms':>10}{'errors':>8}"
+          f"{'server CPU/req':>16}{'client CPU/req':>16}")  # fmt: skip
+    for name, x in (("hello world GET", h), ("command POST", c)):
+        print(f"{name:22}{x['rps']:10.0f}{x['p50_ms']:10.2f}{x['p99_ms']:10.2f}{x['errors']:8.0f}"
+              f"{_us(x.get('server_cpu_us')):>16}{_us(x.get('client_cpu_us')):>16}")  # fmt: skip
     print(f"commands/s = {c['rps'] / h['rps']:.0%} of hello world (target >= 40%); "
           f"command p99 {c['p99_ms']:.1f} ms (target < 50 ms)")
+    print("(server CPU: the gunicorn workers, plus Redis for commands when it runs on this "
+          "machine; client CPU: the load processes; user + system time per request)")
+
+
+def _us(value: float | None) -> str:
+    return "-" if value is None else f"{value:.0f} us"
+
+
+# --- CPU accounting (Linux /proc; figures are left out elsewhere) -----------------------------
+
+
+def _cpu_seconds(pids: list[int]) -> float | None:
+    total = 0.0
+    try:
+        for pid in pids:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+    return total
+
+
+def worker_pids(master: subprocess.Popen[bytes]) -> list[int]:
+    try:
+        with open(f"/proc/{master.pid}/task/{master.pid}/children") as f:
+            return [int(x) for x in f.read().split()]
+    except OSError:
+        return []
+
+
+def redis_pids(store: str) -> list[int]:
+    """The local redis-server serving the store URL's port, if any (its CPU is part of the cost)."""
+    if not store.startswith("redis://"):
+        return []
+    port = store.split("//", 1)[1].split("/", 1)[0].rpartition(":")[2] or "6379"
+    out = []
+    for entry in os.listdir("/proc") if os.path.isdir("/proc") else []:
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as f:
+                    cmd = f.read().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                continue
+            if "redis-server" in cmd and (f":{port}" in cmd or (port == "6379" and ":" not in cmd)):
+                out.append(int(entry))
+    return out
 
 
 def cleanup(store: str, prefix: str) -> None:
