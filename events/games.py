@@ -114,7 +114,9 @@ def render_views(
     clocks: Clocks | None = None,
     memo: dict[str, Any] | None = None,
 ) -> dict[str, str]:
-    """Every projection of one state, as canonical JSON: public, each seat, and the lobby summary.
+    """Every projection of one state as JSON: the public view, each seat's part of its view
+    (its own side, seat and decision: ``seat_view`` puts the whole view together from it and the
+    public view, so an append carries each seat's public side once) and the lobby summary.
 
     ``clocks`` is the seats' time-control fold at this state (``events.clock``); without it the
     clocks are taken as freshly started at ``created_at`` (right only for a new game). The public
@@ -143,12 +145,25 @@ def render_views(
         encoded.append(before[2])
         own[seat] = before[3]
     views = {"public": view_json({**public, "players": encoded, "clock": clock})}
+    # a seat's stored view holds only what the public view lacks; ``seat_view`` completes it
     for seat, view in by_viewer.items():
-        players = encoded[:]
-        players[seat] = own[seat]
-        views[f"seat:{seat}"] = view_json({**view, "players": players, "clock": clock})
+        views[f"seat:{seat}"] = view_json(
+            {"seat": seat, "player": own[seat], "decision": view["decision"]}
+        )
     views["summary"] = view_json(summary(game_id, state, created_at, finished_at, clocks))
     return views
+
+
+def seat_view(public: str, private: str) -> str:
+    """A seat's whole view from the two stored projections: the public view with the seat's own
+    side in its place among the players, and the seat and its decision (``engine.observe``'s
+    view for that seat, plus the clock; the JSON ``render_views`` would write of it whole)."""
+    view = orjson.loads(public)
+    mine = orjson.loads(private)
+    view["players"][mine["seat"]] = mine["player"]
+    view["seat"] = mine["seat"]
+    view["decision"] = mine["decision"]
+    return view_json(view)
 
 
 def view_json(obj: Any) -> str:
@@ -430,12 +445,18 @@ class Games:
 
     # --- reading ---------------------------------------------------------------------------
     def view(self, game_id: str, viewer: Viewer) -> tuple[int, str]:
-        """(position, JSON) of a stored projection: ``"public"``, a seat number or ``"summary"``."""
-        name = viewer if viewer in ("public", "summary") else f"seat:{viewer}"
-        got = self.store.get_view(game_id, str(name))
-        if got is None:
+        """(position, JSON) of a projection: ``"public"``, a seat number or ``"summary"``. A seat's
+        view is put together from the public view and the seat's stored part (``seat_view``);
+        both are written by the same append, at the same position."""
+        if viewer in ("public", "summary"):
+            got = self.store.get_view(game_id, str(viewer))
+            if got is None:
+                raise GameNotFound(game_id)
+            return got
+        public, private = self.store.get_views(game_id, ["public", f"seat:{viewer}"])
+        if public is None or private is None:
             raise GameNotFound(game_id)
-        return got
+        return min(public[0], private[0]), seat_view(public[1], private[1])
 
     def feed(
         self, game_id: str, viewer: Viewer, after: int = 0, limit: int | None = None

@@ -341,6 +341,20 @@ class RedisStore:
         pos, _, text = _s(raw).partition(":")
         return int(pos), text
 
+    def get_views(self, game_id: str, names: Sequence[str]) -> list[tuple[int, str] | None]:
+        check_game_id(game_id)
+        raws = self.client.hmget(self.keys(game_id)[3], list(names)) if names else []
+        if all(raw is None for raw in raws) and not self._exists(game_id):
+            raise GameNotFound(game_id)
+        out: list[tuple[int, str] | None] = []
+        for raw in raws:
+            if raw is None:
+                out.append(None)
+                continue
+            pos, _, text = _s(raw).partition(":")
+            out.append((int(pos), text))
+        return out
+
     def list_games(self, status: str | None = None, limit: int = 100) -> list[GameEntry]:
         if status is None:
             rows = self.client.zrevrange(self._lobby, 0, max(limit, 1) - 1)

@@ -120,6 +120,10 @@ class EventStore(Protocol):
         """``(position, json)`` of a stored view, None if never stored. Raises ``GameNotFound``."""
         ...
 
+    def get_views(self, game_id: str, names: Sequence[str]) -> list[tuple[int, str] | None]:
+        """``get_view`` of several views in one round trip, in the order of ``names``."""
+        ...
+
     def register_game(self, game_id: str, created_at: str, status: str = "open") -> None:
         """Add a game to the lobby index (idempotent: a second call keeps the first time)."""
         ...

@@ -309,6 +309,11 @@ def test_views_stored_with_their_position(store: RedisStore, game_id: str) -> No
     assert store.get_view(game_id, "public") == (2, big)
     assert store.get_view(game_id, "seat:0") == (2, '{"hand":[1]}')
     assert store.get_view(game_id, "seat:9") is None
+    assert store.get_views(game_id, ["seat:0", "seat:9", "public"]) == [
+        (2, '{"hand":[1]}'), None, (2, big)
+    ]
+    with pytest.raises(GameNotFound):
+        store.get_views("nosuchgame", ["public"])
 
     r2 = put(store, game_id, 1, views={"public": '{"turn":2}'})
     assert (r1.version, r2.version) == (2, 3)

@@ -41,10 +41,12 @@ def test_a_game_plays_to_the_end_and_rebuilt_views_are_identical(store: RedisSto
     assert state.over and store.version(gid) == version
     rebuilt = games.rebuild_views(gid)
     for name, text in rebuilt.items():
-        viewer = name if name in ("public", "summary") else int(name.split(":")[1])
-        pos, stored = games.view(gid, viewer)
+        pos, stored = store.get_view(gid, name) or (None, None)
         assert pos == version
         assert stored == text, f"rebuilt {name} differs from the live projection"
+    for seat in range(3):  # and a seat's whole view is its observe, with the clock
+        whole = json.loads(games.view(gid, seat)[1])
+        assert whole == {**engine.observe(state, seat), "clock": whole["clock"]}
     summary = json.loads(games.view(gid, "summary")[1])
     assert summary["status"] == "finished" and summary["winners"] == state.winners
     assert [g.status for g in store.list_games() if g.game_id == gid] == ["finished"]
@@ -240,6 +242,27 @@ def test_live_export_is_the_viewers_redacted_feed(store: RedisStore) -> None:
     created = lines[0]["event"]
     assert "seed" not in created and created["seed_sha256"]
     assert not verify_text("\n".join(json.dumps(x) for x in lines)).ok
+
+
+def test_a_seat_view_is_the_seats_observe_with_the_clock() -> None:
+    """The stored seat part and the public view make exactly the seat's view, at every step."""
+    from bots.arena import play_game
+    from events.games import seat_view
+
+    seen = [0]
+
+    def check(state: engine.GameState, _event: dict, seen: list = seen) -> None:
+        views = render_views("g", state, "2026-01-01T00:00:00Z", None)
+        clock = json.loads(views["public"])["clock"]
+        for p in state.players:
+            whole = seat_view(views["public"], views[f"seat:{p.seat}"])
+            assert json.loads(whole) == {**engine.observe(state, p.seat), "clock": clock}
+            private = json.loads(views[f"seat:{p.seat}"])
+            assert set(private) == {"seat", "player", "decision"}
+        seen[0] += 1
+
+    play_game("seat-view", 3, on_event=check)
+    assert seen[0] > 100
 
 
 def test_views_render_from_state_alone() -> None:
