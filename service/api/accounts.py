@@ -13,7 +13,7 @@ from typing import Any
 from flask import Blueprint, Response, current_app, request
 
 from service.accounts import BotAccounts
-from service.auth import is_admin, require_account, require_bot
+from service.auth import is_admin, require_account, require_admin, require_bot
 from service.backend import backend
 from service.decisions import decision_stream
 from service.errors import Problem
@@ -46,6 +46,8 @@ def _resource(account: dict[str, Any]) -> dict[str, Any]:
 @bp.post("/bots/accounts")
 def register() -> Response:
     load_query(_empty)
+    if current_app.config.get("BOT_REGISTRATION") == "admin":
+        require_admin("registering a bot account on this server (RFG_BOT_REGISTRATION=admin)")
     body = load_body(_register)
     account, token = _accounts().register(body["name"], body["description"], body["contact"])
     out = dict(_resource(account), token=token, token_type="Bearer")

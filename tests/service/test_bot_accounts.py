@@ -13,7 +13,7 @@ from flask import Flask
 from ladder.service import Ladders
 from service.client import parse_sse
 
-from .conftest import ADMIN, ValidatingClient, bearer
+from .conftest import ADMIN, ValidatingClient, _client, bearer, make_app
 
 
 def register(api: ValidatingClient, name: str = "bot") -> dict[str, Any]:
@@ -55,6 +55,26 @@ def test_registration_shows_the_token_once_and_keeps_only_its_digest(
     me = api.get("/bots/me", headers=bearer(token))
     assert me.status_code == 200 and me.get_json()["account_id"] == acct["account_id"]
     assert "token" not in me.get_json()
+
+
+def test_a_server_can_keep_registration_to_its_operator(openapi: Any) -> None:
+    """RFG_BOT_REGISTRATION=admin: a public ladder host decides who may enter bots."""
+    import uuid
+
+    import pytest
+
+    api = _client(make_app(f"memory://{uuid.uuid4().hex}", BOT_REGISTRATION="admin"), openapi)
+    body = {"name": "b", "description": "test", "contact": "a@b.c"}
+    r = api.post("/bots/accounts", json=body)
+    assert r.status_code == 401 and "admin token" in r.get_json()["detail"]
+    r = api.post("/bots/accounts", json=body, headers=bearer("not-the-admin-token"))
+    assert r.status_code == 403
+    r = api.post("/bots/accounts", json=body, headers=bearer(ADMIN))
+    assert r.status_code == 201 and r.get_json()["token"]
+    with pytest.raises(ValueError, match="'open'.*'admin'"):
+        make_app("memory://x", BOT_REGISTRATION="closed")
+    with pytest.raises(ValueError, match="RFG_ADMIN_TOKEN"):
+        make_app("memory://x", BOT_REGISTRATION="admin", ADMIN_TOKEN=None)
 
 
 def test_a_bot_token_reads_only_its_own_account_and_can_be_revoked(api: ValidatingClient) -> None:
