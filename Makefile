@@ -18,7 +18,7 @@ test: install
 
 lint: install
 	$(BIN)/ruff check engine bots events rfgcli ladder service workers tests bench
-	$(BIN)/mypy engine bots
+	$(BIN)/mypy engine bots events service workers ladder rfgcli
 
 simulate: install
 	$(BIN)/rfg simulate --players 4 --games 200 --seed 7 --json

@@ -11,6 +11,7 @@ functions.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from . import flow
@@ -47,7 +48,7 @@ VISIBILITY: dict[str, str] = {
 SERVER_FIELDS = {"GameCreated": ("seed",)}
 
 
-def visibility(event: dict[str, Any]) -> str:
+def visibility(event: Mapping[str, Any]) -> str:
     """``"public"``, ``"seat:N"`` or ``"server"`` for the event store envelope."""
     v = VISIBILITY.get(event["type"], "public")
     if v == "seat":

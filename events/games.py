@@ -136,7 +136,8 @@ def render_views(
     shared = public["players"]
     encoded: list[orjson.Fragment] = []
     own: dict[int, orjson.Fragment] = {}
-    for seat, view in by_viewer.items():
+    for p in state.players:
+        seat, view = p.seat, by_viewer[p.seat]
         pub, mine = shared[seat], view["players"][seat]
         before = encoded_before.get(seat)
         if before is None or before[0] is not pub or before[1] is not mine:
@@ -146,9 +147,9 @@ def render_views(
         own[seat] = before[3]
     views = {"public": view_json({**public, "players": encoded, "clock": clock})}
     # a seat's stored view holds only what the public view lacks; ``seat_view`` completes it
-    for seat, view in by_viewer.items():
-        views[f"seat:{seat}"] = view_json(
-            {"seat": seat, "player": own[seat], "decision": view["decision"]}
+    for p in state.players:
+        views[f"seat:{p.seat}"] = view_json(
+            {"seat": p.seat, "player": own[p.seat], "decision": by_viewer[p.seat]["decision"]}
         )
     views["summary"] = view_json(summary(game_id, state, created_at, finished_at, clocks))
     return views

@@ -40,9 +40,7 @@ def choose_table(
             if c in table:
                 continue
             cost = sum(abs(ratings.get(c, 0.0) - ratings.get(t, 0.0)) for t in table) / len(table)
-            cost += meeting_penalty * sum(
-                recent_meetings.get(tuple(sorted((c, t))), 0) for t in table
-            )  # type: ignore[arg-type]
+            cost += meeting_penalty * sum(recent_meetings.get(_pair(c, t), 0) for t in table)
             if best_cost is None or cost < best_cost - 1e-9:
                 best_cost, best = cost, [c]
             elif abs(cost - best_cost) <= 1e-9:
@@ -58,3 +56,8 @@ def seatings(table: Sequence[str], duplicate: bool, rng: Rng) -> list[list[str]]
     if not duplicate:
         return [order]
     return [order[i:] + order[:i] for i in range(len(order))]
+
+
+def _pair(a: str, b: str) -> tuple[str, str]:
+    """The key of two entrants' meetings, the same whichever is named first."""
+    return (a, b) if a <= b else (b, a)

@@ -92,8 +92,11 @@ def play_inline(ladders: Any, gid: str, rng: Rng) -> None:
             return
         seat = seats[0]
         bot = get_bot(state.table["seats"][seat]["bot"])
+        decision = engine.legal(state, seat)
+        if decision is None:
+            return
         view = engine.observe(state, seat) if bot.needs_view else None
-        cmd = bot.act(engine.legal(state, seat), view, rng)
+        cmd = bot.act(decision, view, rng)
         games.submit(gid, seat, cmd, f"bot:{seat}:{version}", version, actor=f"bot:{bot.name}")
 
 
