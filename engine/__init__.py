@@ -40,14 +40,19 @@ __all__ = [
 
 
 def create(
-    seed: str, players: int, options: dict[str, Any] | None = None, table: dict[str, Any] | None = None
+    seed: str,
+    players: int,
+    options: dict[str, Any] | None = None,
+    table: dict[str, Any] | None = None,
+    rules: int | None = None,
 ) -> list[Event]:
     """The events that start a game: setup, and the first roll when no start decision is needed.
 
     ``table`` is the service's description of the table (who sits where, time control); the
-    engine records it in GameCreated and never reads it.
+    engine records it in GameCreated and never reads it. ``rules`` is the rules version (default
+    the current one, ``setup.RULES_VERSION``); replaying an old log recreates its own.
     """
-    ctx = setup.create(seed, players, options, table)
+    ctx = setup.create(seed, players, options, table, rules)
     flow.advance(ctx.state, ctx)
     return ctx.events
 

@@ -101,7 +101,11 @@ def build(spec: dict[str, Any]) -> tuple[GameState, dict[str, int]]:
         supply=[list(range(len(DIE_COLOR)))[0:0] for _ in DIE_COLORS], vp_pool=int(spec.get("vp_pool", VP_PER_PLAYER * n)),
     )  # fmt: skip
     from .catalogue import DICE_OF_COLOR
+    from .phases.setup import RULES_VERSION
 
+    state.rules = int(spec.get("rules", RULES_VERSION))
+    if not 1 <= state.rules <= RULES_VERSION:
+        raise ScenarioError(f"'rules' must be a rules version from 1 to {RULES_VERSION}")
     state.supply = [list(DICE_OF_COLOR[c]) for c in DIE_COLORS]
     b = Builder(state)
     b._faces = {}

@@ -187,6 +187,8 @@ class GameState:
     #: the service's description of the table (seat kinds, time control), recorded at creation;
     #: the rules never read it
     table: dict[str, Any] = field(default_factory=dict)
+    #: the rules version the game is played under (``engine.phases.setup.RULES_VERSION``)
+    rules: int = 1
 
     @property
     def phase(self) -> str | None:
@@ -204,7 +206,7 @@ class GameState:
             [s[:] for s in self.supply], self.vp_pool, self.step, self.round, self.phases[:],
             self.phase_pos, self.abandoned[:], self.vp_reserve_used, self.two_player_die,
             dict(self.shortfall), self.end_reason, [dict(s) for s in self.scores], self.winners[:],
-            self.seq, {k: v[:] for k, v in self.forced.items()}, self.table,
+            self.seq, {k: v[:] for k, v in self.forced.items()}, self.table, self.rules,
         )  # fmt: skip
 
     def to_dict(self) -> dict[str, Any]:
@@ -230,6 +232,7 @@ class GameState:
             "seq": self.seq,
             "forced": {k: v[:] for k, v in self.forced.items()},
             "table": self.table,
+            "rules": self.rules,
         }
 
     @classmethod
@@ -256,6 +259,7 @@ class GameState:
             seq=d["seq"],
             forced={k: list(v) for k, v in d.get("forced", {}).items()},
             table=dict(d.get("table", {})),
+            rules=d.get("rules", 1),
         )
 
 

@@ -153,7 +153,8 @@ def _verify_envelopes(rows: list[dict[str, Any]]) -> Verdict:
             batches.append([env])
     try:
         created = engine.create(
-            first["seed"], first["players"], first["options"], first.get("table")
+            first["seed"], first["players"], first["options"], first.get("table"),
+            first.get("rules", 1),
         )
     except engine.EngineError as exc:
         return _bad(v, 1, f"GameCreated cannot be reproduced: {exc}")

@@ -159,7 +159,7 @@ def stack_choice(state: GameState, p: PlayerState, phase: str) -> dict[str, Any]
     on the stack for the next tile (before the workers).
     """
     _, dice = stack_of(p, phase)
-    if len({color_of(d) for d in dice}) < 2:
+    if state.rules < 2 or len({color_of(d) for d in dice}) < 2:  # version 1: oldest first, unasked
         return None
     ready: list[dict[str, Any]] = []
     left = len(dice)
@@ -193,7 +193,7 @@ def waiting_for(state: GameState, p: PlayerState, phase: str) -> str:
     used = sum(x["cost"] for x in done) - on_stack
     if 0 < used < len(ws) and len({color_of(d) for d in ws}) >= 2:
         return phase
-    if used < 0 and stack_choice(state, p, phase):
+    if used < 0 and stack_choice(state, p, phase):  # rules version 2 on
         return phase
     return ""
 
@@ -290,6 +290,14 @@ def apply(
         )
     _, on_stack = stack_of(p, phase)
     stack_order = cmd.get("stack_order")
+    if stack_order is not None and state.rules < 2:
+        raise IllegalCommand(
+            "stack_order",
+            f"this game is played under rules version {state.rules}, where the dice on a stack "
+            "are used oldest first; leave stack_order out",
+            "stack_order",
+            stack_order,
+        )
     if stack_order is None:
         stack_order = on_stack[:]
     if (

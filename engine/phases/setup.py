@@ -71,8 +71,21 @@ def deal(seed: str, players: int) -> tuple[int, list[dict[str, Any]]]:
     return r.state, seats
 
 
+#: The rules version a new game is played under, recorded in its GameCreated event, so that a
+#: game's log always re-runs under the rules it was played with (a log without it is version 1):
+#:   1  the first release
+#:   2  a tile already complete at the start of Develop / Settle with more dice on its stack
+#:      than it needs: the player chooses which of them complete it (``stack_order``); under
+#:      version 1 the oldest dice did, without asking
+RULES_VERSION = 2
+
+
 def create(
-    seed: str, players: int, options: dict[str, Any] | None = None, table: dict[str, Any] | None = None
+    seed: str,
+    players: int,
+    options: dict[str, Any] | None = None,
+    table: dict[str, Any] | None = None,
+    rules: int | None = None,
 ) -> Ctx:
     """Emit GameCreated (and, for a first game, the start tile choices) into a fresh context."""
     opts = check_config(players, dict(options or {}))
@@ -80,8 +93,16 @@ def create(
         raise IllegalCommand("seed", "the seed must be a non-empty string", "seed", seed)
     _, seats = deal(seed, players)
     ctx = Ctx(None)
-    ctx.emit(ev("GameCreated", seed=seed, seed_sha256=rngmod.seed_hash(seed), players=players,
-                options=opts, seats=seats, table=table or {}))  # fmt: skip
+    if rules is None:
+        rules = RULES_VERSION
+    if isinstance(rules, bool) or not isinstance(rules, int) or not 1 <= rules <= RULES_VERSION:
+        raise IllegalCommand("rules", f"the rules version must be 1 to {RULES_VERSION}", "rules", rules)
+    created: dict[str, Any] = {"seed": seed, "seed_sha256": rngmod.seed_hash(seed),
+                               "players": players, "options": opts, "seats": seats,
+                               "table": table or {}}  # fmt: skip
+    if rules > 1:  # version 1 logs carry no rules field; they must be reproduced as they are
+        created["rules"] = rules
+    ctx.emit(ev("GameCreated", **created))
     if opts["first_game"]:
         for p in ctx.state.players:
             dev, world = first_game_arrangement(p.start_tiles)
@@ -124,6 +145,7 @@ def _created(e: Event) -> GameState:
         _take_start_dice(state, p)
     state.step = "start_tiles"
     state.table = dict(e.get("table") or {})
+    state.rules = e.get("rules", 1)
     return state
 
 

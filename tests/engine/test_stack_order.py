@@ -259,3 +259,37 @@ def test_the_random_bot_sends_legal_stack_orders() -> None:
         ctx = Ctx(state)
         flow.apply_command(state, 0, cmd, ctx)
     assert 0 < sent < 40
+
+
+def test_a_game_played_under_rules_version_1_keeps_its_oldest_first_rule() -> None:
+    """A log recorded before the choice existed (no ``rules`` in GameCreated: version 1) must
+    re-run to the same events: seat 0 is not asked, the oldest dice complete the tile, and a
+    stack_order is refused."""
+    spec = dict(DEVELOP, rules=1)
+    state, lab = _open(spec)
+    assert state.rules == 1 and _resolved_by_itself(state)
+    done = [e for e in scenario.enter(scenario.build(spec)[0], spec) if e["type"] == "TileCompleted"]
+    assert done[0]["dice"] == [lab["a"], lab["b"]]
+
+    # asked for another reason (one of two workers of different colours completes Export
+    # Duties' successor, a 2-cost tile): under version 1 there is no stack choice to make
+    two = _seat(columns={"develop": ["brown:d", "green:e"]}, dev_stack=[10, 6, 44])
+    state, lab = _open(dict(two, rules=1))
+    decision = engine.legal(state, 0)
+    assert decision is not None and decision["kind"] == "develop"
+    assert decision["stack_choice"] is None
+    with pytest.raises(IllegalCommand, match="rules version 1"):
+        engine.play(state, 0, {"kind": "develop", "order": [lab["d"], lab["e"]],
+                               "stack_order": [lab["c"], lab["a"], lab["b"]]})  # fmt: skip
+    assert engine.legal(_open(two)[0], 0)["stack_choice"] is not None  # version 2 asks
+
+
+def test_new_games_record_the_rules_version_and_old_logs_fold_as_version_1() -> None:
+    from engine.phases.setup import RULES_VERSION
+
+    events = engine.create("rules-version", 2, {}, None)
+    assert events[0]["rules"] == RULES_VERSION == engine.replay(events).rules
+    old = [dict(events[0])] + events[1:]
+    del old[0]["rules"]
+    assert engine.replay(old).rules == 1
+
