@@ -103,11 +103,6 @@ def _dice(ds: list[int]) -> list[dict[str, Any]]:
     return [{"die": d, "color": color_of(d)} for d in ds]
 
 
-def _player(state: GameState, p: PlayerState, own: bool, screens_down: bool) -> dict[str, Any]:
-    public = _public_side(p, screens_down)
-    return _own_side(public, p, screens_down) if own else public
-
-
 def _public_side(p: PlayerState, screens_down: bool) -> dict[str, Any]:
     """A seat's tableau, dice and stacks as every other viewer sees them."""
     out: dict[str, Any] = {
@@ -208,10 +203,11 @@ def observe(state: GameState, viewer: Viewer = "public") -> dict[str, Any]:
     """The view of the game for ``viewer``: ``"public"``, a seat number, or ``"server"``."""
     screens_down = state.step != "assign"
     out = _common(state)
-    out["players"] = [
-        _player(state, p, viewer == "server" or viewer == p.seat, screens_down)
-        for p in state.players
-    ]
+    out["players"] = []
+    for p in state.players:
+        public = _public_side(p, screens_down)
+        own = viewer == "server" or viewer == p.seat
+        out["players"].append(_own_side(public, p, screens_down) if own else public)
     if isinstance(viewer, int) and not isinstance(viewer, bool):
         out["seat"] = viewer
         out["decision"] = flow.legal(state, viewer)

@@ -281,27 +281,9 @@ class Games:
         return state, version, clocks
 
     def _load(self, game_id: str) -> tuple[GameState, int, str, str, Clocks]:
-        head = self.store.head(game_id)
-        if head.version == 0:
-            raise GameNotFound(game_id)
-        with self._lock:
-            cached = self._cache.get(game_id)
-            if cached is not None:
-                self._cache.move_to_end(game_id)
-        if cached is not None and cached.version == head.version:
-            return (cached.state.copy(), cached.version, cached.last_hash, cached.created_at,
-                    cached.clocks.copy())  # fmt: skip
-        if cached is not None and cached.version < head.version:
-            created = cached.created_at
-            envs = self.store.read(game_id, after=cached.version)
-            state, clocks = fold_clocks(cached.state.copy(), cached.clocks.copy(), envs)
-        else:
-            envs = self.store.read(game_id)
-            created = envs[0].ts
-            state, clocks = fold_clocks(None, None, envs)
-        version, last_hash = envs[-1].seq, envs[-1].hash
-        self._remember(game_id, state, version, last_hash, created, clocks)
-        return state.copy(), version, last_hash, created, clocks.copy()
+        _previous, entry = self._catch_up(game_id, self._cached(game_id), None)
+        return (entry.state.copy(), entry.version, entry.last_hash, entry.created_at,
+                entry.clocks.copy())  # fmt: skip
 
     def _remember(
         self,
@@ -396,11 +378,7 @@ class Games:
                 if expected_version is not None or attempts >= _MAX_ATTEMPTS:
                     expected = version if expected_version is None else expected_version
                     raise ConcurrencyConflict(game_id, expected, exc.actual) from None
-                if exc.actual < version:  # the stored game is not the one cached: start over
-                    self.forget(game_id)
-                    _previous, cached = self._catch_up(game_id, None, None)
-                else:
-                    _previous, cached = self._catch_up(game_id, cached, None)
+                _previous, cached = self._catch_up(game_id, cached, None)
                 caught_up = True
                 continue
             if result.duplicate:  # the command id was applied before (a retry, maybe concurrent)
@@ -422,7 +400,14 @@ class Games:
     ) -> tuple[AppendResult | None, _Cached]:
         """One round trip: the command id's earlier result, if any, and the events the cached
         state lacks, folded into a new cache entry (the cached objects are never changed)."""
-        previous, envs = self.store.catch_up(game_id, cached.version if cached else 0, command_id)
+        previous, envs, version = self.store.catch_up(
+            game_id, cached.version if cached else 0, command_id
+        )
+        if cached is not None and version < cached.version:
+            # the stored game is not the one cached (deleted and created again): start over
+            self.forget(game_id)
+            cached = None
+            previous, envs, version = self.store.catch_up(game_id, 0, command_id)
         if cached is not None and not envs:
             return previous, cached
         if cached is not None:

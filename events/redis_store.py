@@ -310,26 +310,28 @@ class RedisStore:
 
     def catch_up(
         self, game_id: str, after: int, command_id: str | None = None
-    ) -> tuple[AppendResult | None, list[Envelope]]:
+    ) -> tuple[AppendResult | None, list[Envelope], int]:
         check_game_id(game_id)
         if command_id is not None:
             check_command_id(command_id)
         stream, meta, cmds, _views = self.keys(game_id)
         pipe = self.client.pipeline(transaction=False)
-        pipe.hget(cmds, command_id or "")
+        pipe.hget(meta, "version")
         pipe.xrange(stream, f"{after + 1}-0", "+", count=_READ_PAGE)
-        raw, page = pipe.execute()
+        if command_id is not None:
+            pipe.hget(cmds, command_id)
+        raw_version, page, *raw = pipe.execute()
+        if raw_version is None:
+            raise GameNotFound(game_id)
         previous = None
-        if command_id is not None and raw is not None:
-            previous = _parse_result(game_id, command_id, raw, duplicate=True)
+        if command_id is not None and raw[0] is not None:
+            previous = _parse_result(game_id, command_id, raw[0], duplicate=True)
         out = [Envelope.from_json(_entry_text(fields)) for _id, fields in page]
         if len(page) == _READ_PAGE:  # a long way behind: read the rest page by page
             out += self.read(game_id, after=out[-1].seq, upcast=False)
-        if not out and after == 0:
-            raise GameNotFound(game_id)
         if len(self.upcasters):
             out = [self.upcasters.upcast(e) for e in out]
-        return previous, out
+        return previous, out, int(raw_version)
 
     def get_view(self, game_id: str, name: str) -> tuple[int, str] | None:
         check_game_id(game_id)

@@ -104,10 +104,10 @@ class EventStore(Protocol):
 
     def catch_up(
         self, game_id: str, after: int, command_id: str | None = None
-    ) -> tuple[AppendResult | None, list[Envelope]]:
+    ) -> tuple[AppendResult | None, list[Envelope], int]:
         """In one round trip: the result recorded for ``command_id`` (None if never applied or
-        not asked) and the envelopes with seq > ``after`` (what a cached state lacks).
-        Raises ``GameNotFound`` for an unknown game."""
+        not asked), the envelopes with seq > ``after`` (what a cached state lacks) and the
+        stream's version. Raises ``GameNotFound`` for an unknown game."""
         ...
 
     def put_views(self, game_id: str, position: int, views: Mapping[str, str]) -> list[str]:
