@@ -3,15 +3,23 @@ PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: install test lint simulate bench clean run
+.PHONY: install test lint simulate bench clean run upgrade
 
 install: $(BIN)/rfg
 
-$(BIN)/rfg: pyproject.toml
+# Every machine installs exactly what CI tested: the versions pinned in requirements.lock (made
+# by uv from pyproject.toml's ranges), then the project itself without resolving anything again.
+$(BIN)/rfg: pyproject.toml requirements.lock
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip install -q -r requirements.lock
+	$(BIN)/pip install -q --no-deps -e .
 	touch $(BIN)/rfg
+
+# Refresh the lock to the newest releases pyproject.toml allows (then run make test and commit it).
+upgrade: install
+	$(BIN)/uv pip compile pyproject.toml --extra dev --python-version 3.11 --upgrade --no-header -o requirements.lock
+	$(BIN)/pip install -q -r requirements.lock
 
 test: install
 	$(BIN)/pytest
