@@ -18,6 +18,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import redis
 
+from events.clients import ClientSettings
 from events.embedded import EmbeddedServer, find_server_binary
 from events.envelope import (
     GENESIS_HASH,
@@ -49,6 +50,7 @@ __all__ = [
     "UPCASTERS",
     "AppendResult",
     "ChainBroken",
+    "ClientSettings",
     "ConcurrencyConflict",
     "EmbeddedServer",
     "EmbeddedServerError",
@@ -90,17 +92,27 @@ def embedded_server(url: str | None = None) -> EmbeddedServer:
     return EmbeddedServer(path, fsync=fsync)
 
 
-def connect(url: str | None = None, *, decode_responses: bool = False) -> Any:
+def connect(
+    url: str | None = None,
+    *,
+    decode_responses: bool = False,
+    settings: ClientSettings | None = None,
+) -> Any:
     """A redis-py client for a store URL (see the module docstring for the forms).
 
     The default ``decode_responses=False`` gives bytes, as RQ needs; ``RedisStore`` accepts
-    either kind of client.
+    either kind of client. ``settings`` (``events.clients``) sets its timeouts, health checks and
+    retries for its use; the default, ``clients.commands()``, is for ordinary commands. A client
+    that blocks on the server (``XREAD BLOCK``, RQ's dequeue) needs ``clients.blocking(seconds)``.
     """
+    from events import clients
+
+    opts = (settings or clients.commands()).kwargs()
     if not url or url.startswith("embedded:"):
-        return embedded_server(url).client(decode_responses=decode_responses)
+        return embedded_server(url).client(decode_responses=decode_responses, **opts)
     scheme = urlsplit(url).scheme
     if scheme in ("redis", "rediss", "unix"):
-        return redis.Redis.from_url(url, decode_responses=decode_responses)
+        return redis.Redis.from_url(url, decode_responses=decode_responses, **opts)
     if scheme == "memory":
         try:
             import fakeredis

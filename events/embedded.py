@@ -25,6 +25,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import redis
 from redis.backoff import NoBackoff
@@ -216,10 +217,11 @@ class EmbeddedServer:
         while pid is not None and _alive(pid) and time.monotonic() < deadline:
             time.sleep(0.01)
 
-    def client(self, *, decode_responses: bool = False) -> redis.Redis:
-        """A client on the server's socket, starting the server first if needed."""
+    def client(self, *, decode_responses: bool = False, **options: Any) -> redis.Redis:
+        """A client on the server's socket, starting the server first if needed; ``options``
+        (timeouts, retry: ``events.clients.ClientSettings.kwargs()``) go to ``redis.Redis``."""
         sock = self.ensure_running()
-        return redis.Redis(unix_socket_path=str(sock), decode_responses=decode_responses)
+        return redis.Redis(unix_socket_path=str(sock), decode_responses=decode_responses, **options)
 
 
 def _alive(pid: int) -> bool:

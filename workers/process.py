@@ -10,27 +10,97 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import socket
+import threading
+import time
 import uuid
+from types import FrameType
 
-from rq import SimpleWorker
+import redis
+from rq import Queue, SimpleWorker
+from rq.exceptions import StopRequested
 
-from .runtime import Runtime, install
+from .runtime import WORKER_TTL, Runtime, install
 from .settings import WorkerSettings
 from .sweep import Sweeper
 
 log = logging.getLogger(__name__)
 
+#: what a lost or stalled Redis raises in redis-py (``BusyLoadingError``: restarted, loading)
+STORE_ERRORS = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
 
-def make_worker(rt: Runtime, name: str | None = None, worker_ttl: int = 60) -> SimpleWorker:
-    name = name or f"rfg-{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
-    return SimpleWorker(
-        [rt.queue],
-        connection=rt.client,
-        name=name,
+
+class ResilientWorker(SimpleWorker):
+    """RQ's ``SimpleWorker`` that tells a stop request from a lost Redis and reconnects quickly.
+
+    RQ's own loop retries a failed dequeue (``max_connection_wait_time`` caps its back-off: 2 s,
+    not RQ's 60 s, so an idle worker is back within 2 s of Redis), but any Redis error elsewhere
+    (the heartbeat after a job, a job's status) makes ``work()`` return ("found an unhandled
+    exception, quitting"); ``run`` then starts a new one (``stop_wanted`` tells it apart from
+    SIGINT/SIGTERM)."""
+
+    max_connection_wait_time = 2.0
+    stop_wanted = False
+
+    def request_stop(self, signum: int, frame: FrameType | None) -> None:
+        self.stop_wanted = True
+        try:
+            super().request_stop(signum, frame)
+        except STORE_ERRORS:  # RQ asks Redis whether a job runs; without Redis, stop now
+            raise StopRequested() from None
+
+
+def default_name() -> str:
+    return f"rfg-{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
+
+
+def make_worker(rt: Runtime, name: str | None = None, worker_ttl: int = WORKER_TTL) -> ResilientWorker:
+    return ResilientWorker(
+        [Queue(rt.settings.queue, connection=rt.rq_client)],
+        connection=rt.rq_client,
+        name=name or default_name(),
         worker_ttl=worker_ttl,
         default_result_ttl=rt.settings.result_ttl,
+        maintenance_interval=30,  # also restarts RQ's scheduler if an outage killed it
     )
+
+
+class _Stop:
+    """SIGINT/SIGTERM while no RQ worker runs (RQ installs its own handlers in ``work``)."""
+
+    def __init__(self) -> None:
+        self.event = threading.Event()
+
+    def install(self) -> None:
+        signal.signal(signal.SIGINT, self._handle)
+        signal.signal(signal.SIGTERM, self._handle)
+
+    def _handle(self, signum: int, frame: FrameType | None) -> None:
+        self.event.set()
+
+
+def wait_for_store(rt: Runtime, stop: _Stop, what: str, poll: float = 0.5) -> bool:
+    """Block until Redis answers a PING (True) or a stop signal comes (False), logging the wait."""
+    stop.install()
+    started = time.monotonic()
+    said = -1.0
+    while not stop.event.is_set():
+        try:
+            rt.client.ping()
+        except STORE_ERRORS as exc:
+            waited = time.monotonic() - started
+            if said < 0 or waited - said >= 30:
+                log.warning("%s: Redis does not answer (%s); waited %.0fs, retrying every %.1fs "
+                            "(check that the server runs and the URL is right; Ctrl-C stops)",
+                            what, exc, waited, poll)  # fmt: skip
+                said = waited
+            stop.event.wait(poll)
+            continue
+        if said >= 0:
+            log.warning("%s: Redis answers again after %.1fs", what, time.monotonic() - started)
+        return True
+    return False
 
 
 def run(
@@ -43,23 +113,46 @@ def run(
     rq_log_level: str = "WARNING",
 ) -> int:
     """Run a worker until stopped (SIGINT/SIGTERM: warm shutdown), or in burst mode until no
-    job is left. Returns the process exit status."""
+    job is left. Returns the process exit status.
+
+    A Redis outage does not end it: the RQ worker that lost its connection is replaced by a new
+    one (named ``<name>-r<n>``) as soon as Redis answers again; the sweep thread keeps going."""
     rt = Runtime.from_url(url, settings)
     install(rt)
-    rt.client.ping()
+    base = name or default_name()
+    stop = _Stop()
+    if not wait_for_store(rt, stop, f"worker {base}"):
+        return 0
     sweeper = Sweeper(rt)
-    worker = make_worker(rt, name)
+    worker = make_worker(rt, base)
     log.info("worker %s on queue %r (store prefix %r), sweep every %.2fs", worker.name,
              settings.queue, settings.prefix, settings.sweep_interval)  # fmt: skip
     if burst:
         return _burst(rt, sweeper, worker, with_scheduler, rq_log_level)
-    sweeper.tick(force=True)
-    sweeper.start()
     try:
-        worker.work(with_scheduler=with_scheduler, logging_level=rq_log_level)
+        sweeper.tick(force=True)
+    except STORE_ERRORS:
+        log.warning("first sweep failed: Redis went away; the sweep thread retries")
+    sweeper.start()
+    generation, pause = 0, 0.5
+    try:
+        while True:
+            started = time.monotonic()
+            try:
+                worker.work(with_scheduler=with_scheduler, logging_level=rq_log_level)
+            except STORE_ERRORS as exc:  # raised by RQ's own clean-up, after its loop ended
+                log.warning("worker %s: Redis failed: %s", worker.name, exc)
+            if worker.stop_wanted or stop.event.is_set():
+                return 0
+            generation += 1
+            pause = 0.5 if time.monotonic() - started > 30 else min(pause * 2, 5.0)
+            log.warning("worker %s stopped without being asked to (Redis lost?); starting "
+                        "%s-r%d once Redis answers", worker.name, base, generation)  # fmt: skip
+            if stop.event.wait(pause) or not wait_for_store(rt, stop, f"worker {base}"):
+                return 0
+            worker = make_worker(rt, f"{base}-r{generation}")
     finally:
         sweeper.stop()
-    return 0
 
 
 def _burst(

@@ -17,15 +17,23 @@ from typing import Any
 from rq import Queue
 
 import events
+from events import clients
 from events.games import Games, utc_now
 
 from . import faults
 from .dispatch import Dispatcher
 from .settings import WorkerSettings, store_url_from_env
 
+#: RQ's heartbeat lease of a worker; its blocking dequeue waits ``WORKER_TTL - 15`` seconds
+WORKER_TTL = 60
+
 
 class Runtime:
-    """Store, games and dispatcher on one bytes-mode redis-py client (as RQ needs)."""
+    """Store, games and dispatcher on one bytes-mode redis-py client (as RQ needs).
+
+    ``rq_client`` (default: ``client``) is the one the RQ worker dequeues on: its socket timeout
+    must outlast RQ's blocking dequeue, while ``client`` serves ordinary commands with a short
+    timeout (``from_url`` makes both, see ``events.clients``)."""
 
     def __init__(
         self,
@@ -34,9 +42,11 @@ class Runtime:
         clock: Callable[[], datetime] = utc_now,
         *,
         listen: bool = True,
+        rq_client: Any = None,
     ) -> None:
         self.settings = settings or WorkerSettings()
         self.client = client
+        self.rq_client = client if rq_client is None else rq_client
         self.clock = clock
         self.store = events.RedisStore(client, prefix=self.settings.prefix)
         self.games = Games(self.store, clock=clock)
@@ -51,7 +61,10 @@ class Runtime:
     def from_url(
         cls, url: str | None, settings: WorkerSettings | None = None, **kwargs: Any
     ) -> Runtime:
-        return cls(events.connect(url, decode_responses=False), settings, **kwargs)
+        client = events.connect(url, decode_responses=False, settings=clients.commands())
+        # RQ's dequeue is a BLPOP of WORKER_TTL - 15 s: its own client waits longer than that
+        rq_client = events.connect(url, settings=clients.blocking(WORKER_TTL - 15))
+        return cls(client, settings, rq_client=rq_client, **kwargs)
 
 
 _current: Runtime | None = None

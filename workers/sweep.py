@@ -22,6 +22,8 @@ import threading
 import time
 from typing import Any
 
+import redis
+
 from events import GameNotFound
 
 from .agenda import Agenda, _text
@@ -117,15 +119,21 @@ class Sweeper:
 
     def _run(self) -> None:
         interval = self.rt.settings.sweep_interval
+        down = False  # Redis unreachable: say so once per outage, not once per interval
         while not self._stop.is_set():
             started = time.monotonic()
             try:
                 self.tick()
-            except Exception:  # noqa: BLE001 - keep sweeping; Redis may come back
-                log.exception("sweep failed")
-            try:
                 if self.ladders.due():
                     self.ladders.tick()
-            except Exception:  # noqa: BLE001 - keep scheduling; Redis may come back
-                log.exception("ladder scheduling failed")
+                if down:
+                    log.warning("sweep: Redis answers again")
+                down = False
+            except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as exc:
+                if not down:
+                    log.warning("sweep: Redis does not answer (%s); retrying every %.2fs",
+                                exc, interval)  # fmt: skip
+                down = True
+            except Exception:  # noqa: BLE001 - keep sweeping; a bug in one game must not stop it
+                log.exception("sweep or ladder scheduling failed")
             self._stop.wait(max(0.0, interval - (time.monotonic() - started)))
