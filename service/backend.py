@@ -18,6 +18,7 @@ from typing import Any
 from flask import Flask, current_app
 
 import events
+from events import clients
 from events.games import Games
 from service.accounts import BotAccounts
 from service.tokens import SeatTokens
@@ -30,6 +31,8 @@ class Backend:
     games: Games
     tokens: SeatTokens
     accounts: BotAccounts | None = None
+    #: the client SSE streams wait on (``XREAD BLOCK``): its socket outlasts the block time
+    blocking_client: Any = None
 
     def ping(self) -> bool:
         try:
@@ -40,14 +43,20 @@ class Backend:
 
 def init_app(app: Flask) -> Backend:
     url = app.config.get("STORE_URL")
-    client = events.connect(url)
+    client = events.connect(url, settings=clients.commands())  # a stalled Redis: 503, not a hang
+    if url and url.startswith("memory:"):
+        blocking_client = client
+    else:
+        block = float(app.config["SSE_KEEPALIVE_SECONDS"])
+        blocking_client = events.connect(url, settings=clients.blocking(block))
     store = events.RedisStore(client, prefix=app.config["STORE_PREFIX"])
     games = Games(store)
     if app.config.get("DISPATCH_TURNS"):
         from workers.runtime import attach
 
         attach(games, client)
-    backend = Backend(client, store, games, SeatTokens(store), BotAccounts(client, store.prefix))
+    backend = Backend(client, store, games, SeatTokens(store), BotAccounts(client, store.prefix),
+                      blocking_client=blocking_client)  # fmt: skip
     app.extensions["rfg"] = backend
     return backend
 

@@ -17,6 +17,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
+import redis
 from flask import Flask, Response, request
 from marshmallow import ValidationError
 from werkzeug.exceptions import HTTPException
@@ -26,6 +27,8 @@ from events import ConcurrencyConflict, GameNotFound
 from service.schemas.responses import ProblemSchema
 
 PROBLEM_JSON = "application/problem+json"
+#: seconds a client is told to wait (Retry-After) while the event store is unreachable
+STORE_RETRY_AFTER = 2
 log = logging.getLogger(__name__)
 
 
@@ -97,6 +100,11 @@ _TYPES = [
                 "same command id is safe."),
     ProblemType("not-ready", "Service not ready", 503,
                 "The event store (Redis) cannot be reached. Retry later."),
+    ProblemType("store-unavailable", "Event store unavailable", 503,
+                "The event store (Redis) is down, restarting or too slow to answer; nothing about "
+                "the request was wrong. Retry after the Retry-After header's seconds. A command "
+                "may or may not have been stored: resend it with the same command id and it is "
+                "applied at most once."),
 ]  # fmt: skip
 PROBLEM_TYPES: dict[str, ProblemType] = {t.slug: t for t in _TYPES}
 _BY_STATUS: dict[int, ProblemType] = {}
@@ -239,6 +247,17 @@ def init_app(app: Flask) -> None:
             if k.lower() not in ("content-type", "content-length"):
                 resp.headers[k] = v
         return resp
+
+    @app.errorhandler(redis.exceptions.ConnectionError)
+    @app.errorhandler(redis.exceptions.TimeoutError)
+    def _store_unavailable(exc: Exception) -> Response:
+        log.warning("event store unavailable on %s %s: %s", request.method, request.path, exc)
+        return problem_response(
+            Problem("store-unavailable", "the event store (Redis) does not answer: retry in "
+                    f"{STORE_RETRY_AFTER} s; a command resent with the same command id is "
+                    "applied at most once",
+                    headers={"Retry-After": str(STORE_RETRY_AFTER), "Cache-Control": "no-store"})
+        )  # fmt: skip
 
     @app.errorhandler(Exception)
     def _unexpected(exc: Exception) -> Response:

@@ -16,14 +16,20 @@ Items come from ``Games.feed`` only, so redaction is the engine's ``redact``.
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections.abc import Iterator
 from typing import Any
+
+import redis
 
 from events import RedisStore
 from events.games import Games, Viewer
 
 PAGE = 200
+#: what redis-py raises while Redis is down, restarting or stalled
+STORE_ERRORS = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
+log = logging.getLogger(__name__)
 
 
 def frame(item: dict[str, Any]) -> str:
@@ -42,15 +48,34 @@ def event_stream(
     max_seconds: float,
     keepalive: float,
     retry_ms: int = 2000,
+    blocking_client: Any = None,
 ) -> Iterator[str]:
     """Frames from ``after`` on; ``finished`` and ``version`` describe the game when the request
-    came (a finished game's stream ends once the client has every event)."""
+    came (a finished game's stream ends once the client has every event).
+
+    ``blocking_client`` (default ``store.client``) does the ``XREAD BLOCK``: its socket timeout
+    must exceed ``keepalive``. While Redis is unreachable the stream stays open and says so in a
+    comment every second or so, and carries on when Redis answers again (an ``EventSource`` would
+    not reconnect after the 503 a new request gets meanwhile)."""
     deadline = time.monotonic() + max_seconds
     stream_key = store.keys(game_id)[0]
     cursor = after
     yield f"retry: {retry_ms}\n\n"
+    reader = store.client if blocking_client is None else blocking_client
+    down = False
     while True:
-        items = games.feed(game_id, viewer, after=cursor, limit=PAGE)
+        try:
+            items = games.feed(game_id, viewer, after=cursor, limit=PAGE)
+        except STORE_ERRORS as exc:
+            if time.monotonic() >= deadline:
+                return
+            if not down:
+                log.warning("SSE %s: the store does not answer (%s); the stream waits", game_id, exc)
+            down = True
+            yield ": the event store is unreachable; waiting for it\n\n"
+            time.sleep(min(1.0, max(0.0, deadline - time.monotonic())))
+            continue
+        down = False
         for item in items:
             cursor = version = item["seq"]
             finished = finished or item["type"] == "GameEnded"
@@ -64,6 +89,10 @@ def event_stream(
         if left <= 0:
             return
         wait = min(keepalive, left)
-        got = store.client.xread({stream_key: f"{cursor}-0"}, count=1, block=max(1, int(wait * 1000)))
+        try:
+            got = reader.xread({stream_key: f"{cursor}-0"}, count=1, block=max(1, int(wait * 1000)))
+        except STORE_ERRORS:  # the feed read at the top of the loop reports and waits
+            time.sleep(min(1.0, max(0.0, deadline - time.monotonic())))
+            continue
         if not got:
             yield ": keep-alive\n\n"

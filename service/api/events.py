@@ -58,7 +58,8 @@ def _stream(game_id: str, viewer: Viewer) -> Response:
     cfg = current_app.config
     gen = event_stream(b.games, b.store, game_id, viewer, after, finished=finished, version=pos,
                        max_seconds=float(cfg["SSE_MAX_SECONDS"]),
-                       keepalive=float(cfg["SSE_KEEPALIVE_SECONDS"]))  # fmt: skip
+                       keepalive=float(cfg["SSE_KEEPALIVE_SECONDS"]),
+                       blocking_client=b.blocking_client)  # fmt: skip
     resp = Response(gen, mimetype="text/event-stream")
     resp.headers["Cache-Control"] = "no-cache"
     resp.headers["X-Accel-Buffering"] = "no"
