@@ -62,8 +62,13 @@ def play_game(
     options: dict[str, Any] | None = None,
     max_rounds: int = DEFAULT_MAX_ROUNDS,
     on_event: Callable[[GameState, dict[str, Any]], None] | None = None,
+    rules: int | None = None,
 ) -> GameRecord:
-    """Play one game to its end (or to ``max_rounds``, reported as unfinished)."""
+    """Play one game to its end (or to ``max_rounds``, reported as unfinished).
+
+    The log records every command (``CommandSubmitted``) before the events it caused, as the
+    service's logs do, so ``rfg replay`` re-runs it as strictly. ``rules`` is the rules version
+    (default: the current one)."""
     seat_bots: list[Bot] = []
     names: list[str] = []
     for i in range(players):
@@ -71,14 +76,14 @@ def play_game(
         bot = get_bot(b) if isinstance(b, str) else b
         seat_bots.append(bot)
         names.append(bot.name)
-    state, events = engine.new_game(seed, players, options)
+    state, events = engine.new_game(seed, players, options, rules)
     shadow: GameState | None = None
     if on_event is not None:
         # a second state folded one event at a time, so the callback sees the state after each event
         for e in events:
             shadow = engine.evolve(shadow, e)
             on_event(shadow, e)
-    rngs = [Rng.from_seed(f"{seed}/bot/{i}") for i in range(players)]
+    rngs = [Rng.for_bot(state.seed, f"arena:{i}") for i in range(players)]
     powers: Counter[str] = Counter()
     while not state.over and state.round <= max_rounds:
         pend = engine.pending(state)
@@ -91,7 +96,9 @@ def play_game(
             bot = seat_bots[seat]
             view = engine.observe(state, seat) if bot.needs_view else None
             cmd = bot.act(decision, view, rngs[seat])
-            new = engine.play(state, seat, cmd)
+            record = engine.command_submitted(seat, cmd)
+            engine.evolve(state, record)
+            new = [record, *engine.play(state, seat, cmd)]
             for e in new:
                 for pid in e.get("powers", ()):
                     powers[pid] += 1

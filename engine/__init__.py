@@ -58,10 +58,10 @@ def create(
 
 
 def new_game(
-    seed: str, players: int, options: dict[str, Any] | None = None
+    seed: str, players: int, options: dict[str, Any] | None = None, rules: int | None = None
 ) -> tuple[GameState, list[Event]]:
     """Create a game and return its state with the events that made it."""
-    ctx = setup.create(seed, players, options)
+    ctx = setup.create(seed, players, options, None, rules)
     flow.advance(ctx.state, ctx)
     return ctx.state, ctx.events
 

@@ -174,7 +174,7 @@ def _by_color(dice: list[int]) -> dict[str, int]:
 
 def _common(state: GameState) -> dict[str, Any]:
     """What every viewer sees alike: the round, the step, the revealed phases, the supplies."""
-    from .rng import seed_hash
+    from .rng import commitment
 
     screens_down = state.step != "assign"
     out: dict[str, Any] = {
@@ -187,7 +187,8 @@ def _common(state: GameState) -> dict[str, Any]:
         "abandoned": len(state.abandoned),
         "pending": {str(s): k for s, k in flow.pending(state).items()},
         "version": state.seq,
-        "seed_sha256": seed_hash(state.seed),
+        "seed_commitment": commitment(state.seed, state.rules),
+        "rules": state.rules,
     }
     if state.step == "over":
         out["seed"] = state.seed

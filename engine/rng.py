@@ -1,30 +1,90 @@
-"""Deterministic per-game randomness (no `random` module, no clock).
+"""Deterministic per-game randomness (no `random` module, no clock), and the seed's commitment.
 
-The game's generator is SplitMix64 seeded from sha256 of the game seed. Its whole state is one
-64-bit integer kept in the game state, so a game can be saved, copied and resumed exactly. Chance
-events (rolls, tile draws, the 2-player die, setup) record their outcomes; folding them advances
-the generator the same way, so replay both reproduces and checks every outcome.
+Two generators, chosen by the rules version a game is played under (``GameCreated.rules``):
+
+* **keyed** (rules version 3 and later): a counter-based generator. The key is
+  ``HMAC-SHA256(seed, "rfg/generator")``; draw *i* is the first 8 bytes of
+  ``BLAKE2b(key=key, message=i as 8 big-endian bytes)``, and integers below *n* are sampled by
+  rejection, so exactly uniform. Without the seed nothing about any draw can be computed, and a
+  revealed draw says nothing about another one. The public commitment is
+  ``sha256("rfg/commit" || 0x00 || seed)``: another label, so it reveals nothing of the key.
+* **SplitMix64** (rules versions 1 and 2): the state is the first 8 bytes of sha256(seed), the
+  same bytes that were published as ``seed_sha256``. Kept only so that old logs still replay;
+  anybody who read the commitment could predict every draw.
+
+Either way the generator's whole state is one integer kept in the game state, so a game can be
+saved, copied and resumed exactly: a SplitMix64 state is below 2**64; a keyed state is
+``KEYED_TAG | key << 64 | counter`` (256-bit key, 64-bit counter), always at least 2**320.
+Chance events (rolls, tile draws, the 2-player die, setup) record their outcomes; folding them
+advances the generator the same way, so replay both reproduces and checks every outcome.
+
+Bots draw from generators keyed by ``bot_key(seed, label)`` (another label of the same seed), so
+their choices are as unpredictable as the dice until the seed is revealed.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 from collections.abc import Sequence
 from typing import TypeVar
 
 T = TypeVar("T")
 
 _MASK = (1 << 64) - 1
+_KEY_MASK = (1 << 256) - 1
+KEYED_TAG = 1 << 320
+"""Marks a keyed generator state (every SplitMix64 state is below 2**64)."""
+
+KEYED_SINCE_RULES = 3
+"""The first rules version whose games use the keyed generator and the labelled commitment."""
+
+_blake2b = hashlib.blake2b
+
+
+def _prf(seed: str, label: bytes) -> bytes:
+    """A 32-byte secret derived from the seed under ``label`` (HMAC-SHA256 keyed by the seed)."""
+    return hmac.new(seed.encode("utf-8"), label, hashlib.sha256).digest()
+
+
+def keyed_state(key: bytes) -> int:
+    """The start state of a keyed generator (counter 0)."""
+    if len(key) != 32:
+        raise ValueError("a generator key is 32 bytes")
+    return KEYED_TAG | int.from_bytes(key, "big") << 64
+
+
+def generator_key(seed: str) -> bytes:
+    return _prf(seed, b"rfg/generator")
+
+
+def bot_key(seed: str, label: str) -> bytes:
+    """The key of a bot's generator for one decision (``label`` names seat and decision)."""
+    return _prf(seed, b"rfg/bot\x00" + label.encode("utf-8"))
+
+
+def start_state(seed: str, rules: int) -> int:
+    """The generator state a game of the given rules version starts from."""
+    if rules >= KEYED_SINCE_RULES:
+        return keyed_state(generator_key(seed))
+    return seed_state(seed)
 
 
 def seed_state(seed: str) -> int:
-    """The initial generator state for a game seed (any string)."""
+    """The SplitMix64 start state of rules versions 1-2 (the first 8 bytes of sha256(seed))."""
     return int.from_bytes(hashlib.sha256(seed.encode("utf-8")).digest()[:8], "big")
 
 
 def seed_hash(seed: str) -> str:
-    """The public commitment to a seed: hex sha256 of its UTF-8 bytes."""
+    """The commitment of rules versions 1-2: hex sha256 of the seed's UTF-8 bytes."""
     return hashlib.sha256(seed.encode("utf-8")).hexdigest()
+
+
+def commitment(seed: str, rules: int) -> str:
+    """The public commitment to a game's seed under its rules version (hex)."""
+    if rules >= KEYED_SINCE_RULES:
+        return hashlib.sha256(b"rfg/commit\x00" + seed.encode("utf-8")).hexdigest()
+    return seed_hash(seed)
 
 
 def next_u64(state: int) -> tuple[int, int]:
@@ -37,11 +97,21 @@ def next_u64(state: int) -> tuple[int, int]:
 
 
 def below(state: int, n: int) -> tuple[int, int]:
-    """A uniform integer in [0, n) (rejection sampling, so exactly uniform).
+    """(new state, a uniform integer in [0, n)), by rejection sampling, so exactly uniform.
 
     The SplitMix64 step is inlined: this is the engine's hottest function.
     """
     limit = _MASK - (_MASK + 1) % n
+    if state >= KEYED_TAG:
+        key = ((state >> 64) & _KEY_MASK).to_bytes(32, "big")
+        while True:
+            counter = state & _MASK
+            state += 1
+            z = int.from_bytes(
+                _blake2b(counter.to_bytes(8, "big"), digest_size=8, key=key).digest(), "big"
+            )
+            if z <= limit:
+                return state, z % n
     while True:
         state = (state + 0x9E3779B97F4A7C15) & _MASK
         z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
@@ -61,7 +131,17 @@ class Rng:
 
     @classmethod
     def from_seed(cls, seed: str) -> Rng:
+        """A SplitMix64 generator: for tools and tests, never for anything secret."""
         return cls(seed_state(seed))
+
+    @classmethod
+    def keyed(cls, key: bytes) -> Rng:
+        return cls(keyed_state(key))
+
+    @classmethod
+    def for_bot(cls, seed: str, label: str) -> Rng:
+        """A bot's generator: secret until the game's seed is revealed, reproducible after."""
+        return cls(keyed_state(bot_key(seed, label)))
 
     def below(self, n: int) -> int:
         self.state, x = below(self.state, n)

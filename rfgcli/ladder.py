@@ -96,8 +96,10 @@ def play_inline(ladders: Any, gid: str, rng: Rng) -> None:
         if decision is None:
             return
         view = engine.observe(state, seat) if bot.needs_view else None
-        cmd = bot.act(decision, view, rng)
-        games.submit(gid, seat, cmd, f"bot:{seat}:{version}", version, actor=f"bot:{bot.name}")
+        command_id = f"bot:{seat}:{version}"
+        # the bot's randomness is secret like the dice: derived from the game's seed
+        cmd = bot.act(decision, view, Rng.for_bot(state.seed, command_id))
+        games.submit(gid, seat, cmd, command_id, version, actor=f"bot:{bot.name}")
 
 
 def run(args: argparse.Namespace) -> int:

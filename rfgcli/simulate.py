@@ -16,6 +16,7 @@ from typing import Any
 
 from bots import arena
 from bots.base import bot_names
+from engine.phases.setup import RULES_VERSION
 from engine.state import canonical_json
 
 
@@ -37,6 +38,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--first-game", action="store_true", help="use the first-game setup (lower-cost sides up)"
     )
+    p.add_argument("--rules", type=int, default=None, metavar="N",
+                   help="the rules version to play under (default: the current one); old versions "
+                        "exist so that old logs replay")  # fmt: skip
     p.add_argument("--max-rounds", type=int, default=arena.DEFAULT_MAX_ROUNDS,
                    help=f"safety cap: a game still running after this many rounds is reported unfinished (default {arena.DEFAULT_MAX_ROUNDS})")  # fmt: skip
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
@@ -58,6 +62,8 @@ def run(args: argparse.Namespace) -> int:
     unknown = [b for b in bots if b not in bot_names()]
     if not bots or unknown:
         return _fail(f"unknown bot(s) {unknown}; built-in bots: {', '.join(bot_names())}")
+    if args.rules is not None and not 1 <= args.rules <= RULES_VERSION:
+        return _fail(f"--rules must be 1 to {RULES_VERSION}")
     if args.export:
         os.makedirs(args.export, exist_ok=True)
     progress = sys.stderr.isatty() if args.progress is None else args.progress
@@ -70,7 +76,8 @@ def run(args: argparse.Namespace) -> int:
     out = sys.stdout
     for i in range(args.games):
         seed = arena.game_seed(args.seed, i)
-        rec = arena.play_game(seed, args.players, bots, options, max_rounds=args.max_rounds)
+        rec = arena.play_game(seed, args.players, bots, options, max_rounds=args.max_rounds,
+                              rules=args.rules)
         summary = rec.summary()
         if args.export:
             path = os.path.join(args.export, f"game-{i:05d}.jsonl")

@@ -64,7 +64,8 @@ def play(rt: Runtime, game_id: str, seat: int, since: int, hooks: Any = None) ->
             return Outcome("not_ours", game_id, seat, since)
         if plan.at is not None and rt.clock() < plan.at:
             return Outcome("early", game_id, seat, since, plan.command_id)
-        rng = Rng.from_seed(f"{game_id}/{plan.command_id}")
+        # secret until the seed is revealed: derived from the seed, the seat and the decision
+        rng = Rng.for_bot(state.seed, plan.command_id)
         try:
             if plan.kind == "timeout":
                 command = timeout_command(state, seat, plan.player, rng)

@@ -55,9 +55,9 @@ def check_config(players: int, options: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def deal(seed: str, players: int) -> tuple[int, list[dict[str, Any]]]:
+def deal(seed: str, players: int, rules: int) -> tuple[int, list[dict[str, Any]]]:
     """The chance outcomes of setup: per seat a faction, a home world and two tiles."""
-    r = rngmod.Rng.from_seed(seed)
+    r = rngmod.Rng(rngmod.start_state(seed, rules))
     factions = sorted(FACTIONS)
     homes = sorted(HOME_WORLDS)
     bag = list(TILE_IDS)
@@ -77,7 +77,9 @@ def deal(seed: str, players: int) -> tuple[int, list[dict[str, Any]]]:
 #:   2  a tile already complete at the start of Develop / Settle with more dice on its stack
 #:      than it needs: the player chooses which of them complete it (``stack_order``); under
 #:      version 1 the oldest dice did, without asking
-RULES_VERSION = 2
+#:   3  chance comes from the keyed generator and the seed's commitment is labelled
+#:      (``engine.rng``): nothing public predicts a roll or a draw any more
+RULES_VERSION = 3
 
 
 def create(
@@ -91,13 +93,15 @@ def create(
     opts = check_config(players, dict(options or {}))
     if not isinstance(seed, str) or not seed:
         raise IllegalCommand("seed", "the seed must be a non-empty string", "seed", seed)
-    _, seats = deal(seed, players)
-    ctx = Ctx(None)
     if rules is None:
         rules = RULES_VERSION
     if isinstance(rules, bool) or not isinstance(rules, int) or not 1 <= rules <= RULES_VERSION:
         raise IllegalCommand("rules", f"the rules version must be 1 to {RULES_VERSION}", "rules", rules)
-    created: dict[str, Any] = {"seed": seed, "seed_sha256": rngmod.seed_hash(seed),
+    _, seats = deal(seed, players, rules)
+    ctx = Ctx(None)
+    # the commitment's field name says what it is: a bare sha256 of the seed before version 3
+    commit_field = "seed_commitment" if rules >= rngmod.KEYED_SINCE_RULES else "seed_sha256"
+    created: dict[str, Any] = {"seed": seed, commit_field: rngmod.commitment(seed, rules),
                                "players": players, "options": opts, "seats": seats,
                                "table": table or {}}  # fmt: skip
     if rules > 1:  # version 1 logs carry no rules field; they must be reproduced as they are
@@ -122,7 +126,8 @@ def first_game_arrangement(tiles: list[int]) -> tuple[int, int]:
 def _created(e: Event) -> GameState:
     seed: str = e["seed"]
     n: int = e["players"]
-    rng_state, seats = deal(seed, n)
+    rules: int = e.get("rules", 1)
+    rng_state, seats = deal(seed, n, rules)
     if seats != e["seats"]:
         raise ChanceMismatch(
             "GameCreated: the factions, home worlds or tiles are not the ones the seed deals"
@@ -145,7 +150,7 @@ def _created(e: Event) -> GameState:
         _take_start_dice(state, p)
     state.step = "start_tiles"
     state.table = dict(e.get("table") or {})
-    state.rules = e.get("rules", 1)
+    state.rules = rules
     return state
 
 

@@ -18,7 +18,7 @@ def test_screens_hide_dice_during_assign() -> None:
     assert "columns" in mine["players"][0] and "columns" not in mine["players"][1]
     assert mine["decision"]["kind"] == "assign"
     assert "seed" not in pub and "seed" not in mine
-    assert pub["seed_sha256"] == mine["seed_sha256"]
+    assert pub["seed_commitment"] == mine["seed_commitment"]
 
 
 def test_stacks_show_only_their_top_to_others() -> None:
@@ -52,7 +52,7 @@ def test_redacted_events_hide_private_content() -> None:
             assert engine.redact(e, owner) == e
         if e["type"] == "GameCreated":
             assert "seed" not in engine.redact(e, "public")
-            assert "seed" not in json.dumps(engine.redact(e, 0)).replace("seed_sha256", "")
+            assert "seed" not in json.dumps(engine.redact(e, 0)).replace("seed_commitment", "")
 
 
 def test_observe_all_is_observe_for_every_viewer() -> None:

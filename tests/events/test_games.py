@@ -264,7 +264,7 @@ def test_live_export_is_the_viewers_redacted_feed(store: RedisStore) -> None:
     lines = [json.loads(x) for x in games.export(gid, 1)]
     assert all("event" in x and "hash" not in x for x in lines)
     created = lines[0]["event"]
-    assert "seed" not in created and created["seed_sha256"]
+    assert "seed" not in created and created["seed_commitment"]
     assert not verify_text("\n".join(json.dumps(x) for x in lines)).ok
 
 
