@@ -34,10 +34,11 @@ from .clock import Clocks, validate_table
 from .clock import fold as fold_clocks
 from .envelope import GENESIS_HASH, Envelope, canonical_json, iso_utc, seal_batch
 from .errors import ConcurrencyConflict, GameNotFound
+from .replay import CREATE_COMMAND_ID, signed_result
+from .signing import Signer
 from .store import AppendResult, EventStore
 
 Viewer = int | str
-CREATE_COMMAND_ID = "create"
 #: how often a command without expected_version is decided again when other commands keep
 #: landing first, before the conflict is reported
 _MAX_ATTEMPTS = 10
@@ -452,13 +453,19 @@ class Games:
             feed_item(env, viewer) for env in self.store.read(game_id, after=after, limit=limit)
         ]
 
-    def export(self, game_id: str, viewer: Viewer) -> list[str]:
+    def export(self, game_id: str, viewer: Viewer, signer: Signer | None = None) -> list[str]:
         """JSON Lines: the full log (envelopes with hashes) once the game is over or for the
-        server; otherwise the viewer's redacted feed."""
+        server, ending with a signature line when a ``signer`` is given (``events.signing``);
+        otherwise the viewer's redacted feed."""
         envs = self.store.read(game_id, upcast=False)
         over = any(e.type == "GameEnded" for e in envs[-1:])
         if over or viewer == "server":
-            return [e.to_json() for e in envs]
+            lines = [e.to_json() for e in envs]
+            if signer is not None and envs:
+                result = signed_result(self.load(game_id)[0]) if over else None
+                record = signer.sign(game_id, envs[-1].seq, envs[-1].hash, over, result)
+                lines.append(canonical_json({"signature": record}))
+            return lines
         return [canonical_json(feed_item(e, viewer)) for e in envs]
 
     def rebuild_views(self, game_id: str) -> dict[str, str]:

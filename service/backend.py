@@ -12,6 +12,7 @@ dispatch never fails the command (``Games`` logs it; the sweep recovers).
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +21,7 @@ from flask import Flask, current_app
 import events
 from events import clients
 from events.games import Games
+from events.signing import Signer, load_signer
 from service.accounts import BotAccounts
 from service.tokens import SeatTokens
 
@@ -33,6 +35,8 @@ class Backend:
     accounts: BotAccounts | None = None
     #: the client SSE streams wait on (``XREAD BLOCK``): its socket outlasts the block time
     blocking_client: Any = None
+    #: the key that signs full exports (``events.signing``)
+    signer: Signer | None = None
 
     def ping(self) -> bool:
         try:
@@ -56,9 +60,20 @@ def init_app(app: Flask) -> Backend:
 
         attach(games, client)
     backend = Backend(client, store, games, SeatTokens(store), BotAccounts(client, store.prefix),
-                      blocking_client=blocking_client)  # fmt: skip
+                      blocking_client=blocking_client, signer=signer_for(app))  # fmt: skip
     app.extensions["rfg"] = backend
     return backend
+
+
+def signer_for(app: Flask) -> Signer:
+    """The signing key from the config (``SIGNING_KEY``, ``SIGNING_KEY_FILE``, ``DATA_DIR``), or
+    the environment's (``events.signing.load_signer``)."""
+    env = {k: v for k, v in os.environ.items() if k.startswith("RFG_")}
+    for key, var in (("SIGNING_KEY", "RFG_SIGNING_KEY"), ("SIGNING_KEY_FILE", "RFG_SIGNING_KEY_FILE"),
+                     ("DATA_DIR", "RFG_DATA_DIR")):  # fmt: skip
+        if app.config.get(key):
+            env[var] = str(app.config[key])
+    return load_signer(env)
 
 
 def backend() -> Backend:

@@ -5,17 +5,22 @@
   log at any time.
 * ``GET /games/<id>/seats/<n>/log`` - the seat's own redacted log while live; the full log after.
 * ``POST /replays/verify`` - upload a log (the export above or ``rfg simulate --export``); the
-  answer is the verdict ``rfg replay`` gives (``events.replay.verify_text``).
+  answer is the verdict ``rfg replay --key <this server's key>`` gives (``events.replay``): an
+  envelope log must carry this server's signature. The upload is verified as it streams in.
+
+Full logs end with the server's signature line (``events.signing``); the key is at
+``GET /signing-key``.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
 
 from flask import Blueprint, Response, current_app, request
 
 from events.games import Viewer
-from events.replay import Verdict, verify_text
+from events.replay import Verdict, verify_stream
 from service.auth import bearer_token, is_admin, require_seat
 from service.backend import backend
 from service.errors import Problem
@@ -32,7 +37,8 @@ log = logging.getLogger(__name__)
 
 
 def _export(game_id: str, viewer: Viewer) -> Response:
-    lines = backend().games.export(game_id, viewer)
+    b = backend()
+    lines = b.games.export(game_id, viewer, b.signer)
     full = bool(lines) and '"hash"' in lines[0] and '"payload"' in lines[0]
     resp = Response("".join(line + "\n" for line in lines), mimetype=NDJSON)
     resp.headers["Content-Disposition"] = f'attachment; filename="game-{game_id}.jsonl"'
@@ -61,21 +67,41 @@ def seat_log(game_id: str, seat: int) -> Response:
     return resp
 
 
+def _upload(limit: int) -> Iterator[bytes]:
+    """The request body in pieces, refusing (413) past ``limit`` bytes whatever its framing."""
+    seen = 0
+    stream = request.stream
+    while True:
+        chunk = stream.read(64 * 1024)
+        if not chunk:
+            return
+        seen += len(chunk)
+        if seen > limit:
+            raise Problem("payload-too-large", f"the log is larger than {limit} bytes; this server verifies "
+                          "logs up to that size (rfg replay has no such limit)")  # fmt: skip
+        yield chunk
+
+
 @bp.post("/replays/verify")
 def verify() -> Response:
     load_query(_empty)
-    request.max_content_length = int(current_app.config["REPLAY_MAX_BYTES"])
-    raw = request.get_data(cache=False)  # 413 past the limit
+    limit = int(current_app.config["REPLAY_MAX_BYTES"])
+    if request.content_length is not None and request.content_length > limit:
+        raise Problem("payload-too-large", f"the log is larger than {limit} bytes; this server verifies "
+                      "logs up to that size (rfg replay has no such limit)")  # fmt: skip
     if request.mimetype not in LOG_TYPES:
         raise Problem("unsupported-media-type",
                       f"send the log as JSON Lines with Content-Type: {NDJSON} (or text/plain), "
                       f"not {request.mimetype or 'none'!r}")  # fmt: skip
+    charset = request.mimetype_params.get("charset", "utf-8").lower()
+    if charset not in ("utf-8", "utf8"):
+        raise Problem("unsupported-media-type", f"send the log as UTF-8 (charset={charset} given)")
+    b = backend()
+    key = b.signer.public if b.signer is not None else None
     try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise Problem("malformed-request", "the log is not UTF-8 text") from None
-    try:
-        verdict = verify_text(text)
+        verdict = verify_stream(_upload(limit), key, require_signature=True)
+    except Problem:
+        raise
     except Exception as exc:  # noqa: BLE001 - a log the verifier trips on is a failed verification
         log.warning("replay verifier raised %s on an uploaded log", type(exc).__name__, exc_info=True)
         verdict = Verdict(False, reason=f"the log cannot be verified: {type(exc).__name__}: {exc}")

@@ -9,11 +9,18 @@ from pathlib import Path
 from flask import Blueprint, Response, current_app, request
 
 from bots.base import bot_names
+from service.backend import backend
 from service.catalogue import catalogue, catalogue_etag
 from service.errors import PROBLEM_TYPES, Problem
 from service.http import load_query, respond
 from service.schemas.requests import EmptyQuerySchema
-from service.schemas.responses import BotsSchema, CatalogueSchema, IndexSchema, ProblemTypeSchema
+from service.schemas.responses import (
+    BotsSchema,
+    CatalogueSchema,
+    IndexSchema,
+    ProblemTypeSchema,
+    SigningKeySchema,
+)
 
 bp = Blueprint("meta", __name__)
 _empty = EmptyQuerySchema()
@@ -25,6 +32,7 @@ def index() -> Response:
     links = {
         "openapi": "/openapi.yaml", "games": "/games", "catalogue": "/catalogue",
         "bots": "/bots", "health": "/healthz", "ready": "/readyz", "verify": "/replays/verify",
+        "signing_key": "/signing-key",
     }  # fmt: skip
     return respond(IndexSchema(), {"name": "Roll for the Galaxy API", "links": links})
 
@@ -46,6 +54,17 @@ def get_catalogue() -> Response:
         return Response(status=304, headers={"ETag": tag})
     return respond(CatalogueSchema(), catalogue(),
                    headers={"ETag": tag, "Cache-Control": "public, max-age=3600"})  # fmt: skip
+
+
+@bp.get("/signing-key")
+def signing_key() -> Response:
+    """The public key that signs this server's exports (``rfg replay --key``)."""
+    load_query(_empty)
+    signer = backend().signer
+    if signer is None:
+        raise Problem("not-found", "this server signs no exports")
+    return respond(SigningKeySchema(), signer.public_info(),
+                   headers={"Cache-Control": "public, max-age=300"})  # fmt: skip
 
 
 @bp.get("/bots")

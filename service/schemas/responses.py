@@ -25,6 +25,8 @@ class ProblemSchema(Schema):
     current_version = fields.Integer()
     expected_version = fields.Integer()
     max_bytes = fields.Integer()
+    limit = fields.String()  # the limit a 429 hit
+    retry_after = fields.Integer()  # seconds, as in Retry-After
 
 
 class StatusSchema(Schema):
@@ -117,12 +119,24 @@ class CommandResultSchema(Schema):
 
 class VerdictSchema(Schema):
     ok = fields.Boolean()
+    verdict = fields.String()
+    consistent = fields.Boolean()
+    complete = fields.Boolean()
+    authentic = fields.Boolean(allow_none=True)
+    authenticity = fields.String()
     events = fields.Integer()
     commands = fields.Integer()
     mode = fields.String()
     first_bad_event = fields.Integer(allow_none=True)
     reason = fields.String()
     summary = fields.Raw()
+
+
+class SigningKeySchema(Schema):
+    alg = fields.String()
+    key_id = fields.String()
+    public_key = fields.String()
+    pem = fields.String()
 
 
 class BotsSchema(Schema):
