@@ -10,6 +10,13 @@ script may touch them all (``<prefix>`` defaults to ``rfg``):
 * ``<prefix>:{g:<id>}:v`` hash: view name -> ``"<position>:<json>"``
 * ``<prefix>:lobby`` sorted set: game id scored by creation time (the one cross-game key; it is
   never written in the same script as a game's keys)
+* ``<prefix>:{g:<id>}:tokens`` hash: ``seat:<n>`` -> sha256 of the seat's token (``service.tokens``)
+
+Retention (``set_retention``, ``keep``): a game may carry in its meta hash ``expire_idle`` (seconds:
+every key of the game expires that long after its last append; a claim removes it) and
+``expire_finished`` (seconds the game is kept once over; 0 or absent: for good). The append script
+applies them, so games finished by any process (API, workers) follow their policy; the lobby entry
+of an expired game is dropped by the readers of the lobby (``service.lobby``).
 
 An append is one EVALSHA of ``APPEND_LUA``. It performs every check before its first write, and
 the only write that could still fail on a well-typed keyspace (the first XADD, if the stream was
@@ -80,6 +87,20 @@ if nv > 0 then
   -- each view arrives as "<position>:<json>", its position the new version (checked above)
   redis.call('HSET', KEYS[4], unpack(ARGV, 3 + n, 2 + n + 2 * nv))
 end
+-- retention (KEYS[5] is the seat tokens hash): an unclaimed game expires after its idle time
+-- from this append on; a finished one is kept (or expires after expire_finished)
+local policy = redis.call('HMGET', KEYS[2], 'expire_idle', 'expire_finished')
+if policy[1] or policy[2] then
+  if status == 'finished' then
+    local keep = tonumber(policy[2]) or 0
+    for i = 1, #KEYS do
+      if keep > 0 then redis.call('EXPIRE', KEYS[i], keep) else redis.call('PERSIST', KEYS[i]) end
+    end
+    redis.call('HDEL', KEYS[2], 'expire_idle')
+  elseif policy[1] then
+    for i = 1, #KEYS do redis.call('EXPIRE', KEYS[i], tonumber(policy[1])) end
+  end
+end
 return {'ok', result}
 """.replace("@GENESIS@", GENESIS_HASH)
 
@@ -100,6 +121,33 @@ for i = 2, #ARGV, 2 do
   end
 end
 return {'ok', written}
+"""
+
+RETAIN_LUA = """
+-- KEYS: stream, meta, commands, views, tokens   ARGV: idle seconds, finished seconds (0: none)
+if redis.call('EXISTS', KEYS[2]) == 0 then return 0 end
+local idle = tonumber(ARGV[1])
+local keep = tonumber(ARGV[2])
+if keep > 0 then redis.call('HSET', KEYS[2], 'expire_finished', keep) end
+if redis.call('HGET', KEYS[2], 'status') == 'finished' then
+  if keep > 0 then
+    for i = 1, #KEYS do redis.call('EXPIRE', KEYS[i], keep) end
+  end
+  return 1
+end
+if idle > 0 then
+  redis.call('HSET', KEYS[2], 'expire_idle', idle)
+  for i = 1, #KEYS do redis.call('EXPIRE', KEYS[i], idle) end
+end
+return 1
+"""
+
+KEEP_LUA = """
+-- KEYS: stream, meta, commands, views, tokens: the game is no longer abandoned (a seat was claimed)
+if redis.call('HDEL', KEYS[2], 'expire_idle') == 1 and redis.call('HGET', KEYS[2], 'status') ~= 'finished' then
+  for i = 1, #KEYS do redis.call('PERSIST', KEYS[i]) end
+end
+return 1
 """
 
 SET_STATUS_LUA = """
@@ -157,6 +205,8 @@ class RedisStore:
         self._append = client.register_script(APPEND_LUA)
         self._put_views = client.register_script(PUT_VIEWS_LUA)
         self._set_status = client.register_script(SET_STATUS_LUA)
+        self._retain = client.register_script(RETAIN_LUA)
+        self._keep = client.register_script(KEEP_LUA)
         self._lobby = f"{prefix}:lobby"
 
     # -- keys -------------------------------------------------------------------------------
@@ -164,6 +214,24 @@ class RedisStore:
         """(stream, meta, commands, views) key names of a game."""
         base = f"{self.prefix}:{{g:{game_id}}}"
         return f"{base}:s", f"{base}:m", f"{base}:c", f"{base}:v"
+
+    def game_keys(self, game_id: str) -> tuple[str, str, str, str, str]:
+        """Every key a game holds: (stream, meta, commands, views, seat tokens)."""
+        stream, meta, cmds, views = self.keys(game_id)
+        return stream, meta, cmds, views, f"{self.prefix}:{{g:{game_id}}}:tokens"
+
+    def set_retention(self, game_id: str, idle_seconds: int, finished_seconds: int = 0) -> bool:
+        """Let the game expire, with every key it holds, ``idle_seconds`` after its last append
+        until ``keep`` is called (0: never), and ``finished_seconds`` after it ends (0: kept for
+        good). False if the game does not exist."""
+        check_game_id(game_id)
+        return bool(self._retain(keys=self.game_keys(game_id),
+                                 args=[int(idle_seconds), int(finished_seconds)]))  # fmt: skip
+
+    def keep(self, game_id: str) -> None:
+        """The game is wanted (a seat was claimed): it no longer expires while unfinished."""
+        check_game_id(game_id)
+        self._keep(keys=self.game_keys(game_id))
 
     def _exists(self, game_id: str) -> bool:
         return bool(self.client.exists(self.keys(game_id)[1]))
@@ -195,7 +263,7 @@ class RedisStore:
             args.append(name)
             args.append(position + text)
         try:
-            reply = self._append(keys=self.keys(game_id), args=args)
+            reply = self._append(keys=self.game_keys(game_id), args=args)
         except redis.ResponseError as exc:
             raise StoreError(
                 f"Redis refused the append to game {game_id!r}: {exc}. A key of this game holds "
@@ -261,7 +329,7 @@ class RedisStore:
 
     def delete_game(self, game_id: str) -> None:
         check_game_id(game_id)
-        self.client.delete(*self.keys(game_id))
+        self.client.delete(*self.game_keys(game_id))
         self.client.zrem(self._lobby, game_id)
 
     # -- reading ----------------------------------------------------------------------------

@@ -13,19 +13,22 @@ from typing import Any
 
 from flask import Flask
 
-from service import backend, errors
+from service import backend, errors, http, limits
 from service.api import BLUEPRINTS
 from service.config import resolve
-from service.routing import GameIdConverter
+from service.routing import AsciiIntConverter, GameIdConverter
 
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app = Flask("service", static_folder=None)
     app.config.update(resolve(config, os.environ))
     app.url_map.converters["gid"] = GameIdConverter
+    app.url_map.converters["int"] = AsciiIntConverter  # /seats/3, never /seats/٣
     app.url_map.strict_slashes = False
     errors.init_app(app)
-    backend.init_app(app)
+    http.init_app(app)  # bodies: size limits on chunked bodies too, UTF-8 only
+    store = backend.init_app(app)
     for bp in BLUEPRINTS:
         app.register_blueprint(bp)
+    limits.init_app(app, store.client, store.store.prefix)  # after the routes it limits
     return app

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hmac
 import json
+from collections.abc import Callable
 
 from flask import current_app, request
 
@@ -58,8 +59,6 @@ def require_seat(game_id: str, seat: int) -> None:
     """Allow the request only with the token issued for this seat of this game."""
     token = bearer_token()
     tokens = backend().tokens
-    if token and tokens.confirmed(game_id, seat, token):
-        return
     claims = tokens.claims(game_id)
     if not claims.exists:
         raise Problem("not-found", f"game {game_id!r} does not exist; GET /games lists games")
@@ -76,8 +75,6 @@ def require_seat(game_id: str, seat: int) -> None:
                       "a bot token reads and acts only in the seats a ladder gave its account")
     owner = claims.seat_of(token) if token else None
     if owner == seat:
-        assert token is not None
-        tokens.remember(game_id, seat, token)
         return
     players = players_of(game_id)
     if not 0 <= seat < players:
@@ -91,6 +88,23 @@ def require_seat(game_id: str, seat: int) -> None:
     if owner is None:
         raise Problem("unauthorized", f"this token was not issued for game {game_id!r}; claim a seat of this game to get one")
     raise Problem("forbidden", f"this token is for seat {owner}; it cannot read or act for seat {seat}")
+
+
+def credential_check(game_id: str | None = None, seat: int | None = None) -> Callable[[], bool]:
+    """Whether the request's token still works (for long-lived streams: a revoked bot token or a
+    rotated seat token ends them). Without a token there is nothing to revoke: always True."""
+    token = bearer_token()
+    b = backend()
+    if token is None or is_admin(token):
+        return lambda: True
+    accounts = b.accounts
+    if accounts is not None and accounts.account_of(token) is not None:
+        account = accounts.account_of(token)
+        return lambda: accounts.account_of(token) == account
+    if game_id is None or seat is None:
+        return lambda: False
+    tokens = b.tokens
+    return lambda: tokens.claims(game_id).seat_of(token) == seat
 
 
 def require_bot(what: str = "this endpoint") -> str:

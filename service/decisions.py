@@ -33,12 +33,13 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from events import RedisStore
 from events.games import Games
 from service.accounts import BotAccounts, seats_of
+from service.sse import still_allowed
 
 
 def _s(value: Any) -> str:
@@ -86,8 +87,12 @@ def decision_stream(
     keepalive: float,
     poll: float,
     retry_ms: int = 2000,
+    allowed: Callable[[], bool] | None = None,
 ) -> Iterator[str]:
+    """The stream described above; ``allowed`` (the bot token still live) is asked at least once
+    a keep-alive interval and ends the stream once the token is revoked."""
     deadline = time.monotonic() + max_seconds
+    next_check = time.monotonic() + min(1.0, keepalive)
     sent: set[str] = {last_event_id} if last_event_id else set()
     seen: dict[str, int | None] = {}
     meta = store.keys
@@ -95,6 +100,11 @@ def decision_stream(
     quiet_since = time.monotonic()
     yield f"retry: {retry_ms}\n\n"
     while True:
+        if allowed is not None and time.monotonic() >= next_check:
+            next_check = time.monotonic() + min(1.0, keepalive)
+            if not still_allowed(allowed):
+                yield ": the token of this stream was revoked\n\n"
+                return
         active = accounts.active_games(account)
         pipe = client.pipeline(transaction=False)
         for g in active:

@@ -82,6 +82,16 @@ _TYPES = [
     ProblemType("unsupported-media-type", "Unsupported media type", 415,
                 "Send the body with the Content-Type this endpoint documents "
                 "(application/json for JSON bodies)."),
+    ProblemType("rate-limited", "Too many requests", 429,
+                "A limit against abuse was reached: too many requests of this kind from this "
+                "address or token, too many open streams, or too many refused tokens. 'limit' "
+                "names it; wait the Retry-After header's seconds (also in 'retry_after') before "
+                "trying again. The RateLimit and RateLimit-Policy headers of every answer say "
+                "how much is left."),
+    ProblemType("too-many-open-games", "Too many open games", 429,
+                "This address has as many unfinished games as the server allows: play or finish "
+                "one (games nobody claimed expire after a while without a command) before "
+                "creating another."),
     ProblemType("invalid-request", "Invalid request body", 422,
                 "The JSON body does not match the endpoint's schema: 'errors' maps each "
                 "offending field (dotted path) to what is wrong. Unknown fields are refused."),

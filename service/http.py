@@ -1,23 +1,92 @@
 """Request parsing and response helpers shared by the blueprints.
 
-``load_body`` accepts only JSON (415 otherwise), refuses malformed JSON (400) and validates with a
-schema (422 with per-field errors); ``load_query`` validates the query string (400). Versions
-travel as strong ETags ``"<version>"``; ``If-Match`` and ``If-None-Match`` take the same form.
+``load_body`` accepts only JSON (415 otherwise), refuses malformed JSON (400: bad syntax, nesting
+past ``MAX_DEPTH``, strings that are not Unicode such as a lone surrogate ``"\\ud800"``, ``null``
+for an object) and validates with a schema (422 with per-field errors); ``load_query`` validates
+the query string (400). Versions travel as strong ETags ``"<version>"``; ``If-Match`` and
+``If-None-Match`` take the same form.
+
+``init_app`` makes every body obey its size limit however it is sent (``ApiRequest``: a chunked
+body past ``max_content_length`` is 413, not cut short) and refuses a body declared in a charset
+other than UTF-8 (415).
 """
 
 from __future__ import annotations
 
 import functools
 import json
-from typing import Any
+from typing import IO, Any, cast
 
 import orjson
-from flask import Response, request
+from flask import Flask, Request, Response, current_app, request
 from marshmallow import Schema, ValidationError
+from werkzeug.exceptions import RequestEntityTooLarge
+from werkzeug.utils import cached_property
+from werkzeug.wsgi import LimitedStream
 
 from service.errors import Problem, invalid_body, invalid_query
 
 JSON = "application/json"
+#: the deepest nesting of arrays and objects a JSON body may have (orjson's own limit)
+MAX_DEPTH = 1024
+
+
+class _AtMost(LimitedStream):
+    """A body stream of unknown length (chunked) that may hold at most ``limit`` bytes: reading
+    past them raises 413 (werkzeug's own maximum stops reading there, silently)."""
+
+    def __init__(self, stream: IO[bytes], limit: int) -> None:
+        super().__init__(stream, limit + 1, is_max=True)
+        self.most = limit
+
+    def readinto(self, b: Any) -> int | None:
+        n = super().readinto(b)
+        if self._pos > self.most:
+            raise RequestEntityTooLarge()
+        return n
+
+
+#: endpoints whose bodies have their own size limit (config key) instead of MAX_CONTENT_LENGTH
+BODY_LIMITS = {"logs.verify": "REPLAY_MAX_BYTES"}
+
+
+class ApiRequest(Request):
+    """Flask's request, whose body stream enforces ``max_content_length`` on chunked bodies;
+    the limit is the endpoint's own (``BODY_LIMITS``) or ``MAX_CONTENT_LENGTH``."""
+
+    @property
+    def max_content_length(self) -> int | None:
+        if self._max_content_length is not None:
+            return self._max_content_length
+        key = BODY_LIMITS.get(self.endpoint or "")
+        if key is not None and current_app:
+            return int(current_app.config[key])
+        return super().max_content_length
+
+    @max_content_length.setter
+    def max_content_length(self, value: int | None) -> None:
+        self._max_content_length = value
+
+    @cached_property
+    def stream(self) -> IO[bytes]:
+        limit = self.max_content_length
+        if (self.content_length is None and limit is not None
+                and "wsgi.input_terminated" in self.environ):  # fmt: skip
+            return cast(IO[bytes], _AtMost(self.environ["wsgi.input"], limit))
+        return super().stream
+
+
+def _check_charset() -> None:
+    charset = request.mimetype_params.get("charset")
+    if charset is not None and charset.strip().lower() not in ("utf-8", "utf8"):
+        raise Problem("unsupported-media-type",
+                      f"the body is declared as charset={charset!r}; send it as UTF-8 "
+                      f"(charset=utf-8, or no charset)")  # fmt: skip
+
+
+def init_app(app: Flask) -> None:
+    app.request_class = ApiRequest
+    app.before_request(_check_charset)
 
 
 def _is_json(mimetype: str) -> bool:
@@ -40,11 +109,47 @@ def read_json(optional: bool = False) -> Any:
         return orjson.loads(raw)  # the fast parser; NaN and Infinity are not JSON to it either
     except orjson.JSONDecodeError:
         pass
+    if _depth_over(raw, MAX_DEPTH):
+        raise Problem("malformed-request", f"the body nests arrays and objects more than {MAX_DEPTH} "
+                      "deep; send a flatter document")  # fmt: skip
     try:  # the standard parser decides what orjson refused (its messages, integers past 64 bits)
         text = raw.decode("utf-8")
-        return json.loads(text, parse_constant=_no_constant)
+        data = json.loads(text, parse_constant=_no_constant)
+    except RecursionError:
+        raise Problem("malformed-request", "the body nests arrays and objects too deeply; send a "
+                      "flatter document") from None  # fmt: skip
     except (UnicodeDecodeError, ValueError) as exc:
         raise Problem("malformed-request", f"the body is not valid JSON: {exc}") from None
+    try:  # what orjson refused and json took: a string with a lone surrogate ("\ud800")?
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise Problem("malformed-request", "a string in the body is not valid Unicode (a lone "
+                      "UTF-16 surrogate such as \\ud800); send real characters, surrogates "
+                      "only in pairs") from None  # fmt: skip
+    return data
+
+
+def _depth_over(raw: bytes, limit: int) -> bool:
+    """Whether the JSON text nests brackets more than ``limit`` deep (strings skipped)."""
+    depth = 0
+    in_string = escaped = False
+    for byte in raw:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):
+            depth += 1
+            if depth > limit:
+                return True
+        elif byte in (0x5D, 0x7D):
+            depth -= 1
+    return False
 
 
 def _no_constant(name: str) -> Any:
@@ -53,6 +158,9 @@ def _no_constant(name: str) -> Any:
 
 def load_body(schema: Schema, optional: bool = False) -> dict[str, Any]:
     data = read_json(optional)
+    if data is None and request.get_data(cache=True).strip():
+        raise Problem("malformed-request", "the body is null; send a JSON object (or no body where "
+                      "it is optional)")  # fmt: skip
     if data is None:
         data = {}
     if not isinstance(data, dict):

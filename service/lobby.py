@@ -5,7 +5,8 @@ docs/event-store.md); each game's summary projection (its ``summary`` view) give
 seats and player count to filter on. Pages go newest first; the cursor is the (score, id) of the
 last game returned, so games created while a client pages do not shift or repeat entries.
 Filtering by status or player count scans at most ``SCAN_LIMIT`` index entries per request and
-then hands back a cursor to continue from.
+then hands back a cursor to continue from. Games that expired (``RedisStore.set_retention``)
+are dropped from the index when a listing meets them.
 """
 
 from __future__ import annotations
@@ -76,8 +77,10 @@ def list_games(
         if after is not None:  # skip what earlier pages returned (same score, id not below)
             entries = [e for e in entries if e[1] < after[0] or e[0] < after[1]]
         ids = [gid for gid, _ in entries]
+        summaries = _summaries(store, ids)
+        _prune(store, lobby, [gid for gid, summary in zip(ids, summaries, strict=True) if summary is None])
         for (gid, score), summary, seats in zip(
-            entries, _summaries(store, ids), tokens.claimed_seats(ids), strict=True
+            entries, summaries, tokens.claimed_seats(ids), strict=True
         ):
             scanned += 1
             last = (score, gid)
@@ -103,6 +106,19 @@ def _exists_after(client: Any, lobby: str, low: float | str, last: tuple[float, 
     if client.zcount(lobby, low, f"({score!r}") > 0:
         return True
     return any(_s(m) < gid for m in client.zrangebyscore(lobby, score, score))
+
+
+def _prune(store: RedisStore, lobby: str, game_ids: list[str]) -> None:
+    """Drop from the lobby the games that expired (their meta hash is gone; a game being created
+    has it before its views)."""
+    if not game_ids:
+        return
+    pipe = store.client.pipeline(transaction=False)
+    for gid in game_ids:
+        pipe.exists(store.keys(gid)[1])
+    gone = [gid for gid, exists in zip(game_ids, pipe.execute(), strict=True) if not exists]
+    if gone:
+        store.client.zrem(lobby, *gone)
 
 
 def _summaries(store: RedisStore, game_ids: list[str]) -> list[dict[str, Any] | None]:

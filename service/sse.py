@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import redis
@@ -30,6 +30,14 @@ PAGE = 200
 #: what redis-py raises while Redis is down, restarting or stalled
 STORE_ERRORS = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
 log = logging.getLogger(__name__)
+
+
+def still_allowed(allowed: Callable[[], bool]) -> bool:
+    """The credential check, taken as passed while the store does not answer."""
+    try:
+        return allowed()
+    except STORE_ERRORS:
+        return True
 
 
 def frame(item: dict[str, Any]) -> str:
@@ -49,6 +57,7 @@ def event_stream(
     keepalive: float,
     retry_ms: int = 2000,
     blocking_client: Any = None,
+    allowed: Callable[[], bool] | None = None,
 ) -> Iterator[str]:
     """Frames from ``after`` on; ``finished`` and ``version`` describe the game when the request
     came (a finished game's stream ends once the client has every event).
@@ -56,14 +65,23 @@ def event_stream(
     ``blocking_client`` (default ``store.client``) does the ``XREAD BLOCK``: its socket timeout
     must exceed ``keepalive``. While Redis is unreachable the stream stays open and says so in a
     comment every second or so, and carries on when Redis answers again (an ``EventSource`` would
-    not reconnect after the 503 a new request gets meanwhile)."""
+    not reconnect after the 503 a new request gets meanwhile).
+
+    ``allowed`` (the request's credential, ``service.auth.credential_check``) is asked at least
+    once a keep-alive interval: once the token is revoked or rotated the stream closes."""
     deadline = time.monotonic() + max_seconds
     stream_key = store.keys(game_id)[0]
     cursor = after
     yield f"retry: {retry_ms}\n\n"
     reader = store.client if blocking_client is None else blocking_client
     down = False
+    next_check = time.monotonic() + min(1.0, keepalive)
     while True:
+        if allowed is not None and time.monotonic() >= next_check:
+            next_check = time.monotonic() + min(1.0, keepalive)
+            if not still_allowed(allowed):
+                yield ": the token of this stream was revoked\n\n"
+                return
         try:
             items = games.feed(game_id, viewer, after=cursor, limit=PAGE)
         except STORE_ERRORS as exc:

@@ -6,9 +6,10 @@ even by racing requests. The key shares the game's hash tag, so it lives in the 
 slot next to its stream. A token is never stored or logged in clear; comparing digests is done in
 constant time.
 
-A claim is permanent (there is no revocation), so each process remembers the digests it has
-confirmed (``confirmed``/``remember``, a bounded LRU): a seat-scoped request whose token matches a
-remembered digest needs no Redis round trip.
+A seat's token can be rotated (``rotate``): the new digest replaces the old one in the same hash,
+so the old token stops working at once in every process (no process caches a token: each
+seat-scoped request checks the digest, in one pipelined round trip with the game's existence).
+A claim also ends the game's idle expiry (``RedisStore.keep``): a claimed game is not abandoned.
 """
 
 from __future__ import annotations
@@ -16,10 +17,8 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from events import RedisStore
 
@@ -49,31 +48,29 @@ class SeatClaims:
         return found
 
 
+ROTATE_LUA = """
+-- KEYS: tokens, meta   ARGV: field, new digest, old digest ('' for any: the admin)
+if redis.call('EXISTS', KEYS[2]) == 0 then return 'nogame' end
+local cur = redis.call('HGET', KEYS[1], ARGV[1])
+if not cur then return 'unclaimed' end
+if ARGV[3] ~= '' and cur ~= ARGV[3] then return 'stale' end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+return 'ok'
+"""
+
+Rotation = Literal["ok", "nogame", "unclaimed", "stale"]
+
+
 class SeatTokens:
     """Token records of every game, on the event store's Redis client."""
 
-    def __init__(self, store: RedisStore, cache_size: int = 20000) -> None:
+    def __init__(self, store: RedisStore) -> None:
         self.store = store
         self.client = store.client
-        self._known: OrderedDict[tuple[str, int], str] = OrderedDict()
-        self._lock = threading.Lock()
-        self._cache_size = cache_size
-
-    def confirmed(self, game_id: str, seat: int, token: str) -> bool:
-        """Whether this process has already seen this token accepted for this seat."""
-        with self._lock:
-            known = self._known.get((game_id, seat))
-        return known is not None and hmac.compare_digest(known, digest(token))
-
-    def remember(self, game_id: str, seat: int, token: str) -> None:
-        with self._lock:
-            self._known[(game_id, seat)] = digest(token)
-            self._known.move_to_end((game_id, seat))
-            while len(self._known) > self._cache_size:
-                self._known.popitem(last=False)
+        self._rotate = self.client.register_script(ROTATE_LUA)
 
     def key(self, game_id: str) -> str:
-        return f"{self.store.prefix}:{{g:{game_id}}}:tokens"
+        return self.store.game_keys(game_id)[4]
 
     def claims(self, game_id: str) -> SeatClaims:
         """One round trip: the token digests and the game's existence (its meta hash)."""
@@ -95,5 +92,17 @@ class SeatTokens:
         """A new token for the seat, or None if the seat was claimed before."""
         token = secrets.token_urlsafe(32)
         if self.client.hsetnx(self.key(game_id), f"seat:{seat}", digest(token)):
+            self.store.keep(game_id)
             return token
         return None
+
+    def rotate(self, game_id: str, seat: int, old: str | None) -> tuple[Rotation, str | None]:
+        """A new token for a claimed seat; the old one stops working at once. ``old`` is the
+        holder's token (the rotation fails with "stale" if another rotation came first), None
+        for the admin. Returns (outcome, new token or None)."""
+        token = secrets.token_urlsafe(32)
+        out = _s(self._rotate(keys=[self.key(game_id), self.store.keys(game_id)[1]],
+                              args=[f"seat:{seat}", digest(token), digest(old) if old else ""]))  # fmt: skip
+        if out != "ok":
+            return out, None  # type: ignore[return-value]
+        return "ok", token

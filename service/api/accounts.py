@@ -13,11 +13,12 @@ from typing import Any
 from flask import Blueprint, Response, current_app, request
 
 from service.accounts import BotAccounts
-from service.auth import is_admin, require_account, require_admin, require_bot
+from service.auth import credential_check, is_admin, require_account, require_admin, require_bot
 from service.backend import backend
 from service.decisions import decision_stream
 from service.errors import Problem
 from service.http import load_body, load_query, respond
+from service.limits import hold_stream
 from service.schemas.requests import EmptyQuerySchema, RegisterBotSchema
 from service.schemas.responses import BotAccountSchema, BotRegistrationSchema
 
@@ -92,13 +93,17 @@ def decisions() -> Response:
     load_query(_empty)
     account_id = require_bot("the decisions stream")
     last = (request.headers.get("Last-Event-ID") or "").strip() or None
+    if last is not None and len(last) > 200:
+        raise Problem("malformed-request", "Last-Event-ID is longer than 200 characters; send the id "
+                      "of the last decision event you had (or none)")  # fmt: skip
     cfg = current_app.config
     b = backend()
     gen = decision_stream(b.games, b.store, _accounts(), account_id, last_event_id=last,
                           max_seconds=float(cfg["SSE_MAX_SECONDS"]),
                           keepalive=float(cfg["SSE_KEEPALIVE_SECONDS"]),
-                          poll=float(cfg.get("DECISIONS_POLL_SECONDS", 0.2)))  # fmt: skip
-    resp = Response(gen, mimetype="text/event-stream")
+                          poll=float(cfg.get("DECISIONS_POLL_SECONDS", 0.2)),
+                          allowed=credential_check())  # fmt: skip
+    resp = Response(hold_stream(gen), mimetype="text/event-stream")
     resp.headers["Cache-Control"] = "no-cache"
     resp.headers["X-Accel-Buffering"] = "no"
     return resp

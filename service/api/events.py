@@ -11,14 +11,16 @@ Server-Sent Events (see ``service.sse``), resuming after ``Last-Event-ID`` (or `
 from __future__ import annotations
 
 import json
+import re
 
 from flask import Blueprint, Response, current_app, request
 
 from events.games import Viewer
-from service.auth import require_seat
+from service.auth import credential_check, require_seat
 from service.backend import backend
 from service.errors import Problem
 from service.http import load_query, respond
+from service.limits import hold_stream
 from service.schemas.requests import MAX_SEQ, FeedQuerySchema, StreamQuerySchema
 from service.schemas.responses import FeedSchema
 from service.sse import event_stream
@@ -46,10 +48,12 @@ def _feed(game_id: str, viewer: Viewer) -> Response:
 
 def _stream(game_id: str, viewer: Viewer) -> Response:
     q = load_query(_stream_q)
+    # a seat stream ends once its token is revoked (bot) or rotated (seat)
+    allowed = credential_check(game_id, viewer) if isinstance(viewer, int) else None
     after = q["after"]
     last_id = request.headers.get("Last-Event-ID")
     if last_id is not None and last_id.strip():
-        if not last_id.strip().isdigit() or int(last_id.strip()) > MAX_SEQ:
+        if not re.fullmatch(r"[0-9]{1,19}", last_id.strip()) or int(last_id.strip()) > MAX_SEQ:
             raise Problem("malformed-request", f"Last-Event-ID must be the seq of an event (an integer), not {last_id!r}")
         after = int(last_id.strip())
     b = backend()
@@ -59,8 +63,8 @@ def _stream(game_id: str, viewer: Viewer) -> Response:
     gen = event_stream(b.games, b.store, game_id, viewer, after, finished=finished, version=pos,
                        max_seconds=float(cfg["SSE_MAX_SECONDS"]),
                        keepalive=float(cfg["SSE_KEEPALIVE_SECONDS"]),
-                       blocking_client=b.blocking_client)  # fmt: skip
-    resp = Response(gen, mimetype="text/event-stream")
+                       blocking_client=b.blocking_client, allowed=allowed)  # fmt: skip
+    resp = Response(hold_stream(gen), mimetype="text/event-stream")
     resp.headers["Cache-Control"] = "no-cache"
     resp.headers["X-Accel-Buffering"] = "no"
     return resp

@@ -1,5 +1,9 @@
 """Games: create (``POST /games``), list and filter (``GET /games``), read one
-(``GET /games/<id>``) and its public view (``GET /games/<id>/view``)."""
+(``GET /games/<id>``) and its public view (``GET /games/<id>/view``).
+
+A game created here expires, with every key it holds, after ``ABANDONED_GAME_SECONDS`` without a
+command as long as no seat is claimed; once over it is kept (``FINISHED_GAME_SECONDS``: 0 for
+good). Each address may have ``MAX_OPEN_GAMES_PER_ADDRESS`` unfinished games (``service.limits``)."""
 
 from __future__ import annotations
 
@@ -7,7 +11,7 @@ import json
 from typing import Any
 from urllib.parse import urlencode
 
-from flask import Blueprint, Response
+from flask import Blueprint, Response, current_app
 
 from events.clock import validate_table
 from service.api.links import game_links
@@ -22,6 +26,7 @@ from service.http import (
     not_modified_response,
     respond,
 )
+from service.limits import check_open_games, opened_game
 from service.lobby import list_games
 from service.schemas.requests import CreateGameSchema, EmptyQuerySchema, ListGamesQuerySchema
 from service.schemas.responses import GamePageSchema, GameSchema, ViewSchema
@@ -75,9 +80,13 @@ def create_game() -> Response:
     except ValueError as exc:
         raise Problem("invalid-request", str(exc), errors={"time_control": [str(exc)]}) from None
     b = backend()
+    check_open_games(b.store)
     game_id, version = b.games.create(
         len(seats), engine_options, seed=body.get("seed"), table=table
     )
+    cfg = current_app.config
+    b.store.set_retention(game_id, int(cfg["ABANDONED_GAME_SECONDS"]), int(cfg["FINISHED_GAME_SECONDS"]))
+    opened_game(game_id)
     _pos, summary = read_summary(game_id)
     return respond(_game, game_resource(summary, set()), status=201,
                    headers={"Location": f"/games/{game_id}", "ETag": etag(version)})  # fmt: skip

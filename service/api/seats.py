@@ -1,5 +1,6 @@
 """Seats: claim a human seat (``POST /games/<id>/seats/<n>/claim`` -> a bearer token for that
-seat) and read the seat's private view (``GET /games/<id>/seats/<n>/view``), which holds
+seat), rotate its token (``POST /games/<id>/seats/<n>/token``: a new token, the old one stops
+working at once; the holder or the admin) and read the seat's private view (``GET /games/<id>/seats/<n>/view``), which holds
 everything the seat may see, including ``decision``: the decision it owes now, with its legal
 choices (``engine.legal``), or null."""
 
@@ -11,7 +12,7 @@ from flask import Blueprint, Response
 
 from service.api.games import read_summary
 from service.api.links import seat_links
-from service.auth import require_seat
+from service.auth import bearer_token, is_admin, require_seat
 from service.backend import backend
 from service.errors import Problem
 from service.http import etag, load_body, load_query, not_modified, not_modified_response, respond
@@ -59,3 +60,34 @@ def seat_view(game_id: str, seat: int) -> Response:
         return not_modified_response(pos)
     body = {"game_id": game_id, "seat": seat, "version": pos, "view": json.loads(text)}
     return respond(_view, body, headers={"ETag": etag(pos), "Cache-Control": "private, no-cache"})
+
+
+@bp.post("/games/<gid:game_id>/seats/<int:seat>/token")
+def rotate_token(game_id: str, seat: int) -> Response:
+    load_query(_empty)
+    token = bearer_token()
+    old: str | None = None
+    if not (token and is_admin(token)):
+        require_seat(game_id, seat)
+        accounts = backend().accounts
+        if token and accounts is not None and accounts.account_of(token) is not None:
+            raise Problem("forbidden", "a bot token is not a seat token; revoke or replace it with "
+                          "DELETE /bots/accounts/{account_id}/token")  # fmt: skip
+        old = token
+    load_body(_claim_body, optional=True)
+    _pos, summary = read_summary(game_id)
+    if seat >= summary["players"]:
+        raise Problem("not-found", f"game {game_id!r} has seats 0 to {summary['players'] - 1}, not {seat}")
+    outcome, new = backend().tokens.rotate(game_id, seat, old)
+    if outcome == "nogame":
+        raise Problem("not-found", f"game {game_id!r} does not exist; GET /games lists games")
+    if outcome == "unclaimed":
+        raise Problem("seat-unavailable", f"seat {seat} has no token to rotate: nobody claimed it "
+                      f"(POST /games/{game_id}/seats/{seat}/claim)")  # fmt: skip
+    if outcome == "stale" or new is None:
+        raise Problem("unauthorized", "this token was replaced meanwhile; use the newest token of "
+                      "the seat (or ask the operator to rotate it)")  # fmt: skip
+    body = {"game_id": game_id, "seat": seat, "token": new, "token_type": "Bearer",
+            "links": seat_links(game_id, seat)}  # fmt: skip
+    return respond(_claim, body, status=201,
+                   headers={"Location": f"/games/{game_id}/seats/{seat}/view", "Cache-Control": "no-store"})  # fmt: skip

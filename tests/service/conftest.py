@@ -87,7 +87,7 @@ def openapi() -> OpenAPI:
         extra_media_type_deserializers={
             "application/x-ndjson": _text,
             "text/event-stream": stream_events(spec),
-            "application/yaml": _text,
+            "application/yaml": yaml.safe_load,
             "image/svg+xml": _text,
             "text/plain": _text,
             "application/problem+json": json.loads,
@@ -185,6 +185,9 @@ def make_app(url: str, **extra: Any) -> Flask:
         "SSE_MAX_SECONDS": 1.0,
         "SSE_KEEPALIVE_SECONDS": 0.2,
         "TESTING": True,
+        # tests create games and make requests far faster than any client may: limits off here
+        # (tests/service/test_limits.py turns them on)
+        "RATE_LIMITS": False,
     }
     config.update(extra)
     return create_app(config)
