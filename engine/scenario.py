@@ -28,7 +28,7 @@ from .catalogue import (
 )
 from .economy import VP_PER_PLAYER
 from .errors import EngineError, IllegalCommand
-from .fold import Ctx, evolve
+from .fold import Ctx, Event, evolve
 from .phases import manage
 from .rng import seed_state
 from .scoring import score
@@ -40,6 +40,195 @@ DICE_PLACES = ("cup", "citizenry", "dictate", "dev_dice", "world_dice")
 
 class ScenarioError(ValueError):
     """The scenario file itself is wrong (not the engine): the message says where."""
+
+
+# --- limits: a scenario is a small file, and running one is bounded work --------------------
+#: rounds one command (or the opening of the situation) may run on by itself before the
+#: scenario is refused: a situation where no seat ever owes a decision would play forever
+MAX_ROUNDS = 100
+#: events one command may produce (a real round makes well under 1,000)
+MAX_EVENTS = 100_000
+MAX_SCRIPT = 2_000
+MAX_LIST = 200
+MAX_DEPTH = 32
+
+TOP_FIELDS = ("name", "rule", "powers", "step", "phases", "round", "vp_pool", "rules", "seed",
+              "bag", "chance", "seats", "script", "expect_at", "expect", "expect_events")  # fmt: skip
+SEAT_FIELDS = ("faction", "home", "tableau", "credits", "vp", "cup", "citizenry", "columns",
+               "dictate", "dev_stack", "world_stack", "dev_dice", "world_dice", "goods",
+               "selected")  # fmt: skip
+SCRIPT_FIELDS = ("seat", "command", "error")
+
+
+def _type_name(v: Any) -> str:
+    if v is None:
+        return "nothing (null)"
+    return {bool: "true/false", int: "a number", float: "a number", str: "text", list: "a list",
+            dict: "a mapping"}.get(type(v), type(v).__name__)  # fmt: skip
+
+
+def _mapping(v: Any, where: str, fields: tuple[str, ...] | None = None) -> dict[str, Any]:
+    if not isinstance(v, dict):
+        raise ScenarioError(f"{where}: must be a mapping, not {_type_name(v)}")
+    for k in v:
+        if not isinstance(k, str):
+            raise ScenarioError(f"{where}: keys must be text, not {k!r}")
+        if fields is not None and k not in fields:
+            raise ScenarioError(f"{where}.{k}: unknown field; the fields are {', '.join(fields)}")
+    return v
+
+
+def _list(v: Any, where: str, max_len: int = MAX_LIST) -> list[Any]:
+    if not isinstance(v, list):
+        raise ScenarioError(f"{where}: must be a list, not {_type_name(v)}")
+    if len(v) > max_len:
+        raise ScenarioError(f"{where}: at most {max_len} entries, not {len(v)}")
+    return v
+
+
+def _int(v: Any, where: str, lo: int, hi: int) -> int:
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise ScenarioError(f"{where}: must be a whole number from {lo} to {hi}, not {v!r}")
+    if not lo <= v <= hi:
+        raise ScenarioError(f"{where}: must be from {lo} to {hi}, not {v}")
+    return v
+
+
+def _text(v: Any, where: str, choices: tuple[str, ...] | None = None) -> str:
+    if not isinstance(v, str):
+        raise ScenarioError(f"{where}: must be text, not {_type_name(v)}")
+    if choices is not None and v not in choices:
+        raise ScenarioError(f"{where}: {v!r} is not one of {', '.join(choices)}")
+    return v
+
+
+def _tiles(v: Any, where: str) -> None:
+    for j, t in enumerate(_list(v, where)):
+        if isinstance(t, bool) or not isinstance(t, int) or t not in TILE_IDS:
+            raise ScenarioError(f"{where}[{j}]: unknown tile {t!r}; tiles are numbered "
+                                f"{min(TILE_IDS)}-{max(TILE_IDS)}")  # fmt: skip
+    dup = sorted(t for t, k in Counter(v).items() if k > 1)
+    if dup:
+        raise ScenarioError(f"{where}: tiles {dup} are listed twice")
+
+
+def _dice(v: Any, where: str) -> None:
+    for j, d in enumerate(_list(v, where)):
+        _die_spec(d, f"{where}[{j}]")
+
+
+def _depth(v: Any, where: str, depth: int = 0) -> None:
+    if depth > MAX_DEPTH:
+        raise ScenarioError(f"{where}: nested more than {MAX_DEPTH} levels deep")
+    if isinstance(v, dict):
+        for k, x in v.items():
+            _depth(x, f"{where}.{k}", depth + 1)
+    elif isinstance(v, list):
+        for j, x in enumerate(v):
+            _depth(x, f"{where}[{j}]", depth + 1)
+
+
+def validate(spec: Any) -> None:
+    """Check the shape of a scenario before anything is built: types, ranges, known fields,
+    tiles, factions and home worlds. Raises ``ScenarioError`` naming the field."""
+    from .phases.setup import RULES_VERSION
+
+    _mapping(spec, "scenario", TOP_FIELDS)
+    _depth(spec, "scenario")
+    for key in ("name", "rule", "expect_at"):
+        if key in spec:
+            _text(spec[key], key)
+    if "seed" in spec and (isinstance(spec["seed"], bool) or not isinstance(spec["seed"], str | int)):
+        raise ScenarioError(f"seed: must be text or a number, not {_type_name(spec['seed'])}")
+    for key in ("powers", "expect_events"):
+        for j, x in enumerate(_list(spec.get(key, []), key)):
+            _text(x, f"{key}[{j}]")
+    if "step" in spec:
+        _text(spec["step"], "step", STEPS)
+    for j, ph in enumerate(_list(spec.get("phases", []) or [], "phases")):
+        _text(ph, f"phases[{j}]", PHASES)
+    if "round" in spec:
+        _int(spec["round"], "round", 1, MAX_ROUNDS)
+    if "rules" in spec:
+        _int(spec["rules"], "rules", 1, RULES_VERSION)
+    if "bag" in spec:
+        _tiles(spec["bag"], "bag")
+    chance = _mapping(spec.get("chance") or {}, "chance", ("tiles", "two_player_die"))
+    if "tiles" in chance:
+        _tiles(chance["tiles"], "chance.tiles")
+    faces = (*PHASES, WILD)  # the white die's faces, and wild (any phase)
+    for j, f in enumerate(_list(chance.get("two_player_die", []), "chance.two_player_die")):
+        _text(f, f"chance.two_player_die[{j}]", faces)
+    if "seats" not in spec:
+        raise ScenarioError("seats: missing; list 2 to 5 seats (each may be {})")
+    seats = _list(spec["seats"], "seats")
+    if not 2 <= len(seats) <= 5:
+        raise ScenarioError(f"seats: list 2 to 5 seats, not {len(seats)}")
+    max_vp = VP_PER_PLAYER * len(seats) * 10
+    if "vp_pool" in spec:
+        _int(spec["vp_pool"], "vp_pool", 0, max_vp)
+    for i, seat in enumerate(seats):
+        where = f"seats[{i}]"
+        s = _mapping(seat, where, SEAT_FIELDS)
+        if "faction" in s:
+            _int(s["faction"], f"{where}.faction", min(FACTIONS), max(FACTIONS))
+        if "home" in s:
+            _int(s["home"], f"{where}.home", min(HOME_WORLDS), max(HOME_WORLDS))
+        if "credits" in s:
+            _int(s["credits"], f"{where}.credits", 0, 99)
+        if "vp" in s:
+            _int(s["vp"], f"{where}.vp", 0, max_vp)
+        for j, key in enumerate(_list(s.get("tableau", []), f"{where}.tableau")):
+            _text(key, f"{where}.tableau[{j}]")
+            if key not in CARDS:
+                raise ScenarioError(f"{where}.tableau[{j}]: unknown card {key!r}; cards are "
+                                    f"written T<n>d, T<n>w, F<n>d, F<n>w or H<n>")  # fmt: skip
+        for name in ("dev_stack", "world_stack"):
+            if name in s:
+                _tiles(s[name], f"{where}.{name}")
+        for place in DICE_PLACES:
+            if place in s:
+                _dice(s[place], f"{where}.{place}")
+        for ph, dice in _mapping(s.get("columns") or {}, f"{where}.columns").items():
+            _text(ph, f"{where}.columns.{ph}", PHASES)
+            _dice(dice, f"{where}.columns.{ph}")
+        for w, dice in _mapping(s.get("goods") or {}, f"{where}.goods").items():
+            _dice(dice, f"{where}.goods.{w}")
+        if s.get("selected") is not None:
+            _text(s["selected"], f"{where}.selected", PHASES)
+    for j, step in enumerate(_list(spec.get("script", []) or [], "script", MAX_SCRIPT)):
+        st = _mapping(step, f"script[{j}]", SCRIPT_FIELDS)
+        if "seat" not in st or "command" not in st:
+            raise ScenarioError(f"script[{j}]: must be {{seat, command[, error]}}")
+        _int(st["seat"], f"script[{j}].seat", 0, len(seats) - 1)
+        _mapping(st["command"], f"script[{j}].command")
+        if "error" in st and not isinstance(st["error"], str | bool):
+            raise ScenarioError(f"script[{j}].error: must be an error code or true, not "
+                                f"{_type_name(st['error'])}")  # fmt: skip
+    _mapping(spec.get("expect", {}), "expect")
+
+
+class _BoundedCtx(Ctx):
+    """A ``Ctx`` that refuses to run on forever: a scenario is a bounded piece of work."""
+
+    __slots__ = ("rounds",)
+
+    def __init__(self, state: GameState) -> None:
+        super().__init__(state)
+        self.rounds = 0
+
+    def emit(self, event: Event) -> None:
+        if event["type"] == "RoundEnded":
+            self.rounds += 1
+            if self.rounds > MAX_ROUNDS:
+                raise ScenarioError(
+                    f"seats: the game played {MAX_ROUNDS} rounds by itself without any seat "
+                    f"owing a decision (does any seat have a die?); stopped there"
+                )
+        if len(self.events) >= MAX_EVENTS:
+            raise ScenarioError(f"script: one step produced more than {MAX_EVENTS} events; "
+                                f"stopped there")  # fmt: skip
+        super().emit(event)
 
 
 def _die_spec(spec: Any, where: str) -> tuple[str, str | None, str | None]:
@@ -86,8 +275,7 @@ class Builder:
 
 def build(spec: dict[str, Any]) -> tuple[GameState, dict[str, int]]:
     """Build the situation described by a scenario; returns (state, die labels)."""
-    if not isinstance(spec, dict):
-        raise ScenarioError("a scenario is a mapping")
+    validate(spec)
     seats = spec.get("seats")
     if not isinstance(seats, list) or not 2 <= len(seats) <= 5:
         raise ScenarioError("'seats' must list 2 to 5 seats")
@@ -162,6 +350,9 @@ def build(spec: dict[str, Any]) -> tuple[GameState, dict[str, int]]:
     if dup:
         raise ScenarioError(f"tiles {dup} are used twice")
     if "bag" in spec:
+        placed = sorted(set(spec["bag"]) & set(used_tiles))
+        if placed:
+            raise ScenarioError(f"bag: tiles {placed} are also in a seat's tableau or stacks")
         state.bag = sorted(int(t) for t in spec["bag"])
     else:
         state.bag = [t for t in TILE_IDS if t not in used_tiles]
@@ -183,7 +374,7 @@ def build(spec: dict[str, Any]) -> tuple[GameState, dict[str, int]]:
 
 def enter(state: GameState, spec: dict[str, Any]) -> list[dict[str, Any]]:
     """Open the scenario's step (automatic resolutions included); returns the events."""
-    ctx = Ctx(state)
+    ctx = _BoundedCtx(state)
     _enter(state, spec.get("step", "assign"), spec, ctx)
     return ctx.events
 
@@ -348,6 +539,6 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
 
 
 def flow_play(state: GameState, seat: int, cmd: dict[str, Any]) -> list[dict[str, Any]]:
-    ctx = Ctx(state)
+    ctx = _BoundedCtx(state)
     flow.apply_command(state, seat, cmd, ctx)
     return ctx.events
