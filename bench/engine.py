@@ -23,7 +23,9 @@ from bots import arena
 from engine.state import canonical_json
 
 
-def games_per_second(players: int, games: int) -> tuple[float, float, list[arena.GameRecord]]:
+def games_per_second(
+    players: int, games: int, rules: int | None = None
+) -> tuple[float, float, list[arena.GameRecord]]:
     """Games are played as `rfg simulate` plays them: nothing is kept between games while timing
     (keeping every finished game alive would make the garbage collector the bottleneck)."""
     events = rounds = 0
@@ -31,11 +33,12 @@ def games_per_second(players: int, games: int) -> tuple[float, float, list[arena
     gc.freeze()  # what earlier measurements left in memory must not slow this one's collections
     t0 = time.process_time()
     for i in range(games):
-        rec = arena.play_game(f"bench:{players}:{i}", players, ["random"])
+        rec = arena.play_game(f"bench:{players}:{i}", players, ["random"], rules=rules)
         events += len(rec.events)
         rounds += rec.state.round
     dt = time.process_time() - t0
-    kept = [arena.play_game(f"bench:{players}:{i}", players, ["random"]) for i in range(min(games, 20))]
+    kept = [arena.play_game(f"bench:{players}:{i}", players, ["random"], rules=rules)
+            for i in range(min(games, 20))]  # fmt: skip
     return games / dt, events / dt, (events / games, rounds / games, kept)  # type: ignore[return-value]
 
 
@@ -51,12 +54,16 @@ def replay_rate(recs: list[arena.GameRecord]) -> tuple[float, float]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--games", type=int, default=200, help="games per player count (default 200)")
+    ap.add_argument("--rules", type=int, default=None,
+                    help="rules version to play (default: the current one; 2 is the last with the "
+                         "SplitMix64 generator, for comparing the keyed generator's cost)")  # fmt: skip
     args = ap.parse_args()
-    print(f"engine benchmark: {args.games} random-bot games per player count, one core (CPU time of this process)\n")
+    print(f"engine benchmark: {args.games} random-bot games per player count, rules "
+          f"{args.rules or 'current'}, one core (CPU time of this process)\n")
     print(f"{'players':>7} {'games/s':>9} {'events/s':>10} {'events/game':>12} {'rounds/game':>12}")
     all_recs = {}
     for n in (2, 3, 4, 5):
-        gps, eps, (evg, rg, recs) = games_per_second(n, args.games)  # type: ignore[misc]
+        gps, eps, (evg, rg, recs) = games_per_second(n, args.games, args.rules)  # type: ignore[misc]
         all_recs[n] = recs
         print(f"{n:>7} {gps:>9.1f} {eps:>10.0f} {evg:>12.0f} {rg:>12.1f}")
     rate, per_event = replay_rate(all_recs[4])
