@@ -20,7 +20,6 @@ from typing import IO, Any, cast
 import orjson
 from flask import Flask, Request, Response, current_app, request
 from marshmallow import Schema, ValidationError
-from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.utils import cached_property
 from werkzeug.wsgi import LimitedStream
 
@@ -33,7 +32,7 @@ MAX_DEPTH = 1024
 
 class _AtMost(LimitedStream):
     """A body stream of unknown length (chunked) that may hold at most ``limit`` bytes: reading
-    past them raises 413 (werkzeug's own maximum stops reading there, silently)."""
+    past them raises the 413 problem (werkzeug's own maximum stops reading there, silently)."""
 
     def __init__(self, stream: IO[bytes], limit: int) -> None:
         super().__init__(stream, limit + 1, is_max=True)
@@ -41,8 +40,9 @@ class _AtMost(LimitedStream):
 
     def readinto(self, b: Any) -> int | None:
         n = super().readinto(b)
-        if self._pos > self.most:
-            raise RequestEntityTooLarge()
+        if self._pos > self.most:  # a Problem: readers that catch other errors let it through
+            raise Problem("payload-too-large", f"the body is larger than {self.most} bytes; send a "
+                          "smaller one", max_bytes=self.most)  # fmt: skip
         return n
 
 
