@@ -1,0 +1,211 @@
+"""Revoking and rotating tokens, over a real HTTP server on the real Redis: a revoked bot token's
+open streams (its seat's event stream and its decisions stream) end within the keep-alive
+interval; a seat token rotated by its holder or the admin stops working at once - in every server
+process, and its open stream ends too."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from flask import Flask
+from werkzeug.serving import BaseWSGIServer, make_server
+
+from tests.conftest import REDIS_URL
+
+from .conftest import ADMIN, make_app
+from .test_bot_accounts import external_game
+
+KEEPALIVE = 0.5
+
+
+@dataclass
+class Server:
+    host: str
+    port: int
+    app: Flask
+
+    def call(self, method: str, path: str, token: str | None = None, body: Any = None) -> tuple[int, Any, dict[str, str]]:
+        conn = http.client.HTTPConnection(self.host, self.port, timeout=10)
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        data = None
+        if body is not None:
+            data = json.dumps(body).encode()
+            headers["Content-Type"] = "application/json"
+        try:
+            conn.request(method, path, body=data, headers=headers)
+            resp = conn.getresponse()
+            raw = resp.read()
+            return resp.status, json.loads(raw) if raw else None, dict(resp.getheaders())
+        finally:
+            conn.close()
+
+
+@dataclass
+class Follower:
+    """Reads an SSE stream in a thread, noting when each line came and when the stream ended."""
+
+    lines: list[tuple[float, str]] = field(default_factory=list)
+    ended: float | None = None
+    status: int | None = None
+
+    def start(self, srv: Server, path: str, token: str) -> threading.Thread:
+        def run() -> None:
+            conn = http.client.HTTPConnection(srv.host, srv.port, timeout=60)
+            conn.request("GET", path, headers={"Authorization": f"Bearer {token}"})
+            resp = conn.getresponse()
+            self.status = resp.status
+            while True:
+                line = resp.readline()
+                if not line:
+                    break
+                self.lines.append((time.monotonic(), line.decode().rstrip("\n")))
+            self.ended = time.monotonic()
+            conn.close()
+
+        thread = threading.Thread(target=run, daemon=True)
+        thread.start()
+        return thread
+
+    def after(self, t: float) -> list[str]:
+        return [line for at, line in self.lines if at > t and line]
+
+
+def _serve(app: Flask) -> Iterator[Server]:
+    srv: BaseWSGIServer = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    yield Server("127.0.0.1", srv.server_port, app)
+    srv.shutdown()
+    thread.join(5)
+
+
+@pytest.fixture
+def prefix(real_redis: Any) -> Iterator[str]:
+    p = f"t{uuid.uuid4().hex[:12]}"
+    yield p
+    keys = list(real_redis.scan_iter(match=f"{p}:*", count=1000))
+    if keys:
+        real_redis.delete(*keys)
+
+
+def _app(prefix: str) -> Flask:
+    return make_app(REDIS_URL, STORE_PREFIX=prefix, SSE_MAX_SECONDS=60.0, SSE_KEEPALIVE_SECONDS=KEEPALIVE)
+
+
+@pytest.fixture
+def server(prefix: str) -> Iterator[Server]:
+    yield from _serve(_app(prefix))
+
+
+@pytest.fixture
+def second(prefix: str) -> Iterator[Server]:
+    """Another server process on the same store."""
+    yield from _serve(_app(prefix))
+
+
+def _register(srv: Server, name: str) -> dict[str, Any]:
+    status, body, _ = srv.call("POST", "/bots/accounts", body={"name": name, "description": "d", "contact": "c"})
+    assert status == 201
+    out: dict[str, Any] = body
+    return out
+
+
+def _wait_started(*followers: Follower) -> None:
+    deadline = time.monotonic() + 10
+    while not all(f.lines for f in followers):
+        assert time.monotonic() < deadline, "the streams did not start"
+        time.sleep(0.05)
+
+
+def test_revoking_a_bot_token_ends_its_open_streams(server: Server) -> None:
+    a, b = _register(server, "a"), _register(server, "b")
+    gid = external_game(server.app, a["account_id"], b["account_id"])
+    seat_stream, decisions = Follower(), Follower()
+    threads = [seat_stream.start(server, f"/games/{gid}/seats/0/events/stream", a["token"]),
+               decisions.start(server, "/bots/me/decisions/stream", a["token"])]  # fmt: skip
+    _wait_started(seat_stream, decisions)
+    time.sleep(2 * KEEPALIVE)  # both are open and idle, sending keep-alives
+    assert seat_stream.ended is None and decisions.ended is None
+    assert seat_stream.status == 200 and decisions.status == 200
+
+    status, _, _ = server.call("DELETE", f"/bots/accounts/{a['account_id']}/token", a["token"])
+    revoked = time.monotonic()
+    assert status == 204
+    for t in threads:
+        t.join(10)
+    for f in (seat_stream, decisions):
+        assert f.ended is not None, "the stream outlived its token"
+        # checked at least once per keep-alive interval; the margin is for the XREAD block in
+        # progress and a loaded machine
+        assert f.ended - revoked <= 2 * KEEPALIVE + 0.5, f.ended - revoked
+        assert not [x for x in f.after(revoked) if not x.startswith(":")], "no frames after revocation"
+    assert server.call("GET", f"/games/{gid}/seats/0/view", a["token"])[0] == 401
+    # the other account's token is untouched
+    assert server.call("GET", f"/games/{gid}/seats/1/view", b["token"])[0] == 200
+
+
+def test_a_seat_token_rotated_by_its_holder_stops_working_at_once_everywhere(
+    server: Server, second: Server
+) -> None:
+    status, game, _ = server.call("POST", "/games", body={"seats": [{"kind": "human"}] * 3})
+    gid = game["game_id"]
+    tokens = {s: server.call("POST", f"/games/{gid}/seats/{s}/claim")[1]["token"] for s in (0, 1)}
+    view = f"/games/{gid}/seats/0/view"
+    # both processes have served the old token
+    assert server.call("GET", view, tokens[0])[0] == 200 and second.call("GET", view, tokens[0])[0] == 200
+    stream = Follower()
+    thread = stream.start(server, f"/games/{gid}/seats/0/events/stream", tokens[0])
+    _wait_started(stream)
+
+    status, body, headers = server.call("POST", f"/games/{gid}/seats/0/token", tokens[0])
+    rotated = time.monotonic()
+    assert status == 201 and headers["Cache-Control"] == "no-store"
+    new = body["token"]
+    assert new != tokens[0] and body["seat"] == 0 and body["token_type"] == "Bearer"
+    assert headers["Location"] == view
+    # the old token: refused at once, by this process and by the other one
+    for srv in (server, second):
+        status, problem, _ = srv.call("GET", view, tokens[0])
+        assert status == 401 and problem["type"] == "/problems/unauthorized"
+        assert srv.call("POST", f"/games/{gid}/seats/0/commands", tokens[0],
+                        {"command_id": "x", "command": {"kind": "start_tiles", "development": 1}})[0] == 401  # fmt: skip
+        assert srv.call("GET", view, new)[0] == 200
+    # the stream it had open ends within the keep-alive interval
+    thread.join(10)
+    assert stream.ended is not None and stream.ended - rotated <= 2 * KEEPALIVE + 0.5
+    # the old token cannot rotate again; another seat's token cannot rotate this seat; none is 401
+    assert server.call("POST", f"/games/{gid}/seats/0/token", tokens[0])[0] == 401
+    assert server.call("POST", f"/games/{gid}/seats/0/token", tokens[1])[0] == 403
+    status, problem, _ = server.call("POST", f"/games/{gid}/seats/0/token")
+    assert status == 401 and "claim" in problem["detail"]
+    assert server.call("GET", f"/games/{gid}/seats/1/view", tokens[1])[0] == 200
+
+
+def test_the_admin_rotates_any_claimed_seat(server: Server) -> None:
+    _, game, _ = server.call("POST", "/games", body={"seats": [{"kind": "human"}] * 3})
+    gid = game["game_id"]
+    lost = server.call("POST", f"/games/{gid}/seats/1/claim")[1]["token"]
+    status, body, _ = server.call("POST", f"/games/{gid}/seats/1/token", ADMIN)
+    assert status == 201
+    assert server.call("GET", f"/games/{gid}/seats/1/view", lost)[0] == 401
+    assert server.call("GET", f"/games/{gid}/seats/1/view", body["token"])[0] == 200
+    # a seat nobody claimed has no token to rotate; no such seat, no such game
+    status, problem, _ = server.call("POST", f"/games/{gid}/seats/2/token", ADMIN)
+    assert status == 409 and "claim" in problem["detail"]
+    assert server.call("POST", f"/games/{gid}/seats/7/token", ADMIN)[0] == 404
+    assert server.call("POST", "/games/nope/seats/0/token", ADMIN)[0] == 404
+
+
+def test_a_bot_token_is_not_rotated_as_a_seat_token(server: Server) -> None:
+    a, b = _register(server, "a"), _register(server, "b")
+    gid = external_game(server.app, a["account_id"], b["account_id"])
+    status, problem, _ = server.call("POST", f"/games/{gid}/seats/0/token", a["token"])
+    assert status == 403 and "DELETE /bots/accounts" in problem["detail"]
