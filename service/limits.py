@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+import redis
 from flask import Flask, Response, current_app, request
 from flask_limiter import Limiter, RequestLimit
 from flask_limiter.errors import RateLimitExceeded
@@ -291,10 +292,13 @@ def init_app(app: Flask, client: Any, prefix: str) -> Limits | None:
 
     @app.after_request
     def _after(resp: Response) -> Response:
-        lim.count_bad_token(resp)
-        cur = limiter.current_limit
-        if cur is not None:
-            _policy_headers(resp, cur)
+        try:
+            lim.count_bad_token(resp)
+            cur = limiter.current_limit
+            if cur is not None:
+                _policy_headers(resp, cur)
+        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError):
+            pass  # the store went away: the answer (often its 503) leaves without RateLimit headers
         return resp
 
     @app.errorhandler(RateLimitExceeded)

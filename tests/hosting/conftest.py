@@ -1,0 +1,203 @@
+"""Fixtures for the hosting tests: real processes waiting as long as production waits.
+
+* ``own_redis`` - a ``redis-server`` of this test alone (AOF on, ``appendfsync always``, a free
+  port in 7100-7199, its own temp dir) that the test can SIGKILL and restart, or SIGSTOP;
+* ``start_api`` - the API under gunicorn (``gthread``, as ``make run`` serves it), as a
+  subprocess on a free port, with its log in a file;
+* ``start_worker`` - ``rfg worker`` processes (own process group) with production settings;
+* ``prefix`` - a unique store prefix / queue on the shared Redis at ``$REDIS_URL``, cleaned up.
+
+Processes run ``python -m`` from the repository root, so they run the code of this checkout.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+
+from events import find_server_binary
+from tests.conftest import REDIS_URL, unavailable
+
+ROOT = Path(__file__).resolve().parents[2]
+ADMIN = "hosting-admin-token"
+
+
+def free_port(low: int = 0, high: int = 0) -> int:
+    """A TCP port nobody listens on: any (0) or the first free one in ``low..high``."""
+    for port in range(low, high + 1) if low else [0]:
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return int(s.getsockname()[1])
+    raise RuntimeError(f"no free port in {low}-{high}")
+
+
+def wait_for(pred: Callable[[], bool], timeout: float, what: str, step: float = 0.05) -> float:
+    """Wait until ``pred()``; returns the seconds it took."""
+    started = time.monotonic()
+    while time.monotonic() - started < timeout:
+        if pred():
+            return time.monotonic() - started
+        time.sleep(step)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+
+
+class RedisServer:
+    """A redis-server process of one test, restartable on the same port and data."""
+
+    def __init__(self, binary: str, data_dir: Path, port: int) -> None:
+        self.binary, self.data_dir, self.port = binary, data_dir, port
+        self.url = f"redis://127.0.0.1:{port}/0"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        args = [self.binary, "--port", str(self.port), "--bind", "127.0.0.1",
+                "--dir", str(self.data_dir), "--appendonly", "yes", "--appendfsync", "always",
+                "--save", "", "--logfile", str(self.data_dir / "server.log")]  # fmt: skip
+        self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, start_new_session=True)
+        probe = redis.Redis(port=self.port, socket_connect_timeout=1, socket_timeout=1)
+        try:
+            wait_for(lambda: self._pings(probe), 30, f"redis-server on port {self.port}")
+        finally:
+            probe.close()
+
+    def _pings(self, probe: redis.Redis) -> bool:
+        assert self.proc is not None
+        if self.proc.poll() is not None:
+            log = (self.data_dir / "server.log").read_text(errors="replace")[-2000:]
+            raise AssertionError(f"redis-server exited with {self.proc.returncode}:\n{log}")
+        try:
+            return bool(probe.ping())
+        except (redis.ConnectionError, redis.TimeoutError):
+            return False
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown, no final fsync (AOF ``always`` wrote every acknowledged write)."""
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(10)
+
+    def signal(self, sig: int) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(sig)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGCONT)
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait(10)
+
+
+@pytest.fixture
+def own_redis(tmp_path: Path) -> Iterator[RedisServer]:
+    binary = find_server_binary()
+    if binary is None:
+        unavailable("no redis-server binary (install redis-server, or set RFG_REDIS_SERVER)")
+    data = tmp_path / "redis"
+    data.mkdir()
+    server = RedisServer(str(binary), data, free_port(7100, 7199))
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def prefix(real_redis: Any) -> Iterator[str]:
+    from tests.workers.conftest import purge
+
+    name = f"h{uuid.uuid4().hex[:10]}"
+    yield name
+    purge(real_redis, name)
+
+
+class Proc(subprocess.Popen[bytes]):
+    log_path: Path
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+
+def _spawn(cmd: list[str], env: dict[str, str], log_path: Path) -> Proc:
+    out = open(log_path, "wb")  # noqa: SIM115 - closed with the process
+    proc = Proc(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                env={**os.environ, **env}, start_new_session=True)  # fmt: skip
+    proc.log_path = log_path
+    return proc
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        pass
+
+
+@pytest.fixture
+def start_api(tmp_path: Path) -> Iterator[Callable[..., tuple[Proc, str]]]:
+    """``start_api(url, prefix, workers=1, **env)`` -> (process, base URL), once /healthz answers."""
+    procs: list[Proc] = []
+
+    def start(url: str, prefix: str, workers: int = 1, **env: str) -> tuple[Proc, str]:
+        port = free_port()
+        cmd = [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}",
+               "--workers", str(workers), "--worker-class", "gthread", "--threads", "8",
+               "service:create_app()"]  # fmt: skip
+        full = {"REDIS_URL": url, "RFG_STORE_URL": url, "RFG_STORE_PREFIX": prefix,
+                "RFG_ADMIN_TOKEN": ADMIN, **env}  # fmt: skip
+        proc = _spawn(cmd, full, tmp_path / f"api-{len(procs)}.log")
+        procs.append(proc)
+        base = f"http://127.0.0.1:{port}"
+
+        def up() -> bool:
+            if proc.poll() is not None:
+                raise AssertionError(f"the API exited with {proc.returncode}:\n{proc.log()}")
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                    return True
+            except OSError:
+                return False
+
+        wait_for(up, 30, "the API to listen")
+        return proc, base
+
+    yield start
+    for proc in procs:
+        _kill_group(proc)
+
+
+@pytest.fixture
+def start_worker(tmp_path: Path) -> Iterator[Callable[..., Proc]]:
+    """``start_worker(url, prefix, *args)`` -> a running ``rfg worker`` (production defaults)."""
+    procs: list[Proc] = []
+
+    def start(url: str, prefix: str, *args: str) -> Proc:
+        cmd = [sys.executable, "-m", "rfgcli.main", "worker", "--url", url, "--prefix", prefix, *args]
+        proc = _spawn(cmd, {}, tmp_path / f"worker-{len(procs)}.log")
+        procs.append(proc)
+        return proc
+
+    yield start
+    for proc in procs:
+        _kill_group(proc)
+
+
+@pytest.fixture
+def shared_url() -> str:
+    return REDIS_URL
