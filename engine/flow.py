@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .catalogue import PHASE_INDEX, PHASES, phantom_id
-from .errors import IllegalCommand, NotYourDecision
+from .errors import IllegalCommand, InvalidEvent, NotYourDecision
 from .fold import Ctx, Event, ev, folds
 from .phases import assign, construct, explore, manage, produce, setup, ship
 from .powers import registry
@@ -194,6 +194,8 @@ def _phase_started(state: GameState, e: Event) -> None:
 
 @folds("PhaseEnded")
 def _phase_ended(state: GameState, e: Event) -> None:
+    if e["phase"] != state.step:
+        raise InvalidEvent(f"PhaseEnded: {e['phase']} ends, but the phase under way is {state.step}")
     if e["phase"] == "explore":
         state.bag = sorted(state.bag + state.abandoned)
         state.abandoned = []
