@@ -132,6 +132,21 @@ class Ladders:
     def names(self) -> list[str]:
         return sorted(self._s(n) for n in self.r.smembers(f"{self.prefix}:ladders"))
 
+    def delete(self, name: str) -> int:
+        """Delete a ladder: its configuration, entrants, results and ratings. Its running games
+        are left to finish as ordinary games (no longer recorded). Returns how many were running.
+
+        Call it while holding the workers' scheduling lock (``workers.ladders.scheduling_lock``)
+        so that no scheduler is starting a game of this ladder at the same moment."""
+        self.config(name)  # LadderError if there is no such ladder
+        running = len(self.running(name))
+        parts = ("cfg", "entrants", "games", "results", "recorded", "ratings")
+        pipe = self.r.pipeline(transaction=True)
+        pipe.delete(*(self._k(name, part) for part in parts))
+        pipe.srem(f"{self.prefix}:ladders", name)
+        pipe.execute()
+        return running
+
     def add_entrant(
         self, name: str, entrant: str, bot: str | None = None, account: str | None = None
     ) -> dict[str, Any]:
@@ -168,12 +183,17 @@ class Ladders:
             return {"kind": "bot", "bot": spec["bot"], "entrant": spec["entrant"]}
         return {"kind": "external", "account": spec["account"], "entrant": spec["entrant"]}
 
-    def schedule(self, name: str, rng_seed: str | None = None) -> list[str]:
-        """Start games until ``concurrency`` are running; returns the new game ids."""
+    def schedule(
+        self, name: str, rng_seed: str | None = None, limit: int | None = None
+    ) -> list[str]:
+        """Start games until ``concurrency`` are running, but at most ``limit`` games (a duplicate
+        set cut short by it stays incomplete); returns the new game ids."""
         cfg = self.config(name)
         entrants = self.entrants(name)
         self.record_finished(name)
         free = cfg.concurrency - len(self.running(name))
+        if limit is not None:
+            free = min(free, limit)
         if free <= 0 or cfg.paused:
             return []
         table = self.live_table(name)
@@ -194,11 +214,13 @@ class Ladders:
                 f"ladder {name!r} needs at least {min(cfg.players)} entrants; it has {len(entrants)}"
             )
         created: list[str] = []
-        while free > 0:
+        while free > 0 and (limit is None or len(created) < limit):
             n = rng.choice(counts)
             table_entrants = choose_table(sorted(entrants), n, ratings, played, meetings, rng)
             seed = secrets.token_hex(16)
             for order in seatings(table_entrants, cfg.duplicate, rng):
+                if limit is not None and len(created) >= limit:
+                    break
                 seats = [self.seat_spec(entrants[e]) for e in order]
                 tbl = {"seats": seats, "ladder": name, "time_control": cfg.time_control}
                 gid, _ = self.games.create(n, dict(cfg.options), seed=seed, table=tbl)

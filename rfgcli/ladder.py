@@ -1,8 +1,11 @@
 """``rfg ladder``: create ladders, add entrants, run the scheduler, print the leaderboard, plot.
 
-The store is the one the server uses (``--url``, default ``$REDIS_URL`` or the embedded store).
-``run`` keeps the ladder's games going until N more have finished, with a progress line on stderr;
-built-in bots are played by the workers (``rfg worker``), or in this process with ``--inline``.
+The store is the one the server uses (``--url``, default ``$REDIS_URL`` or the embedded store):
+the CLI talks to it directly, so it needs no admin token. ``run`` starts exactly N games (never more,
+whatever the ladder's concurrency) and waits until they have finished, with a progress line on
+stderr; built-in bots are played by the workers (``rfg worker``), or in this process with
+``--inline``. ``pause`` stops the workers from starting new games of a ladder (running games
+finish and are recorded), ``resume`` lets them start games again, ``delete`` removes the ladder.
 """
 
 from __future__ import annotations
@@ -48,9 +51,9 @@ def add_parser(sub: Any) -> None:
     g = a.add_mutually_exclusive_group(required=True)
     g.add_argument("--bot", help="built-in bot name (random, heuristic)")
     g.add_argument("--account", help="external bot account id (registered through the API)")
-    r = ls.add_parser("run", help="run the scheduler in the foreground until N more games finish")
+    r = ls.add_parser("run", help="start exactly N games of the ladder and wait until they finish")
     r.add_argument("name")
-    r.add_argument("--games", type=int, default=20)
+    r.add_argument("--games", type=_positive, default=20, help="games to play (default 20)")
     r.add_argument(
         "--inline",
         action="store_true",
@@ -66,7 +69,23 @@ def add_parser(sub: Any) -> None:
     pl.add_argument("name")
     pl.add_argument("--out", default="-", help="file (default stdout)")
     ls.add_parser("list", help="list ladders")
+    pa = ls.add_parser("pause", help="start no new game (running games finish and are recorded)")
+    pa.add_argument("name")
+    re_ = ls.add_parser("resume", help="let the workers start the ladder's games again")
+    re_.add_argument("name")
+    de = ls.add_parser("delete", help="delete a ladder, its results and ratings (running games finish unrecorded)")  # fmt: skip
+    de.add_argument("name")
     p.set_defaults(func=run)
+
+
+def _positive(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"give 1 or more, not {n}")
+    return n
 
 
 def _ladders(url: str | None, prefix: str = "rfg") -> Any:
@@ -127,6 +146,17 @@ def run(args: argparse.Namespace) -> int:
                 print(n)
         elif args.action == "run":
             return _run(ladders, args)
+        elif args.action in ("pause", "resume"):
+            cfg = ladders.update(args.name, paused=args.action == "pause")
+            running = len(ladders.running(args.name))
+            state = "paused: no new game starts" if cfg.paused else "resumed: the workers start its games"
+            print(f"ladder {args.name} {state} ({running} running)")
+        elif args.action == "delete":
+            from workers.ladders import scheduling_lock
+
+            with scheduling_lock(ladders.r, ladders.prefix):
+                running = ladders.delete(args.name)
+            print(f"ladder {args.name} deleted" + (f"; its {running} running game(s) finish as ordinary games" if running else ""))  # fmt: skip
         elif args.action == "leaderboard":
             rows = ladders.leaderboard(args.name)
             if args.json:
@@ -155,25 +185,37 @@ def run(args: argparse.Namespace) -> int:
             else:
                 with open(args.out, "w", encoding="utf-8") as f:
                     f.write(svg + "\n")
-    except LadderError as exc:
+    except (LadderError, TimeoutError) as exc:
         print(f"rfg ladder: {exc}", file=sys.stderr)
         return 2
     return 0
 
 
 def _run(ladders: Any, args: argparse.Namespace) -> int:
+    """Start exactly ``args.games`` games (at most ``concurrency`` at a time) and wait for them."""
+    from ladder.service import LadderError
+
+    if ladders.config(args.name).paused:
+        raise LadderError(f"ladder {args.name!r} is paused; run 'rfg ladder resume {args.name}' first")
     target = args.games
+    mine: set[str] = set()
     done = 0
     rng = Rng.from_seed(f"ladder-run:{time.time_ns()}")
     started = time.perf_counter()
     while done < target:
-        ladders.schedule(args.name)
+        if len(mine) < target:
+            mine.update(ladders.schedule(args.name, limit=target - len(mine)))
         if args.inline:
             for gid in ladders.running(args.name):
                 play_inline(ladders, gid, rng)
         else:
             time.sleep(args.poll)
-        done += ladders.record_finished(args.name)
+        ladders.record_finished(args.name)
+        games = ladders.ladder_games(args.name)
+        done = sum(1 for g in mine if games.get(g, {}).get("status") == "finished")
+        if len(mine) < target and ladders.config(args.name).paused:
+            raise LadderError(f"ladder {args.name!r} was paused after {len(mine)} of {target} "
+                              f"games started; {done} finished")  # fmt: skip
         rate = done / max(time.perf_counter() - started, 1e-9) * 3600
         top = ladders.leaderboard(args.name)[:1]
         lead = (

@@ -2,6 +2,11 @@
 
 Locally a missing server skips the tests that need it; when the ``CI`` environment variable is
 set it fails them, so CI always proves the real-Redis paths.
+
+The tests' Redis is ``$RFG_TEST_REDIS_URL``, else ``$REDIS_URL``, else database 15 of the local
+server (``make test`` uses database 15 unless told otherwise), never the database 0 that ``make
+run`` uses. Every test works under its own key prefix (and RQ queue of that name) and deletes
+them afterwards with ``purge_prefix``, RQ's own keys included, so a run leaves nothing behind.
 """
 
 from __future__ import annotations
@@ -13,7 +18,11 @@ from typing import Any, NoReturn
 import pytest
 import redis
 
-REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+REDIS_URL = (
+    os.environ.get("RFG_TEST_REDIS_URL")
+    or os.environ.get("REDIS_URL")
+    or "redis://127.0.0.1:6379/15"
+)
 
 
 def in_ci() -> bool:
@@ -38,3 +47,44 @@ def real_redis() -> Iterator[Any]:
         unavailable(f"no Redis at REDIS_URL={REDIS_URL} ({exc}); start one or set REDIS_URL")
     yield client
     client.close()
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def purge_prefix(client: Any, prefix: str) -> None:
+    """Delete everything a test under ``prefix`` left in Redis: the store's keys, the RQ queue
+    and registries named ``prefix``, its jobs (ids start with ``prefix-``) with their results and
+    executions, and the workers and schedulers that served that queue - also those killed with
+    SIGKILL, which never deregistered - with their entries in RQ's shared sets."""
+    patterns = [f"{prefix}:*", f"rq:job:{prefix}-*", f"rq:*:{prefix}", f"rq:*:{prefix}:*",
+                f"rq:results:{prefix}-*", f"rq:execution:{prefix}-*", f"rq:executions:{prefix}-*"]  # fmt: skip
+    doomed: set[Any] = set()
+    for pattern in patterns:
+        doomed.update(client.scan_iter(match=pattern, count=1000))
+    for kind in ("worker", "scheduler"):
+        for key in client.scan_iter(match=f"rq:{kind}:*", count=1000):
+            if _text(key).count(":") != 2 or client.type(key) not in (b"hash", "hash"):
+                continue
+            queues = client.hget(key, "queues")
+            if queues is not None and prefix in _text(queues).split(","):
+                doomed.update((key, f"{_text(key)}:executions"))
+                client.srem("rq:workers", key)
+    client.srem("rq:queues", f"rq:queue:{prefix}")
+    doomed = {k for k in doomed if client.exists(k)}
+    if doomed:
+        client.delete(*doomed)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_rq_throttle_left() -> Iterator[None]:
+    """RQ marks "groups cleaned recently" with a short-lived global key (``rq:clean_groups``);
+    after the session it only clutters the tests' database, so it goes too."""
+    yield
+    try:
+        client = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=1, socket_timeout=2)
+        client.delete("rq:clean_groups")
+        client.close()
+    except (redis.ConnectionError, redis.TimeoutError):
+        pass

@@ -17,6 +17,9 @@ from __future__ import annotations
 import logging
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
 
 from ladder.service import LadderError, Ladders
 
@@ -28,11 +31,32 @@ _RELEASE = (
 )
 
 
+def lock_key(prefix: str) -> str:
+    return f"{prefix}:w:ladder-lock"
+
+
+@contextmanager
+def scheduling_lock(client: Any, prefix: str, wait: float = 10.0, ttl: float = 30.0) -> Iterator[None]:
+    """Hold the ladder scheduling mutex (for changes such as deleting a ladder), waiting up to
+    ``wait`` seconds for a scheduling pass to end; ``TimeoutError`` if it does not."""
+    me = uuid.uuid4().hex
+    deadline = time.monotonic() + wait
+    while not client.set(lock_key(prefix), me, nx=True, px=int(ttl * 1000)):
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"a ladder scheduling pass held {lock_key(prefix)} for over "
+                               f"{wait:.0f}s; try again")  # fmt: skip
+        time.sleep(0.05)
+    try:
+        yield
+    finally:
+        client.eval(_RELEASE, 1, lock_key(prefix), me)
+
+
 class LadderScheduler:
     def __init__(self, rt: Runtime) -> None:
         self.rt = rt
         self.ladders = Ladders(rt.client, rt.games, prefix=rt.settings.prefix)
-        self.lock_key = f"{rt.settings.prefix}:w:ladder-lock"
+        self.lock_key = lock_key(rt.settings.prefix)
         self._next = 0.0
 
     def due(self) -> bool:

@@ -1,7 +1,7 @@
 """Fixtures for the event-store tests: one ``store`` fixture parametrised over the adapters.
 
 * ``fakeredis`` - always (in-process, exercises the same Lua through lupa);
-* ``redis`` - the real server at ``$REDIS_URL`` (default redis://127.0.0.1:6379/0);
+* ``redis`` - the real server at ``$REDIS_URL`` (default: database 15 of the local server, see tests/conftest.py);
 * ``embedded`` - the embedded server ``events.connect`` starts, in a temp dir.
 
 A real or embedded server that is unavailable skips its tests locally and fails them when the

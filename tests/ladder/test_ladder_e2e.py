@@ -32,7 +32,7 @@ from ladder.service import Ladders, tables_equal
 from service import create_app
 
 ROOT = Path(__file__).resolve().parents[2]
-from tests.conftest import REDIS_URL  # noqa: E402
+from tests.conftest import REDIS_URL, purge_prefix  # noqa: E402
 
 RFG = str(Path(sys.executable).parent / "rfg")
 ADMIN = "ladder-e2e-admin"
@@ -44,12 +44,7 @@ def prefix(real_redis: Any) -> Iterator[str]:
     client = real_redis
     p = f"t{uuid.uuid4().hex[:10]}"
     yield p
-    patterns = [f"{p}:*", f"rq:job:{p}-*", f"rq:*:{p}", f"rq:*:{p}:*", f"rq:results:{p}-*",
-                f"rq:executions:{p}-*"]  # fmt: skip
-    for pattern in patterns:
-        keys = list(client.scan_iter(match=pattern, count=1000))
-        if keys:
-            client.delete(*keys)
+    purge_prefix(client, p)
 
 
 @pytest.fixture

@@ -3,7 +3,7 @@
 * ``app`` - the app on its own fakeredis (``memory://<unique>``), an admin token, short SSE bounds;
 * ``api`` - a Flask test client that validates every request and response against openapi.yaml
   (openapi-core) and fails the test on any mismatch;
-* ``real_app`` - the app on the real Redis at ``$REDIS_URL`` (default redis://127.0.0.1:6379/0)
+* ``real_app`` - the app on the real Redis at ``$REDIS_URL`` (default: database 15 of the local server, see tests/conftest.py)
   with a unique key prefix, cleaned up afterwards; skipped locally without a server, a failure
   under ``CI`` (the pattern of tests/events/conftest.py);
 * helpers to create a game, claim seats and play it with bots through HTTP.
@@ -31,7 +31,7 @@ from werkzeug.wrappers import Request
 from bots import get_bot
 from engine.rng import Rng
 from service import create_app
-from tests.conftest import REDIS_URL
+from tests.conftest import REDIS_URL, purge_prefix
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC_PATH = ROOT / "openapi.yaml"
@@ -217,9 +217,7 @@ def real_app(real_redis: Any) -> Iterator[Flask]:
     prefix = f"t{uuid.uuid4().hex[:12]}"
     app = make_app(REDIS_URL, STORE_PREFIX=prefix)
     yield app
-    keys = list(real_redis.scan_iter(match=f"{prefix}:*", count=1000))
-    if keys:
-        real_redis.delete(*keys)
+    purge_prefix(real_redis, prefix)
 
 
 @pytest.fixture

@@ -2,7 +2,7 @@
 
 * ``fake_rt`` - a ``Runtime`` on its own fakeredis server (with Lua), installed as this process's
   runtime, with a controllable ``clock``; ``burst(rt)`` runs an RQ ``SimpleWorker(burst=True)``;
-* ``real_redis`` - the Redis at ``$REDIS_URL`` (default redis://127.0.0.1:6379/0): skipped
+* ``real_redis`` - the Redis at ``$REDIS_URL`` (default: database 15 of the local server, see tests/conftest.py): skipped
   locally when absent, a failure when ``CI`` is set (as in tests/events/conftest.py);
 * ``real_prefix`` - a unique store prefix / queue on it, every key cleaned up afterwards;
 * ``spawn_worker`` - starts real ``rfg worker`` processes (own process group, killed at the end).
@@ -27,7 +27,7 @@ import redis
 from rq import SimpleWorker
 from rq.timeouts import TimerDeathPenalty
 
-from tests.conftest import REDIS_URL
+from tests.conftest import REDIS_URL, purge_prefix
 from workers import Runtime, WorkerSettings, install
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -74,13 +74,9 @@ def fake_rt(clock: FakeClock) -> Iterator[Runtime]:
 
 
 def purge(client: Any, prefix: str) -> None:
-    """Delete the store keys of ``prefix`` and the RQ keys of the queue and jobs named by it."""
-    patterns = [f"{prefix}:*", f"rq:job:{prefix}-*", f"rq:*:{prefix}", f"rq:*:{prefix}:*",
-                f"rq:results:{prefix}-*", f"rq:executions:{prefix}-*"]  # fmt: skip
-    for pattern in patterns:
-        keys = list(client.scan_iter(match=pattern, count=1000))
-        if keys:
-            client.delete(*keys)
+    """Delete the store keys of ``prefix`` and the RQ keys of the queue, jobs and workers named by
+    it (``tests.conftest.purge_prefix``)."""
+    purge_prefix(client, prefix)
 
 
 @pytest.fixture
