@@ -37,11 +37,14 @@ def _actual_first_roll(api: Any, gid: str) -> dict[int, list[int]]:
 def _attack(api: Any, spectator: bool) -> tuple[int, int, int]:
     """(dice predicted right, dice predicted, games where a candidate re-dealt the setup)."""
     hits = trials = matched = 0
-    for _ in range(GAMES):
+    for g in range(GAMES):
         gid, tokens = new_game(api, PLAYERS)
         before = api.get(f"/games/{gid}/view").get_json()["view"]
         shown: list[Any] = [before, api.get(f"/games/{gid}/events").get_json(),
-                            api.get("/games").get_json(), {"game_id": gid}]  # fmt: skip
+                            api.get("/games").get_json(), api.get(f"/games/{gid}").get_json(),
+                            {"game_id": gid}]  # fmt: skip
+        if g < 2:  # the live stream carries the feed's items (it closes after SSE_MAX_SECONDS)
+            shown.append(api.get(f"/games/{gid}/events/stream").get_data(as_text=True).split())
         if not spectator:  # seat 0: its own view and its own log as well
             shown.append(api.get(f"/games/{gid}/seats/0/view", headers=bearer(tokens[0])).get_json())
             shown.append(api.get(f"/games/{gid}/seats/0/log", headers=bearer(tokens[0])).get_data(as_text=True))
