@@ -267,17 +267,17 @@ class _Check:
         if self.v.mode == "events":
             if "hash" in obj:
                 raise _Stop("inconsistent", expected, "an envelope inside a bare event log")
-            _want(obj.get("type"), str, f"event {expected}: field type", expected)
-            _want(obj.get("v"), int, f"event {expected}: field v", expected)
+            _want(obj.get("type"), str, "field type", expected)
+            _want(obj.get("v"), int, "field v", expected)
             self.last_seq = expected
             return obj, None, ""
         missing = [f for f in _ENVELOPE_TYPES if f not in obj]
         extra = [k for k in obj if k not in _ENVELOPE_TYPES]
         if missing or extra:
-            raise _Stop("inconsistent", expected, f"event {expected}: an envelope has missing "
-                        f"fields {missing} / unknown fields {extra}")  # fmt: skip
+            raise _Stop("inconsistent", expected, f"an envelope with missing fields {missing} / "
+                        f"unknown fields {extra}")  # fmt: skip
         for name, kind in _ENVELOPE_TYPES.items():
-            _want(obj[name], kind, f"event {expected}: field {name}", expected)
+            _want(obj[name], kind, f"field {name}", expected)
         env = Envelope.from_dict(obj)
         if env.seq > expected:
             missing_to = env.seq - 1
@@ -358,8 +358,8 @@ class _Check:
                         "its command record (CommandSubmitted)")  # fmt: skip
         if state.over:
             raise _Stop("inconsistent", first, "a command after the end of the game")
-        _want(rec.get("seat"), int, f"event {first}: CommandSubmitted field seat", first)
-        _want(rec.get("command"), dict, f"event {first}: CommandSubmitted field command", first)
+        _want(rec.get("seat"), int, "CommandSubmitted field seat", first)
+        _want(rec.get("command"), dict, "CommandSubmitted field command", first)
         seat = rec["seat"]
         if not 0 <= seat < len(state.players):
             raise _Stop("inconsistent", first, f"seat {seat} in a {len(state.players)}-player game")

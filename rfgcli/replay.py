@@ -3,7 +3,8 @@ public key this machine's server signs its exports with.
 
 ``rfg replay`` exits 0 when the log is consistent, complete and (given ``--key``) authentic; 1 when
 it is not (the message names the verdict, the first bad event and why); 2 when the file or the key
-cannot be read. The log is read as a stream, so its size does not matter to memory.
+cannot be read or the file is not a log at all (binary, not JSON Lines, nested too deep, a line
+over 1 MiB): one line on stderr, never a traceback. The log is read as a stream, so its size does not matter to memory.
 """
 
 from __future__ import annotations
@@ -84,7 +85,9 @@ def run(args: argparse.Namespace) -> int:
         if verdict.verdict != "not-authentic" and verdict.authentic is not None:
             print(f"  authentic: {_authentic(verdict.authentic)} ({verdict.authenticity})",
                   file=sys.stderr)  # fmt: skip
-    return 0 if verdict.ok else 1
+    if verdict.ok:
+        return 0
+    return 2 if verdict.verdict == "malformed" else 1
 
 
 def _authentic(value: bool | None) -> str:
