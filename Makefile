@@ -34,17 +34,21 @@ simulate: install
 bench: install
 	$(BIN)/python bench/engine.py
 
-# The REST API in the foreground (Ctrl-C stops it). Store: the embedded server in ./run/redis, or
-# REDIS_URL (redis://host:port/db, unix:///path.sock). HOST, PORT, WORKERS, THREADS override.
+# The whole server in the foreground: the store, the API (gunicorn) and BOT_WORKERS supervised
+# `rfg worker` processes (one that dies is restarted). Ctrl-C stops all of it, the embedded server
+# too if this started it (else `rfg store stop` does). Store: the embedded server in ./run/redis,
+# or REDIS_URL (redis://host:port/db, unix:///path.sock). HOST, PORT, WORKERS, THREADS override.
 HOST ?= 127.0.0.1
 PORT ?= 8000
 WORKERS ?= 2
 THREADS ?= 8
+BOT_WORKERS ?= 1
 run: install
-	@echo "Roll for the Galaxy API: http://$(HOST):$(PORT)/  (contract: http://$(HOST):$(PORT)/openapi.yaml; store: $${REDIS_URL:-embedded server in ./run/redis})"
-	$(BIN)/rfg worker & WORKER=$$!; trap 'kill $$WORKER 2>/dev/null' EXIT INT TERM; \
-	RFG_DISPATCH=1 $(BIN)/gunicorn --bind $(HOST):$(PORT) --workers $(WORKERS) --worker-class gthread --threads $(THREADS) \
-		--access-logfile - 'service:create_app()'
+	$(BIN)/rfg run --host $(HOST) --port $(PORT) --workers $(WORKERS) --threads $(THREADS) --bot-workers $(BOT_WORKERS)
 
+# Stops the embedded server (whatever is connected to it) and removes its data (./run) with the
+# virtualenv and the caches. An external Redis (REDIS_URL) is left alone.
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	@if [ -x $(BIN)/rfg ]; then $(BIN)/rfg store stop --force --url embedded://run/redis; \
+	elif [ -S run/redis/server.sock ]; then echo "no $(BIN)/rfg to stop the embedded server in run/redis: stop it (kill \$$(cat run/redis/server.pid)) before removing run/"; exit 1; fi
+	rm -rf run $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -14,7 +14,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True)
     simulate.add_parser(sub)
-    for name in ("replay", "scenario", "worker", "ladder"):
+    for name in ("replay", "scenario", "worker", "ladder", "store", "run"):
         mod = _optional(name)
         if mod is not None:
             mod.add_parser(sub)

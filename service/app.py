@@ -13,7 +13,7 @@ from typing import Any
 
 from flask import Flask
 
-from service import backend, errors, http, limits
+from service import backend, errors, http, limits, logs, metrics, web
 from service.api import BLUEPRINTS
 from service.config import resolve
 from service.routing import AsciiIntConverter, GameIdConverter
@@ -25,10 +25,13 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.url_map.converters["gid"] = GameIdConverter
     app.url_map.converters["int"] = AsciiIntConverter  # /seats/3, never /seats/٣
     app.url_map.strict_slashes = False
+    logs.init_app(app)  # request id, JSON log context, one access line per request
     errors.init_app(app)
     http.init_app(app)  # bodies: size limits on chunked bodies too, UTF-8 only
     store = backend.init_app(app)
     for bp in BLUEPRINTS:
         app.register_blueprint(bp)
+    app.register_blueprint(web.bp)  # the web client under /play/
+    metrics.init_app(app, store.client, store.games)  # GET /metrics
     limits.init_app(app, store.client, store.store.prefix)  # after the routes it limits
     return app

@@ -16,6 +16,7 @@ from rq import Retry, get_current_job
 from rq.utils import now as rq_now
 
 from . import faults, runtime
+from .metrics import record_job_latency
 from .turns import CommandRejected, play
 
 log = logging.getLogger(__name__)
@@ -50,6 +51,19 @@ def play_decision(game_id: str, seat: int, since: int, prefix: str) -> dict[str,
         )
     if outcome.status == "contended":
         return Retry(max=3, interval=[0, 1, 1])
+    if outcome.status == "played":
+        kind = (outcome.command_id or "bot").split(":", 1)[0]
+        log.info("played %s seat %d: %s (command %s, version %s)", game_id, seat, outcome.kind,
+                 outcome.command_id, outcome.version,
+                 extra={"game_id": game_id, "seat": seat, "decision": outcome.kind,
+                        "command_id": outcome.command_id, "version": outcome.version,
+                        "player": kind})  # fmt: skip
+        if job is not None and job.enqueued_at:
+            try:
+                record_job_latency(rt.client, rt.settings.prefix, kind,
+                                   (rq_now() - job.enqueued_at).total_seconds())  # fmt: skip
+            except INFRASTRUCTURE_ERRORS as exc:  # the move is played; only the metric is lost
+                log.warning("could not record the job latency of %s: %r", game_id, exc)
     if rt.settings.metrics and outcome.status == "played" and job is not None and job.enqueued_at:
         ms = (rq_now() - job.enqueued_at).total_seconds() * 1000
         pipe = rt.client.pipeline(transaction=False)

@@ -42,6 +42,7 @@ class Outcome:
     since: int
     command_id: str | None = None
     version: int | None = None
+    kind: str | None = None  # the decision's kind (the command's), when one was played
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -91,5 +92,5 @@ def play(rt: Runtime, game_id: str, seat: int, since: int, hooks: Any = None) ->
             raise CommandRejected(f"{plan.kind} {plan.player!r} made an illegal command in "
                                   f"{game_id} seat {seat} @{since}: {exc}") from exc  # fmt: skip
         status = "duplicate" if sub.result.duplicate else "played"
-        return Outcome(status, game_id, seat, since, plan.command_id, sub.version)
+        return Outcome(status, game_id, seat, since, plan.command_id, sub.version, command.get("kind"))
     return Outcome("contended", game_id, seat, since)

@@ -1,0 +1,206 @@
+"""``rfg run``: the whole server in the foreground - the store, the API under gunicorn and the
+bot/timeout workers - supervised, and stopped together (``make run`` calls it).
+
+* the store: the embedded server in ``./run/redis`` (started first if it is not running), or the
+  Redis at ``$RFG_STORE_URL`` / ``$REDIS_URL``;
+* the API: gunicorn (``gthread``; ``--workers`` processes of ``--threads`` threads) with
+  ``service.gunicorn_conf`` (JSON logs, metrics), commands dispatching bot turns at once
+  (``RFG_DISPATCH=1``), Prometheus multiprocess files in ``--metrics-dir`` (emptied at start);
+* ``--bot-workers`` ``rfg worker`` processes; one that exits (a crash, a kill, Redis gone for
+  longer than it waits) is started again after 1 s, then 2, 4 ... up to 30 s while it keeps
+  failing within a minute of its start.
+
+Ctrl-C (SIGINT), SIGTERM or SIGHUP stops everything this command started: the API and the
+workers (SIGTERM: running jobs and requests end first, SIGKILL after ``--grace`` seconds), then
+the embedded server if this command started it (its data stay in ./run/redis; ``make clean``
+removes them). An embedded server that was already running is left running, and the last line
+says how to stop it (``rfg store stop``). A second Ctrl-C kills at once. If the API exits by
+itself, the rest is stopped and its exit status returned.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+RESTART_MAX_DELAY = 30.0
+HEALTHY_AFTER = 60.0  # a worker that ran this long has its restart delay reset
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("run", help="run the store, the API and the workers in the foreground (Ctrl-C stops all)",
+                       description="The API under gunicorn, supervised rfg worker processes and the embedded store, stopped together.")  # fmt: skip
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p.add_argument("--workers", type=int, default=2, help="gunicorn worker processes (default 2)")
+    p.add_argument("--threads", type=int, default=8, help="threads per gunicorn worker (default 8)")
+    p.add_argument("--bot-workers", type=int, default=1,
+                   help="rfg worker processes playing bots and timeouts (default 1)")  # fmt: skip
+    p.add_argument("--metrics-dir", default="run/metrics",
+                   help="Prometheus multiprocess directory, emptied at start (default run/metrics)")  # fmt: skip
+    p.add_argument("--grace", type=float, default=15.0,
+                   help="seconds the API and workers get to stop before they are killed (default 15)")  # fmt: skip
+    p.set_defaults(func=run)
+
+
+def say(msg: str) -> None:
+    print(f"rfg run: {msg}", file=sys.stderr, flush=True)
+
+
+@dataclass
+class Child:
+    name: str
+    cmd: list[str]
+    env: dict[str, str]
+    proc: subprocess.Popen[bytes] | None = None
+    started: float = 0.0
+    failures: int = 0
+    restart_at: float = 0.0
+    pids: list[int] = field(default_factory=list)
+
+    def start(self) -> None:
+        # its own process group: Ctrl-C reaches this supervisor only, which stops the children
+        # in order, and a signal to the group also reaches what the child started
+        self.proc = subprocess.Popen(self.cmd, env=self.env, start_new_session=True)
+        self.started = time.monotonic()
+        self.pids.append(self.proc.pid)
+        say(f"{self.name} started (pid {self.proc.pid})")
+
+    def signal(self, sig: int) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, sig)
+            except ProcessLookupError:
+                pass
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+
+class Supervisor:
+    def __init__(self, api: Child, workers: list[Child], grace: float) -> None:
+        self.api = api
+        self.workers = workers
+        self.grace = grace
+        self.stopping = 0  # signals received
+
+    def on_signal(self, signum: int, _frame: Any) -> None:
+        self.stopping += 1
+        if self.stopping == 1:
+            say(f"{signal.Signals(signum).name}: stopping (Ctrl-C again kills at once)")
+        else:
+            for c in [self.api, *self.workers]:
+                c.signal(signal.SIGKILL)
+
+    def watch(self) -> int:
+        """Restart workers that exit until a signal comes or the API exits; the exit status."""
+        self.api.start()
+        for w in self.workers:
+            w.start()
+        while not self.stopping:
+            rc = self.api.proc.poll() if self.api.proc is not None else 1
+            if rc is not None:
+                say(f"the API (gunicorn, pid {self.api.proc.pid if self.api.proc else '?'}) "
+                    f"exited with status {rc}; stopping the rest")  # fmt: skip
+                return rc or 1
+            now = time.monotonic()
+            for w in self.workers:
+                if w.proc is not None and w.proc.poll() is not None:
+                    ran = now - w.started
+                    w.failures = 1 if ran >= HEALTHY_AFTER else w.failures + 1
+                    delay = min(RESTART_MAX_DELAY, 2.0 ** (w.failures - 1))
+                    say(f"{w.name} (pid {w.proc.pid}) exited with status {w.proc.returncode} "
+                        f"after {ran:.0f}s; restarting it in {delay:.0f}s")  # fmt: skip
+                    w.proc = None
+                    w.restart_at = now + delay
+                if w.proc is None and now >= w.restart_at:
+                    w.start()
+            time.sleep(0.2)
+        return 0
+
+    def stop(self) -> None:
+        children = [self.api, *self.workers]
+        for c in children:
+            c.signal(signal.SIGTERM)
+        deadline = time.monotonic() + self.grace
+        while any(c.alive() for c in children) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        for c in children:
+            if c.alive():
+                say(f"{c.name} (pid {c.proc.pid if c.proc else '?'}) did not stop within "
+                    f"{self.grace:.0f}s: killing it")  # fmt: skip
+            c.signal(signal.SIGKILL)
+        for c in children:
+            if c.proc is not None:
+                try:
+                    c.proc.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    say(f"{c.name} (pid {c.proc.pid}) is still there; kill -9 {c.proc.pid}")
+
+
+def _metrics_dir(path: str) -> str:
+    d = Path(path).resolve()
+    if d.exists():
+        shutil.rmtree(d)
+    d.mkdir(parents=True)
+    return str(d)
+
+
+def run(args: argparse.Namespace) -> int:
+    import events
+    from workers.settings import store_url_from_env
+
+    url = store_url_from_env()
+    embedded = None
+    started_store = False
+    if not url or url.startswith("embedded:"):
+        embedded = events.embedded_server(url)
+        if embedded.is_running():
+            say(f"store: the embedded server in {embedded.data_dir} (already running, pid {embedded.pid()})")  # fmt: skip
+        else:
+            try:
+                embedded.ensure_running()
+            except events.EmbeddedServerError as exc:
+                say(str(exc))
+                return 2
+            started_store = True
+            say(f"store: the embedded server in {embedded.data_dir} (started, pid {embedded.pid()})")  # fmt: skip
+    else:
+        say(f"store: {url}")
+    env = dict(os.environ)
+    env.setdefault("RFG_DISPATCH", "1")
+    env["PROMETHEUS_MULTIPROC_DIR"] = _metrics_dir(args.metrics_dir)
+    gunicorn = [sys.executable, "-m", "gunicorn", "--bind", f"{args.host}:{args.port}",
+                "--workers", str(args.workers), "--worker-class", "gthread",
+                "--threads", str(args.threads), "--graceful-timeout", str(int(args.grace)),
+                "--config", "python:service.gunicorn_conf", "service:create_app()"]  # fmt: skip
+    worker_cmd = [sys.executable, "-m", "rfgcli.main", "worker"]
+    api = Child("the API (gunicorn)", gunicorn, env)
+    workers = [Child(f"worker {i + 1}", worker_cmd, dict(os.environ)) for i in range(args.bot_workers)]
+    sup = Supervisor(api, workers, args.grace)
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, sup.on_signal)
+    say(f"API on http://{args.host}:{args.port}/ (contract: /openapi.yaml, metrics: /metrics); "
+        f"Ctrl-C stops everything")  # fmt: skip
+    try:
+        code = sup.watch()
+    finally:
+        sup.stop()
+        if embedded is not None and started_store:
+            embedded.stop()
+            say(f"stopped the API, {len(workers)} worker(s) and the embedded server "
+                f"(data kept in {embedded.data_dir}; make clean removes them)")  # fmt: skip
+        elif embedded is not None:
+            say(f"stopped the API and {len(workers)} worker(s); the embedded server in "
+                f"{embedded.data_dir} was running before and still is: rfg store stop stops it")  # fmt: skip
+        else:
+            say(f"stopped the API and {len(workers)} worker(s); the Redis at {url} is not ours to stop")  # fmt: skip
+    return code

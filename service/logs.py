@@ -1,0 +1,130 @@
+"""The API's logs: JSON lines (python-json-logger) with the request's context.
+
+Every request gets a request id - the client's ``X-Request-ID`` if it is a plain token (1-128
+characters from ``A-Z a-z 0-9 . _ : -``), else a new random one - sent back in the
+``X-Request-ID`` response header. Every log record written while a request is served carries
+``request_id``, and ``game_id``, ``seat`` and ``command_id`` when the request names them (the
+command id of ``POST .../commands`` comes from its body). One ``service.access`` line per request
+(method, path, route, status, duration_ms, remote_addr) replaces gunicorn's access log.
+
+``logconfig(fmt, level)`` is the ``logging.config.dictConfig`` document gunicorn is given
+(``service.gunicorn_conf``): JSON to stderr by default, ``RFG_LOG_FORMAT=text`` for plain lines,
+``RFG_LOG_LEVEL`` for the level (default INFO).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+import uuid
+from typing import Any
+
+import orjson
+from flask import Flask, Response, g, has_request_context, request
+
+REQUEST_ID_HEADER = "X-Request-ID"
+CONTEXT_FIELDS = ("request_id", "game_id", "seat", "command_id")
+_SAFE_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
+_UNSET = object()
+
+access_log = logging.getLogger("service.access")
+
+
+def _command_id() -> str | None:
+    if request.method != "POST" or request.endpoint != "commands.submit":
+        return None
+    try:
+        body = orjson.loads(request.get_data(cache=True))
+    except Exception:  # noqa: BLE001 - a malformed body has no command id; its 4xx says why
+        return None
+    cid = body.get("command_id") if isinstance(body, dict) else None
+    return cid if isinstance(cid, str) and len(cid) <= 200 else None
+
+
+def request_context() -> dict[str, Any]:
+    """The context fields of the request being served (empty outside a request)."""
+    if not has_request_context():
+        return {}
+    out: dict[str, Any] = {}
+    rid = g.get("request_id")
+    if rid:
+        out["request_id"] = rid
+    args = request.view_args or {}
+    for key in ("game_id", "seat"):
+        if key in args:
+            out[key] = args[key]
+    cid = g.get("command_id", _UNSET)
+    if cid is _UNSET:
+        cid = g.command_id = _command_id()
+    if cid:
+        out["command_id"] = cid
+    return out
+
+
+class RequestContextFilter(logging.Filter):
+    """Adds the request's context fields to every record (install it on the handlers)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        for key, value in request_context().items():
+            if not hasattr(record, key):
+                setattr(record, key, value)
+        return True
+
+
+def _before() -> None:
+    rid = request.headers.get(REQUEST_ID_HEADER, "")
+    g.request_id = rid if _SAFE_ID.match(rid) else uuid.uuid4().hex
+    g.started = time.perf_counter()
+
+
+def _after(resp: Response) -> Response:
+    rid = g.get("request_id")
+    if rid:
+        resp.headers[REQUEST_ID_HEADER] = rid
+    if access_log.isEnabledFor(logging.INFO):
+        took = (time.perf_counter() - g.get("started", time.perf_counter())) * 1000
+        route = request.url_rule.rule if request.url_rule is not None else None
+        access_log.info(
+            "%s %s %s", request.method, request.path, resp.status_code,
+            extra={"method": request.method, "path": request.path, "route": route,
+                   "status": resp.status_code, "duration_ms": round(took, 2),
+                   "remote_addr": request.remote_addr},
+        )  # fmt: skip
+    return resp
+
+
+def init_app(app: Flask) -> None:
+    app.before_request(_before)
+    app.after_request(_after)
+
+
+def logconfig(fmt: str = "json", level: str = "INFO") -> dict[str, Any]:
+    """A ``dictConfig`` document: every record to stderr, as JSON lines (or text), with the
+    request context; gunicorn's own loggers included."""
+    if fmt not in ("json", "text"):
+        raise ValueError(f"RFG_LOG_FORMAT is {fmt!r}; use 'json' or 'text'")
+    formatter: dict[str, Any]
+    if fmt == "json":
+        formatter = {
+            "()": "pythonjsonlogger.json.JsonFormatter",
+            "fmt": ["asctime", "levelname", "name", "process", "message"],
+            "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger",
+                              "process": "pid"},  # fmt: skip
+        }
+    else:
+        formatter = {"format": "%(asctime)s %(levelname)s %(name)s [%(process)d]: %(message)s"}
+    handler = {"class": "logging.StreamHandler", "stream": "ext://sys.stderr",
+               "formatter": "main", "filters": ["request"]}  # fmt: skip
+    return {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "filters": {"request": {"()": "service.logs.RequestContextFilter"}},
+        "formatters": {"main": formatter},
+        "handlers": {"main": handler},
+        "root": {"level": level.upper(), "handlers": ["main"]},
+        "loggers": {
+            "gunicorn.error": {"level": level.upper(), "handlers": ["main"], "propagate": False},
+            "gunicorn.access": {"level": "WARNING", "handlers": ["main"], "propagate": False},
+        },
+    }

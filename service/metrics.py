@@ -1,0 +1,177 @@
+"""Prometheus metrics at ``GET /metrics`` (prometheus-client, text exposition format).
+
+Two kinds of metric, because gunicorn serves the API from several worker processes and the bots
+are played by other processes still (``rfg worker``):
+
+* **measured in the API processes** - ``rfg_http_requests_total``, ``rfg_commands_total``,
+  ``rfg_store_append_seconds``, ``rfg_sse_clients``. Under gunicorn they use prometheus-client's
+  *multiprocess mode*: when ``PROMETHEUS_MULTIPROC_DIR`` is set (``rfg run`` / ``make run`` set it
+  to ``run/metrics``, emptied at start), every process writes its values to files there and
+  ``/metrics``, whichever process answers, adds them up (the SSE gauge counts live processes
+  only: ``livesum``; gunicorn's ``child_exit`` hook in ``service.gunicorn_conf`` marks dead
+  ones). Without it (one process: ``flask run``, tests) they live in this process.
+* **read from Redis when scraped** - ``rfg_queue_jobs`` (RQ queue depth: queued, scheduled,
+  started, failed), ``rfg_games`` (games by status, from the lobby; counted at most every
+  ``GAMES_CACHE_SECONDS`` per process, at most ``GAMES_SCAN_LIMIT`` games) and
+  ``rfg_job_latency_seconds`` (enqueue-to-applied time of bot and timeout jobs, a histogram the
+  workers keep in Redis: ``workers.metrics``). These are the same whichever process answers.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections import Counter as Tally
+from collections.abc import Iterator
+from typing import Any
+
+from flask import Flask, Response, current_app, request
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    REGISTRY,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+    multiprocess,
+)
+from prometheus_client.core import GaugeMetricFamily, HistogramMetricFamily
+from prometheus_client.registry import Collector
+
+from events import RedisStore
+from events.games import Games
+
+GAMES_CACHE_SECONDS = 30.0
+GAMES_SCAN_LIMIT = 200_000
+_CHUNK = 1000
+
+REQUESTS = Counter("rfg_http_requests_total", "HTTP requests answered, by method, route and status",
+                   ["method", "route", "status"])  # fmt: skip
+COMMANDS = Counter(
+    "rfg_commands_total",
+    "Commands seats submitted through the API, by result: applied, duplicate (a retry), "
+    "conflict (409: stale version), rejected (422), refused (other 4xx), error (5xx)",
+    ["result"],
+)
+APPEND_SECONDS = Histogram(
+    "rfg_store_append_seconds",
+    "Time of one append to the event store (a command's events or a new game), in seconds",
+    buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5),
+)
+SSE_CLIENTS = Gauge("rfg_sse_clients", "Server-sent event streams open now",
+                    multiprocess_mode="livesum")  # fmt: skip
+
+
+def multiprocess_mode() -> bool:
+    return bool(os.environ.get("PROMETHEUS_MULTIPROC_DIR"))
+
+
+def timed_store(store: RedisStore) -> RedisStore:
+    """Time every append of ``store`` (``rfg_store_append_seconds``)."""
+    append = store.append
+
+    def timed_append(*args: Any, **kwargs: Any) -> Any:
+        t0 = time.perf_counter()
+        try:
+            return append(*args, **kwargs)
+        finally:
+            APPEND_SECONDS.observe(time.perf_counter() - t0)
+
+    store.append = timed_append  # type: ignore[method-assign]
+    return store
+
+
+class StoreCollector(Collector):
+    """The gauges and the histogram read from Redis at scrape time."""
+
+    def __init__(self, client: Any, store: RedisStore, queue: str) -> None:
+        self.client = client
+        self.store = store
+        self.queue = queue
+        self._games: tuple[float, dict[str, int]] = (0.0, {})
+
+    def collect(self) -> Iterator[Any]:
+        from rq import Queue
+
+        from workers.metrics import KINDS, read_job_latency
+
+        q = Queue(self.queue, connection=self.client)
+        depth = GaugeMetricFamily("rfg_queue_jobs", "RQ jobs of the bot/timeout queue, by state",
+                                  labels=["queue", "state"])  # fmt: skip
+        depth.add_metric([self.queue, "queued"], q.count)
+        depth.add_metric([self.queue, "scheduled"], q.scheduled_job_registry.count)
+        depth.add_metric([self.queue, "started"], q.started_job_registry.count)
+        depth.add_metric([self.queue, "failed"], q.failed_job_registry.count)
+        yield depth
+        games = GaugeMetricFamily("rfg_games", "Games in the store, by status", labels=["status"])
+        for status, n in sorted(self.games_by_status().items()):
+            games.add_metric([status], n)
+        yield games
+        lat = HistogramMetricFamily("rfg_job_latency_seconds",
+                                    "Bot and timeout jobs: from enqueued to their command applied, in seconds",
+                                    labels=["kind"])  # fmt: skip
+        for kind in KINDS:
+            buckets, total = read_job_latency(self.client, self.store.prefix, kind)
+            lat.add_metric([kind], buckets, total)
+        yield lat
+
+    def games_by_status(self) -> dict[str, int]:
+        at, counts = self._games
+        if time.monotonic() - at < GAMES_CACHE_SECONDS and counts:
+            return counts
+        tally: Tally[str] = Tally()
+        ids = self.client.zrange(self.store._lobby, 0, GAMES_SCAN_LIMIT - 1)
+        for i in range(0, len(ids), _CHUNK):
+            pipe = self.client.pipeline(transaction=False)
+            for gid in ids[i : i + _CHUNK]:
+                pipe.hget(self.store.keys(gid.decode() if isinstance(gid, bytes) else gid)[1], "status")
+            for st in pipe.execute():
+                if st is not None:
+                    tally[st.decode() if isinstance(st, bytes) else str(st)] += 1
+        self._games = (time.monotonic(), dict(tally))
+        return dict(tally)
+
+
+def _command_result(status: int, replayed: bool) -> str:
+    if status == 201:
+        return "duplicate" if replayed else "applied"
+    if status == 409:
+        return "conflict"
+    if status == 422:
+        return "rejected"
+    return "error" if status >= 500 else "refused"
+
+
+def _after(resp: Response) -> Response:
+    rule = request.url_rule.rule if request.url_rule is not None else "unmatched"
+    REQUESTS.labels(request.method, rule, str(resp.status_code)).inc()
+    if request.endpoint == "commands.submit":
+        COMMANDS.labels(_command_result(resp.status_code, "Idempotent-Replayed" in resp.headers)).inc()
+    if resp.mimetype == "text/event-stream" and resp.status_code == 200:
+        SSE_CLIENTS.inc()
+        resp.call_on_close(SSE_CLIENTS.dec)
+    return resp
+
+
+def metrics() -> Response:
+    if multiprocess_mode():
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry)
+        text = generate_latest(registry)
+    else:
+        text = generate_latest(REGISTRY)
+    text += generate_latest(current_app.extensions["rfg.metrics"])
+    return Response(text, content_type=CONTENT_TYPE_LATEST, headers={"Cache-Control": "no-store"})
+
+
+def init_app(app: Flask, client: Any, games: Games) -> None:
+    """Time the store's appends, count requests, commands and streams, serve ``/metrics``."""
+    timed_store(games.store)  # type: ignore[arg-type]
+    store = games.store
+    queue = os.environ.get("RFG_QUEUE") or store.prefix  # type: ignore[attr-defined]
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(StoreCollector(client, store, queue))  # type: ignore[arg-type]
+    app.extensions["rfg.metrics"] = registry
+    app.after_request(_after)
+    app.add_url_rule("/metrics", "metrics", metrics, methods=["GET"])
