@@ -7,6 +7,11 @@ Store URLs accepted by ``connect``:
   working directory), started on first use and shared by every process that connects to it;
 * ``embedded://<dir>`` (relative) or ``embedded:///<abs dir>``, optional ``?fsync=everysec``;
 * ``redis://``, ``rediss://``, ``unix://`` - an existing Redis (redis-py URL syntax);
+* ``redis+cluster://host:port[,host:port...]`` (``rediss+cluster://`` with TLS) - a Redis Cluster
+  through redis-py's ``RedisCluster`` (any reachable node is enough to discover the others);
+* on ``redis://``, ``rediss://``, ``unix://`` and the cluster forms, ``?wait=<replicas>`` and
+  ``&wait_timeout=<seconds>`` (default 1): every append waits (``WAIT``) until that many replicas
+  acknowledged it before it is answered (``events.redis_store.ReplicaWait``);
 * ``memory://[<name>]`` - fakeredis in this process only (unit tests; needs ``fakeredis[lua]``).
 """
 
@@ -14,9 +19,10 @@ from __future__ import annotations
 
 import threading
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, unquote, urlencode, urlsplit, urlunsplit
 
 import redis
+from redis.cluster import ClusterNode, RedisCluster
 
 from events.clients import ClientSettings
 from events.embedded import EmbeddedServer, find_server_binary
@@ -39,7 +45,7 @@ from events.errors import (
     StoreError,
     UpcastError,
 )
-from events.redis_store import RedisStore
+from events.redis_store import RedisStore, ReplicaWait, ReplicaWaitTimeout, is_cluster
 from events.store import AppendResult, EventStore, GameEntry, StreamHead
 
 DEFAULT_EMBEDDED_DIR = "run/redis"
@@ -60,6 +66,8 @@ __all__ = [
     "GameNotFound",
     "InvalidBatch",
     "RedisStore",
+    "ReplicaWait",
+    "ReplicaWaitTimeout",
     "StoreError",
     "StreamHead",
     "UpcastError",
@@ -68,6 +76,8 @@ __all__ = [
     "connect",
     "embedded_server",
     "find_server_binary",
+    "is_cluster",
+    "is_cluster_url",
     "iso_utc",
     "seal_batch",
     "verify_chain",
@@ -112,7 +122,12 @@ def connect(
         return embedded_server(url).client(decode_responses=decode_responses, **opts)
     scheme = urlsplit(url).scheme
     if scheme in ("redis", "rediss", "unix"):
-        return redis.Redis.from_url(url, decode_responses=decode_responses, **opts)
+        url, wait = _split_wait(url)
+        client = redis.Redis.from_url(url, decode_responses=decode_responses, **opts)
+        client.rfg_replica_wait = wait
+        return client
+    if scheme in CLUSTER_SCHEMES:
+        return _cluster(url, decode_responses, opts)
     if scheme == "memory":
         try:
             import fakeredis
@@ -126,5 +141,65 @@ def connect(
         return fakeredis.FakeRedis(server=server, decode_responses=decode_responses)
     raise ValueError(
         f"store URL {url!r} is not supported; use redis://host:port/db, unix:///path.sock, "
-        f"embedded://<dir> (or nothing, for the embedded default) or memory:// (tests)"
+        f"redis+cluster://host:port[,host:port...] (a Redis Cluster), embedded://<dir> (or "
+        f"nothing, for the embedded default) or memory:// (tests)"
     )
+
+
+CLUSTER_SCHEMES = ("redis+cluster", "rediss+cluster")
+
+
+def is_cluster_url(url: str | None) -> bool:
+    """Whether a store URL names a Redis Cluster (``redis+cluster://``)."""
+    return bool(url) and urlsplit(str(url)).scheme in CLUSTER_SCHEMES
+
+
+def _split_wait(url: str) -> tuple[str, ReplicaWait | None]:
+    """The URL without the store's own ``wait`` / ``wait_timeout`` options, and those options."""
+    parts = urlsplit(url)
+    query = parse_qs(parts.query, keep_blank_values=True)
+    raw_n = query.pop("wait", [None])[-1]
+    raw_t = query.pop("wait_timeout", [None])[-1]
+    rest = urlunsplit(parts._replace(query=urlencode(query, doseq=True)))
+    if raw_n is None:
+        if raw_t is not None:
+            raise ValueError(f"{url!r}: wait_timeout needs wait=<replicas> as well")
+        return rest, None
+    try:
+        replicas = int(raw_n)
+        timeout = 1.0 if raw_t is None else float(raw_t)
+    except ValueError:
+        replicas, timeout = -1, -1.0
+    if replicas < 1 or not timeout > 0:
+        raise ValueError(f"{url!r}: wait must be a number of replicas >= 1 and wait_timeout a "
+                         f"number of seconds > 0 (for example ?wait=1&wait_timeout=0.5)")  # fmt: skip
+    return rest, ReplicaWait(replicas, timeout)
+
+
+def _cluster(url: str, decode_responses: bool, opts: dict[str, Any]) -> RedisCluster:
+    url, wait = _split_wait(url)
+    parts = urlsplit(url)
+    nodes: list[ClusterNode] = []
+    for location in parts.netloc.rpartition("@")[2].split(","):
+        host, _, port = location.strip().rpartition(":")
+        if not host or not port.isdigit():
+            raise ValueError(f"cluster URL {url!r}: give host:port[,host:port...] after "
+                             f"redis+cluster://, for example redis+cluster://10.0.0.1:7000,10.0.0.2:7000")  # fmt: skip
+        nodes.append(ClusterNode(host.strip("[]"), int(port)))
+    if parts.path.strip("/") not in ("", "0"):
+        raise ValueError(f"cluster URL {url!r}: a Redis Cluster has only database 0; drop "
+                         f"'{parts.path}'")  # fmt: skip
+    query = parse_qs(parts.query)
+    if query:
+        raise ValueError(f"cluster URL {url!r}: unknown option(s) {sorted(query)}; only wait "
+                         f"and wait_timeout are known")  # fmt: skip
+    if parts.username:
+        opts["username"] = unquote(parts.username)
+    if parts.password:
+        opts["password"] = unquote(parts.password)
+    if parts.scheme == "rediss+cluster":
+        opts["ssl"] = True
+    opts.pop("health_check_interval", None)  # RedisCluster checks its nodes itself
+    client = RedisCluster(startup_nodes=nodes, decode_responses=decode_responses, **opts)
+    client.rfg_replica_wait = wait  # type: ignore[attr-defined]
+    return client

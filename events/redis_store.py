@@ -21,15 +21,23 @@ of an expired game is dropped by the readers of the lobby (``service.lobby``).
 An append is one EVALSHA of ``APPEND_LUA``. It performs every check before its first write, and
 the only write that could still fail on a well-typed keyspace (the first XADD, if the stream was
 tampered with) comes first, so the script is all or nothing.
+
+On a Redis Cluster (``events.connect("redis+cluster://...")``) every script above touches the
+keys of one game only, so one hash slot; the lobby is written by its own command. With a
+``ReplicaWait`` (``?wait=1`` on the store URL) an append is followed, on the same connection to
+the game's master, by ``WAIT <replicas> <timeout>``: it is answered only once that many replicas
+hold it, else ``ReplicaWaitTimeout`` (the caller retries with the same command id).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 import redis
+from redis.cluster import RedisCluster
 
 from events.envelope import GENESIS_HASH, UPCASTERS, Envelope, UpcasterRegistry
 from events.errors import ConcurrencyConflict, GameNotFound, InvalidBatch, StoreError
@@ -159,6 +167,27 @@ return 1
 _READ_PAGE = 1000
 
 
+@dataclass(frozen=True)
+class ReplicaWait:
+    """Answer an append only once ``replicas`` replicas acknowledged it, waiting up to
+    ``timeout`` seconds (Redis ``WAIT``; ``?wait=<replicas>&wait_timeout=<s>`` on the store URL)."""
+
+    replicas: int = 1
+    timeout: float = 1.0
+
+
+class ReplicaWaitTimeout(StoreError, redis.exceptions.TimeoutError):
+    """The append was applied on the master but not acknowledged by enough replicas in time: it
+    may be lost if the master fails now. Not an answer: retry with the same command id (the store
+    returns the recorded result if the command survived, or applies it again if it did not).
+    A ``redis.TimeoutError``, so the API answers 503 and the workers retry it."""
+
+
+def is_cluster(client: Any) -> bool:
+    """Whether ``client`` is a redis-py ``RedisCluster``."""
+    return isinstance(client, RedisCluster)
+
+
 def _s(value: Any) -> str:
     return value.decode("utf-8") if isinstance(value, bytes) else str(value)
 
@@ -196,6 +225,7 @@ class RedisStore:
         *,
         prefix: str = "rfg",
         upcasters: UpcasterRegistry | None = None,
+        replica_wait: ReplicaWait | None = None,
     ) -> None:
         if "{" in prefix or "}" in prefix:
             raise ValueError(f"prefix {prefix!r} must not contain braces (they mark hash tags)")
@@ -208,6 +238,8 @@ class RedisStore:
         self._retain = client.register_script(RETAIN_LUA)
         self._keep = client.register_script(KEEP_LUA)
         self._lobby = f"{prefix}:lobby"
+        #: from the argument, else from the URL ``events.connect`` made the client for
+        self.replica_wait = replica_wait or getattr(client, "rfg_replica_wait", None)
 
     # -- keys -------------------------------------------------------------------------------
     def keys(self, game_id: str) -> tuple[str, str, str, str]:
@@ -263,7 +295,10 @@ class RedisStore:
             args.append(name)
             args.append(position + text)
         try:
-            reply = self._append(keys=self.game_keys(game_id), args=args)
+            if self.replica_wait is None:
+                reply = self._append(keys=self.game_keys(game_id), args=args)
+            else:
+                reply = self._append_waiting(game_id, args)
         except redis.ResponseError as exc:
             raise StoreError(
                 f"Redis refused the append to game {game_id!r}: {exc}. A key of this game holds "
@@ -286,6 +321,41 @@ class RedisStore:
                 f"different history; reload the game (read + head) and seal the events again"
             )
         raise StoreError(f"unexpected reply {reply!r} from the append script")
+
+    def _append_waiting(self, game_id: str, args: list[Any]) -> Any:
+        """The append script, then ``WAIT`` on the same connection (``WAIT`` counts the writes of
+        its own connection): one pipeline to the plain Redis, or to the master of the game's slot.
+        """
+        assert self.replica_wait is not None
+        wanted, seconds = self.replica_wait.replicas, self.replica_wait.timeout
+        keys = self.game_keys(game_id)
+        node_client = self.client
+        if is_cluster(self.client):
+            node = self.client.get_node_from_key(keys[0])
+            node_client = self.client.get_redis_connection(node)
+        pipe = node_client.pipeline(transaction=False)
+        self._append(keys=keys, args=args, client=pipe)
+        pipe.execute_command("WAIT", wanted, max(1, int(seconds * 1000)))
+        try:
+            reply, acked = pipe.execute()
+        except (redis.exceptions.AskError, redis.exceptions.ReadOnlyError,
+                redis.exceptions.ClusterDownError, redis.exceptions.TryAgainError,
+                redis.exceptions.ConnectionError) as exc:  # fmt: skip
+            # MovedError is an AskError; READONLY: the node we reached is a replica now
+            if is_cluster(self.client):  # a failover moved the slot: learn the new layout
+                self.client.nodes_manager.initialize()
+            raise redis.exceptions.ConnectionError(
+                f"the append to game {game_id!r} did not reach the game's master ({exc}); "
+                f"retry with the same command id"
+            ) from exc
+        if _s(reply[0]) in ("ok", "dup") and int(acked) < wanted:
+            raise ReplicaWaitTimeout(
+                f"game {game_id!r}: the command was stored on the master but only {int(acked)} of "
+                f"{wanted} replica(s) acknowledged it within {seconds:g}s, so a failover could "
+                f"still lose it; retry with the same command id (check the replicas' link: "
+                f"INFO replication)"
+            )
+        return reply
 
     def put_views(self, game_id: str, position: int, views: Mapping[str, str]) -> list[str]:
         check_game_id(game_id)

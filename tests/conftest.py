@@ -88,3 +88,28 @@ def _no_rq_throttle_left() -> Iterator[None]:
         client.close()
     except (redis.ConnectionError, redis.TimeoutError):
         pass
+
+
+@pytest.fixture(scope="session")
+def redis_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A real 3-master Redis Cluster (``tests/rcluster.py``) shared by the whole session; tests
+    work under their own key prefix. Skip locally / fail under CI without ``redis-server``."""
+    from tests.rcluster import RedisClusterProcs, binaries
+
+    if binaries() is None:
+        unavailable("no redis-server/redis-cli binaries for the cluster tests (apt install redis-server)")
+    cluster = RedisClusterProcs(tmp_path_factory.mktemp("cluster"), masters=3).start()
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture(scope="session")
+def queue_redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A plain ``redis-server`` of the session (no persistence): the RQ queue next to a cluster."""
+    from tests.rcluster import binaries, plain_redis
+
+    if binaries() is None:
+        unavailable("no redis-server binary for the queue's own Redis (apt install redis-server)")
+    node = plain_redis(tmp_path_factory.mktemp("queue"))
+    yield node
+    node.stop()

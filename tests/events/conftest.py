@@ -2,7 +2,9 @@
 
 * ``fakeredis`` - always (in-process, exercises the same Lua through lupa);
 * ``redis`` - the real server at ``$REDIS_URL`` (default: database 15 of the local server, see tests/conftest.py);
-* ``embedded`` - the embedded server ``events.connect`` starts, in a temp dir.
+* ``embedded`` - the embedded server ``events.connect`` starts, in a temp dir;
+* ``cluster`` - a real 3-master Redis Cluster (``redis_cluster``, marker ``cluster``) through
+  ``events.connect("redis+cluster://...")``.
 
 A real or embedded server that is unavailable skips its tests locally and fails them when the
 ``CI`` environment variable is set. Every test gets a store with its own key prefix, and all keys
@@ -19,7 +21,9 @@ import fakeredis
 import pytest
 
 from events import EmbeddedServer, RedisStore, find_server_binary
+from events import is_cluster as events_is_cluster
 from tests.conftest import unavailable
+from tests.rcluster import purge_cluster
 
 
 @pytest.fixture(name="unavailable")
@@ -44,7 +48,16 @@ def embedded_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     server.stop()
 
 
-ADAPTERS = ["fakeredis", "redis", "embedded"]
+@pytest.fixture(scope="session")
+def cluster_client(redis_cluster: Any) -> Iterator[Any]:
+    import events
+
+    client = events.connect(redis_cluster.url)
+    yield client
+    client.close()
+
+
+ADAPTERS = ["fakeredis", "redis", "embedded", pytest.param("cluster", marks=pytest.mark.cluster)]
 
 
 def _client_for(kind: str, request: pytest.FixtureRequest) -> Any:
@@ -52,10 +65,15 @@ def _client_for(kind: str, request: pytest.FixtureRequest) -> Any:
         return fakeredis.FakeRedis(server=fakeredis.FakeServer())
     if kind == "redis":
         return request.getfixturevalue("real_redis_client")
+    if kind == "cluster":
+        return request.getfixturevalue("cluster_client")
     return request.getfixturevalue("embedded_client")
 
 
 def _purge(client: Any, prefix: str) -> None:
+    if events_is_cluster(client):
+        purge_cluster(client, prefix)
+        return
     keys = list(client.scan_iter(match=f"{prefix}:*", count=1000))
     if keys:
         client.delete(*keys)

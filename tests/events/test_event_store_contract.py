@@ -438,6 +438,20 @@ def test_works_with_decode_responses(
     store_factory: Callable[..., RedisStore], game_id: str
 ) -> None:
     base = store_factory().client
+    from events import is_cluster
+
+    if is_cluster(base):  # the same cluster through a decoding RedisCluster client
+        from redis.cluster import RedisCluster
+
+        node = base.get_default_node()
+        client: Any = RedisCluster(host=node.host, port=node.port, decode_responses=True)
+        store = store_factory(client=client)
+        r = put(store, game_id, 2, views={"public": '{"x":"é"}'}, status="open")
+        assert [e.seq for e in store.read(game_id)] == [1, 2]
+        assert store.get_view(game_id, "public") == (2, '{"x":"é"}')
+        store.delete_game(game_id)
+        client.close()
+        return
     kwargs = base.connection_pool.connection_kwargs
     if "server" in kwargs:  # fakeredis: share the server with a decoding client
         import fakeredis
