@@ -1,0 +1,55 @@
+"""Each Redis client waits longer than its longest blocking call and no longer than it must for an
+ordinary command (no server needed: redis-py connects lazily). The slow tests in this package
+show what goes wrong otherwise."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import events
+from events import clients
+from service import create_app
+from tests.conftest import REDIS_URL
+from workers import Runtime, WorkerSettings
+from workers.process import make_worker
+
+URL = "redis://127.0.0.1:6399/0"  # never connected to
+
+
+def timeout_of(client: object) -> float:
+    return float(client.connection_pool.connection_kwargs["socket_timeout"])  # type: ignore[attr-defined]
+
+
+def test_ordinary_commands_have_a_short_timeout_and_a_health_check() -> None:
+    kwargs = events.connect(URL).connection_pool.connection_kwargs
+    assert kwargs["socket_timeout"] == clients.COMMAND_TIMEOUT
+    assert kwargs["socket_connect_timeout"] == clients.CONNECT_TIMEOUT
+    assert kwargs["health_check_interval"] == clients.HEALTH_CHECK_INTERVAL
+    assert timeout_of(events.connect(URL, settings=clients.commands({"RFG_REDIS_TIMEOUT": "1.5"}))) == 1.5
+
+
+@pytest.mark.redis
+def test_rq_dequeues_on_a_client_that_outlasts_its_block_and_rq_leaves_it_alone(
+    real_redis: Any,
+) -> None:
+    rt = Runtime.from_url(REDIS_URL, WorkerSettings(prefix="t", queue="t"), listen=False)
+    before = timeout_of(rt.rq_client)
+    worker = make_worker(rt, "settings-check")
+    assert worker.dequeue_timeout < before, "BLPOP must end before the socket gives up"
+    assert timeout_of(rt.rq_client) == before, "RQ did not have to raise it (old connections keep theirs)"
+    assert timeout_of(rt.client) == clients.COMMAND_TIMEOUT
+
+
+def test_sse_waits_on_a_client_that_outlasts_the_keep_alive() -> None:
+    app = create_app({"STORE_URL": URL, "RATE_LIMITS": False})
+    b = app.extensions["rfg"]
+    assert timeout_of(b.blocking_client) > float(app.config["SSE_KEEPALIVE_SECONDS"])
+    assert timeout_of(b.client) == clients.COMMAND_TIMEOUT
+
+
+@pytest.mark.parametrize("raw", ["abc", "0", "-1", "nan"])
+def test_a_bad_timeout_setting_names_the_variable(raw: str) -> None:
+    with pytest.raises(ValueError, match="RFG_REDIS_TIMEOUT"):
+        clients.commands({"RFG_REDIS_TIMEOUT": raw})
