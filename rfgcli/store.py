@@ -27,11 +27,12 @@ NOT_RUNNING = 3
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("store", help="status of the store, stop the embedded server",
                        description="The store the API and workers use: the embedded server in ./run/redis, or $REDIS_URL.")  # fmt: skip
-    p.add_argument("--url", default=None,
-                   help="store URL (default: $RFG_STORE_URL, $REDIS_URL, else the embedded server in ./run/redis)")  # fmt: skip
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--url", default=None,
+                        help="store URL (default: $RFG_STORE_URL, $REDIS_URL, else the embedded server in ./run/redis)")  # fmt: skip
     ss = p.add_subparsers(dest="action", required=True)
-    ss.add_parser("status", help="is the store up? (exit 0 yes, 3 no)")
-    st = ss.add_parser("stop", help="stop the embedded server (flushes its append-only file)")
+    ss.add_parser("status", parents=[common], help="is the store up? (exit 0 yes, 3 no)")
+    st = ss.add_parser("stop", parents=[common], help="stop the embedded server (flushes its append-only file)")
     st.add_argument("--force", action="store_true",
                     help="stop it even while other processes are connected (they will start it again)")  # fmt: skip
     st.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for it to exit")
