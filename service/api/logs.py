@@ -77,7 +77,7 @@ def _upload(limit: int) -> Iterator[bytes]:
             return
         seen += len(chunk)
         if seen > limit:
-            raise Problem("payload-too-large", f"the log is larger than {limit} bytes; this server verifies "
+            raise Problem("payload-too-large", max_bytes=limit, detail=f"the log is larger than {limit} bytes; this server verifies "
                           "logs up to that size (rfg replay has no such limit)")  # fmt: skip
         yield chunk
 
@@ -87,7 +87,7 @@ def verify() -> Response:
     load_query(_empty)
     limit = int(current_app.config["REPLAY_MAX_BYTES"])
     if request.content_length is not None and request.content_length > limit:
-        raise Problem("payload-too-large", f"the log is larger than {limit} bytes; this server verifies "
+        raise Problem("payload-too-large", max_bytes=limit, detail=f"the log is larger than {limit} bytes; this server verifies "
                       "logs up to that size (rfg replay has no such limit)")  # fmt: skip
     if request.mimetype not in LOG_TYPES:
         raise Problem("unsupported-media-type",

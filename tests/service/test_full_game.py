@@ -34,17 +34,20 @@ def test_four_random_bots_finish_a_game_and_its_log_verifies(any_api: FlaskClien
     r = api.get(f"/games/{gid}/log")
     assert r.status_code == 200 and r.headers["Log-Kind"] == "full"
     log = r.get_data(as_text=True)
-    lines = [json.loads(line) for line in log.splitlines()]
+    *lines, signature = [json.loads(line) for line in log.splitlines()]
     assert lines[0]["type"] == "GameCreated" and "seed" in lines[0]["payload"]
     assert lines[-1]["type"] == "GameEnded" and lines[-1]["seq"] == game["version"]
+    sig = signature["signature"]  # the server signs the chain head, the game and its result
+    assert sig["chain_head"] == lines[-1]["hash"] and sig["game_id"] == gid and sig["over"]
+    assert sig["result"]["winners"] == game["winners"] and sig["events"] == len(lines)
 
     verdict = api.post("/replays/verify", data=log, content_type="application/x-ndjson").get_json()
-    assert verdict["ok"], verdict
+    assert verdict["ok"] and verdict["authentic"] is True, verdict
     assert verdict["commands"] == commands and verdict["events"] == len(lines)
     assert verdict["summary"]["winners"] == game["winners"]
 
     # one altered outcome anywhere in the log is caught, and the answer says where
-    bad = lines[:]
+    bad = lines[:] + [signature]
     victim = next(i for i, e in enumerate(bad) if e["type"] == "DiceRolled" and i > 10)
     bad[victim] = dict(bad[victim], payload=dict(bad[victim]["payload"], tampered=True))
     text = "\n".join(json.dumps(e) for e in bad) + "\n"
