@@ -8,6 +8,7 @@ processes are still running at the end."""
 from __future__ import annotations
 
 import json
+import signal
 import threading
 import time
 from collections.abc import Callable
@@ -76,9 +77,14 @@ class Person:
                 command = self.bot.act(mine["view"]["decision"], None, self.rng)
                 cid = f"{self.gid}-p{n}"
                 n += 1
+                version: int = mine["version"]
+
+                def submit(c: dict[str, Any] = command, i: str = cid, v: int = version) -> Any:
+                    return self.api.submit(self.gid, 0, c, command_id=i, expected_version=v,
+                                           token=self.token)  # fmt: skip
+
                 try:
-                    out = self._retrying(lambda c=command, i=cid, v=mine["version"]: self.api.submit(
-                        self.gid, 0, c, command_id=i, expected_version=v, token=self.token))  # fmt: skip
+                    out = self._retrying(submit)
                 except ApiError as exc:
                     if exc.status == 409:  # a bot moved first: read again, decide again
                         continue
@@ -126,13 +132,13 @@ def test_redis_killed_three_times_during_play_loses_nothing(
 
     finished = wait_for(lambda: all(not p.thread.is_alive() for p in people), 180,
                         "every game to finish")  # fmt: skip
-    report = {"outages": outages, "finished_s_after_last_restart": round(finished, 1),
+    report: dict[str, Any] = {"outages": outages, "finished_s_after_last_restart": round(finished, 1),
               "503s": sum(p.unavailable for p in people),
               "acknowledged": sum(len(p.acked) for p in people), "versions": versions()}  # fmt: skip
     print(json.dumps(report))
     for p in people:
         assert not p.errors, p.errors
-    assert report["503s"] > 0, "the outages were not seen by the API's clients"
+    assert int(report["503s"]) > 0, "the outages were not seen by the API's clients"
 
     for p in people:
         _, commands = check_finished_game(rt.games, p.gid)  # verifies; each decision played once
@@ -148,4 +154,8 @@ def test_redis_killed_three_times_during_play_loses_nothing(
 
     for w in workers:
         assert w.poll() is None, f"a worker exited with {w.returncode}:\n{w.log()[-3000:]}"
+    for w in workers:  # and a worker replaced after an outage still stops when asked
+        w.send_signal(signal.SIGTERM)
+    for w in workers:
+        assert w.wait(15) == 0, w.log()[-3000:]
     assert "unhandled error" not in api_proc.log(), api_proc.log()[-3000:]
