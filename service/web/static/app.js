@@ -1,0 +1,252 @@
+// The web client's pages (fragment routes of /play/): lobby, table, spectator, replay, ladders.
+import { api, ApiError, Stream, tokenFor, saveToken, mySeats, newId } from "./api.js";
+import { h, toast, loadCatalogue, describe, seatName } from "./ui.js";
+import { header, renderBoard, scores, tickClocks } from "./table.js";
+import { decisionPanel } from "./panels.js";
+import { replayPage } from "./replay.js";
+import { laddersPage, ladderPage } from "./ladders.js";
+
+const main = document.getElementById("main");
+let cleanup = [];
+export function onLeave(fn) { cleanup.push(fn); }
+
+function show(...kids) {
+  main.replaceChildren(...kids.flat().filter(Boolean));
+}
+export function problem(exc) {
+  return h("p", { class: "error", role: "alert" }, exc instanceof ApiError ? exc.words : String(exc.message || exc));
+}
+
+// ------------------------------------------------------------------------------ lobby
+
+async function lobby(params) {
+  const status = params.get("status") || "";
+  const players = params.get("players") || "";
+  const bots = (await api("/bots")).bots;
+  const seatRow = (i) => h("label", { class: "field" }, h("span", {}, `Seat ${i}`),
+    h("select", { name: `seat${i}`, "data-seat": i },
+      i === 0 ? h("option", { value: "human", selected: true }, "You (human)") : null,
+      h("option", { value: "human" }, "Human (claim later)"),
+      h("option", { value: "none" }, "— empty —"),
+      bots.map((b, k) => h("option", { value: `bot:${b}`, selected: i > 0 && k === (i === 1 ? 0 : bots.length - 1) }, `${b} bot`))));
+  const err = h("div", {});
+  const form = h("form", { class: "create", "aria-labelledby": "create-title",
+    onsubmit: async (e) => {
+      e.preventDefault();
+      err.replaceChildren();
+      const seats = [];
+      for (const s of form.querySelectorAll("select[data-seat]")) {
+        if (s.value === "none") continue;
+        seats.push(s.value === "human" ? { kind: "human" } : { kind: "bot", bot: s.value.slice(4) });
+      }
+      const body = { seats, options: { first_game: form.querySelector("[name=first_game]").checked } };
+      const per = Number(form.querySelector("[name=per_decision]").value);
+      if (per > 0) body.time_control = { per_decision: per };
+      try {
+        const game = await api("/games", { method: "POST", body });
+        const mine = game.seats.find((s) => s.kind === "human");
+        if (!mine) { location.hash = `#/watch/${game.game_id}`; return; }
+        const claim = await api(`/games/${game.game_id}/seats/${mine.seat}/claim`, { method: "POST", body: {} });
+        saveToken(game.game_id, mine.seat, claim.token);
+        location.hash = `#/games/${game.game_id}/seats/${mine.seat}`;
+      } catch (exc) { err.replaceChildren(problem(exc)); }
+    } },
+  h("h2", { id: "create-title" }, "New game"),
+  h("p", {}, "Play against the built-in bots: you take seat 0, the bots move as soon as you do."),
+  h("div", { class: "seats" }, [0, 1, 2, 3, 4].map((i) => {
+    const row = seatRow(i);
+    if (i === 4) row.querySelector("select").value = "none";
+    return row;
+  })),
+  h("label", { class: "choice" }, h("input", { type: "checkbox", name: "first_game" }), " First-game setup (start tiles chosen for you)"),
+  h("label", { class: "field" }, h("span", {}, "Seconds per decision (0: no clock)"), h("input", { type: "number", name: "per_decision", min: 0, max: 3600, value: 0 })),
+  h("button", { type: "submit", class: "primary" }, "Create game and take my seat"), err);
+
+  const q = new URLSearchParams({ limit: "25" });
+  if (status) q.set("status", status);
+  if (players) q.set("players", players);
+  if (params.get("cursor")) q.set("cursor", params.get("cursor"));
+  let list;
+  try {
+    const page = await api(`/games?${q}`);
+    const filt = (name, val, label) => h("a", { href: `#/?${new URLSearchParams({ ...(status ? { status } : {}), ...(players ? { players } : {}), [name]: val })}`,
+      class: `chip ${(name === "status" ? status : players) === val ? "on" : ""}` }, label);
+    const mine = new Set(mySeats().map((m) => m.gid));
+    list = h("section", { "aria-labelledby": "games-title" }, h("h2", { id: "games-title" }, "Games"),
+      h("nav", { class: "filters", "aria-label": "Filters" }, "Show: ",
+        h("a", { href: `#/?${players ? "players=" + players : ""}`, class: `chip ${status ? "" : "on"}` }, "all"),
+        filt("status", "active", "active"), filt("status", "finished", "finished"), " · players: ",
+        [2, 3, 4, 5].map((n) => filt("players", String(n), String(n)))),
+      page.items.length ? h("table", { class: "games" },
+        h("thead", {}, h("tr", {}, ["Game", "Status", "Seats", "Round", ""].map((t) => h("th", { scope: "col" }, t)))),
+        h("tbody", {}, page.items.map((g) => h("tr", {},
+          h("td", {}, h("code", {}, g.game_id), mine.has(g.game_id) ? " (yours)" : ""),
+          h("td", {}, g.status, g.winners ? ` — won by ${g.winners.map((w) => "seat " + w).join(", ")}` : ""),
+          h("td", {}, g.seats.map((s) => s.kind === "bot" ? s.bot : s.kind === "external" ? (s.entrant || "bot") : s.claimed ? "human" : "open").join(", ")),
+          h("td", {}, g.round),
+          h("td", { class: "links" },
+            g.seats.filter((s) => tokenFor(g.game_id, s.seat)).map((s) => h("a", { class: "button", href: `#/games/${g.game_id}/seats/${s.seat}` }, `Play seat ${s.seat}`)),
+            g.status === "active" ? g.seats.filter((s) => s.kind === "human" && !s.claimed).map((s) =>
+              h("button", { type: "button", class: "secondary", onclick: async () => {
+                try {
+                  const c = await api(`/games/${g.game_id}/seats/${s.seat}/claim`, { method: "POST", body: {} });
+                  saveToken(g.game_id, s.seat, c.token);
+                  location.hash = `#/games/${g.game_id}/seats/${s.seat}`;
+                } catch (exc) { toast(exc.words || exc.message); }
+              } }, `Take seat ${s.seat}`)) : null,
+            h("a", { class: "button secondary", href: `#/watch/${g.game_id}` }, "Watch"),
+            g.status === "finished" ? h("a", { class: "button secondary", href: `#/replay/${g.game_id}` }, "Replay") : null))))) : h("p", { class: "muted" }, "No games yet."),
+      page.next_cursor ? h("p", {}, h("a", { href: `#/?${new URLSearchParams({ ...(status ? { status } : {}), ...(players ? { players } : {}), cursor: page.next_cursor })}` }, "Older games →")) : null);
+  } catch (exc) { list = problem(exc); }
+  show(h("h1", {}, "Lobby"), h("div", { class: "lobby" }, form, list));
+}
+
+// ------------------------------------------------------------------------------ table
+
+async function table(gid, seat) {
+  const token = seat === null ? null : tokenFor(gid, seat);
+  if (seat !== null && !token) {
+    show(h("h1", {}, "Not your seat"), h("p", {}, `This browser holds no token for seat ${seat} of game ${gid}. `,
+      "Take a free seat from the lobby, or watch the game."), h("p", {}, h("a", { class: "button", href: `#/watch/${gid}` }, "Watch this game"), " ",
+      h("a", { class: "button secondary", href: "#/" }, "Back to the lobby")));
+    return;
+  }
+  await loadCatalogue();
+  let game = await api(`/games/${gid}`);
+  const viewPath = seat === null ? `/games/${gid}/view` : `/games/${gid}/seats/${seat}/view`;
+  const streamPath = seat === null ? `/games/${gid}/events/stream` : `/games/${gid}/seats/${seat}/events/stream`;
+  let current = null;
+  let decisionKey = null;
+  let live = { state: "connecting", text: "connecting…" };
+  const log = [];
+  const logEl = h("ol", { class: "log", "aria-label": "What happened", reversed: true });
+  const top = h("div", {});
+  const panelBox = h("div", { class: "panel-box" });
+  const board = h("div", {});
+  const errBox = h("div", {});
+  show(h("h1", { class: "sr" }, seat === null ? "Watching" : "Your table"),
+    h("div", { class: "game-title" }, h("span", {}, seat === null ? "Spectating game " : "Game ", h("code", {}, gid)),
+      h("a", { href: `#/watch/${gid}`, class: "small-link" }, seat === null ? "" : "spectator view")),
+    top, errBox, panelBox, board, h("details", { class: "events", open: true }, h("summary", {}, "What happened"), logEl));
+
+  const draw = () => {
+    const v = current.view;
+    top.replaceChildren(header(v, game, live));
+    const over = v.step === "over";
+    if (over) {
+      panelBox.replaceChildren(scores(v, game));
+      decisionKey = null;
+    } else if (seat !== null) {
+      const d = v.decision;
+      const key = d ? JSON.stringify(d) : null; // the same decision keeps its panel (and the person's choices) while others move
+      if (key !== decisionKey) {
+        decisionKey = key;
+        panelBox.replaceChildren(d ? decisionPanel(d, submit) : h("section", { class: "waiting", role: "status" },
+          h("p", {}, "Waiting for the other players…"),
+          Object.keys(v.pending || {}).length ? h("p", { class: "muted" }, "Deciding now: ", Object.entries(v.pending).map(([s, k]) => `${seatName(game, Number(s))} (${k.replace("_", " ")})`).join(", ")) : null));
+        if (d) { const first = panelBox.querySelector("input, button, select"); if (first && document.activeElement === document.body) first.focus({ preventScroll: true }); }
+      }
+    } else {
+      panelBox.replaceChildren(h("p", { class: "muted", role: "status" }, "Deciding now: ",
+        Object.entries(v.pending || {}).map(([s, k]) => `${seatName(game, Number(s))} (${k.replace("_", " ")})`).join(", ") || "nobody"));
+    }
+    board.replaceChildren(renderBoard(v, game, seat));
+    document.title = `${over ? "Game over" : seat !== null && v.decision ? "Your move" : "Round " + v.round} — Roll for the Galaxy`;
+  };
+
+  let inflight = null;
+  let again = false;
+  const refresh = async () => {
+    if (inflight) { again = true; return inflight; }
+    inflight = (async () => {
+      do {
+        again = false;
+        try {
+          const headers = current && current._etag ? { "If-None-Match": current._etag } : {};
+          const r = await api(viewPath, { token, headers });
+          if (!r.notModified) {
+            current = r;
+            if (r.view.step === "over" && game.status !== "finished") game = await api(`/games/${gid}`);
+            draw();
+          }
+          errBox.replaceChildren();
+        } catch (exc) { errBox.replaceChildren(problem(exc)); }
+      } while (again);
+      inflight = null;
+    })();
+    return inflight;
+  };
+
+  // A 409 means the game moved (other seats played) before the command arrived. When this seat's
+  // decision is still exactly the one the person answered, the answer still stands: resend it on
+  // the new version. Otherwise show the new decision and say why.
+  async function submit(command) {
+    const decided = JSON.stringify(current.view.decision);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await api(`/games/${gid}/seats/${seat}/commands`, { method: "POST", token,
+          body: { command_id: newId(), expected_version: current.version, command } });
+        break;
+      } catch (exc) {
+        if (!(exc instanceof ApiError && exc.status === 409)) throw exc;
+        await refresh();
+        if (attempt < 5 && JSON.stringify(current.view.decision) === decided) continue;
+        toast(exc.words);
+        return;
+      }
+    }
+    await refresh();
+  }
+
+  let timer = null;
+  const soon = () => { clearTimeout(timer); timer = setTimeout(refresh, 120); };
+  await refresh();
+  const stream = new Stream(streamPath, {
+    token,
+    onEvent: (item) => {
+      if (!item || !item.event) return;
+      log.push(item);
+      logEl.prepend(h("li", { value: item.seq }, h("span", { class: "seq" }, `#${item.seq}`), " ", describe(item.event)));
+      while (logEl.childElementCount > 80) logEl.lastChild.remove();
+      soon();
+    },
+    onEnd: () => { live = { state: "ended", text: "game over" }; refresh(); },
+    onStatus: (s) => {
+      live = s.state === "live" ? { state: "live", text: "● live" }
+        : s.state === "ended" ? { state: "ended", text: "game over" }
+          : s.state === "failed" ? { state: "failed", text: `stream refused: ${s.error.words}` }
+            : { state: "reconnecting", text: "reconnecting…" };
+      if (current) top.replaceChildren(header(current.view, game, live));
+      if (s.state === "live") soon();
+    },
+  });
+  const poll = setInterval(() => { if (live.state !== "live" && live.state !== "ended") refresh(); tickClocks(main); }, 1000);
+  onLeave(() => { stream.close(); clearInterval(poll); clearTimeout(timer); });
+}
+
+// ------------------------------------------------------------------------------ router
+
+async function route() {
+  for (const fn of cleanup) { try { fn(); } catch { /* */ } }
+  cleanup = [];
+  const raw = location.hash.replace(/^#/, "") || "/";
+  const [path, query] = raw.split("?");
+  const params = new URLSearchParams(query || "");
+  const parts = path.split("/").filter(Boolean).map(decodeURIComponent);
+  try {
+    if (parts[0] === "games" && parts[2] === "seats") await table(parts[1], Number(parts[3]));
+    else if (parts[0] === "watch" && parts[1]) await table(parts[1], null);
+    else if (parts[0] === "replay") await replayPage(main, parts[1] || null, onLeave);
+    else if (parts[0] === "ladders" && parts[1]) await ladderPage(main, parts[1]);
+    else if (parts[0] === "ladders") await laddersPage(main);
+    else await lobby(params);
+  } catch (exc) {
+    show(h("h1", {}, "Something went wrong"), problem(exc), h("p", {}, h("a", { href: "#/", class: "button" }, "Back to the lobby")));
+  }
+  for (const a of document.querySelectorAll("header.top nav a")) {
+    a.toggleAttribute("aria-current", a.getAttribute("href") === `#/${parts[0] || ""}`);
+  }
+}
+
+window.addEventListener("hashchange", route);
+route();

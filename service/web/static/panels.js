@@ -1,0 +1,361 @@
+// One panel per decision kind, built from the decision's legal choices (engine.legal as the seat
+// view carries it): the person picks among what the rules allow, and the panel builds the command.
+import { h, die, dieText, cardName, cardLabel, tileLabel, PHASES, PHASE_NAMES } from "./ui.js";
+
+let uid = 0;
+const nextId = (p) => `${p}-${++uid}`;
+
+function radios(name, legend, options, { value, onchange, cls = "" } = {}) {
+  const gname = nextId(name);
+  return h("fieldset", { class: `choices ${cls}` }, h("legend", {}, legend),
+    options.map((o) => {
+      const id = nextId(name);
+      return h("label", { for: id, class: "choice" },
+        h("input", { type: "radio", id, name: gname, value: String(o.value), checked: String(o.value) === String(value),
+          "data-value": String(o.value), onchange: onchange ? () => onchange(o.value) : null }),
+        o.label);
+    }));
+}
+function picked(fs) {
+  const el = fs.querySelector("input:checked");
+  return el ? el.dataset.value : null;
+}
+function select(label, options, value, onchange) {
+  const id = nextId("sel");
+  const s = h("select", { id, onchange: onchange ? (e) => onchange(e.target.value) : null },
+    options.map((o) => h("option", { value: String(o.value), selected: String(o.value) === String(value) }, o.label)));
+  return h("label", { for: id, class: "field" }, h("span", {}, label), s);
+}
+function checks(legend, options, checked, { max } = {}) {
+  const fs = h("fieldset", { class: "choices" }, h("legend", {}, legend),
+    options.map((o) => {
+      const id = nextId("chk");
+      return h("label", { for: id, class: "choice" },
+        h("input", { type: "checkbox", id, "data-value": String(o.value), checked: checked.includes(o.value) }), o.label);
+    }));
+  if (max !== undefined) {
+    fs.addEventListener("change", () => {
+      const on = fs.querySelectorAll("input:checked").length;
+      for (const i of fs.querySelectorAll("input")) i.disabled = !i.checked && on >= max;
+    });
+    fs.dispatchEvent(new Event("change"));
+  }
+  return fs;
+}
+const checkedValues = (fs) => [...fs.querySelectorAll("input:checked")].map((i) => Number(i.dataset.value));
+
+// An ordered list the person rearranges with buttons (keyboard operable).
+function orderList(legend, items, render, onchange) {
+  const order = [...items];
+  const box = h("fieldset", { class: "order" }, h("legend", {}, legend));
+  const ol = h("ol", {});
+  box.append(ol);
+  const draw = () => {
+    ol.replaceChildren(...order.map((it, i) => h("li", {}, render(it),
+      h("button", { type: "button", class: "small", disabled: i === 0, "aria-label": "move up",
+        onclick: () => { [order[i - 1], order[i]] = [order[i], order[i - 1]]; draw(); onchange && onchange(); } }, "↑"),
+      h("button", { type: "button", class: "small", disabled: i === order.length - 1, "aria-label": "move down",
+        onclick: () => { [order[i + 1], order[i]] = [order[i], order[i + 1]]; draw(); onchange && onchange(); } }, "↓"))));
+  };
+  draw();
+  return { el: box, order };
+}
+
+class Invalid extends Error {}
+
+// -------------------------------------------------------------------------------- per kind
+
+function startTiles(d) {
+  const fs = radios("start", "Choose your two start tiles: one goes in as a development, the other as a world",
+    d.options.map((o) => ({ value: o.development, label: `Development: ${cardLabel(o.development_card)} + World: ${cardLabel(o.world_card)}` })),
+    { value: d.options[0].development });
+  return { body: [fs], build: () => ({ kind: "start_tiles", development: Number(picked(fs)) }) };
+}
+
+function assign(d) {
+  const byId = Object.fromEntries(d.dice.map((x) => [x.die, x]));
+  const state = { selector: null, phase: null, wild: {}, uses: [] };
+  for (const w of d.wild_dice) state.wild[w] = "explore";
+  const preview = h("div", { class: "preview", "aria-live": "polite" });
+  const usesBox = h("div", { class: "uses" });
+  const means = d.means.filter((m) => (m.uses ?? 1) > 0);
+
+  const colsNow = () => {
+    const col = Object.fromEntries(d.dice.map((x) => [x.die, x.column]));
+    for (const [w, to] of Object.entries(state.wild)) col[w] = to;
+    if (state.selector !== null && state.phase) col[state.selector] = state.phase;
+    const parked = [];
+    for (const u of state.uses) {
+      if (u.via === "dictate" && u.park !== null) { parked.push(u.park); delete col[u.park]; }
+      for (const m of u.moves) if (m.die !== null && col[m.die] !== undefined) col[m.die] = m.to === "selected" ? state.phase : m.to;
+    }
+    return { col, parked };
+  };
+  const redraw = () => {
+    const { col, parked } = colsNow();
+    preview.replaceChildren(h("h4", {}, "Your workers after this assignment"),
+      h("div", { class: "strip" }, PHASES.map((ph) => h("div", { class: `col ${state.phase === ph ? "sel" : ""}` },
+        h("div", { class: "ph" }, PHASE_NAMES[ph], state.phase === ph ? " ★" : ""),
+        h("span", { class: "dice" }, Object.entries(col).filter(([, c]) => c === ph).map(([x]) => die(byId[x]))))),
+      parked.length ? h("div", { class: "col dictate" }, h("div", { class: "ph" }, "Dictate"), parked.map((x) => die(byId[x]))) : null));
+  };
+
+  const dieLabel = (x) => [die(x), ` #${x.die} in ${PHASE_NAMES[x.column]}`];
+  const selFs = radios("selector", "1. Pick the worker that selects a phase (its face is ignored)",
+    d.dice.map((x) => ({ value: x.die, label: dieLabel(x) })),
+    { onchange: (v) => { state.selector = Number(v); if (!state.phase) { const ph = byId[v].face === "wild" ? state.wild[v] : byId[v].column; setPhase(ph); } redraw(); } });
+  const phaseFs = radios("phase", "2. The phase it selects", d.phases.map((p) => ({ value: p, label: PHASE_NAMES[p] })),
+    { onchange: (v) => { state.phase = v; redraw(); } });
+  const setPhase = (ph) => {
+    state.phase = ph;
+    const inp = phaseFs.querySelector(`input[data-value="${ph}"]`);
+    if (inp) inp.checked = true;
+  };
+  const wildFs = d.wild_dice.map((w) => radios("wild", `Wild die #${w}: put it in`, PHASES.map((p) => ({ value: p, label: PHASE_NAMES[p] })),
+    { value: "explore", cls: "inline", onchange: (v) => { state.wild[w] = v; redraw(); } }));
+
+  const drawUses = () => {
+    usesBox.replaceChildren(...state.uses.map((u, ui) => {
+      const others = d.dice.filter((x) => x.die !== state.selector);
+      const dieOpts = [{ value: "", label: "— no move —" }, ...others.map((x) => ({ value: x.die, label: dieText(x) }))];
+      const rows = u.moves.map((m, mi) => h("div", { class: "row" },
+        select(`Move`, dieOpts.filter((o) => o.value === "" || !u.allowed || u.allowed.includes(o.value)), m.die ?? "", (v) => { m.die = v === "" ? null : Number(v); redraw(); }),
+        select("to", u.targets.map((t) => ({ value: t, label: t === "selected" ? "the phase you select" : PHASE_NAMES[t] })), m.to, (v) => { m.to = v; redraw(); })));
+      return h("fieldset", { class: "use" }, h("legend", {}, u.title),
+        u.via === "dictate" ? select("Park this worker in the Dictate area", [{ value: "", label: "— choose —" }, ...others.map((x) => ({ value: x.die, label: dieText(x) }))],
+          u.park ?? "", (v) => { u.park = v === "" ? null : Number(v); redraw(); }) : null,
+        rows,
+        h("button", { type: "button", class: "small", onclick: () => { state.uses.splice(ui, 1); drawUses(); redraw(); } }, "Remove this use"));
+    }));
+  };
+  const addButtons = means.map((m) => h("button", { type: "button", class: "secondary",
+    onclick: () => {
+      const used = state.uses.filter((u) => u.via === m.via).length;
+      if (used >= (m.uses ?? 1)) return;
+      if (m.via === "dictate") {
+        state.uses.push({ via: "dictate", title: `Dictate (park one worker, then reassign up to ${m.moves_per_use})`, park: null,
+          targets: [...PHASES], moves: Array.from({ length: m.moves_per_use }, () => ({ die: null, to: "explore" })) });
+      } else {
+        const from = m.from || {};
+        const allowed = d.dice.filter((x) => (!from.die_colors || from.die_colors.includes(x.color)) &&
+          !(from.exclude_die_colors || []).includes(x.color)).map((x) => x.die);
+        const targets = m.to === "selected" ? ["selected"] : m.to;
+        state.uses.push({ via: m.via, title: `${m.name || m.via}: reassign ${m.count_min === m.count_max ? m.count_min : `${m.count_min} to ${m.count_max}`} worker(s)${m.condition ? ` (${m.condition})` : ""}`,
+          allowed, targets, moves: Array.from({ length: m.count_max }, () => ({ die: null, to: targets[0] })) });
+      }
+      drawUses(); redraw();
+    } }, m.via === "dictate" ? "Use Dictate" : `Use ${m.name || m.via}`));
+  redraw();
+  const body = [wildFs.length ? h("div", { class: "wilds" }, h("p", {}, "Wild faces: place each die in a column."), wildFs) : null,
+    selFs, phaseFs,
+    addButtons.length ? h("details", { class: "powers" }, h("summary", {}, "Optional: Dictate and Reassign powers"),
+      h("p", { class: "muted" }, "Uses apply in order, after your selection."), addButtons, usesBox) : null,
+    preview];
+  return {
+    body,
+    build: () => {
+      if (state.selector === null) throw new Invalid("Pick the worker that selects a phase (step 1).");
+      if (!state.phase) throw new Invalid("Pick the phase it selects (step 2).");
+      const cmd = { kind: "assign", select: { die: state.selector, phase: state.phase },
+        wild: d.wild_dice.map((w) => ({ die: w, to: state.wild[w] })) };
+      const uses = [];
+      for (const u of state.uses) {
+        const moves = u.moves.filter((m) => m.die !== null).map((m) => ({ die: m.die, to: m.to === "selected" ? state.phase : m.to }));
+        if (u.via === "dictate") {
+          if (u.park === null) throw new Invalid("Dictate: choose the worker to park, or remove the Dictate use.");
+          uses.push({ via: "dictate", park: u.park, moves });
+        } else uses.push({ via: u.via, moves });
+      }
+      if (uses.length) cmd.reassign = uses;
+      return cmd;
+    },
+  };
+}
+
+function explore(d, submit) {
+  const abandon = d.abandonable.length
+    ? checks("Before scouting, abandon these construction-zone tiles (optional)", d.abandonable.map((t) => ({ value: t, label: tileLabel(t) })), [])
+    : null;
+  const actions = h("div", { class: "actions" }, d.explorers.map((x) => [
+    d.tasks.includes("stock") ? h("button", { type: "button", onclick: () => submit({ kind: "explore", task: "stock", explorer: x.die }) },
+      "Stock with ", die(x), ` #${x.die} (+$${x.stock})`) : null,
+    d.tasks.includes("scout") ? h("button", { type: "button", onclick: () => submit({ kind: "explore", task: "scout", explorer: x.die, abandon: abandon ? checkedValues(abandon) : [] }) },
+      "Scout with ", die(x), ` #${x.die}`) : null,
+  ]), d.tasks.includes("finish") ? h("button", { type: "button", class: "secondary", onclick: () => submit({ kind: "explore", task: "finish" }) }, "Done exploring") : null);
+  let rearrange = null;
+  if (d.tasks.includes("rearrange") && d.stacks) {
+    const tiles = [...d.stacks.development.map((t) => ({ t, as: "development" })), ...d.stacks.world.map((t) => ({ t, as: "world" }))];
+    const ol = orderList("Advanced Logistics: order (top first) and side of every tile in your construction zone", tiles, (it) =>
+      select(tileLabel(it.t), [{ value: "development", label: "development" }, { value: "world", label: "world" }], it.as, (v) => { it.as = v; }));
+    rearrange = h("div", {}, ol.el, h("button", { type: "button", class: "secondary", onclick: () => submit({ kind: "explore", task: "rearrange",
+      development: ol.order.filter((i) => i.as === "development").map((i) => i.t), world: ol.order.filter((i) => i.as === "world").map((i) => i.t) }) }, "Rearrange"));
+  }
+  return { body: [h("p", {}, `Tiles in the bag: ${d.bag}. Each explorer either stocks (credits) or scouts (draws a tile).`), abandon, actions, rearrange], build: null };
+}
+
+function placeTiles(d) {
+  const items = d.tiles.map((t) => ({ ...t, as: d.sides.includes("development") ? "development" : d.sides[0], on_top: false }));
+  const ol = orderList("Place every drawn tile (in this order) under its stack", items, (it) => h("span", { class: "tile" },
+    radios("side", `Tile ${it.tile}`, d.sides.map((s) => ({ value: s, label: s === "development" ? `as development: ${cardLabel(it.development)}` : `as world: ${cardLabel(it.world)}` })),
+      { value: it.as, cls: "inline", onchange: (v) => { it.as = v; } }),
+    d.on_top ? h("label", { class: "choice" }, h("input", { type: "checkbox", onchange: (e) => { it.on_top = e.target.checked; } }), "on top of the stack") : null));
+  return { body: [ol.el], build: () => ({ kind: "place_tiles", placements: ol.order.map((it) => (d.on_top && it.on_top ? { tile: it.tile, as: it.as, on_top: true } : { tile: it.tile, as: it.as })) }) };
+}
+
+function abandonOne(d) {
+  const fs = radios("abandon", "The bag ran out: abandon one construction-zone tile into it",
+    d.tiles.map((t) => ({ value: t, label: tileLabel(t) })), { value: d.tiles[0] });
+  return { body: [fs], build: () => ({ kind: "abandon_one", tile: Number(picked(fs)) }) };
+}
+
+function construct(d) {
+  const stackCards = Object.fromEntries(d.stack.map((t) => [t.tile, t]));
+  const info = h("div", { class: "preview", "aria-live": "polite" });
+  const extras = h("div", {});
+  const removes = d.removals.map((r, i) => ({ r, value: d.removable[i % Math.max(1, d.removable.length)] }));
+  let returns = [];
+  const stackOrder = d.stack_choice ? orderList("Dice already on the stack, in the order they are used (the first complete the top tile)",
+    d.dice_on_stack, (x) => die(x), () => recompute()) : null;
+  const order = orderList(`Your ${d.kind === "develop" ? "developers" : "settlers"} in the order they go onto the stack`,
+    d.workers, (w) => [die(w), ` #${w.die}`], () => recompute());
+  const recompute = () => {
+    let seq = [...(stackOrder ? stackOrder.order : d.dice_on_stack), ...order.order.map((w) => w.die)];
+    const done = [];
+    let r = 0;
+    const plan = [];
+    for (const c of d.completions) {
+      if (seq.length < c.cost) break;
+      const used = seq.slice(0, c.cost);
+      seq = seq.slice(c.cost);
+      const rm = c.removal ? removes[r++]?.value : null;
+      if (rm !== null && rm !== undefined) seq = seq.filter((x) => x !== rm);
+      done.push(c);
+      plan.push({ c, used: used.filter((x) => x !== rm) });
+    }
+    info.replaceChildren(h("h4", {}, "What happens"), plan.length
+      ? h("ul", {}, plan.map((p) => h("li", {}, `Completes ${cardName(p.c.card)} (cost ${p.c.cost})`)))
+      : h("p", {}, "No tile completes this time; the workers stay on the stack."));
+    returns = plan.map((p) => ({ p, fs: p.c.returns_max ? checks(`${cardName(p.c.card)}: send up to ${p.c.returns_max} of its dice to the cup instead of the Citizenry`,
+      p.used.map((x) => ({ value: x, label: dieText(x) })), [], { max: p.c.returns_max }) : null }));
+    extras.replaceChildren(...returns.map((x) => x.fs).filter(Boolean));
+  };
+  const removeEls = removes.map((rm) => select(`${cardName(rm.r.card)} removes one of your dice when it completes:`,
+    d.removable.map((x) => ({ value: x, label: dieText(x) })), rm.value, (v) => { rm.value = Number(v); recompute(); }));
+  recompute();
+  return {
+    body: [h("p", {}, "Stack: ", d.stack.map((t) => `${cardName(t.card)} (${t.cost})`).join(" → ") || "empty",
+      d.dice_on_stack.length ? [" · already on it: ", d.dice_on_stack.map((x) => die(x))] : null),
+    stackOrder ? stackOrder.el : null, order.el, removeEls, info, extras],
+    build: () => {
+      const cmd = { kind: d.kind, order: order.order.map((w) => w.die), remove: removes.map((r) => r.value) };
+      if (new Set(cmd.remove).size !== cmd.remove.length) throw new Invalid("Choose a different die for each removal.");
+      const ret = returns.map((x) => (x.fs ? checkedValues(x.fs) : []));
+      if (ret.some((x) => x.length)) cmd.returns = ret;
+      if (stackOrder) cmd.stack_order = [...stackOrder.order];
+      void stackCards;
+      return cmd;
+    },
+  };
+}
+
+function produce(d) {
+  const slots = d.worlds.flatMap((w) => Array.from({ length: w.room }, () => w.world));
+  const rows = Array.from({ length: d.count }, (_, i) => ({ die: d.producers[i].die, world: slots[i] }));
+  const worldOpts = d.worlds.map((w) => ({ value: w.world, label: `${cardName(w.world)} (${w.color}, room ${w.room})` }));
+  const prodOpts = d.producers.map((x) => ({ value: x.die, label: dieText(x) }));
+  const body = [h("p", {}, `Put exactly ${d.count} good(s) on your worlds; unused producers return to the cup.`),
+    rows.map((r, i) => h("div", { class: "row" },
+      select(`Good ${i + 1}: producer`, prodOpts, r.die, (v) => { r.die = Number(v); }),
+      select("on world", worldOpts, r.world, (v) => { r.world = v; })))];
+  return {
+    body,
+    build: () => {
+      if (new Set(rows.map((r) => r.die)).size !== rows.length) throw new Invalid("Each producer makes one good: choose different dice.");
+      for (const w of d.worlds) if (rows.filter((r) => r.world === w.world).length > w.room) throw new Invalid(`${cardName(w.world)} has room for ${w.room} good(s) only.`);
+      return { kind: "produce", goods: rows.map((r) => ({ die: r.die, world: r.world })) };
+    },
+  };
+}
+
+function ship(d) {
+  const rows = Array.from({ length: d.count }, (_, i) => ({ shipper: d.shippers[i].die, good: d.goods[i].die, action: d.actions[0], flags: {} }));
+  const shipOpts = d.shippers.map((x) => ({ value: x.die, label: dieText(x) }));
+  const goodOpts = d.goods.map((g) => ({ value: g.die, label: `${dieText(g)} on ${cardName(g.world)} — trade $${g.trade}, consume ${g.consume_vp.join("/")} VP` }));
+  const body = [h("p", {}, `Ship exactly ${d.count} good(s): trade for credits or consume for VP.`),
+    rows.map((r, i) => h("fieldset", { class: "use" }, h("legend", {}, `Shipment ${i + 1}`),
+      select("Shipper", shipOpts, r.shipper, (v) => { r.shipper = Number(v); }),
+      select("Good", goodOpts, r.good, (v) => { r.good = Number(v); }),
+      radios("action", "Action", d.actions.map((a) => ({ value: a, label: a === "trade" ? "Trade (credits)" : "Consume (VP)" })), { value: r.action, cls: "inline", onchange: (v) => { r.action = v; } }),
+      (d.options || []).map((o) => h("label", { class: "choice", title: o.help }, h("input", { type: "checkbox", onchange: (e) => { r.flags[o.option] = e.target.checked; } }), ` ${o.option} (${o.actions.join("/")} only): ${o.help || ""}`))))];
+  return {
+    body,
+    build: () => {
+      if (new Set(rows.map((r) => r.shipper)).size !== rows.length) throw new Invalid("Each shipper ships one good: choose different shippers.");
+      if (new Set(rows.map((r) => r.good)).size !== rows.length) throw new Invalid("Each good can be shipped once: choose different goods.");
+      return { kind: "ship", tasks: rows.map((r) => {
+        const t = { shipper: r.shipper, good: r.good, action: r.action };
+        for (const o of d.options || []) if (r.flags[o.option] && o.actions.includes(r.action)) t[o.option] = true;
+        return t;
+      }) };
+    },
+  };
+}
+
+function manage(d) {
+  const recruit = checks(`Recruit exactly ${d.recruit_count} dice from your Citizenry into your cup ($1 each; you have $${d.credits})`,
+    d.citizenry.map((x) => ({ value: x.die, label: dieText(x) })), d.citizenry.slice(0, d.recruit_count).map((x) => x.die), { max: d.recruit_count });
+  const recall = checks("Recall to your cup (optional): developers, settlers and goods",
+    d.recallable.map((x) => ({ value: x.die, label: dieText(x) })), d.must_recall && d.recallable.length ? [d.recallable[0].die] : []);
+  return {
+    body: [d.recruit_count ? recruit : h("p", {}, d.citizenry.length ? "Nothing to recruit (no credits)." : "Your Citizenry is empty."),
+      d.recallable.length ? recall : null,
+      d.must_recall ? h("p", { class: "warn" }, "Your cup would be empty: recall at least one die.") : null, h("p", { class: "muted" }, `Dice in your cup: ${d.cup}`)],
+    build: () => {
+      const r = checkedValues(recruit);
+      if (r.length !== d.recruit_count) throw new Invalid(`Recruit exactly ${d.recruit_count} dice (you must recruit as many as you can afford).`);
+      return { kind: "manage", recruit: r, recall: checkedValues(recall) };
+    },
+  };
+}
+
+function fallback(d) {
+  const ta = h("textarea", { rows: 6, "aria-label": "command as JSON" }, JSON.stringify({ kind: d.kind }, null, 1));
+  return { body: [h("pre", {}, JSON.stringify(d, null, 1)), ta], build: () => JSON.parse(ta.value) };
+}
+
+const TITLES = {
+  start_tiles: "Choose your start tiles", assign: "Assign your workers", explore: "Explore",
+  place_tiles: "Place your new tiles", abandon_one: "Abandon a tile", develop: "Develop", settle: "Settle",
+  produce: "Produce", ship: "Ship", manage: "Manage your empire",
+};
+const BUILDERS = { start_tiles: startTiles, assign, explore, place_tiles: placeTiles, abandon_one: abandonOne,
+  develop: construct, settle: construct, produce, ship, manage };
+
+// The panel for ``d``; ``submit(command)`` sends it and resolves when done (throws ApiError).
+export function decisionPanel(d, submit) {
+  const error = h("p", { class: "error", role: "alert", "aria-live": "assertive" });
+  let busy = false;
+  const send = async (cmd) => {
+    if (busy) return;
+    busy = true;
+    error.textContent = "";
+    panel.classList.add("busy");
+    try { await submit(cmd); } catch (exc) {
+      error.textContent = exc.words || exc.message;
+    } finally { busy = false; panel.classList.remove("busy"); }
+  };
+  const spec = (BUILDERS[d.kind] || fallback)(d, send);
+  const go = h("button", { type: "submit", class: "primary" }, `Confirm ${TITLES[d.kind] ? TITLES[d.kind].toLowerCase() : d.kind}`);
+  const panel = h("form", { class: "decision", "data-kind": d.kind, "aria-labelledby": "decision-title",
+    onsubmit: (e) => {
+      e.preventDefault();
+      if (!spec.build) return;
+      let cmd;
+      try { cmd = spec.build(); } catch (exc) { error.textContent = exc.message; return; }
+      send(cmd);
+    } },
+  h("h2", { id: "decision-title" }, TITLES[d.kind] || d.kind),
+  d.help ? h("details", { class: "help" }, h("summary", {}, "Rules help"), h("p", {}, d.help)) : null,
+  spec.body, error, spec.build ? go : null);
+  return panel;
+}

@@ -1,0 +1,142 @@
+"""Fixtures for the browser tests: the real API (gunicorn, as ``make run`` serves it) on the real
+Redis (database 6 of the local server, or ``$RFG_WEB_TEST_REDIS_URL``) under a unique key prefix,
+real ``rfg worker`` processes playing the bots, and Debian's Chromium driven by Playwright.
+
+Locally a missing Redis or Chromium skips these tests; under ``CI`` it fails them.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+
+from tests.conftest import purge_prefix, unavailable
+
+ROOT = Path(__file__).resolve().parents[2]
+SHOTS = ROOT / "docs" / "screenshots"
+REDIS_URL = os.environ.get("RFG_WEB_TEST_REDIS_URL", "redis://127.0.0.1:6379/6")
+CHROMIUM = os.environ.get("RFG_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--no-first-run", "--disable-sync"]  # fmt: skip
+
+
+def wait_for(pred: Callable[[], bool], timeout: float, what: str, step: float = 0.1) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if pred():
+            return
+        time.sleep(step)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Proc(subprocess.Popen[bytes]):
+    log_path: Path
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")[-4000:]
+
+
+def _spawn(cmd: list[str], env: dict[str, str], log_path: Path) -> Proc:
+    out = open(log_path, "wb")  # noqa: SIM115 - closed with the process
+    proc = Proc(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                env={**os.environ, **env}, start_new_session=True)  # fmt: skip
+    proc.log_path = log_path
+    return proc
+
+
+def _kill(proc: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        pass
+
+
+class Site:
+    """The running API and workers of the browser tests."""
+
+    def __init__(self, url: str, prefix: str, redis_url: str, env: dict[str, str]) -> None:
+        self.url, self.prefix, self.redis_url, self.env = url, prefix, redis_url, env
+        self.shared: dict[str, Any] = {}  # what one test leaves for the next (the game played)
+
+    def rfg(self, *args: str, timeout: float = 120) -> str:
+        cmd = [sys.executable, "-m", "rfgcli.main", *args]
+        done = subprocess.run(cmd, cwd=ROOT, env={**os.environ, **self.env}, capture_output=True,
+                              text=True, timeout=timeout)  # fmt: skip
+        assert done.returncode == 0, f"rfg {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}"
+        return done.stdout
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+    client = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2)
+    try:
+        client.ping()
+    except (redis.ConnectionError, redis.TimeoutError) as exc:
+        client.close()
+        unavailable(f"no Redis at {REDIS_URL} ({exc}); start one or set RFG_WEB_TEST_REDIS_URL")
+    tmp = tmp_path_factory.mktemp("web")
+    prefix = f"web{uuid.uuid4().hex[:10]}"
+    env = {"REDIS_URL": REDIS_URL, "RFG_STORE_URL": REDIS_URL, "RFG_STORE_PREFIX": prefix,
+           "RFG_RATE_LIMITS": "0", "RFG_DISPATCH": "1", "RFG_SSE_MAX_SECONDS": "20",
+           "RFG_DATA_DIR": str(tmp)}  # fmt: skip
+    port = _free_port()
+    procs: list[Proc] = []
+    try:
+        api = _spawn([sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}",
+                      "--workers", "1", "--worker-class", "gthread", "--threads", "16",
+                      "service:create_app()"], env, tmp / "api.log")  # fmt: skip
+        procs.append(api)
+        for i in range(2):
+            procs.append(_spawn([sys.executable, "-m", "rfgcli.main", "worker", "--url", REDIS_URL,
+                                 "--prefix", prefix, "--sweep-interval", "0.3", "--stale-after", "3"],
+                                env, tmp / f"worker-{i}.log"))  # fmt: skip
+
+        def up() -> bool:
+            if api.poll() is not None:
+                raise AssertionError(f"the API exited with {api.returncode}:\n{api.log()}")
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                    return True
+            except OSError:
+                return False
+
+        wait_for(up, 30, "the API to listen")
+        yield Site(f"http://127.0.0.1:{port}", prefix, REDIS_URL, env)
+    finally:
+        for proc in procs:
+            _kill(proc)
+        purge_prefix(client, prefix)
+        client.close()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    if not Path(CHROMIUM).exists():
+        unavailable(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()

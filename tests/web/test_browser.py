@@ -1,0 +1,204 @@
+"""The web client in a real browser (Debian's Chromium driven by Playwright) against the real API,
+Redis and ``rfg worker`` bots: a person creates a game against three bots and plays it to the final
+scores by clicking only; a spectator page follows it live; the replay viewer steps through it to
+the end and shows the server's verdict; a ladder's boards; the pages at phone size.
+
+Screenshots go to docs/screenshots/ (committed; the README shows two of them).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.request
+from typing import Any
+
+import pytest
+
+from .conftest import SHOTS, Site
+
+pytestmark = [pytest.mark.browser, pytest.mark.redis]
+
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+SHOTS_WANTED = {"assign", "ship", "manage"}
+
+
+def _get(site: Site, path: str) -> Any:
+    with urllib.request.urlopen(site.url + path, timeout=10) as resp:
+        return json.loads(resp.read())
+
+
+def _page(browser: Any, viewport: dict[str, int] = DESKTOP) -> Any:
+    page = browser.new_page(viewport=viewport)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    # script errors only: a refused request (a 409 the client resends, say) is logged too
+    page.on("console", lambda msg: errors.append(msg.text)
+            if msg.type == "error" and not msg.text.startswith("Failed to load resource") else None)
+    page.js_errors = errors
+    return page
+
+
+def _act(page: Any, kind: str) -> None:
+    """Answer the decision on screen the way a person would, by clicking."""
+    form = page.locator("form.decision")
+    if kind == "assign":
+        # step 1: a worker (the first one); step 2 preselects its column's phase
+        form.locator("fieldset.choices").filter(has_text="Pick the worker").locator("label.choice").first.click()
+        form.get_by_role("button", name="Confirm").click()
+    elif kind == "explore":
+        form.locator(".actions button").first.click()  # stock (or scout) with the first explorer
+    else:
+        form.get_by_role("button", name="Confirm").click()
+
+
+def test_a_person_plays_a_whole_game_against_three_bots_by_clicking(site: Site, browser: Any) -> None:
+    page = _page(browser)
+    page.goto(site.url + "/")  # the API's index links the client
+    assert _get(site, "/")["links"]["play"] == "/play/"
+    page.goto(site.url + "/play/")
+    page.get_by_role("heading", name="New game").wait_for()
+    # the defaults are what a newcomer wants: you against heuristic, random, random
+    assert page.locator("select[data-seat='1']").input_value() == "bot:heuristic"
+    assert page.locator("select[data-seat='3']").input_value() == "bot:random"
+    page.get_by_role("button", name="Create game and take my seat").click()
+    page.wait_for_url("**/play/#/games/*/seats/0")
+    gid = page.url.split("#/games/")[1].split("/")[0]
+    site.shared["gid"] = gid
+
+    spectator = _page(browser)
+    spectator.goto(f"{site.url}/play/#/watch/{gid}")
+    spectator.get_by_text("● live").wait_for(timeout=15000)
+
+    kinds: list[str] = []
+    shot = set()
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        page.wait_for_selector("form.decision, section.scores", timeout=60000)
+        if page.locator("section.scores").count():
+            break
+        form = page.locator("form.decision")
+        kind = form.get_attribute("data-kind")
+        kinds.append(kind)
+        if kind in SHOTS_WANTED and kind not in shot:
+            page.screenshot(path=str(SHOTS / f"table-{kind}.png"), full_page=False)
+            shot.add(kind)
+        handle = form.element_handle()
+        _act(page, kind)
+        # the panel goes when the server took the command; an error stays on it in words
+        for _ in range(300):
+            err = page.locator("form.decision p.error")
+            if err.count() and err.first.inner_text().strip():
+                raise AssertionError(f"the server refused a {kind} made by clicking: {err.first.inner_text()}")
+            if not handle.is_connected() if hasattr(handle, "is_connected") else handle.evaluate("e => !e.isConnected"):
+                break
+            time.sleep(0.05)
+        else:
+            raise AssertionError(f"the {kind} panel stayed after clicking")
+    else:
+        raise AssertionError(f"the game did not end in time; decisions so far: {kinds}")
+
+    scores = page.locator("section.scores")
+    assert "Final scores" in scores.inner_text()
+    assert scores.locator("tbody tr").count() == 4
+    summary = _get(site, f"/games/{gid}")
+    assert summary["status"] == "finished"
+    winners = summary["winners"]
+    assert scores.locator("tr.win").count() == len(winners)
+    assert {"start_tiles", "assign", "explore", "manage"} <= set(kinds), kinds
+    assert SHOTS_WANTED <= shot, f"the game never reached {SHOTS_WANTED - shot}"
+    page.screenshot(path=str(SHOTS / "final-scores.png"), full_page=False)
+
+    # the spectator saw the game live to its end: the same final scores, the last events
+    spectator.locator("section.scores").wait_for(timeout=20000)
+    final = _get(site, f"/games/{gid}/view")
+    assert spectator.locator(".live").inner_text() == "game over"
+    assert spectator.locator("ol.log li").first.get_attribute("value") == str(final["version"])
+    assert spectator.locator(".log li").count() >= 50, "the spectator followed the game event by event"
+
+    page.goto(site.url + "/play/#/")
+    page.get_by_role("heading", name="Games").wait_for()
+    assert page.get_by_text(gid).count() >= 1
+    page.screenshot(path=str(SHOTS / "lobby.png"), full_page=False)
+    assert not page.js_errors and not spectator.js_errors, page.js_errors + spectator.js_errors
+    page.close()
+    spectator.close()
+
+
+def test_the_replay_viewer_steps_to_the_end_and_shows_the_verdict(site: Site, browser: Any) -> None:
+    gid = site.shared.get("gid")
+    if gid is None:
+        pytest.skip("needs the game of the previous test")
+    page = _page(browser)
+    page.goto(f"{site.url}/play/#/replay/{gid}")
+    badge = page.locator(".verdict .badge")
+    badge.wait_for(timeout=30000)
+    assert badge.get_attribute("data-verdict") == "ok", page.locator(".verdict").inner_text()
+    assert "authentic (signed by this server): yes" in page.locator(".verdict").inner_text()
+    where = page.locator("output.where")
+    assert where.inner_text().startswith("event 1 of")
+    page.get_by_role("button", name="next event").click()
+    assert where.inner_text().startswith("event 2 of")
+    page.locator("section.replay").focus()
+    page.keyboard.press("End")  # keyboard: jump to the last event
+    total = int(where.inner_text().split(" of ")[1].split(" ")[0])
+    assert where.inner_text().startswith(f"event {total} of {total}")
+    assert "Game over" in page.locator(".replay-state").inner_text()
+    page.keyboard.press("ArrowLeft")
+    assert where.inner_text().startswith(f"event {total - 1} of")
+    page.locator("#scrubber").fill(str(total - 1))  # the scrubber, to the end
+    assert where.inner_text().startswith(f"event {total} of {total}")
+    page.screenshot(path=str(SHOTS / "replay.png"), full_page=False)
+    assert not page.js_errors, page.js_errors
+    page.close()
+
+
+def test_ladder_boards_show_the_leaderboard_and_rating_history(site: Site, browser: Any) -> None:
+    ladder = "web-demo"
+    site.rfg("ladder", "--url", site.redis_url, "--prefix", site.prefix, "create", ladder, "--players", "2")
+    for name, bot in (("heuristic", "heuristic"), ("random", "random")):
+        site.rfg("ladder", "--url", site.redis_url, "--prefix", site.prefix, "add", ladder, name, "--bot", bot)
+    site.rfg("ladder", "--url", site.redis_url, "--prefix", site.prefix, "run", ladder, "--games", "4", "--inline")
+    page = _page(browser)
+    page.goto(f"{site.url}/play/#/ladders")
+    page.get_by_role("link", name=ladder).click()
+    board = page.locator("table.leaderboard")
+    board.wait_for()
+    rows = board.locator("tbody tr")
+    assert rows.count() == 2
+    assert "heuristic" in rows.first.inner_text()
+    plots = page.locator(".plots img")
+    assert plots.count() == 2
+    page.wait_for_function("() => [...document.querySelectorAll('.plots img')].every(i => i.complete && i.naturalWidth > 0)")
+    page.screenshot(path=str(SHOTS / "leaderboard.png"), full_page=True)
+    assert not page.js_errors, page.js_errors
+    page.close()
+
+
+def test_phone_size_and_keyboard(site: Site, browser: Any) -> None:
+    """At 390x844 nothing overflows sideways; the first decisions can be made with the keyboard."""
+    page = _page(browser, PHONE)
+    page.goto(site.url + "/play/")
+    page.get_by_role("heading", name="New game").wait_for()
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+    page.locator("button.primary").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_url("**/play/#/games/*/seats/0")
+    form = page.locator("form.decision[data-kind='start_tiles']")
+    form.wait_for(timeout=20000)
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+    form.locator("input[type=radio]").first.focus()
+    page.keyboard.press("ArrowDown")  # the other pair of start tiles
+    form.get_by_role("button", name="Confirm").focus()
+    page.keyboard.press("Enter")
+    assign = page.locator("form.decision[data-kind='assign']")
+    assign.wait_for(timeout=20000)
+    # every die tells its colour in words (aria-label, title) and by a letter, not by colour alone
+    first_die = assign.locator(".die").first
+    assert first_die.get_attribute("aria-label").startswith("Home (white) die #")
+    assert first_die.locator("b").inner_text() == "H"
+    page.screenshot(path=str(SHOTS / "phone-assign.png"), full_page=False)
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+    assert not page.js_errors, page.js_errors
+    page.close()
