@@ -158,6 +158,7 @@ def start_api(tmp_path: Path) -> Iterator[Callable[..., tuple[Proc, str]]]:
         port = free_port()
         cmd = [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}",
                "--workers", str(workers), "--worker-class", "gthread", "--threads", "8",
+               "--no-control-socket",  # not a shared socket in the home directory
                "service:create_app()"]  # fmt: skip
         full = {"REDIS_URL": url, "RFG_STORE_URL": url, "RFG_STORE_PREFIX": prefix,
                 "RFG_ADMIN_TOKEN": ADMIN, **env}  # fmt: skip
