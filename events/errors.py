@@ -25,6 +25,42 @@ class ConcurrencyConflict(StoreError):
         )
 
 
+class DecisionChanged(ConcurrencyConflict):
+    """A command answering a seat's decision by its id (``decision_id``) came after that seat's
+    decision changed: it was answered already, or the game moved the seat to another decision.
+
+    ``current`` is the seat's decision id now (None: the seat owes nothing now), ``kind`` its
+    kind, ``actual`` the game's version. Nothing was stored.
+    """
+
+    def __init__(
+        self,
+        game_id: str,
+        seat: int,
+        decision_id: int,
+        current: int | None,
+        kind: str | None,
+        actual: int,
+    ) -> None:
+        self.seat = seat
+        self.decision_id = decision_id
+        self.current = current
+        self.kind = kind
+        super().__init__(game_id, actual, actual)
+        now = (
+            f"it owes decision {current} ({kind}) now: read the seat view, decide on its "
+            f"'decision' and send a command with decision_id {current} and a new command id"
+            if current is not None
+            else "it owes no decision now: wait for the other seats (follow the event stream), "
+            "then read the seat view again"
+        )
+        self.args = (
+            f"seat {seat} no longer owes decision {decision_id} of game {game_id!r} (it was "
+            f"answered already, perhaps by another command id, or the game moved on to another "
+            f"step): nothing was stored; {now}",
+        )
+
+
 class GameNotFound(StoreError):
     """The game has no stream (nothing was ever appended to it, or it was deleted)."""
 

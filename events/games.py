@@ -33,7 +33,7 @@ from engine.state import GameState
 from .clock import Clocks, validate_table
 from .clock import fold as fold_clocks
 from .envelope import GENESIS_HASH, Envelope, canonical_json, iso_utc, seal_batch
-from .errors import ConcurrencyConflict, GameNotFound
+from .errors import ConcurrencyConflict, DecisionChanged, GameNotFound
 from .replay import CREATE_COMMAND_ID, signed_result
 from .signing import Signer
 from .store import AppendResult, EventStore
@@ -317,8 +317,17 @@ class Games:
         command_id: str,
         expected_version: int | None = None,
         actor: str | None = None,
+        decision_id: int | None = None,
     ) -> Submitted:
         """Apply one seat's command; idempotent per command id, optimistic on the version.
+
+        ``decision_id`` (instead of ``expected_version``): the id of the seat's decision the
+        command answers (``decision_id`` in the seat view: the version at which that decision
+        became pending, ``SeatClock.since_version``). The command is applied whatever other seats
+        did meanwhile as long as the seat still owes that same decision, and refused with
+        ``DecisionChanged`` (nothing stored) once it does not. Atomic: the id is checked on the
+        state the command is decided on, and the append only lands on that very version (else
+        the game is caught up, the id checked again and the command decided again).
 
         ``actor`` names who caused it in the envelopes (default ``seat:<n>``; the workers use
         ``bot:<name>`` and ``timeout``). Raises ``engine.IllegalCommand`` (nothing stored),
@@ -333,7 +342,8 @@ class Games:
         cached = self._cached(game_id)
         caught_up = False
         attempts = 0
-        if cached is None or (expected_version is not None and expected_version > cached.version):
+        newer = expected_version if expected_version is not None else decision_id
+        if cached is None or (newer is not None and newer > cached.version):
             previous, cached = self._catch_up(game_id, cached, command_id)
             if previous is not None:
                 return self._duplicate(game_id, previous)
@@ -346,6 +356,18 @@ class Games:
                 if previous is not None:
                     return self._duplicate(game_id, previous)
                 raise ConcurrencyConflict(game_id, expected_version, cached.version)
+            if decision_id is not None and _decision_of(cached, seat)[0] != decision_id:
+                if not caught_up:  # the cache may be behind: look again at the stored game
+                    previous, cached = self._catch_up(game_id, cached, command_id)
+                    if previous is not None:
+                        return self._duplicate(game_id, previous)
+                    caught_up = True
+                    continue
+                previous = self.store.command_result(game_id, command_id)
+                if previous is not None:  # a retry of this command, applied before
+                    return self._duplicate(game_id, previous)
+                current, kind = _decision_of(cached, seat)
+                raise DecisionChanged(game_id, seat, decision_id, current, kind, cached.version)
             state, clocks = cached.state.copy(), cached.clocks.copy()
             try:
                 # fold the command record and the command's events into the private copy
@@ -374,7 +396,8 @@ class Games:
                 result = self.store.append(game_id, version, command_id, envs, views=views,
                                            status="finished" if state.over else None)  # fmt: skip
             except ConcurrencyConflict as exc:
-                # the game moved on since this process last saw it
+                # the game moved on since this process last saw it (with a decision_id: decided
+                # again on the new state, once the id is checked again)
                 attempts += 1
                 if expected_version is not None or attempts >= _MAX_ATTEMPTS:
                     expected = version if expected_version is None else expected_version
@@ -475,6 +498,13 @@ class Games:
         created = envs[0].ts
         finished = envs[-1].ts if state.over else None
         return render_views(game_id, state, created, finished, clocks)
+
+
+def _decision_of(entry: _Cached, seat: int) -> tuple[int | None, str | None]:
+    seats = entry.clocks.seats
+    if not 0 <= seat < len(seats) or seats[seat].since_version is None:
+        return None, None
+    return seats[seat].since_version, seats[seat].kind
 
 
 def feed_item(env: Envelope, viewer: Viewer) -> dict[str, Any]:

@@ -10,8 +10,11 @@ that owes a decision not yet sent on this connection, one event is sent::
 
     id: <game_id>:<seat>:<decision_version>
     event: decision
-    data: {"game_id", "seat", "kind", "decision_version", "game_version", "since", "deadline",
-           "links": {"view", "commands"}}
+    data: {"game_id", "seat", "kind", "decision_version", "decision_id", "game_version", "since",
+           "deadline", "links": {"view", "commands"}}
+
+``decision_id`` (= ``decision_version``) is what a command answering the decision may carry
+instead of ``expected_version`` (see service/api/commands.py).
 
 A game that has ended is dropped from the active set. ``: keep-alive`` comments come every
 ``keepalive`` seconds of quiet; the server closes the stream after ``max_seconds`` (the client
@@ -68,7 +71,8 @@ def pending_decisions(
         if seat in mine and sc.get("pending") and sc.get("decision_version") is not None:
             out.append({
                 "game_id": game_id, "seat": seat, "kind": sc["pending"],
-                "decision_version": sc["decision_version"], "game_version": version,
+                "decision_version": sc["decision_version"],
+                "decision_id": sc["decision_version"], "game_version": version,
                 "since": sc.get("since"), "deadline": sc.get("deadline"),
                 "links": {"view": f"/games/{game_id}/seats/{seat}/view",
                           "commands": f"/games/{game_id}/seats/{seat}/commands"},

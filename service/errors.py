@@ -24,6 +24,7 @@ from werkzeug.exceptions import HTTPException
 
 import engine
 from events import ConcurrencyConflict, GameNotFound
+from events.errors import DecisionChanged
 from service.schemas.responses import ProblemSchema
 
 PROBLEM_JSON = "application/problem+json"
@@ -71,6 +72,12 @@ _TYPES = [
                 "The game moved on since the version you sent (If-Match or expected_version); "
                 "nothing was stored. 'current_version' is the game's version: read the seat "
                 "view again, decide on its decision and send a new command with that version."),
+    ProblemType("decision-changed", "Decision changed", 409,
+                "The command named its seat's decision by 'decision_id', and the seat no longer "
+                "owes that decision: it was answered already (perhaps by another command id) or "
+                "the game moved the seat on; nothing was stored. 'current_decision_id' is the "
+                "seat's decision now (null: none; wait for the other seats): read the seat view "
+                "again, decide on its 'decision' and send a new command with that decision_id."),
     ProblemType("seat-unavailable", "Seat unavailable", 409,
                 "The seat cannot be claimed: it was claimed already, a bot plays it, or the "
                 "game is over. Pick another seat (GET /games/{game_id} lists the seats)."),
@@ -222,6 +229,20 @@ def init_app(app: Flask) -> None:
                 f'If-Match: "{exc.actual}" (or expected_version {exc.actual}) and a new command id',
                 current_version=exc.actual,
                 expected_version=exc.expected,
+                headers={"ETag": f'"{exc.actual}"'},
+            )
+        )
+
+    @app.errorhandler(DecisionChanged)
+    def _decision_changed(exc: DecisionChanged) -> Response:
+        return problem_response(
+            Problem(
+                "decision-changed",
+                str(exc),
+                decision_id=exc.decision_id,
+                current_decision_id=exc.current,
+                current_decision_kind=exc.kind,
+                current_version=exc.actual,
                 headers={"ETag": f'"{exc.actual}"'},
             )
         )

@@ -1,13 +1,17 @@
 """Commands: ``POST /games/<id>/seats/<n>/commands`` submits the seat's decision.
 
-The body is ``{command_id, expected_version?, command}``; the version may instead come as
-``If-Match: "<version>"`` (the ETag of the view the client decided on). Semantics:
+The body is ``{command_id, expected_version? | decision_id?, command}``; the version may instead
+come as ``If-Match: "<version>"`` (the ETag of the view the client decided on). Semantics:
 
 * idempotent per (seat, command id): a retry returns the same answer (``Idempotent-Replayed:
   true``) and stores nothing; the same id with a different command is refused (422). The id is
   stored namespaced as ``seat:<n>:<command_id>``, so seats cannot collide;
 * optimistic: a stale version -> 409 with ``current_version``, nothing appended; without a version
   the command applies to the game as it is (the engine still checks that it is legal);
+* by decision: ``decision_id`` (the seat view's ``decision.decision_id``) instead of a version
+  applies the command while the seat still owes that decision, whatever other seats did
+  meanwhile; once the seat's own decision changed -> 409 ``decision-changed`` naming the current
+  one (``Games.submit`` checks it atomically with the append);
 * the answer carries the new version and the appended events as this seat may see them; the views
   are written in the same atomic append, so reads right after see the new state.
 """
@@ -50,10 +54,19 @@ def submit(game_id: str, seat: int) -> Response:
         )
     if expected is None:
         expected = header_version
+    decision_id = body.get("decision_id")
+    if decision_id is not None and expected is not None:
+        raise Problem(
+            "invalid-request",
+            "send either decision_id (applied while the seat owes that decision) or a version "
+            "(expected_version / If-Match: applied only if the game has not moved), not both",
+            errors={"decision_id": ["not together with expected_version or If-Match"]},
+        )
     command = body["command"]
     cid = stored_command_id(seat, body["command_id"])
     out = backend().games.submit(
-        game_id, seat, command, cid, expected_version=expected, actor=f"seat:{seat}"
+        game_id, seat, command, cid, expected_version=expected, actor=f"seat:{seat}",
+        decision_id=decision_id,
     )
     headers = {"ETag": etag(out.version)}
     if out.result.duplicate:

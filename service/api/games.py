@@ -30,6 +30,7 @@ from service.limits import check_open_games, opened_game
 from service.lobby import list_games
 from service.schemas.requests import CreateGameSchema, EmptyQuerySchema, ListGamesQuerySchema
 from service.schemas.responses import GamePageSchema, GameSchema, ViewSchema
+from service.views import served_view
 
 bp = Blueprint("games", __name__)
 #: create-game fields recorded in the table (time control: events/clock.py)
@@ -124,5 +125,5 @@ def public_view(game_id: str) -> Response:
     pos, text = backend().games.view(game_id, "public")
     if not_modified(pos):
         return not_modified_response(pos)
-    return respond(_view, {"game_id": game_id, "version": pos, "view": json.loads(text)},
+    return respond(_view, {"game_id": game_id, "version": pos, "view": served_view(json.loads(text))},
                    headers={"ETag": etag(pos), "Cache-Control": "no-cache"})  # fmt: skip

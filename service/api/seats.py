@@ -18,6 +18,7 @@ from service.errors import Problem
 from service.http import etag, load_body, load_query, not_modified, not_modified_response, respond
 from service.schemas.requests import ClaimSeatSchema, EmptyQuerySchema
 from service.schemas.responses import SeatClaimSchema, SeatViewSchema
+from service.views import served_view
 
 bp = Blueprint("seats", __name__)
 _claim_body = ClaimSeatSchema()
@@ -58,7 +59,8 @@ def seat_view(game_id: str, seat: int) -> Response:
     pos, text = backend().games.view(game_id, seat)
     if not_modified(pos):
         return not_modified_response(pos)
-    body = {"game_id": game_id, "seat": seat, "version": pos, "view": json.loads(text)}
+    view = served_view(json.loads(text), seat)  # + decision_id and help, named bonuses
+    body = {"game_id": game_id, "seat": seat, "version": pos, "view": view}
     return respond(_view, body, headers={"ETag": etag(pos), "Cache-Control": "private, no-cache"})
 
 

@@ -100,6 +100,7 @@ class ClaimSeatSchema(Strict):
 class CommandRequestSchema(Strict):
     command_id = StrictStr(required=True, validate=COMMAND_ID)
     expected_version = StrictInt(validate=Range(min=0, max=MAX_SEQ))
+    decision_id = StrictInt(validate=Range(min=0, max=MAX_SEQ))
     command = CommandField(required=True)
 
 

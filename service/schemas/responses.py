@@ -24,6 +24,9 @@ class ProblemSchema(Schema):
     errors = fields.Raw()  # field -> messages, for invalid requests
     current_version = fields.Integer()
     expected_version = fields.Integer()
+    decision_id = fields.Integer()  # decision-changed: the decision the command named
+    current_decision_id = fields.Integer(allow_none=True)  # and the seat's decision now
+    current_decision_kind = fields.String(allow_none=True)
     max_bytes = fields.Integer()
     limit = fields.String()  # the limit a 429 hit
     retry_after = fields.Integer()  # seconds, as in Retry-After

@@ -1,0 +1,119 @@
+"""What the API adds to the stored views when it serves them (nothing here is stored).
+
+* ``decision.decision_id`` in a seat's view: the id of the decision the seat owes, the stream
+  version at which it became pending (the seat's ``clock.seats[n].decision_version``, folded by
+  ``events.clock``). A command may name it instead of a version (``Games.submit``).
+* ``decision.help``: what the decision is and how to answer it. ``DECISION_HELP`` is the one table
+  of help texts, one per decision kind; the engine's own, more detailed text (when
+  ``engine.legal`` gives one) comes after it.
+* ``result.scores[].bonus_cards``: each end-game bonus with the card's name, next to ``bonuses``
+  (card key -> VP), so a client need not read ``/catalogue`` to name them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.catalogue import card
+
+#: decision kind -> what it asks and how to answer it (the command of the same ``kind``)
+DECISION_HELP: dict[str, str] = {
+    "start_tiles": (
+        "Choose your two starting tiles: each entry of 'options' is one way to split the two "
+        "tiles dealt to you, one as a development and the other as a world. Answer "
+        "{kind: start_tiles, development: <the 'development' tile of the option you choose>}."
+    ),
+    "assign": (
+        "Assign your rolled workers behind your screen: select one phase with one worker "
+        "('select': {die, phase}), put every die of 'wild_dice' in a column ('wild': [{die, to}]) "
+        "and optionally use the powers of 'means' in order ('reassign': [{via, park?, moves}]): "
+        "'dictate' parks one worker to move others, a Reassign power moves workers as its "
+        "entry says."
+    ),
+    "explore": (
+        "Use your explorers one at a time: 'scout' draws a tile from the bag (optionally "
+        "abandoning construction-zone tiles of 'abandonable' first), 'stock' earns the "
+        "explorer's 'stock' credits; with Advanced Logistics 'rearrange' reorders 'stacks' and "
+        "'finish' ends the phase. Answer {kind: explore, task, explorer?, abandon?, development?, "
+        "world?}."
+    ),
+    "place_tiles": (
+        "Place every drawn tile of 'tiles' once, in order, at the bottom (or, when 'on_top' is "
+        "true, the top) of your development or world construction stack: {kind: place_tiles, "
+        "placements: [{tile, as: development|world, on_top?}]}."
+    ),
+    "abandon_one": (
+        "The bag ran out: give back one of your construction-zone tiles of 'tiles': "
+        "{kind: abandon_one, tile}."
+    ),
+    "develop": (
+        "Put your developers on your development stack: 'order' lists every worker of 'workers' "
+        "once; each tile of 'completes' completes, and 'remove' / 'returns' / 'stack_order' "
+        "answer what 'removals', 'completions' and 'stack_choice' ask."
+    ),
+    "settle": (
+        "Put your settlers on your world stack: 'order' lists every worker of 'workers' once; "
+        "each tile of 'completes' completes, and 'remove' / 'returns' / 'stack_order' answer "
+        "what 'removals', 'completions' and 'stack_choice' ask."
+    ),
+    "produce": (
+        "Put your producers of 'producers' as goods on your worlds of 'worlds' (at most 'room' "
+        "on each): {kind: produce, goods: [{die, world}]}, exactly 'count' of them."
+    ),
+    "ship": (
+        "Use your shippers of 'shippers' on goods of 'goods': trade a good for credits or "
+        "consume it for VP: {kind: ship, tasks: [{shipper, good, action: trade|consume}]}, "
+        "exactly 'count' tasks, with any flag 'options' offers."
+    ),
+    "manage": (
+        "Pay to recruit: move exactly 'recruit_count' dice of 'citizenry' to your cup, and "
+        "optionally recall dice of 'recallable' (from stacks and goods) to your cup: "
+        "{kind: manage, recruit: [...], recall: [...]}."
+    ),
+}
+
+
+def help_for(decision: dict[str, Any]) -> str:
+    """The ``help`` a served decision carries: the table's text, then the engine's details."""
+    kind = str(decision.get("kind"))
+    base = DECISION_HELP.get(kind, f"answer with a command of kind {kind!r}")
+    detail = decision.get("help")
+    return f"{base} Details: {detail}" if isinstance(detail, str) and detail else base
+
+
+def complete_decision(view: dict[str, Any], seat: int) -> None:
+    """Give the seat's decision (if any) its ``decision_id`` and ``help`` (in place)."""
+    decision = view.get("decision")
+    if not isinstance(decision, dict):
+        return
+    for sc in (view.get("clock") or {}).get("seats") or []:
+        if sc.get("seat") == seat and sc.get("decision_version") is not None:
+            decision["decision_id"] = sc["decision_version"]
+    decision["help"] = help_for(decision)
+
+
+def name_bonuses(view: dict[str, Any]) -> None:
+    """Add ``bonus_cards`` ([{card, name, vp}]) to every score of the view's result (in place)."""
+    result = view.get("result")
+    if not isinstance(result, dict):
+        return
+    for score in result.get("scores") or []:
+        bonuses = score.get("bonuses") or {}
+        score["bonus_cards"] = [
+            {"card": key, "name": _name(key), "vp": vp} for key, vp in sorted(bonuses.items())
+        ]
+
+
+def _name(key: str) -> str:
+    try:
+        return card(key).name
+    except KeyError:
+        return key
+
+
+def served_view(view: dict[str, Any], seat: int | None = None) -> dict[str, Any]:
+    """A stored view as the API serves it (``seat``: a seat's view)."""
+    if seat is not None:
+        complete_decision(view, seat)
+    name_bonuses(view)
+    return view
