@@ -51,7 +51,8 @@ def prefix(real_redis: Any) -> Iterator[str]:
 def server(prefix: str) -> Iterator[str]:
     app = create_app({"STORE_URL": REDIS_URL, "STORE_PREFIX": prefix, "ADMIN_TOKEN": ADMIN,
                       "SSE_MAX_SECONDS": 5.0, "SSE_KEEPALIVE_SECONDS": 1.0,
-                      "DECISIONS_POLL_SECONDS": 0.05, "DISPATCH_TURNS": True})  # fmt: skip
+                      "DECISIONS_POLL_SECONDS": 0.05, "DISPATCH_TURNS": True,
+                      "RATE_LIMITS": False})  # fmt: skip  # an external bot polls far faster than a person
     srv: BaseWSGIServer = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=srv.serve_forever, daemon=True)
     thread.start()
