@@ -124,7 +124,7 @@ def connect(
     if scheme in ("redis", "rediss", "unix"):
         url, wait = _split_wait(url)
         client = redis.Redis.from_url(url, decode_responses=decode_responses, **opts)
-        client.rfg_replica_wait = wait
+        client.rfg_replica_wait = wait  # type: ignore[attr-defined]
         return client
     if scheme in CLUSTER_SCHEMES:
         return _cluster(url, decode_responses, opts)

@@ -1,11 +1,17 @@
 """Ladders on Redis: configuration, entrants, scheduled games, results and the ratings projection.
 
-Keys (prefix ``rfg``): ``rfg:ladders`` (set of names); per ladder ``rfg:ladder:<name>:cfg``
+Keys (prefix ``rfg``): ``rfg:ladders`` (set of names); per ladder ``rfg:ladder:{l:<name>}:cfg``
 (JSON), ``:entrants`` (hash id -> JSON), ``:games`` (hash game id -> JSON: seats, seed, status),
 ``:results`` (list of result JSON in finishing order), ``:recorded`` (set of game ids with a
 result), ``:ratings`` (JSON of the live table with the number of results it reflects). Each game
 with an external seat is also added to its account's ``rfg:botacct:<id>:games`` and ``:active``
 sets (what the API's decisions stream of that bot account watches).
+
+The keys of one ladder share the hash tag ``{l:<name>}``: one Redis Cluster slot, so recording a
+result (WATCH + MULTI over ``:recorded``, ``:results``, ``:ratings``, ``:games``) is one
+transaction there too. ``rfg:ladders`` and the account sets are single keys written by their own
+commands. Keys written before the hash tag (``rfg:ladder:<name>:<part>``) are renamed by
+``migrate_keys`` (``rfg worker`` runs it at start).
 
 A ladder game is an ordinary game whose table names the entrant of each seat; built-in bots are
 played by the workers, external bots through the API with their bot token. Results are recorded
@@ -35,6 +41,7 @@ from .stats import head_to_head
 
 _NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 RECENT = 50  # results that count as "recent meetings" for pairing
+PARTS = ("cfg", "entrants", "games", "results", "recorded", "ratings")
 
 
 def account_games_key(prefix: str, account: str) -> str:
@@ -79,7 +86,20 @@ class Ladders:
         self.prefix = prefix
 
     def _k(self, name: str, part: str) -> str:
-        return f"{self.prefix}:ladder:{name}:{part}"
+        return f"{self.prefix}:ladder:{{l:{name}}}:{part}"
+
+    def migrate_keys(self) -> int:
+        """Rename every ladder key of the layout before hash tags (``<prefix>:ladder:<name>:<part>``)
+        to its hash-tagged name, unless that exists already; returns how many were renamed.
+        Idempotent. (A cluster never held the old layout: it did not work there.)"""
+        n = 0
+        for name in self.names():
+            for part in PARTS:
+                old = f"{self.prefix}:ladder:{name}:{part}"
+                if self.r.exists(old) and not self.r.exists(self._k(name, part)):
+                    self.r.rename(old, self._k(name, part))
+                    n += 1
+        return n
 
     @staticmethod
     def _s(v: Any) -> str:
@@ -108,7 +128,7 @@ class Ladders:
     ) -> LadderConfig:
         """Pause or resume a ladder, or change how many games it keeps running."""
         key = self._k(name, "cfg")
-        with self.r.pipeline() as pipe:
+        with self.r.pipeline(transaction=True) as pipe:
             while True:
                 try:
                     pipe.watch(key)
@@ -140,11 +160,8 @@ class Ladders:
         so that no scheduler is starting a game of this ladder at the same moment."""
         self.config(name)  # LadderError if there is no such ladder
         running = len(self.running(name))
-        parts = ("cfg", "entrants", "games", "results", "recorded", "ratings")
-        pipe = self.r.pipeline(transaction=True)
-        pipe.delete(*(self._k(name, part) for part in parts))
-        pipe.srem(f"{self.prefix}:ladders", name)
-        pipe.execute()
+        self.r.delete(*(self._k(name, part) for part in PARTS))  # one slot: one command
+        self.r.srem(f"{self.prefix}:ladders", name)
         return running
 
     def add_entrant(
@@ -263,7 +280,7 @@ class Ladders:
         """Append one result and fold it into the live ratings, exactly once per game."""
         result = Result.from_game(game_id, entrants, scores)
         key = self._k(name, "ratings")
-        with self.r.pipeline() as pipe:
+        with self.r.pipeline(transaction=True) as pipe:
             while True:
                 try:
                     pipe.watch(key, self._k(name, "recorded"))

@@ -5,6 +5,7 @@ Examples::
     rfg worker                                   # embedded store in ./run/redis, until stopped
     rfg worker --url redis://127.0.0.1:6379/0    # a Redis server
     rfg worker --burst                           # play everything due now, then exit
+    rfg worker --url redis+cluster://10.0.0.1:7000,10.0.0.2:7000 --queue-url redis://10.0.0.9:6379/0
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import os
 import sys
 from typing import Any
 
-from workers.settings import WorkerSettings, store_url_from_env
+from workers.settings import WorkerSettings, queue_url, queue_url_from_env, store_url_from_env
 
 
 def add_parser(sub: Any) -> None:
@@ -24,6 +25,8 @@ def add_parser(sub: Any) -> None:
                        description="Run an RQ worker (with the scheduler and the sweep) that plays bot seats and enforces time control.")  # fmt: skip
     p.add_argument("--url", default=store_url_from_env(),
                    help="store URL as for the API: redis://..., unix://..., embedded://<dir> (default: $RFG_STORE_URL, $REDIS_URL, else the embedded server in ./run/redis)")  # fmt: skip
+    p.add_argument("--queue-url", default=queue_url_from_env(),
+                   help="plain Redis for RQ's queue (default $RFG_QUEUE_URL, else the store's URL; required when the store is a redis+cluster:// URL)")  # fmt: skip
     p.add_argument("--prefix", default=defaults.prefix,
                    help=f"store key prefix (default $RFG_STORE_PREFIX or {defaults.prefix!r})")  # fmt: skip
     p.add_argument("--queue", default=None, help="RQ queue name (default $RFG_QUEUE, else the prefix)")  # fmt: skip
@@ -47,6 +50,11 @@ def add_parser(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from workers import process
 
+    try:
+        queue_url(args.url, args.queue_url)
+    except ValueError as exc:
+        print(f"rfg worker: {exc}", file=sys.stderr)
+        return 2
     logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")  # fmt: skip
     settings = WorkerSettings().with_(
@@ -58,4 +66,5 @@ def run(args: argparse.Namespace) -> int:
         metrics=args.metrics or None,
     )
     return process.run(args.url, settings, burst=args.burst, with_scheduler=not args.no_scheduler,
-                       name=args.name, rq_log_level=args.rq_log_level.upper())  # fmt: skip
+                       name=args.name, rq_log_level=args.rq_log_level.upper(),
+                       queue_url=args.queue_url)  # fmt: skip

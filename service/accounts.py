@@ -14,6 +14,9 @@ Keys (store prefix ``rfg``):
   to be over (added by ``ladder.service.Ladders.schedule``; ``:active`` is trimmed by the
   decisions stream when it sees a game has ended).
 
+On a Redis Cluster each of these keys is in a slot of its own (no hash tag): every operation
+touches one key per command, written in an order that is safe without a transaction.
+
 A bot token acts only in the seats whose table entry is ``{"kind": "external", "account": id}``
 (``service.auth.require_seat``).
 """
@@ -64,12 +67,13 @@ class BotAccounts:
         token = TOKEN_PREFIX + secrets.token_urlsafe(32)
         d = digest(token)
         now = datetime.now(UTC).isoformat().replace("+00:00", "Z")
-        pipe = self.client.pipeline(transaction=True)
-        pipe.hset(self._key(account), mapping={"name": name, "description": description,
-                                               "contact": contact, "created_at": now,
-                                               "token": d, "revoked_at": ""})  # fmt: skip
-        pipe.set(self._token_key(d), account)
-        pipe.execute()
+        # two keys in two cluster slots, so no MULTI: the account first, then the token that
+        # points to it (a crash in between leaves an account without a working token, never a
+        # token without an account)
+        self.client.hset(self._key(account), mapping={"name": name, "description": description,
+                                                      "contact": contact, "created_at": now,
+                                                      "token": d, "revoked_at": ""})  # fmt: skip
+        self.client.set(self._token_key(d), account)
         return self.get(account) or {}, token
 
     def get(self, account: str) -> dict[str, Any] | None:
@@ -96,11 +100,10 @@ class BotAccounts:
     def revoke(self, account: str) -> None:
         raw = self.client.hget(self._key(account), "token")
         now = datetime.now(UTC).isoformat().replace("+00:00", "Z")
-        pipe = self.client.pipeline(transaction=True)
+        # the token stops working first (two slots on a cluster, so in that order, no MULTI)
         if raw:
-            pipe.delete(self._token_key(_s(raw)))
-        pipe.hset(self._key(account), mapping={"token": "", "revoked_at": now})
-        pipe.execute()
+            self.client.delete(self._token_key(_s(raw)))
+        self.client.hset(self._key(account), mapping={"token": "", "revoked_at": now})
 
     def active_games(self, account: str) -> list[str]:
         return sorted(_s(g) for g in self.client.smembers(active_key(self.prefix, account)))

@@ -6,7 +6,8 @@ safe across processes: it checks the stored head before using it) and the seat t
 
 With ``DISPATCH_TURNS`` (``RFG_DISPATCH=1``; off by default) the workers' dispatcher listens to this ``Games``
 (``workers.runtime.attach``): right after a command is stored, the bot turns and timeouts it
-makes due are enqueued for the RQ workers, instead of waiting for their next sweep. A failing
+makes due are enqueued for the RQ workers (on ``QUEUE_URL``, default the store's Redis; a
+``redis+cluster://`` store needs one), instead of waiting for their next sweep. A failing
 dispatch never fails the command (``Games`` logs it; the sweep recovers).
 """
 
@@ -57,8 +58,11 @@ def init_app(app: Flask) -> Backend:
     games = Games(store)
     if app.config.get("DISPATCH_TURNS"):
         from workers.runtime import attach
+        from workers.settings import queue_url
 
-        attach(games, client)
+        q_url = queue_url(url, app.config.get("QUEUE_URL"))  # ValueError says what to set
+        queue_client = client if q_url == url else events.connect(q_url, settings=clients.commands())
+        attach(games, client, queue_client=queue_client)
     backend = Backend(client, store, games, SeatTokens(store), BotAccounts(client, store.prefix),
                       blocking_client=blocking_client, signer=signer_for(app))  # fmt: skip
     app.extensions["rfg"] = backend

@@ -4,6 +4,7 @@
 | --- | --- | --- |
 | ``STORE_URL`` (alias ``REDIS_URL``) | ``None``: the embedded server in ``./run/redis`` | ``REDIS_URL`` (or ``RFG_STORE_URL``) |
 | ``STORE_PREFIX`` | ``rfg`` (key prefix in Redis) | ``RFG_STORE_PREFIX`` |
+| ``QUEUE_URL`` | ``None``: the store's URL (a plain Redis for RQ; required with a ``redis+cluster://`` store and ``DISPATCH_TURNS``) | ``RFG_QUEUE_URL`` |
 | ``ADMIN_TOKEN`` | none: no admin | ``RFG_ADMIN_TOKEN`` |
 | ``MAX_CONTENT_LENGTH`` | 64 KiB (JSON bodies) | |
 | ``REPLAY_MAX_BYTES`` | 32 MiB (uploaded logs) | |
@@ -44,6 +45,7 @@ from typing import Any
 DEFAULTS: dict[str, Any] = {
     "STORE_URL": None,
     "STORE_PREFIX": "rfg",
+    "QUEUE_URL": None,
     "ADMIN_TOKEN": None,
     "MAX_CONTENT_LENGTH": 64 * 1024,
     "REPLAY_MAX_BYTES": 32 * 1024 * 1024,
@@ -76,6 +78,8 @@ def from_env(environ: Mapping[str, str]) -> dict[str, Any]:
     url = environ.get("RFG_STORE_URL") or environ.get("REDIS_URL")
     if url:
         out["STORE_URL"] = url
+    if environ.get("RFG_QUEUE_URL"):
+        out["QUEUE_URL"] = environ["RFG_QUEUE_URL"]
     if environ.get("RFG_STORE_PREFIX"):
         out["STORE_PREFIX"] = environ["RFG_STORE_PREFIX"]
     if environ.get("RFG_ADMIN_TOKEN"):

@@ -39,6 +39,7 @@ from limits import RateLimitItem, parse_many
 from limits.strategies import SlidingWindowCounterRateLimiter
 from werkzeug.middleware.proxy_fix import ProxyFix
 
+from events import is_cluster_url
 from service.errors import Problem, problem_response
 
 #: endpoints outside every limit (monitoring)
@@ -262,6 +263,10 @@ def init_app(app: Flask, client: Any, prefix: str) -> Limits | None:
     storage_options: dict[str, Any] = {}
     if url.startswith("memory:"):
         storage_uri = "memory://"
+    elif is_cluster_url(url):  # limits' own RedisCluster client; its keys are hash-tagged
+        storage_uri = url.split("?", 1)[0]
+        storage_options = {"key_prefix": f"{prefix}:limits", "socket_timeout": 5,
+                           "socket_connect_timeout": 2}  # fmt: skip
     else:
         storage_uri = "redis://"
         storage_options = {"connection_pool": client.connection_pool,

@@ -111,11 +111,14 @@ class Dispatcher:
         queue: Queue,
         settings: WorkerSettings,
         clock: Callable[[], datetime] = utc_now,
+        store_client: Any = None,
     ) -> None:
         self.queue = queue
         self.settings = settings
         self.clock = clock
-        self.agenda = Agenda(queue.connection, settings.prefix)
+        # the agenda is the store's (it must survive the queue's Redis); one server by default
+        self.agenda = Agenda(queue.connection if store_client is None else store_client,
+                             settings.prefix)  # fmt: skip
 
     def after_append(self, change: Change) -> None:
         """``Games`` listener: dispatch right after each stored command.

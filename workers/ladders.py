@@ -58,6 +58,7 @@ class LadderScheduler:
         self.ladders = Ladders(rt.client, rt.games, prefix=rt.settings.prefix)
         self.lock_key = lock_key(rt.settings.prefix)
         self._next = 0.0
+        self._migrated = False
 
     def due(self) -> bool:
         return self.rt.settings.ladder_interval > 0 and time.monotonic() >= self._next
@@ -71,6 +72,10 @@ class LadderScheduler:
             return []
         created: list[str] = []
         try:
+            if not self._migrated:  # keys written before they were hash-tagged (once a process)
+                if moved := self.ladders.migrate_keys():
+                    log.warning("ladders: renamed %d key(s) to the hash-tagged layout", moved)
+                self._migrated = True
             for name in self.ladders.names():
                 try:
                     created += self.ladders.schedule(name)

@@ -88,6 +88,8 @@ def wait_for_store(rt: Runtime, stop: _Stop, what: str, poll: float = 0.5) -> bo
     while not stop.event.is_set():
         try:
             rt.client.ping()
+            if rt.queue_client is not rt.client:
+                rt.queue_client.ping()
         except STORE_ERRORS as exc:
             waited = time.monotonic() - started
             if said < 0 or waited - said >= 30:
@@ -111,13 +113,15 @@ def run(
     with_scheduler: bool = True,
     name: str | None = None,
     rq_log_level: str = "WARNING",
+    queue_url: str | None = None,
 ) -> int:
     """Run a worker until stopped (SIGINT/SIGTERM: warm shutdown), or in burst mode until no
     job is left. Returns the process exit status.
 
     A Redis outage does not end it: the RQ worker that lost its connection is replaced by a new
-    one (named ``<name>-r<n>``) as soon as Redis answers again; the sweep thread keeps going."""
-    rt = Runtime.from_url(url, settings)
+    one (named ``<name>-r<n>``) as soon as Redis answers again; the sweep thread keeps going.
+    ``queue_url``: RQ's own plain Redis (default: the store's, see ``settings.queue_url``)."""
+    rt = Runtime.from_url(url, settings, queue_url_=queue_url)
     install(rt)
     base = name or default_name()
     stop = _Stop()

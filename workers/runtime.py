@@ -4,7 +4,11 @@ dispatcher and clock.
 A worker process builds one ``Runtime`` (``rfg worker`` or a test) and installs it with
 ``install``; the job functions get it with ``current()``. A process that never installed one
 (for example a stock ``rq worker``) builds it from the environment on first use:
-``RFG_STORE_URL``/``REDIS_URL``, ``RFG_STORE_PREFIX``, ``RFG_QUEUE``.
+``RFG_STORE_URL``/``REDIS_URL``, ``RFG_QUEUE_URL``, ``RFG_STORE_PREFIX``, ``RFG_QUEUE``.
+
+The store and the queue may be different servers: the store (``client``) holds the games and the
+sweep's agenda, and may be a Redis Cluster; RQ (``queue_client``, ``rq_client``) runs on a plain
+Redis, by default the store's own when that is a single Redis (``settings.queue_url``).
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+import redis
 from rq import Queue
 
 import events
@@ -22,18 +27,20 @@ from events.games import Games, utc_now
 
 from . import faults
 from .dispatch import Dispatcher
-from .settings import WorkerSettings, store_url_from_env
+from .settings import WorkerSettings, queue_url, queue_url_from_env, store_url_from_env
 
 #: RQ's heartbeat lease of a worker; its blocking dequeue waits ``WORKER_TTL - 15`` seconds
 WORKER_TTL = 60
 
 
 class Runtime:
-    """Store, games and dispatcher on one bytes-mode redis-py client (as RQ needs).
+    """Store, games and dispatcher on bytes-mode redis-py clients (as RQ needs).
 
-    ``rq_client`` (default: ``client``) is the one the RQ worker dequeues on: its socket timeout
-    must outlast RQ's blocking dequeue, while ``client`` serves ordinary commands with a short
-    timeout (``from_url`` makes both, see ``events.clients``)."""
+    ``client`` is the store's (a Redis or a ``RedisCluster``); ``queue_client`` (default:
+    ``client``) the plain Redis RQ's queue lives on; ``rq_client`` (default: ``queue_client``) is
+    the one the RQ worker dequeues on: its socket timeout must outlast RQ's blocking dequeue,
+    while the others serve ordinary commands with a short timeout (``from_url`` makes all three,
+    see ``events.clients``)."""
 
     def __init__(
         self,
@@ -43,15 +50,26 @@ class Runtime:
         *,
         listen: bool = True,
         rq_client: Any = None,
+        queue_client: Any = None,
     ) -> None:
         self.settings = settings or WorkerSettings()
         self.client = client
-        self.rq_client = client if rq_client is None else rq_client
+        self.queue_client = client if queue_client is None else queue_client
+        self.rq_client = self.queue_client if rq_client is None else rq_client
+        if events.is_cluster(self.queue_client):
+            raise ValueError("RQ cannot run on a Redis Cluster: give the Runtime a queue_client "
+                             "on a plain Redis (RFG_QUEUE_URL)")  # fmt: skip
         self.clock = clock
         self.store = events.RedisStore(client, prefix=self.settings.prefix)
         self.games = Games(self.store, clock=clock)
-        self.queue = Queue(self.settings.queue, connection=client)
-        self.dispatcher = Dispatcher(self.queue, self.settings, clock)
+        self.queue = Queue(self.settings.queue, connection=self.queue_client)
+        self.dispatcher = Dispatcher(self.queue, self.settings, clock, store_client=client)
+        # the sweep re-enqueues everything when this marker is gone (the queue's Redis was wiped)
+        self.queue_marker = f"{self.settings.prefix}:w:queue-marker"
+        try:
+            self.queue_client.set(self.queue_marker, b"1", nx=True)
+        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError):
+            pass  # Redis is not up yet: the worker waits for it; the sweep sets the marker
         if listen:
             if faults.HOOKS.active:  # crash tests: die between an append and its dispatch
                 self.games.subscribe(faults.HOOKS.after_append)
@@ -59,12 +77,22 @@ class Runtime:
 
     @classmethod
     def from_url(
-        cls, url: str | None, settings: WorkerSettings | None = None, **kwargs: Any
+        cls,
+        url: str | None,
+        settings: WorkerSettings | None = None,
+        *,
+        queue_url_: str | None = None,
+        **kwargs: Any,
     ) -> Runtime:
+        """Clients for the store at ``url`` and RQ at ``queue_url_`` (default: the store's URL
+        when that is a single Redis; ``ValueError`` for a cluster without a queue URL)."""
+        q_url = queue_url(url, queue_url_)
         client = events.connect(url, decode_responses=False, settings=clients.commands())
+        queue_client = (client if q_url == url else
+                        events.connect(q_url, decode_responses=False, settings=clients.commands()))  # fmt: skip
         # RQ's dequeue is a BLPOP of WORKER_TTL - 15 s: its own client waits longer than that
-        rq_client = events.connect(url, settings=clients.blocking(WORKER_TTL - 15))
-        return cls(client, settings, rq_client=rq_client, **kwargs)
+        rq_client = events.connect(q_url, settings=clients.blocking(WORKER_TTL - 15))
+        return cls(client, settings, rq_client=rq_client, queue_client=queue_client, **kwargs)
 
 
 _current: Runtime | None = None
@@ -82,20 +110,26 @@ def current() -> Runtime:
     global _current
     with _lock:
         if _current is None:
-            _current = Runtime.from_url(store_url_from_env(), WorkerSettings.from_env())
+            _current = Runtime.from_url(store_url_from_env(), WorkerSettings.from_env(),
+                                        queue_url_=queue_url_from_env())  # fmt: skip
         return _current
 
 
-def attach(games: Games, client: Any, settings: WorkerSettings | None = None) -> Dispatcher:
+def attach(
+    games: Games, client: Any, settings: WorkerSettings | None = None, queue_client: Any = None
+) -> Dispatcher:
     """Hook the workers into another process's ``Games`` (the API): after each stored command
     the bot turns and timeouts it makes due are enqueued at once, instead of at the next sweep.
 
     ``client`` must be a bytes-mode redis-py client on the store's server
-    (``events.connect(url)``); ``settings.prefix`` must be the store's prefix.
+    (``events.connect(url)``), ``queue_client`` one on the queue's Redis (default: ``client``);
+    ``settings.prefix`` must be the store's prefix.
     """
     if settings is None:
         prefix = getattr(games.store, "prefix", "rfg")
         settings = WorkerSettings(prefix=prefix, queue=prefix)
-    dispatcher = Dispatcher(Queue(settings.queue, connection=client), settings, games.clock)
+    q_client = client if queue_client is None else queue_client
+    dispatcher = Dispatcher(Queue(settings.queue, connection=q_client), settings, games.clock,
+                            store_client=client)  # fmt: skip
     games.subscribe(dispatcher.after_append)
     return dispatcher

@@ -12,6 +12,13 @@ elects it per interval) runs ``Sweeper.tick``:
 
 Everything it does is idempotent, so two sweeps at once would only waste work.
 
+The queue's Redis may be a separate server without persistence (``RFG_QUEUE_URL``): if it is
+wiped while workers run, every job it held is gone. The sweep notices (the marker key
+``<prefix>:w:queue-marker`` that each ``Runtime`` sets on the queue's Redis is missing) and visits
+every game on the agenda at once, enqueuing each pending bot decision and timeout again from the
+store's state. (Wiped while no worker ran: the agenda's due times bring every game back within
+``stale_after``, a deadline at most ``stale_after`` late.)
+
 The same thread also runs the ladder scheduler (``workers.ladders``) every ``ladder_interval``.
 """
 
@@ -39,6 +46,7 @@ class Sweeper:
         self.agenda = Agenda(rt.client, rt.settings.prefix)
         self.lobby_key = f"{rt.settings.prefix}:lobby"
         self.lock_key = f"{rt.settings.prefix}:w:sweep-lock"
+        self.queue_marker = rt.queue_marker
         self._last_full = 0.0
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -60,23 +68,29 @@ class Sweeper:
         enqueued: list[str] = []
         entries = self.agenda.entries()
         versions = self._versions([g for g, _, _ in entries])
+        wiped = bool(self.rt.queue_client.set(self.queue_marker, b"1", nx=True))
+        if wiped and entries:
+            log.warning("sweep: the queue's Redis holds no marker (new or wiped): looking at all "
+                        "%d game(s) on the agenda to enqueue their jobs again", len(entries))  # fmt: skip
         for (game_id, due, seen), version in zip(entries, versions, strict=True):
-            if version is not None and version == seen and due > now:
+            looked_for = version is None or version != seen or due <= now
+            if not looked_for and not wiped:
                 continue
-            jobs = self.visit(game_id)
+            # a visit only for the wipe enqueues the missing jobs and replaces none
+            jobs = self.visit(game_id, rescue=looked_for)
             if jobs:
                 log.info("sweep: %s (version %s, last dispatched %s) needed %s", game_id,
                          version, seen, ", ".join(jobs))  # fmt: skip
             enqueued += jobs
         return enqueued
 
-    def visit(self, game_id: str) -> list[str]:
+    def visit(self, game_id: str, *, rescue: bool = True) -> list[str]:
         try:
             state, version, clocks = self.rt.games.load_clocks(game_id)
         except GameNotFound:
             self.agenda.finish(game_id)
             return []
-        return self.rt.dispatcher.dispatch(game_id, state, clocks, version, rescue=True)
+        return self.rt.dispatcher.dispatch(game_id, state, clocks, version, rescue=rescue)
 
     # --- helpers ---------------------------------------------------------------------------
     def _versions(self, game_ids: list[str]) -> list[int | None]:

@@ -83,3 +83,21 @@ def test_bad_requests_say_what_to_do(ladders: Ladders) -> None:
         ladders.add_entrant("l", "x", bot="random")
     with pytest.raises(LadderError, match="needs at least 4 entrants"):
         ladders.schedule("l")
+
+
+def test_keys_of_the_layout_before_hash_tags_are_migrated(ladders: Ladders) -> None:
+    """A ladder stored as ``rfg:ladder:<name>:<part>`` (before its keys shared a cluster slot) is
+    renamed to ``rfg:ladder:{l:<name>}:<part>`` and keeps its configuration and entrants."""
+    ladders.create(LadderConfig("old", players=[2], concurrency=1))
+    ladders.add_entrant("old", "a", bot="random")
+    ladders.add_entrant("old", "b", bot="random")
+    r = ladders.r
+    for part in ("cfg", "entrants"):  # put them back where the old layout had them
+        r.rename(f"rfg:ladder:{{l:old}}:{part}", f"rfg:ladder:old:{part}")
+    with pytest.raises(LadderError):
+        ladders.config("old")
+    assert ladders.migrate_keys() == 2
+    assert ladders.migrate_keys() == 0
+    assert ladders.config("old").concurrency == 1
+    assert sorted(ladders.entrants("old")) == ["a", "b"]
+    assert not list(r.scan_iter(match="rfg:ladder:old:*"))
