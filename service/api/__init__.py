@@ -4,8 +4,20 @@ from __future__ import annotations
 
 from flask import Blueprint
 
-from service.api import accounts, commands, events, games, health, ladders, logs, meta, seats
+from service.api import (
+    accounts,
+    commands,
+    docs,
+    events,
+    games,
+    health,
+    ladders,
+    logs,
+    meta,
+    seats,
+)
 
 BLUEPRINTS: list[Blueprint] = [
     meta.bp, health.bp, games.bp, seats.bp, commands.bp, events.bp, logs.bp, accounts.bp, ladders.bp,
+    docs.bp,
 ]  # fmt: skip
