@@ -32,7 +32,7 @@ def index() -> Response:
     links = {
         "openapi": "/openapi.yaml", "games": "/games", "catalogue": "/catalogue",
         "bots": "/bots", "health": "/healthz", "ready": "/readyz", "verify": "/replays/verify",
-        "signing_key": "/signing-key", "play": "/play/",
+        "signing_key": "/signing-key", "play": "/play/", "docs": "/docs",
     }  # fmt: skip
     return respond(IndexSchema(), {"name": "Roll for the Galaxy API", "links": links})
 
