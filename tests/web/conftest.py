@@ -109,7 +109,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
         procs.append(api)
         for i in range(2):
             procs.append(_spawn([sys.executable, "-m", "rfgcli.main", "worker", "--url", REDIS_URL,
-                                 "--prefix", prefix, "--sweep-interval", "0.3", "--stale-after", "3"],
+                                 "--prefix", prefix, "--sweep-interval", "0.3", "--stale-after", "3",
+                                 "--ladder-interval", "0"],  # `rfg ladder run` schedules
                                 env, tmp / f"worker-{i}.log"))  # fmt: skip
 
         def up() -> bool:

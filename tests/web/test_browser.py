@@ -55,9 +55,9 @@ def _act(page: Any, kind: str) -> None:
 
 def test_a_person_plays_a_whole_game_against_three_bots_by_clicking(site: Site, browser: Any) -> None:
     page = _page(browser)
-    page.goto(site.url + "/")  # the API's index links the client
-    assert _get(site, "/")["links"]["play"] == "/play/"
-    page.goto(site.url + "/play/")
+    page.goto(site.url + "/")  # the URL `make run` prints: a browser lands on the client
+    assert page.url == site.url + "/play/"
+    assert _get(site, "/")["links"]["play"] == "/play/"  # API clients still get the index
     page.get_by_role("heading", name="New game").wait_for()
     # the defaults are what a newcomer wants: you against heuristic, random, random
     assert page.locator("select[data-seat='1']").input_value() == "bot:heuristic"
@@ -78,21 +78,21 @@ def test_a_person_plays_a_whole_game_against_three_bots_by_clicking(site: Site, 
         page.wait_for_selector("form.decision, section.scores", timeout=60000)
         if page.locator("section.scores").count():
             break
-        form = page.locator("form.decision")
-        kind = form.get_attribute("data-kind")
+        handle = page.locator("form.decision").element_handle()
+        kind = handle.get_attribute("data-kind")
         kinds.append(kind)
         if kind in SHOTS_WANTED and kind not in shot:
+            page.evaluate("document.getElementById('toast').classList.remove('show')")
             page.screenshot(path=str(SHOTS / f"table-{kind}.png"), full_page=False)
             shot.add(kind)
-        handle = form.element_handle()
         _act(page, kind)
         # the panel goes when the server took the command; an error stays on it in words
         for _ in range(300):
-            err = page.locator("form.decision p.error")
-            if err.count() and err.first.inner_text().strip():
-                raise AssertionError(f"the server refused a {kind} made by clicking: {err.first.inner_text()}")
-            if not handle.is_connected() if hasattr(handle, "is_connected") else handle.evaluate("e => !e.isConnected"):
+            left = handle.evaluate("e => e.isConnected ? (e.querySelector('p.error').textContent || '') : null")
+            if left is None:
                 break
+            if left.strip():
+                raise AssertionError(f"the server refused a {kind} made by clicking: {left}")
             time.sleep(0.05)
         else:
             raise AssertionError(f"the {kind} panel stayed after clicking")
@@ -159,7 +159,7 @@ def test_ladder_boards_show_the_leaderboard_and_rating_history(site: Site, brows
     site.rfg("ladder", "--url", site.redis_url, "--prefix", site.prefix, "create", ladder, "--players", "2")
     for name, bot in (("heuristic", "heuristic"), ("random", "random")):
         site.rfg("ladder", "--url", site.redis_url, "--prefix", site.prefix, "add", ladder, name, "--bot", bot)
-    site.rfg("ladder", "--url", site.redis_url, "--prefix", site.prefix, "run", ladder, "--games", "4", "--inline")
+    site.rfg("ladder", "--url", site.redis_url, "--prefix", site.prefix, "run", ladder, "--games", "4")
     page = _page(browser)
     page.goto(f"{site.url}/play/#/ladders")
     page.get_by_role("link", name=ladder).click()

@@ -138,7 +138,7 @@ async function table(gid, seat) {
       decisionKey = null;
     } else if (seat !== null) {
       const d = v.decision;
-      const key = d ? JSON.stringify(d) : null; // the same decision keeps its panel (and the person's choices) while others move
+      const key = d ? JSON.stringify({ ...d, bag: null }) : null; // the same decision keeps its panel (and the person's choices) while others move
       if (key !== decisionKey) {
         decisionKey = key;
         panelBox.replaceChildren(d ? decisionPanel(d, submit) : h("section", { class: "waiting", role: "status" },
@@ -181,7 +181,6 @@ async function table(gid, seat) {
   // decision is still exactly the one the person answered, the answer still stands: resend it on
   // the new version. Otherwise show the new decision and say why.
   async function submit(command) {
-    const decided = JSON.stringify(current.view.decision);
     for (let attempt = 0; ; attempt++) {
       try {
         await api(`/games/${gid}/seats/${seat}/commands`, { method: "POST", token,
@@ -190,7 +189,10 @@ async function table(gid, seat) {
       } catch (exc) {
         if (!(exc instanceof ApiError && exc.status === 409)) throw exc;
         await refresh();
-        if (attempt < 5 && JSON.stringify(current.view.decision) === decided) continue;
+        // the same kind of decision still owed: the person's answer still stands (the server checks
+        // it is still legal and says so in words if not)
+        const now = current.view.decision;
+        if (attempt < 5 && now && now.kind === command.kind) continue;
         toast(exc.words);
         return;
       }

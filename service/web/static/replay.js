@@ -2,7 +2,7 @@
 // event by event with a scrubber, from the public point of view or any seat's, and the verdict
 // of POST /replays/verify.
 import { api, ApiError } from "./api.js";
-import { h, loadCatalogue, describe, cardName, PHASE_NAMES } from "./ui.js";
+import { h, cat, loadCatalogue, describe, cardName, PHASE_NAMES } from "./ui.js";
 
 function parseLog(text) {
   const events = [];
@@ -31,12 +31,14 @@ function fold(events, upto) {
   const seat = (n) => (st.seats[n] ||= { tableau: [], vp: 0 });
   for (let i = 0; i <= upto && i < events.length; i++) {
     const e = events[i].event;
-    if (e.type === "GameCreated") for (let n = 0; n < e.players; n++) seat(n);
+    if (e.type === "GameCreated") {
+      (e.seats || []).forEach((s, n) => seat(n).tableau.push(...(cat.factions[s.faction] || []), "H" + s.home));
+      for (let n = 0; n < e.players; n++) seat(n);
+    }
     else if (e.type === "RoundStarted") { st.round = e.round; st.phase = "assign"; st.phases = []; }
     else if (e.type === "PhasesRevealed") st.phases = e.phases;
     else if (e.type === "PhaseStarted") st.phase = e.phase;
     else if (e.type === "ManageStarted") st.phase = "manage";
-    else if (e.type === "StartTilesChosen") seat(e.seat).tableau.push("T" + e.development + "d", "T" + e.world + "w");
     else if (e.type === "TileCompleted") seat(e.seat).tableau.push(e.card);
     else if ((e.type === "GoodShipped" || e.type === "PowerPaid") && e.vp) seat(e.seat).vp += e.vp;
     else if (e.type === "GameEnded") { st.over = e; st.phase = "over"; }
@@ -114,9 +116,9 @@ export async function replayPage(main, gid, onLeave) {
         else if (e.key === "Home") { go(0); e.preventDefault(); }
       } },
     h("div", { class: "controls" },
-      btn("⏮", () => go(0), "first event"), btn("◀", () => go(pos - 1), "previous event"),
+      btn("|◀", () => go(0), "first event"), btn("◀", () => go(pos - 1), "previous event"),
       scrub,
-      btn("▶", () => go(pos + 1), "next event"), btn("⏭", () => go(events.length - 1), "last event"),
+      btn("▶", () => go(pos + 1), "next event"), btn("▶|", () => go(events.length - 1), "last event"),
       h("label", { for: "pov" }, " Point of view: "), povSel),
     where, h("p", { class: "muted" }, "Arrow keys step through the events; Home and End jump."),
     h("div", { class: "replay-grid" }, h("div", {}, state, list), detail)));

@@ -68,7 +68,7 @@ export function header(view, game, live) {
   const phases = view.phases || [];
   return h("section", { class: "round", "aria-label": "Round" },
     h("span", {}, h("b", {}, `Round ${view.round}`), " · ", view.step === "over" ? "game over" : `step: ${view.step.replace("_", " ")}`),
-    h("span", { class: "phases", "aria-label": "Phases this round" },
+    phases.length === 0 && view.step !== "over" ? h("span", { class: "muted" }, "phases: revealed after every seat has assigned") : h("span", { class: "phases", "aria-label": "Phases this round" },
       PHASES.map((ph) => h("span", { class: `chip ${phases.includes(ph) ? "on" : "off"}` }, phases.includes(ph) ? "✓ " : "✗ ", PHASE_NAMES[ph]))),
     h("span", {}, `VP pool ${view.vp_pool} · bag ${view.bag}`),
     view.two_player_die ? h("span", {}, `Home die: ${view.two_player_die}`) : null,

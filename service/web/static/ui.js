@@ -41,14 +41,17 @@ export const DIE = {
 };
 const FACES = { explore: "Exp", develop: "Dev", settle: "Set", produce: "Pro", ship: "Shp", wild: "Wild" };
 
-export const cat = { cards: {}, tiles: {}, dice: [], loaded: false };
+export const cat = { cards: {}, tiles: {}, factions: {}, dice: [], loaded: false };
 
 export async function loadCatalogue() {
   if (cat.loaded) return cat;
   const c = await api("/catalogue");
   const add = (card) => { cat.cards[card.card] = card; };
   for (const t of c.tiles) { add(t.development); add(t.world); cat.tiles[t.tile] = t; }
-  for (const f of c.factions) for (const card of f.cards || []) add(card);
+  for (const f of c.factions) {
+    for (const card of f.cards || []) add(card);
+    cat.factions[f.number] = (f.cards || []).map((x) => x.card);
+  }
   for (const hw of c.home_worlds) add(hw);
   cat.dice = c.dice;
   cat.loaded = true;
