@@ -68,7 +68,7 @@ export function header(view, game, live) {
   const phases = view.phases || [];
   return h("section", { class: "round", "aria-label": "Round" },
     h("span", {}, h("b", {}, `Round ${view.round}`), " · ", view.step === "over" ? "game over" : `step: ${view.step.replace("_", " ")}`),
-    phases.length === 0 && view.step !== "over" ? h("span", { class: "muted" }, "phases: revealed after every seat has assigned") : h("span", { class: "phases", "aria-label": "Phases this round" },
+    phases.length === 0 ? h("span", { class: "muted" }, view.step === "over" ? "" : "phases: revealed after every seat has assigned") : h("span", { class: "phases", "aria-label": "Phases this round" },
       PHASES.map((ph) => h("span", { class: `chip ${phases.includes(ph) ? "on" : "off"}` }, phases.includes(ph) ? "✓ " : "✗ ", PHASE_NAMES[ph]))),
     h("span", {}, `VP pool ${view.vp_pool} · bag ${view.bag}`),
     view.two_player_die ? h("span", {}, `Home die: ${view.two_player_die}`) : null,
@@ -86,7 +86,7 @@ export function scores(view, game) {
     h("table", {},
       h("thead", {}, h("tr", {}, ["Seat", "Total", "VP chips", "Tiles", "Bonuses", "Tie-break"].map((t) => h("th", { scope: "col" }, t)))),
       h("tbody", {}, rows.map((s) => h("tr", { class: r.winners.includes(s.seat) ? "win" : "" },
-        h("th", { scope: "row" }, seatName(game, s.seat), r.winners.includes(s.seat) ? " 🏆" : ""),
+        h("th", { scope: "row" }, seatName(game, s.seat), r.winners.includes(s.seat) ? " — winner" : ""),
         h("td", { class: "total" }, s.total), h("td", {}, s.vp_chips), h("td", {}, s.tiles),
         h("td", {}, Object.values(s.bonuses || {}).reduce((a, b) => a + b, 0)), h("td", {}, s.tiebreak))))),
     h("p", {}, h("a", { href: `#/replay/${game.game_id}`, class: "button" }, "Watch the replay and verify the log")));
