@@ -4,17 +4,25 @@
     .venv/bin/python examples/play_vs_bots.py   # in another (URL as first argument, optional)
 
 Seat 0 is "you"; here the heuristic policy answers each of your decisions, the way a client app
-would ask its user. The bots' seats are played by the workers `make run` starts.
+would ask its user. The bots' seats are played by the workers `make run` starts. The client is
+the `rfg-client` distribution (clients/python; `pip install ./clients/python`): it answers each
+decision by its `decision_id`, so the bots' moves never make an answer stale.
 """
 
 from __future__ import annotations
 
 import sys
-import time
+from pathlib import Path
+from typing import Any
 
 from bots import get_bot
 from engine.rng import Rng
-from service.client import ApiError, Client
+
+try:
+    from rfg_client import Client
+except ImportError:  # a source checkout without `pip install ./clients/python`
+    sys.path.append(str(Path(__file__).resolve().parents[1] / "clients" / "python" / "src"))
+    from rfg_client import Client
 
 
 def main(url: str = "http://127.0.0.1:8000") -> int:
@@ -25,24 +33,13 @@ def main(url: str = "http://127.0.0.1:8000") -> int:
     api.claim(gid, 0)
     me, rng = get_bot("heuristic"), Rng(1)
     print(f"game {gid}: you are seat 0")
-    while True:
-        seat = api.view(gid, seat=0)
-        view = seat["view"]
-        if view.get("result"):
-            break
-        decision = view.get("decision")
-        if decision is None:  # waiting for the bots
-            time.sleep(0.05)
-            continue
-        command = me.act(decision, view, rng)
-        try:
-            out = api.submit(gid, 0, command, expected_version=seat["version"])
-        except ApiError as exc:
-            if exc.status == 409:  # a bot moved meanwhile (play is simultaneous): look again
-                continue
-            raise
-        print(f"round {view['round']:>2}  {decision['kind']:<12} -> version {out['version']}")
-    result = api.view(gid)["view"]["result"]
+
+    def decide(decision: dict[str, Any], view: dict[str, Any]) -> dict[str, Any]:
+        print(f"round {view['round']:>2}  {decision['kind']:<12} (decision {decision['decision_id']})")
+        return me.act(decision, view, rng)
+
+    # each decision answered by its decision_id (a 409 is read again), waiting for the bots between
+    result = api.play(gid, 0, decide)["result"]
     for s in result["scores"]:
         print(f"seat {s['seat']}: {s['total']} VP (chips {s['vp_chips']}, tiles {s['tiles']}, bonuses {s['bonuses']})")
     print(f"winners: {result['winners']}; the log verifies: {api.verify(api.export(gid))['ok']}")

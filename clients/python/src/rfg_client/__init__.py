@@ -1,0 +1,9 @@
+"""rfg-client: a small, typed Python client of the Roll for the Galaxy game server's REST API.
+
+Standard library only. See ``Client`` and the package's README.
+"""
+
+from rfg_client.client import RETRY_STATUSES, ApiError, Client, Decide, Turn, parse_sse
+
+__all__ = ["RETRY_STATUSES", "ApiError", "Client", "Decide", "Turn", "parse_sse"]
+__version__ = "0.1.0"

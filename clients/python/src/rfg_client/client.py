@@ -1,0 +1,401 @@
+"""The client: ``Client`` (one server), ``ApiError`` (an error answer), ``parse_sse``.
+
+    api = Client("http://127.0.0.1:8000")
+    game = api.create_game([{"kind": "human"}, {"kind": "bot", "bot": "random"}])
+    api.claim(game["game_id"], 0)                 # the seat token is remembered
+    view = api.view(game["game_id"], seat=0)      # {"version", "view": {..., "decision": ...}}
+    decision = view["view"]["decision"]
+    api.submit(game["game_id"], 0, command, decision_id=decision["decision_id"])
+    for item in api.stream(game["game_id"], seat=0): ...
+
+Errors raise ``ApiError`` carrying the problem+json body (``status``, ``type``, ``detail``, and
+``code``/``field``/``value`` for an illegal command, ``current_decision_id`` or
+``current_version`` for a conflict). Commands are retried with the same command id after a
+connection failure, a 429 or a 503 (the server applies a command id at most once).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, Literal, NamedTuple
+from urllib.error import HTTPError, URLError
+from urllib.parse import urlencode
+from urllib.request import Request, urlopen
+
+#: answers worth the same request again after a pause: rate limited, the store unavailable
+RETRY_STATUSES = (429, 503)
+#: a decide function: (the seat's decision, its whole view) -> the command answering it
+Decide = Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]
+
+
+class Turn(NamedTuple):
+    """What ``play_turn`` did: ``status`` is ``"answered"`` (a command was stored), ``"waiting"``
+    (the seat owes nothing now) or ``"over"``; ``version`` the game version it last saw."""
+
+    status: Literal["answered", "waiting", "over"]
+    version: int
+
+
+class ApiError(Exception):
+    """An HTTP error answer; ``problem`` is its problem+json body."""
+
+    def __init__(self, status: int, problem: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+        self.status = status
+        self.problem = problem
+        self.headers = headers or {}
+        super().__init__(f"{status} {problem.get('title', '')}: {problem.get('detail', '')}")
+
+    @property
+    def type(self) -> str:
+        """The problem type, e.g. ``/problems/decision-changed``."""
+        return str(self.problem.get("type", ""))
+
+    @property
+    def retry_after(self) -> float | None:
+        """Seconds the server asked to wait (``Retry-After``), if it did."""
+        raw = {k.lower(): v for k, v in self.headers.items()}.get("retry-after")
+        try:
+            return float(raw) if raw is not None else None
+        except ValueError:
+            return None
+
+
+class Client:
+    """One server. ``retries``: how often a request is sent again after a connection failure, a
+    429 or a 503 (waiting ``Retry-After``, at most ``max_wait`` seconds each time)."""
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        admin_token: str | None = None,
+        bot_token: str | None = None,
+        timeout: float = 30.0,
+        retries: int = 3,
+        max_wait: float = 10.0,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.admin_token = admin_token
+        self.bot_token = bot_token
+        self.timeout = timeout
+        self.retries = retries
+        self.max_wait = max_wait
+        self.tokens: dict[tuple[str, int], str] = {}
+
+    # --- transport ------------------------------------------------------------------------
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        body: Any = None,
+        data: bytes | None = None,
+        content_type: str | None = None,
+        token: str | None = None,
+        headers: dict[str, str] | None = None,
+        query: dict[str, Any] | None = None,
+        retries: int | None = None,
+    ) -> tuple[int, dict[str, str], bytes]:
+        """One request: (status, headers, body). Raises ``ApiError`` for an error answer, after
+        ``retries`` more tries for connection failures, 429 and 503 (``None``: the client's)."""
+        url = self.base_url + path
+        if query:
+            url += "?" + urlencode({k: v for k, v in query.items() if v is not None})
+        hdrs = {"Accept": "application/json"}
+        if body is not None:
+            data = json.dumps(body).encode()
+            content_type = "application/json"
+        if content_type:
+            hdrs["Content-Type"] = content_type
+        if token:
+            hdrs["Authorization"] = f"Bearer {token}"
+        hdrs.update(headers or {})
+        left = self.retries if retries is None else retries
+        attempt = 0
+        while True:
+            attempt += 1
+            req = Request(url, data=data, method=method, headers=hdrs)
+            try:
+                with urlopen(req, timeout=self.timeout) as resp:
+                    return resp.status, dict(resp.headers.items()), resp.read()
+            except HTTPError as exc:
+                error = _api_error(exc)
+                if error.status not in RETRY_STATUSES or left <= 0:
+                    raise error from None
+                wait = error.retry_after if error.retry_after is not None else 0.1 * attempt
+            except (URLError, ConnectionError, TimeoutError):
+                if left <= 0:
+                    raise
+                wait = 0.05 * attempt
+            left -= 1
+            time.sleep(min(self.max_wait, max(0.0, wait)))
+
+    def _json(self, method: str, path: str, **kwargs: Any) -> Any:
+        _status, _headers, raw = self.request(method, path, **kwargs)
+        return json.loads(raw)
+
+    def _seat_token(self, game_id: str, seat: int, token: str | None) -> str | None:
+        return token or self.tokens.get((game_id, seat)) or self.bot_token
+
+    # --- games and seats ------------------------------------------------------------------
+    def create_game(
+        self,
+        seats: list[dict[str, Any]],
+        options: dict[str, Any] | None = None,
+        seed: str | None = None,
+        **extra: Any,
+    ) -> dict[str, Any]:
+        """``POST /games``; ``extra`` are further body fields (``time_control``, ...)."""
+        body: dict[str, Any] = {"seats": seats, **extra}
+        if options is not None:
+            body["options"] = options
+        if seed is not None:
+            body["seed"] = seed
+        token = self.admin_token if seed is not None else None
+        result: dict[str, Any] = self._json("POST", "/games", body=body, token=token)
+        return result
+
+    def list_games(self, **filters: Any) -> dict[str, Any]:
+        result: dict[str, Any] = self._json("GET", "/games", query=filters)
+        return result
+
+    def game(self, game_id: str) -> dict[str, Any]:
+        result: dict[str, Any] = self._json("GET", f"/games/{game_id}")
+        return result
+
+    def claim(self, game_id: str, seat: int) -> str:
+        """Claim a human seat; the token is returned and remembered for later calls."""
+        out = self._json("POST", f"/games/{game_id}/seats/{seat}/claim")
+        token: str = out["token"]
+        self.tokens[(game_id, seat)] = token
+        return token
+
+    def view(
+        self, game_id: str, seat: int | None = None, token: str | None = None
+    ) -> dict[str, Any]:
+        """The public view, or a seat's private view (with its ``decision``)."""
+        if seat is None:
+            result: dict[str, Any] = self._json("GET", f"/games/{game_id}/view")
+        else:
+            result = self._json("GET", f"/games/{game_id}/seats/{seat}/view",
+                                token=self._seat_token(game_id, seat, token))  # fmt: skip
+        return result
+
+    def submit(
+        self,
+        game_id: str,
+        seat: int,
+        command: dict[str, Any],
+        *,
+        decision_id: int | None = None,
+        expected_version: int | None = None,
+        command_id: str | None = None,
+        token: str | None = None,
+        retries: int | None = None,
+    ) -> dict[str, Any]:
+        """Submit a command. With ``decision_id`` (the decision's, from the seat view) it is
+        applied while the seat still owes that decision; with ``expected_version`` only if the
+        game has not moved at all. Resent with the same command id after a connection failure,
+        429 or 503; a 409 raises ``ApiError`` (read the view again: ``play_turn`` does)."""
+        body: dict[str, Any] = {"command_id": command_id or uuid.uuid4().hex, "command": command}
+        if decision_id is not None:
+            body["decision_id"] = decision_id
+        if expected_version is not None:
+            body["expected_version"] = expected_version
+        path = f"/games/{game_id}/seats/{seat}/commands"
+        result: dict[str, Any] = self._json("POST", path, body=body, retries=retries,
+                                            token=self._seat_token(game_id, seat, token))  # fmt: skip
+        return result
+
+    def play_turn(
+        self,
+        game_id: str,
+        seat: int,
+        decide: Decide,
+        *,
+        token: str | None = None,
+        conflicts: int = 5,
+    ) -> Turn:
+        """Answer the seat's pending decision, if it has one: read the seat view, ask
+        ``decide(decision, view)`` for a command, submit it by ``decision_id``. On a 409 (the
+        decision changed meanwhile: a timeout played it, or another client of the seat did) the
+        view is read again and ``decide`` asked again, up to ``conflicts`` times."""
+        for _ in range(conflicts + 1):
+            got = self.view(game_id, seat=seat, token=token)
+            view, version = got["view"], int(got["version"])
+            if view.get("step") == "over":
+                return Turn("over", version)
+            decision = view.get("decision")
+            if decision is None:
+                return Turn("waiting", version)
+            try:
+                out = self.submit(game_id, seat, decide(decision, view),
+                                  decision_id=decision["decision_id"], token=token)  # fmt: skip
+                return Turn("answered", int(out["version"]))
+            except ApiError as exc:
+                if exc.status != 409:
+                    raise
+        raise ApiError(409, {"title": "Conflict", "status": 409,
+                             "detail": f"seat {seat}'s decision kept changing over "
+                                       f"{conflicts + 1} tries; is another client playing it?"})  # fmt: skip
+
+    def play(self, game_id: str, seat: int, decide: Decide, *, token: str | None = None,
+             max_turns: int = 100_000) -> dict[str, Any]:
+        """Play the seat to the end of the game with ``decide`` (see ``play_turn``), waiting for
+        the other seats in between; returns the final public view."""
+        for _ in range(max_turns):
+            turn = self.play_turn(game_id, seat, decide, token=token)
+            if turn.status == "over":
+                view: dict[str, Any] = self.view(game_id)["view"]
+                return view
+            if turn.status == "waiting":
+                self.wait(game_id, seat=seat, after=turn.version, token=token)
+        raise RuntimeError(f"game {game_id} did not end within {max_turns} turns")
+
+    def wait(self, game_id: str, *, seat: int | None = None, after: int | None = None,
+             token: str | None = None, timeout: float = 5.0) -> None:
+        """Block until the game has an event after ``after`` (default: its current version), or
+        ``timeout`` seconds pass; polls the event feed (cheap; ``stream`` pushes instead)."""
+        if after is None:
+            after = int(self.view(game_id)["version"])
+        deadline = time.monotonic() + timeout
+        delay = 0.02
+        while time.monotonic() < deadline:
+            if self.feed(game_id, seat=seat, after=after, limit=1, token=token)["events"]:
+                return
+            time.sleep(delay)
+            delay = min(0.25, delay * 2)
+
+    # --- events and logs ------------------------------------------------------------------
+    def feed(
+        self,
+        game_id: str,
+        *,
+        seat: int | None = None,
+        after: int = 0,
+        limit: int = 100,
+        token: str | None = None,
+    ) -> dict[str, Any]:
+        path = f"/games/{game_id}" + ("" if seat is None else f"/seats/{seat}") + "/events"
+        tok = None if seat is None else self._seat_token(game_id, seat, token)
+        result: dict[str, Any] = self._json("GET", path, token=tok,
+                                            query={"after": after, "limit": limit})  # fmt: skip
+        return result
+
+    def stream(
+        self,
+        game_id: str,
+        *,
+        seat: int | None = None,
+        after: int = 0,
+        token: str | None = None,
+        reconnect: bool = False,
+    ) -> Iterator[dict[str, Any]]:
+        """Feed items from the SSE stream until the game's end (or the server closes the stream;
+        with ``reconnect`` it resumes with ``Last-Event-ID`` until the end)."""
+        path = f"/games/{game_id}" + ("" if seat is None else f"/seats/{seat}") + "/events/stream"
+        tok = None if seat is None else self._seat_token(game_id, seat, token)
+        last = str(after)
+        while True:
+            ended = False
+            for event, data, ident in self._sse(path, tok, last):
+                if event == "end":
+                    ended = True
+                    break
+                if event == "message" and data:
+                    if ident is not None:
+                        last = ident
+                    yield json.loads(data)
+            if ended or not reconnect:
+                return
+
+    def decisions(self, *, last_event_id: str | None = None, reconnect: bool = True) -> Iterator[dict[str, Any]]:
+        """A bot account's pending decisions across its games (``/bots/me/decisions/stream``,
+        the client's ``bot_token``), resuming with ``Last-Event-ID``; each has ``decision_id``."""
+        last = last_event_id
+        while True:
+            for event, data, ident in self._sse("/bots/me/decisions/stream", self.bot_token, last):
+                if event == "decision" and data:
+                    last = ident or last
+                    yield json.loads(data)
+            if not reconnect:
+                return
+
+    def _sse(self, path: str, token: str | None, last: str | None) -> Iterator[tuple[str, str, str | None]]:
+        hdrs = {"Accept": "text/event-stream"}
+        if last is not None:
+            hdrs["Last-Event-ID"] = last
+        if token:
+            hdrs["Authorization"] = f"Bearer {token}"
+        try:
+            resp = urlopen(Request(self.base_url + path, headers=hdrs), timeout=self.timeout)
+        except HTTPError as exc:
+            raise _api_error(exc) from None
+        with resp:
+            yield from parse_sse(resp)
+
+    def export(self, game_id: str, *, seat: int | None = None, token: str | None = None) -> str:
+        """The game's log as JSON Lines text (full after the end, redacted while live)."""
+        path = f"/games/{game_id}" + ("" if seat is None else f"/seats/{seat}") + "/log"
+        tok = self.admin_token if seat is None else self._seat_token(game_id, seat, token)
+        _status, _headers, raw = self.request("GET", path, token=tok)
+        return raw.decode("utf-8")
+
+    def verify(self, log_text: str) -> dict[str, Any]:
+        """The verdict ``rfg replay`` gives for a log."""
+        result: dict[str, Any] = self._json("POST", "/replays/verify", data=log_text.encode(),
+                                            content_type="application/x-ndjson")  # fmt: skip
+        return result
+
+    # --- reference data -------------------------------------------------------------------
+    def catalogue(self) -> dict[str, Any]:
+        result: dict[str, Any] = self._json("GET", "/catalogue")
+        return result
+
+    def bots(self) -> list[str]:
+        names: list[str] = self._json("GET", "/bots")["bots"]
+        return names
+
+    def ready(self) -> bool:
+        try:
+            self.request("GET", "/readyz", retries=0)
+            return True
+        except (ApiError, URLError, ConnectionError, TimeoutError):
+            return False
+
+
+def _api_error(exc: HTTPError) -> ApiError:
+    raw = exc.read()
+    try:
+        problem = json.loads(raw)
+    except ValueError:
+        problem = {"status": exc.code, "detail": raw.decode("utf-8", "replace")}
+    if not isinstance(problem, dict):
+        problem = {"status": exc.code, "detail": str(problem)}
+    return ApiError(exc.code, problem, dict(exc.headers.items()) if exc.headers else {})
+
+
+def parse_sse(lines: Iterable[bytes]) -> Iterator[tuple[str, str, str | None]]:
+    """(event, data, id) per Server-Sent Event from an iterable of byte lines."""
+    event, ident = "message", None
+    data: list[str] = []
+    for raw in lines:
+        line = raw.decode("utf-8").rstrip("\r\n")
+        if not line:
+            if data or event != "message":
+                yield event, "\n".join(data), ident
+            event, data, ident = "message", [], None
+            continue
+        if line.startswith(":"):
+            continue
+        name, _, value = line.partition(":")
+        value = value[1:] if value.startswith(" ") else value
+        if name == "event":
+            event = value
+        elif name == "data":
+            data.append(value)
+        elif name == "id":
+            ident = value
