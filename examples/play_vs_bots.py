@@ -41,7 +41,7 @@ def main(url: str = "http://127.0.0.1:8000") -> int:
     # each decision answered by its decision_id (a 409 is read again), waiting for the bots between
     result = api.play(gid, 0, decide)["result"]
     for s in result["scores"]:
-        print(f"seat {s['seat']}: {s['total']} VP (chips {s['vp_chips']}, tiles {s['tiles']}, bonuses {s['bonuses']})")
+        print(f"seat {s['seat']}: {s['total']} VP (chips {s['vp_chips']}, tiles {s['tiles']}, bonuses {[(b['name'], b['vp']) for b in s['bonus_cards']]})")
     print(f"winners: {result['winners']}; the log verifies: {api.verify(api.export(gid))['ok']}")
     return 0
 
