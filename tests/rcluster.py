@@ -144,7 +144,8 @@ class RedisClusterProcs:
 
     def master_of(self, key: str) -> Node:
         """The node now serving ``key``'s slot as master."""
-        slot = int(self.nodes[0].client.execute_command("CLUSTER", "KEYSLOT", key))
+        live = next(n for n in self.nodes if n.alive())
+        slot = int(live.client.execute_command("CLUSTER", "KEYSLOT", key))
         for n in self.nodes:
             if not n.alive():
                 continue

@@ -89,7 +89,7 @@ class Person:
 
 
 def _logs(procs: list[Proc]) -> str:
-    return "\n".join(f"--- {p.args}:\n{p.log()[-2000:]}" for p in procs)
+    return "\n".join(f"--- {p.args!r}:\n{p.log()[-2000:]}" for p in procs)
 
 
 def test_games_sse_exports_and_a_ladder_on_a_cluster_with_two_apis_and_two_workers(
@@ -187,6 +187,6 @@ def test_games_sse_exports_and_a_ladder_on_a_cluster_with_two_apis_and_two_worke
                       "acknowledged": sum(len(p.acked) for p in people),
                       "conflicts_409": sum(p.conflicts for p in people),
                       "sse_events": len(streamed), "seconds": round(time.monotonic() - started, 1)}))  # fmt: skip
-    for p in procs[:-1]:
-        assert "Traceback" not in p.log(), p.log()[-3000:]
+    for proc in procs[:-1]:
+        assert "Traceback" not in proc.log(), proc.log()[-3000:]
     client.close()
