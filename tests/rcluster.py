@@ -113,6 +113,7 @@ class RedisClusterProcs:
         if found is None:
             raise RuntimeError("redis-server and redis-cli are needed (apt install redis-server)")
         server, cli = found
+        self.data.mkdir(parents=True, exist_ok=True)
         ports = free_ports(self.masters * (1 + self.replicas))
         try:
             self.nodes = [Node(server, p, self.data, cluster=True) for p in ports]
