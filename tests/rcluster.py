@@ -68,6 +68,10 @@ def _wait(pred: Any, timeout: float, what: str) -> None:
     raise RuntimeError(f"timed out after {timeout}s waiting for {what}")
 
 
+class PortTaken(RuntimeError):
+    """A server could not keep its port (a concurrent test session started on it first)."""
+
+
 class Node:
     def __init__(self, server: str, port: int, data: Path, cluster: bool) -> None:
         self.port = port
@@ -79,7 +83,13 @@ class Node:
                      "--cluster-node-timeout", str(NODE_TIMEOUT_MS)]  # fmt: skip
         self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, start_new_session=True)
         self.client = redis.Redis(port=port, socket_connect_timeout=1, socket_timeout=5)
-        _wait(lambda: self.client.ping(), 20, f"redis-server on port {port}")
+
+        def up() -> bool:
+            if self.proc.poll() is not None:  # e.g. another test session took the port meanwhile
+                raise PortTaken(f"redis-server on port {port} exited:\n{self.log()[-1000:]}")
+            return bool(self.client.ping())
+
+        _wait(up, 20, f"redis-server on port {port}")
 
     def alive(self) -> bool:
         return self.proc.poll() is None
@@ -114,9 +124,18 @@ class RedisClusterProcs:
             raise RuntimeError("redis-server and redis-cli are needed (apt install redis-server)")
         server, cli = found
         self.data.mkdir(parents=True, exist_ok=True)
-        ports = free_ports(self.masters * (1 + self.replicas))
+        for attempt in range(3):  # ports raced away by a concurrent session: take others
+            ports = free_ports(self.masters * (1 + self.replicas))
+            self.nodes = []
+            try:
+                for port in ports:  # one by one, so a failure stops those already started
+                    self.nodes.append(Node(server, port, self.data, cluster=True))
+                break
+            except PortTaken:
+                self.stop()
+                if attempt == 2:
+                    raise
         try:
-            self.nodes = [Node(server, p, self.data, cluster=True) for p in ports]
             out = subprocess.run(
                 [cli, "--cluster", "create", *(f"127.0.0.1:{p}" for p in ports),
                  "--cluster-replicas", str(self.replicas), "--cluster-yes"],  # fmt: skip
@@ -180,6 +199,12 @@ def plain_redis(data: Path) -> Node:
     found = binaries()
     if found is None:
         raise RuntimeError("redis-server is needed (apt install redis-server)")
+    data.mkdir(parents=True, exist_ok=True)
+    for _ in range(2):
+        try:
+            return Node(found[0], free_ports(1)[0], data, cluster=False)
+        except PortTaken:
+            continue
     return Node(found[0], free_ports(1)[0], data, cluster=False)
 
 
