@@ -92,3 +92,27 @@ def test_embedded_server_is_started_once_and_shared(
     finally:
         client.close()
         server.stop()
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("redis+cluster://", "give host:port"),
+        ("redis+cluster://10.0.0.1", "give host:port"),
+        ("redis+cluster://10.0.0.1:7000/3", "only database 0"),
+        ("redis+cluster://10.0.0.1:7000?foo=1", "unknown option"),
+        ("redis+cluster://10.0.0.1:7000?wait=0", "replicas >= 1"),
+        ("redis://127.0.0.1:6379/0?wait=1&wait_timeout=-1", "seconds > 0"),
+        ("redis://127.0.0.1:6379/0?wait_timeout=1", "needs wait="),
+    ],
+)
+def test_bad_cluster_and_wait_urls_say_what_to_write(url: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        events.connect(url)
+
+
+def test_wait_option_reaches_the_store_and_is_stripped_from_the_url() -> None:
+    client = events.connect("redis://127.0.0.1:6390/2?wait=2&wait_timeout=0.25&socket_timeout=3")
+    assert client.connection_pool.connection_kwargs["db"] == 2  # the rest of the URL still counts
+    assert RedisStore(client).replica_wait == events.ReplicaWait(2, 0.25)
+    assert RedisStore(events.connect("redis://127.0.0.1:6390/2")).replica_wait is None
