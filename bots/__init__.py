@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from .base import Bot, get_bot, register_bot
 from .heuristic import HeuristicBot
+from .ismcts import IsmctsBot
 from .random_bot import RandomBot
 
-__all__ = ["Bot", "HeuristicBot", "RandomBot", "get_bot", "register_bot"]
+__all__ = ["Bot", "HeuristicBot", "IsmctsBot", "RandomBot", "get_bot", "register_bot"]

@@ -76,13 +76,16 @@ class HeuristicBot:
         vals["explore"] = 1.5 + (2.5 if tiles <= 1 else 0) + (2.0 if me["credits"] <= 2 else 0)
         return vals
 
-    def _assign(self, d: dict[str, Any], view: dict[str, Any], rng: Rng) -> dict[str, Any]:
+    def _assign(
+        self, d: dict[str, Any], view: dict[str, Any], rng: Rng, phase: str | None = None
+    ) -> dict[str, Any]:
+        """Select the phase valued most (or ``phase``: the search bots try each one this way)."""
         me = _me(view)
         col = {x["die"]: x["column"] for x in d["dice"]}
         wild = set(d["wild_dice"])
         count = {ph: sum(1 for die, c in col.items() if c == ph and die not in wild) for ph in PHASES}
         vals = self._phase_values(me, view, count)
-        best = max(PHASES, key=lambda ph: (vals[ph], -PHASES.index(ph)))
+        best = phase or max(PHASES, key=lambda ph: (vals[ph], -PHASES.index(ph)))
         # wild dice join the phase we select
         wild_moves = [{"die": die, "to": best} for die in sorted(wild)]
         for die in wild:
@@ -109,6 +112,7 @@ class HeuristicBot:
                 for die, c in sorted(col.items())
                 if die != selector
                 and vals[c] < 0
+                and c != best
                 and (not src.get("die_colors") or colors[die] in src["die_colors"])
                 and colors[die] not in src.get("exclude_die_colors", [])
                 and (not src.get("phases") or c in src["phases"])
@@ -118,7 +122,9 @@ class HeuristicBot:
                 for die in movers:
                     col[die] = best
         # Dictate: park a worker from a useless column, move another useless one into our phase
-        useless = sorted((die for die, c in col.items() if die != selector and vals[c] < 0), key=worth)
+        useless = sorted(
+            (die for die, c in col.items() if die != selector and vals[c] < 0 and c != best), key=worth
+        )
         if len(useless) >= 2 and any(m["via"] == "dictate" for m in d["means"]):
             park, mover = useless[0], useless[1]
             uses.append({"via": "dictate", "park": park, "moves": [{"die": mover, "to": best}]})

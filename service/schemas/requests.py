@@ -88,8 +88,8 @@ class CreateGameSchema(Strict):
     options = fields.Nested(GameOptionsSchema)
     seed = StrictStr(validate=Length(min=1, max=200))
     time_control = fields.Nested(TimeControlSchema)
-    timeout_policy = StrictStr(validate=OneOf(("heuristic", "minimal"),
-                                              error="must be heuristic or minimal"))  # fmt: skip
+    timeout_policy = StrictStr(validate=OneOf(("heuristic", "ismcts", "minimal"),
+                                              error="must be heuristic, ismcts or minimal"))  # fmt: skip
     abandon_after = StrictInt(validate=Range(min=0, max=1000))
 
 

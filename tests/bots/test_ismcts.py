@@ -1,0 +1,127 @@
+"""The ismcts bot: legal, deterministic for a seed, and blind to everything but its view."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import engine
+from bots import get_bot
+from bots.arena import play_game
+from bots.base import bot_names
+from bots.ismcts import IsmctsBot
+from engine.catalogue import DIE_FACES, PHASES
+from engine.rng import Rng
+from engine.sampler import Sampler
+from engine.state import GameState
+
+
+def _decision_state(seed: str, players: int, kind: str, seat: int = 0) -> GameState:
+    """A state of a heuristic game where ``seat`` owes a ``kind`` decision."""
+    found: list[GameState] = []
+
+    def keep(state: GameState, e: dict[str, Any]) -> None:
+        if not found and state.round >= 2 and engine.pending(state).get(seat) == kind:
+            found.append(state.copy())
+
+    play_game(seed, players, ["heuristic"], on_event=keep)
+    assert found, f"no {kind} decision for seat {seat}"
+    return found[0]
+
+
+def test_registered_for_seats_ladders_and_timeouts() -> None:
+    assert "ismcts" in bot_names()
+    bot = get_bot("ismcts")
+    assert bot.name == "ismcts" and bot.needs_view
+
+
+def test_plays_whole_games_with_legal_commands() -> None:
+    rec = play_game("ismcts:legal", 2, [IsmctsBot(iterations=4), "heuristic"])
+    assert rec.finished and rec.state.winners
+    rec = play_game("ismcts:legal4", 4, [IsmctsBot(iterations=2, rollout="random"), "heuristic"])
+    assert rec.finished
+
+
+@pytest.mark.parametrize("kind", ["assign", "ship", "manage"])
+def test_deterministic_for_a_seed(kind: str) -> None:
+    state = _decision_state("ismcts:det", 3, kind)
+    view, decision = engine.observe(state, 0), engine.legal(state, 0)
+    assert decision is not None
+    bot = IsmctsBot(iterations=12)
+    a = bot.act(decision, view, Rng.from_seed("r"))
+    assert bot.last_iterations == 12 or a == bot._candidates(decision, view, Rng.from_seed("r"))[0]
+    assert IsmctsBot(iterations=12).act(decision, view, Rng.from_seed("r")) == a
+    seeded = IsmctsBot(iterations=12, seed="s")
+    b = seeded.act(decision, view, Rng.from_seed("one"))
+    assert IsmctsBot(iterations=12, seed="s").act(decision, view, Rng.from_seed("two")) == b
+    engine.play(state, 0, a)  # and the command is legal
+
+
+def test_the_search_changes_with_the_seed() -> None:
+    """Determinism is not constancy: other seeds search other determinizations."""
+    state = _decision_state("ismcts:seeds", 2, "assign")
+    view, decision = engine.observe(state, 0), engine.legal(state, 0)
+    assert decision is not None
+    picks = set()
+    for i in range(8):
+        bot = IsmctsBot(iterations=6, seed=f"s{i}")
+        picks.add(engine.canonical_json(bot.act(decision, view, Rng.from_seed("r"))))
+    assert len(picks) > 1
+
+
+class _Poison(list[Any]):
+    """A list that fails on any read: a hidden part of the real state."""
+
+    def _fail(self, *a: Any, **k: Any) -> Any:
+        raise AssertionError("the bot read hidden state")
+
+    __getitem__ = __iter__ = __len__ = __contains__ = __eq__ = _fail  # type: ignore[assignment]
+
+
+def test_reads_only_its_view_and_the_sampler() -> None:
+    state = _decision_state("ismcts:blind", 3, "assign", seat=1)
+    view, decision = engine.observe(state, 1), engine.legal(state, 1)
+    assert decision is not None
+    # the real state's secrets fail on any access from now on
+    state.bag = _Poison(state.bag)
+    state.abandoned = _Poison(state.abandoned)
+    state.seed = "poisoned"
+    for p in state.players:
+        if p.seat != 1:
+            p.dev_stack = _Poison(p.dev_stack)
+            p.world_stack = _Poison(p.world_stack)
+            p.columns = _Poison(p.columns)
+            p.drawn = _Poison(p.drawn)
+    given: list[Any] = []
+
+    def sampler(v: dict[str, Any], r: Rng) -> Sampler:
+        given.append(v)
+        return Sampler(v, r)
+
+    cmd = IsmctsBot(iterations=10, sampler=sampler).act(decision, view, Rng.from_seed("b"))
+    assert given == [view]  # the sampler got the seat's view and nothing else
+    assert cmd["kind"] == "assign"
+
+
+def test_same_view_same_command_whatever_the_hidden_state() -> None:
+    """Two games that differ only in what seat 0 cannot see get the same command from it."""
+    state = _decision_state("ismcts:hidden", 2, "assign")
+    other = state.copy()
+    # change what seat 0 cannot see: the opponent's roll behind its screen, its generator state
+    q = other.players[1]
+    dice = [d for col in q.columns for d in col]
+    q.columns = [[] for _ in PHASES]
+    for die in dice:
+        q.faces[die] = (q.faces[die] + 1) % 6
+        face = DIE_FACES[die][q.faces[die]]
+        q.columns[PHASES.index(face) if face in PHASES else 0].append(die)
+    other.rng = Rng.keyed(bytes(32)).state
+    assert engine.state_hash(other) != engine.state_hash(state)
+    view = engine.observe(state, 0)
+    assert engine.observe(other, 0) == view
+    d = engine.legal(state, 0)
+    assert d is not None
+    a = IsmctsBot(iterations=10).act(d, view, Rng.from_seed("x"))
+    b = IsmctsBot(iterations=10).act(d, engine.observe(other, 0), Rng.from_seed("x"))
+    assert a == b
