@@ -21,6 +21,7 @@
 | ``LIMIT_COMMANDS`` | ``600 per minute`` per token (per address without one) | ``RFG_LIMIT_COMMANDS`` |
 | ``LIMIT_REPLAY_UPLOADS`` | ``6 per minute;60 per hour`` per address (``POST /replays/verify``) | ``RFG_LIMIT_REPLAY_UPLOADS`` |
 | ``LIMIT_STREAM_OPENS`` | ``60 per minute`` per token or address (SSE streams opened) | ``RFG_LIMIT_STREAM_OPENS`` |
+| ``LIMIT_SAMPLES`` | ``30 per minute`` per token (``GET .../seats/{n}/samples``: each request draws up to 20 states) | ``RFG_LIMIT_SAMPLES`` |
 | ``MAX_STREAMS_PER_TOKEN`` | 4 streams open at once per token (per address without one) | ``RFG_MAX_STREAMS_PER_TOKEN`` |
 | ``MAX_STREAMS_PER_ADDRESS`` | 20 streams open at once per address | ``RFG_MAX_STREAMS_PER_ADDRESS`` |
 | ``LIMIT_BAD_TOKENS`` | ``20 per minute`` per address: requests that carried a token and got 401; past it, every request with a token gets 429 | ``RFG_LIMIT_BAD_TOKENS`` |
@@ -62,6 +63,7 @@ DEFAULTS: dict[str, Any] = {
     "LIMIT_COMMANDS": "600 per minute",
     "LIMIT_REPLAY_UPLOADS": "6 per minute;60 per hour",
     "LIMIT_STREAM_OPENS": "60 per minute",
+    "LIMIT_SAMPLES": "30 per minute",
     "MAX_STREAMS_PER_TOKEN": 4,
     "MAX_STREAMS_PER_ADDRESS": 20,
     "LIMIT_BAD_TOKENS": "20 per minute",
@@ -100,7 +102,8 @@ def from_env(environ: Mapping[str, str]) -> dict[str, Any]:
 
 
 _LIMIT_STRINGS = ("LIMIT_PER_ADDRESS", "LIMIT_CREATE_GAME", "LIMIT_REGISTER_BOT", "LIMIT_CLAIM",
-                  "LIMIT_COMMANDS", "LIMIT_REPLAY_UPLOADS", "LIMIT_STREAM_OPENS", "LIMIT_BAD_TOKENS")  # fmt: skip
+                  "LIMIT_COMMANDS", "LIMIT_REPLAY_UPLOADS", "LIMIT_STREAM_OPENS", "LIMIT_BAD_TOKENS",
+                  "LIMIT_SAMPLES")  # fmt: skip
 _LIMIT_NUMBERS = ("MAX_STREAMS_PER_TOKEN", "MAX_STREAMS_PER_ADDRESS", "MAX_OPEN_GAMES_PER_ADDRESS",
                   "ABANDONED_GAME_SECONDS", "FINISHED_GAME_SECONDS", "PROXY_HOPS")  # fmt: skip
 

@@ -55,6 +55,7 @@ ROUTE_LIMITS: dict[str, tuple[str, str, str]] = {
     "events.public_stream": ("LIMIT_STREAM_OPENS", "streams", "token"),
     "events.seat_stream": ("LIMIT_STREAM_OPENS", "streams", "token"),
     "accounts.decisions": ("LIMIT_STREAM_OPENS", "streams", "token"),
+    "samples.samples": ("LIMIT_SAMPLES", "samples", "token"),
 }
 #: the name the general limit goes by in RateLimit headers (Flask-Limiter's scope "global")
 GENERAL = "per-address"

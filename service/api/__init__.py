@@ -14,10 +14,11 @@ from service.api import (
     ladders,
     logs,
     meta,
+    samples,
     seats,
 )
 
 BLUEPRINTS: list[Blueprint] = [
     meta.bp, health.bp, games.bp, seats.bp, commands.bp, events.bp, logs.bp, accounts.bp, ladders.bp,
-    docs.bp,
+    docs.bp, samples.bp,
 ]  # fmt: skip

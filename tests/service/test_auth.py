@@ -20,6 +20,7 @@ SEAT_ENDPOINTS: list[tuple[str, str, dict[str, Any]]] = [
     ("GET", "/events", {}),
     ("GET", "/events/stream", {}),
     ("GET", "/log", {}),
+    ("GET", "/samples", {}),
 ]
 
 
