@@ -37,6 +37,8 @@ def add_parser(sub: Any) -> None:
                    help=f"seconds after which a started job is presumed dead and a pending bot decision re-dispatched (default {defaults.stale_after})")  # fmt: skip
     p.add_argument("--ladder-interval", type=float, default=defaults.ladder_interval,
                    help=f"seconds between ladder scheduling passes; 0 turns ladders off (default {defaults.ladder_interval})")  # fmt: skip
+    p.add_argument("--play-on", type=float, default=defaults.play_on,
+                   help=f"seconds one job may keep playing a game whose pending decisions all belong to built-in bots; 0: one job per decision (default $RFG_PLAY_ON or {defaults.play_on})")  # fmt: skip
     p.add_argument("--no-scheduler", action="store_true",
                    help="do not run RQ's scheduler in this worker (timeouts then wait for a sweep)")  # fmt: skip
     p.add_argument("--metrics", action="store_true",
@@ -64,6 +66,7 @@ def run(args: argparse.Namespace) -> int:
         stale_after=args.stale_after,
         ladder_interval=args.ladder_interval,
         metrics=args.metrics or None,
+        play_on=args.play_on,
     )
     return process.run(args.url, settings, burst=args.burst, with_scheduler=not args.no_scheduler,
                        name=args.name, rq_log_level=args.rq_log_level.upper(),

@@ -1,6 +1,8 @@
 """The dispatcher: from a game's state to the RQ jobs it needs, each enqueued at most once.
 
-For every seat that owes a decision (``engine.pending``) the game needs one job:
+For every seat that owes a decision (``engine.pending``) the game needs one job (but when every
+pending decision is a built-in bot's, one job for the oldest of them, which plays on: see
+``workers.turns``):
 
 * a **bot** job, now, for a bot seat or an abandoned seat;
 * a **timeout** job, scheduled at the decision's deadline (``enqueue_at``), for a seat under
@@ -103,6 +105,26 @@ def plans(game_id: str, state: GameState, clocks: Clocks, default_bot: str) -> l
     return out
 
 
+def bots_only(state: GameState, game_plans: list[Plan]) -> bool:
+    """Whether every decision the game owes is a built-in bot's to play now (no person or
+    external program, no deadline): the game may be played on by one job."""
+    pending = engine.pending(state)
+    return bool(pending) and len(game_plans) == len(pending) and all(
+        p.kind == "bot" for p in game_plans
+    )
+
+
+def next_plan(game_plans: list[Plan]) -> Plan:
+    """The decision a job per decision would reach first: RQ's queue is FIFO and decisions are
+    enqueued when they become pending, in seat order, so the oldest (version, seat)."""
+    return min(game_plans, key=lambda p: (p.since, p.seat))
+
+
+def keeper_key(prefix: str, game_id: str) -> str:
+    """The lease of the job playing a game on (``workers.turns``); in the game's slot."""
+    return f"{prefix}:{{g:{game_id}}}:keeper"
+
+
 class Dispatcher:
     """Enqueues the jobs a game needs and keeps its agenda entry up to date."""
 
@@ -119,6 +141,9 @@ class Dispatcher:
         # the agenda is the store's (it must survive the queue's Redis); one server by default
         self.agenda = Agenda(queue.connection if store_client is None else store_client,
                              settings.prefix)  # fmt: skip
+        #: games a job of this process is playing on: their appends enqueue nothing (the job
+        #: plays the next decision itself and hands the game back when it stops)
+        self.kept: set[str] = set()
 
     def after_append(self, change: Change) -> None:
         """``Games`` listener: dispatch right after each stored command.
@@ -127,6 +152,8 @@ class Dispatcher:
         with the command that made them pending); a retried command (``duplicate``) dispatches
         everything. A decision whose dispatch was lost is found by the sweep.
         """
+        if change.game_id in self.kept:
+            return
         fresh = None if change.duplicate else change.version
         self.dispatch(change.game_id, change.state, change.clocks, change.version, fresh=fresh)
 
@@ -151,7 +178,11 @@ class Dispatcher:
         s = self.settings
         enqueued = []
         due = now.timestamp() + s.recheck
-        for plan in plans(game_id, state, clocks, s.default_bot):
+        game_plans = plans(game_id, state, clocks, s.default_bot)
+        if s.play_on > 0 and bots_only(state, game_plans):
+            # one job keeps the game and plays every bot decision on (workers.turns)
+            game_plans = [next_plan(game_plans)]
+        for plan in game_plans:
             if (fresh is None or plan.since == fresh) and self._ensure(plan, now, rescue):
                 enqueued.append(plan.job_id(s.prefix))
             if plan.at is None:

@@ -42,6 +42,9 @@ class WorkerSettings:
     ladder_interval: float = 1.0
     #: record each bot job's enqueue-to-applied latency (``<prefix>:w:latency``, bench only)
     metrics: bool = False
+    #: seconds one job may keep a game whose every pending decision belongs to built-in bots,
+    #: playing decision after decision (``workers.turns.play_on``); 0: one job per decision
+    play_on: float = 2.0
 
     def with_(self, **changes: Any) -> WorkerSettings:
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
@@ -52,7 +55,9 @@ class WorkerSettings:
         env = os.environ if environ is None else environ
         s = cls()
         prefix = env.get("RFG_STORE_PREFIX") or s.prefix
-        return s.with_(prefix=prefix, queue=env.get("RFG_QUEUE") or prefix)
+        play_on = env.get("RFG_PLAY_ON")
+        return s.with_(prefix=prefix, queue=env.get("RFG_QUEUE") or prefix,
+                       play_on=float(play_on) if play_on else None)  # fmt: skip
 
 
 def queue_url_from_env(environ: Mapping[str, str] | None = None) -> str | None:

@@ -10,16 +10,16 @@ elects it per interval) runs ``Sweeper.tick``:
 2. every agenda game whose stream version differs from the version last dispatched, or whose
    due time has come, is loaded and re-dispatched with ``rescue=True`` (stale jobs replaced).
 
-Everything it does is idempotent, so two sweeps at once would only waste work.
+Everything it does is idempotent, so two sweeps at once would only waste work. A game a job is
+playing on (``workers.turns``: its keeper lease is live) is skipped; once the lease expires (the
+job's worker died) the game's moved version brings it back.
 
 The queue's Redis may be a separate server without persistence (``RFG_QUEUE_URL``): if it is
-wiped while workers run, every job it held is gone. The sweep notices (the marker key
-``<prefix>:w:queue-marker`` that each ``Runtime`` sets on the queue's Redis is missing) and visits
-every game on the agenda at once, enqueuing each pending bot decision and timeout again from the
-store's state. (Wiped while no worker ran: the agenda's due times bring every game back within
-``stale_after``, a deadline at most ``stale_after`` late.)
-
-The same thread also runs the ladder scheduler (``workers.ladders``) every ``ladder_interval``.
+wiped, every job it held is gone. The first sweep records a random epoch on the store
+(``<prefix>:w:queue-epoch``) and the same value on the queue's Redis (``<prefix>:w:queue-marker``);
+a sweep that finds the marker missing or different (the queue's Redis was flushed, restarted
+without data or replaced, while workers ran or not) puts it back and visits **every** game on the
+agenda, enqueuing each pending bot decision and timeout whose job is missing.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+import uuid
 from typing import Any
 
 import redis
@@ -34,6 +35,7 @@ import redis
 from events import GameNotFound
 
 from .agenda import Agenda, _text
+from .dispatch import keeper_key
 from .ladders import LadderScheduler
 from .runtime import Runtime
 
@@ -46,7 +48,8 @@ class Sweeper:
         self.agenda = Agenda(rt.client, rt.settings.prefix)
         self.lobby_key = f"{rt.settings.prefix}:lobby"
         self.lock_key = f"{rt.settings.prefix}:w:sweep-lock"
-        self.queue_marker = rt.queue_marker
+        self.queue_marker = f"{rt.settings.prefix}:w:queue-marker"  # on the queue's Redis
+        self.queue_epoch = f"{rt.settings.prefix}:w:queue-epoch"  # on the store
         self._last_full = 0.0
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -68,7 +71,7 @@ class Sweeper:
         enqueued: list[str] = []
         entries = self.agenda.entries()
         versions = self._versions([g for g, _, _ in entries])
-        wiped = bool(self.rt.queue_client.set(self.queue_marker, b"1", nx=True))
+        wiped = self._queue_wiped()
         if wiped and entries:
             log.warning("sweep: the queue's Redis holds no marker (new or wiped): looking at all "
                         "%d game(s) on the agenda to enqueue their jobs again", len(entries))  # fmt: skip
@@ -85,6 +88,8 @@ class Sweeper:
         return enqueued
 
     def visit(self, game_id: str, *, rescue: bool = True) -> list[str]:
+        if self.rt.client.exists(keeper_key(self.rt.settings.prefix, game_id)):
+            return []  # a live job is playing the game on (workers.turns); its lease says so
         try:
             state, version, clocks = self.rt.games.load_clocks(game_id)
         except GameNotFound:
@@ -93,6 +98,22 @@ class Sweeper:
         return self.rt.dispatcher.dispatch(game_id, state, clocks, version, rescue=rescue)
 
     # --- helpers ---------------------------------------------------------------------------
+    def _queue_wiped(self) -> bool:
+        """Whether the queue's Redis lost its data since the last sweep (see the module doc)."""
+        epoch = self.rt.client.get(self.queue_epoch)
+        if epoch is None:  # the first sweep ever: nothing to compare with
+            token = uuid.uuid4().hex.encode()
+            if not self.rt.client.set(self.queue_epoch, token, nx=True):
+                epoch = self.rt.client.get(self.queue_epoch)  # another sweep was first
+            else:
+                self.rt.queue_client.set(self.queue_marker, token)
+                return False
+        marker = self.rt.queue_client.get(self.queue_marker)
+        if marker is not None and _text(marker) == _text(epoch):
+            return False
+        self.rt.queue_client.set(self.queue_marker, epoch)
+        return True
+
     def _versions(self, game_ids: list[str]) -> list[int | None]:
         pipe = self.rt.client.pipeline(transaction=False)
         for g in game_ids:

@@ -7,11 +7,27 @@ bot or the timeout policy choose from the seat's own legal choices and view, and
 ``Games.submit`` - the same command path as a person - with the version it decided on. A
 ``ConcurrencyConflict`` (another seat acted meanwhile) means: reload and decide again. An
 ``IllegalCommand`` means a bot produced an illegal move: a bug, logged loudly and never retried.
+
+**Playing on.** When every decision the game owes is a built-in bot's (``dispatch.bots_only``),
+the job keeps the game: it takes the game's keeper lease (``<prefix>:{g:<id>}:keeper``, SET NX
+PX ``stale_after``), and after its own decision plays the next one and the next, each through
+the same ``_play_one`` (decided on the loaded state, ``Games.submit`` with the version it decided
+on and the command id ``bot:<seat>:<since>``: one append per command, views and clocks as for a
+job), taking the oldest pending decision first (``dispatch.next_plan``, the order a FIFO queue of
+one job per decision reaches them, so the log is the same). While it keeps the game, its
+appends enqueue nothing (``Dispatcher.kept``) and the sweep leaves the game alone (the lease).
+It stops when a person, an external program or a deadline is owed, after ``settings.play_on``
+seconds, or when the game ends; then it releases the lease and dispatches the game again
+(``fresh=None``), so the rest goes back to the queue behind other games. A killed worker's lease
+expires after ``stale_after``; the sweep then finds the game (its version moved past the one
+last dispatched) and enqueues the pending decisions again.
 """
 
 from __future__ import annotations
 
 import logging
+import secrets
+import time
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -19,7 +35,7 @@ import engine
 from engine.rng import Rng
 from events import ConcurrencyConflict, GameNotFound
 
-from .dispatch import plan_decision
+from .dispatch import bots_only, keeper_key, next_plan, plan_decision, plans
 from .policy import bot_command, timeout_command
 from .runtime import Runtime
 
@@ -43,12 +59,109 @@ class Outcome:
     command_id: str | None = None
     version: int | None = None
     kind: str | None = None  # the decision's kind (the command's), when one was played
+    played_on: int = 0  # decisions this job played after its own, keeping the game
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
+#: renew the lease only if it is still ours (compare-and-expire; one key, one slot)
+_RENEW_LUA = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
+"""
+_RELEASE_LUA = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+
 def play(rt: Runtime, game_id: str, seat: int, since: int, hooks: Any = None) -> Outcome:
+    """Play ``seat``'s decision that became pending at version ``since``, if still owed; then,
+    if the game owes only built-in bots' decisions and no other job keeps it, play on."""
+    if rt.settings.play_on <= 0:
+        return _play_one(rt, game_id, seat, since, hooks)
+    try:
+        state, _version, clocks = rt.games.load_clocks(game_id)
+    except GameNotFound:
+        return Outcome("gone", game_id, seat, since)
+    if not bots_only(state, plans(game_id, state, clocks, rt.settings.default_bot)):
+        return _play_one(rt, game_id, seat, since, hooks)
+    lease_ms = max(100, int(rt.settings.stale_after * 1000))
+    key = keeper_key(rt.settings.prefix, game_id)
+    token = secrets.token_hex(8).encode()
+    if not rt.client.set(key, token, nx=True, px=lease_ms):
+        # another job keeps the game: play this decision (if still owed) and nothing more
+        return _play_one(rt, game_id, seat, since, hooks)
+    dispatcher = rt.dispatcher
+    dispatcher.kept.add(game_id)
+    released = False
+    try:
+        outcome = _play_one(rt, game_id, seat, since, hooks)
+        if outcome.status not in ("played", "duplicate", "moved_on"):
+            return outcome
+        outcome.played_on = _play_on(rt, game_id, key, token, lease_ms, hooks)
+        dispatcher.kept.discard(game_id)
+        rt.client.eval(_RELEASE_LUA, 1, key, token)
+        released = True
+        _hand_back(rt, game_id)
+        return outcome
+    finally:
+        dispatcher.kept.discard(game_id)
+        if not released:
+            try:
+                rt.client.eval(_RELEASE_LUA, 1, key, token)
+            except Exception:  # noqa: BLE001 - the lease expires by itself
+                log.warning("could not release the keeper lease of %s", game_id)
+
+
+def _play_on(
+    rt: Runtime, game_id: str, key: str, token: bytes, lease_ms: int, hooks: Any
+) -> int:
+    """Play the game's next bot decision until it owes something else or the budget is spent;
+    returns how many were played."""
+    started = time.monotonic()
+    stop_at = started + rt.settings.play_on
+    renew_every = lease_ms / 3000.0
+    renewed = started
+    played = 0
+    while True:
+        now = time.monotonic()
+        if now >= stop_at:
+            return played
+        if now - renewed >= renew_every:
+            if not rt.client.eval(_RENEW_LUA, 1, key, token, lease_ms):
+                log.warning("lost the keeper lease of %s (paused longer than %d ms?): handing "
+                            "the game back", game_id, lease_ms)  # fmt: skip
+                return played
+            renewed = now
+        try:
+            state, _version, clocks = rt.games.load_clocks(game_id)
+        except GameNotFound:
+            return played
+        if state.over:
+            return played
+        game_plans = plans(game_id, state, clocks, rt.settings.default_bot)
+        if not bots_only(state, game_plans):
+            return played
+        nxt = next_plan(game_plans)
+        outcome = _play_one(rt, game_id, nxt.seat, nxt.since, hooks)
+        if outcome.status not in ("played", "duplicate", "moved_on"):
+            return played
+        played += outcome.status == "played"
+
+
+def _hand_back(rt: Runtime, game_id: str) -> None:
+    """Dispatch the game as it is now: what is still owed goes back to the queue (or to its
+    deadline), and the agenda learns the version."""
+    try:
+        state, version, clocks = rt.games.load_clocks(game_id)
+    except GameNotFound:
+        return
+    rt.dispatcher.dispatch(game_id, state, clocks, version)
+
+
+def _play_one(rt: Runtime, game_id: str, seat: int, since: int, hooks: Any = None) -> Outcome:
     """Play ``seat``'s decision that became pending at version ``since``, if still owed."""
     games = rt.games
     for _ in range(max(1, rt.settings.conflict_retries)):

@@ -66,7 +66,9 @@ def clock() -> FakeClock:
 def fake_rt(clock: FakeClock) -> Iterator[Runtime]:
     client = fakeredis.FakeRedis(server=fakeredis.FakeServer())
     prefix = f"t{uuid.uuid4().hex[:8]}"
-    rt = Runtime(client, WorkerSettings(prefix=prefix, queue=prefix), clock=clock)
+    # one job per decision: these tests look at the jobs of each decision (playing on is tested
+    # in test_play_on.py and by the real worker processes, where it is the default)
+    rt = Runtime(client, WorkerSettings(prefix=prefix, queue=prefix, play_on=0), clock=clock)
     install(rt)
     yield rt
     install(None)

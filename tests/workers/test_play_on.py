@@ -1,0 +1,100 @@
+"""Playing on: one job keeps a game of built-in bots and plays decision after decision through
+``Games.submit``; the log is the one a job per decision writes, and a worker killed while playing
+on loses and duplicates nothing."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+import redis
+from rq.registry import FinishedJobRegistry
+
+from tests.conftest import REDIS_URL, purge_prefix
+from tests.workers.checks import check_finished_game
+from tests.workers.conftest import WorkerProcess, burst, wait_for
+from workers import Runtime, WorkerSettings, install
+from workers.dispatch import keeper_key
+
+pytestmark = pytest.mark.redis
+
+BOTS4 = {"seats": [{"kind": "bot", "bot": "heuristic"}] * 4}
+
+
+@pytest.fixture
+def two_runtimes(real_redis: Any) -> Iterator[tuple[Runtime, Runtime]]:
+    """The same Redis, two prefixes: one job per decision, and playing on."""
+    base = f"t{uuid.uuid4().hex[:10]}"
+    made = []
+    for name, play_on in (("a", 0.0), ("b", 30.0)):
+        prefix = f"{base}{name}"
+        made.append(Runtime(redis.Redis.from_url(REDIS_URL),
+                            WorkerSettings(prefix=prefix, queue=prefix, play_on=play_on)))  # fmt: skip
+    yield made[0], made[1]
+    install(None)
+    for rt in made:
+        purge_prefix(real_redis, rt.settings.prefix)
+
+
+def _log(rt: Runtime, gid: str) -> list[tuple[Any, ...]]:
+    return [(e.seq, e.type, e.payload, e.actor, e.command_id, e.visibility)
+            for e in rt.store.read(gid)]  # fmt: skip
+
+
+def test_a_game_played_on_by_one_job_has_the_events_of_a_job_per_decision(
+    two_runtimes: tuple[Runtime, Runtime],
+) -> None:
+    per_decision, kept = two_runtimes
+    logs = []
+    for rt in (per_decision, kept):
+        install(rt)
+        gid, _ = rt.games.create(4, seed="play-on-same", table=BOTS4, game_id="same-game")
+        burst(rt)
+        check_finished_game(rt.games, gid)  # verifies, each decision once, views rebuild
+        logs.append(_log(rt, gid))
+    a, b = logs
+    assert len(a) > 500 and len(a) == len(b)
+    assert a == b  # types, payloads, actors, command ids, visibility: all but the timestamps
+    jobs = [FinishedJobRegistry(queue=rt.queue).count for rt in (per_decision, kept)]
+    commands = sum(1 for e in a if e[1] == "CommandSubmitted")
+    assert jobs[0] >= commands  # a job per decision (and some that found it played)
+    assert jobs[1] == 1  # one job played the whole game (its budget is 30 s)
+    assert not per_decision.client.exists(keeper_key(kept.settings.prefix, "same-game"))
+
+
+def test_play_on_stops_at_its_budget_and_hands_the_game_back(real_redis: Any) -> None:
+    prefix = f"t{uuid.uuid4().hex[:10]}"
+    rt = Runtime(redis.Redis.from_url(REDIS_URL),
+                 WorkerSettings(prefix=prefix, queue=prefix, play_on=0.05))  # fmt: skip
+    install(rt)
+    try:
+        gid, _ = rt.games.create(4, seed="play-on-budget", table=BOTS4)
+        burst(rt)
+        check_finished_game(rt.games, gid)
+        # a 50 ms budget cannot hold a whole game: it went back to the queue several times
+        assert FinishedJobRegistry(queue=rt.queue).count > 2
+    finally:
+        install(None)
+        purge_prefix(real_redis, prefix)
+
+
+def test_a_worker_killed_while_playing_on_loses_and_duplicates_nothing(
+    real_rt: Runtime, spawn_worker: Callable[..., WorkerProcess]
+) -> None:
+    # the worker SIGKILLs itself just before its 40th append, in the middle of playing on
+    doomed = spawn_worker("--play-on", "60", env={"RFG_WORKER_CRASH": "before_append:40"})
+    gid, _ = real_rt.games.create(4, seed="sigkill-play-on", table=BOTS4)
+    wait_for(lambda: doomed.poll() is not None, 60, "the worker to crash")
+    commands_before = [e for e in real_rt.store.read(gid) if e.type == "CommandSubmitted"]
+    assert len(commands_before) == 39
+    # 39 commands, at most one job: the rest were played on (jobs log each "played" line)
+    assert doomed.log_path.read_text().count(" played ") <= 1
+    assert real_rt.client.exists(keeper_key(real_rt.settings.prefix, gid))  # the dead keeper's
+    rescuer = spawn_worker()
+    wait_for(lambda: real_rt.games.load(gid)[0].over, 90, "the game to finish after the crash")
+    _, commands = check_finished_game(real_rt.games, gid)  # no decision missing or played twice
+    assert {c.actor for c in commands} == {"bot:heuristic"}
+    assert [c.command_id for c in commands[:39]] == [e.command_id for e in commands_before]
+    assert rescuer.poll() is None
