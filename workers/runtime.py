@@ -18,7 +18,6 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-import redis
 from rq import Queue
 
 import events
@@ -64,12 +63,6 @@ class Runtime:
         self.games = Games(self.store, clock=clock)
         self.queue = Queue(self.settings.queue, connection=self.queue_client)
         self.dispatcher = Dispatcher(self.queue, self.settings, clock, store_client=client)
-        # the sweep re-enqueues everything when this marker is gone (the queue's Redis was wiped)
-        self.queue_marker = f"{self.settings.prefix}:w:queue-marker"
-        try:
-            self.queue_client.set(self.queue_marker, b"1", nx=True)
-        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError):
-            pass  # Redis is not up yet: the worker waits for it; the sweep sets the marker
         if listen:
             if faults.HOOKS.active:  # crash tests: die between an append and its dispatch
                 self.games.subscribe(faults.HOOKS.after_append)
