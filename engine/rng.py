@@ -27,7 +27,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 from collections.abc import Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
@@ -96,6 +96,19 @@ def next_u64(state: int) -> tuple[int, int]:
     return state, z ^ (z >> 31)
 
 
+#: BLAKE2b already keyed, per generator key (``state >> 64``, tag bit included): copying one is
+#: cheaper than keying a new hash for every draw; the digests are the same
+_KEYED: dict[int, Any] = {}
+_KEYED_LIMIT = 1024
+
+
+def _keyed_hash(tagged_key: int) -> Any:
+    if len(_KEYED) >= _KEYED_LIMIT:
+        _KEYED.clear()
+    h = _KEYED[tagged_key] = _blake2b(digest_size=8, key=(tagged_key & _KEY_MASK).to_bytes(32, "big"))
+    return h
+
+
 def below(state: int, n: int) -> tuple[int, int]:
     """(new state, a uniform integer in [0, n)), by rejection sampling, so exactly uniform.
 
@@ -103,13 +116,16 @@ def below(state: int, n: int) -> tuple[int, int]:
     """
     limit = _MASK - (_MASK + 1) % n
     if state >= KEYED_TAG:
-        key = ((state >> 64) & _KEY_MASK).to_bytes(32, "big")
+        tagged_key = state >> 64
+        keyed = _KEYED.get(tagged_key)
+        if keyed is None:
+            keyed = _keyed_hash(tagged_key)
         while True:
             counter = state & _MASK
             state += 1
-            z = int.from_bytes(
-                _blake2b(counter.to_bytes(8, "big"), digest_size=8, key=key).digest(), "big"
-            )
+            h = keyed.copy()
+            h.update(counter.to_bytes(8, "big"))
+            z = int.from_bytes(h.digest(), "big")
             if z <= limit:
                 return state, z % n
     while True:
