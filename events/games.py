@@ -265,7 +265,10 @@ class Games:
         memo: dict[str, Any] = {}
         views = render_views(game_id, state, now, now if state.over else None, clocks, memo)
         self.store.register_game(game_id, now, "active")
-        self.store.append(game_id, 0, CREATE_COMMAND_ID, envs, views=views, status="active")
+        notices = self._notices(game_id, state, clocks, envs[-1].seq, CREATE_COMMAND_ID)
+        extra = {"notices": notices} if notices else {}
+        self.store.append(game_id, 0, CREATE_COMMAND_ID, envs, views=views, status="active",
+                          **extra)  # fmt: skip
         self._remember(game_id, state, envs[-1].seq, envs[-1].hash, now, clocks, memo)
         self._notify(Change(game_id, envs[-1].seq, state, clocks))
         return game_id, envs[-1].seq
@@ -392,9 +395,11 @@ class Games:
                          seat=seat)  # fmt: skip
             finished = envs[-1].ts if state.over else None
             views = render_views(game_id, state, cached.created_at, finished, clocks, cached.memo)
+            notices = self._notices(game_id, state, clocks, envs[-1].seq, command_id)
+            extra = {"notices": notices} if notices else {}
             try:
                 result = self.store.append(game_id, version, command_id, envs, views=views,
-                                           status="finished" if state.over else None)  # fmt: skip
+                                           status="finished" if state.over else None, **extra)  # fmt: skip
             except ConcurrencyConflict as exc:
                 # the game moved on since this process last saw it (with a decision_id: decided
                 # again on the new state, once the id is checked again)
@@ -411,6 +416,35 @@ class Games:
                            cached.memo)  # fmt: skip
             self._notify(Change(game_id, envs[-1].seq, state, clocks))
             return Submitted(result, envs)
+
+    def _notices(
+        self, game_id: str, state: GameState, clocks: Clocks, version: int, command_id: str
+    ) -> list[tuple[str, str]] | None:
+        """The decisions this append makes pending for external seats (bot accounts), one
+        notice each on the account's stream (``RedisStore.notice_stream``; the decisions stream
+        ``GET /bots/me/decisions/stream`` delivers them at once)."""
+        stream_of = getattr(self.store, "notice_stream", None)
+        seats = state.table.get("seats") if stream_of is not None and not state.over else None
+        if not seats:
+            return None
+        out = []
+        for i, seat in enumerate(seats):
+            if not isinstance(seat, dict) or seat.get("kind") != "external":
+                continue
+            account = seat.get("account")
+            sc = clocks.seats[i]
+            if not account or sc.since_version != version or sc.kind is None or sc.abandoned:
+                continue
+            deadline = clocks.deadline(i)
+            data = {"game_id": game_id, "seat": i, "kind": sc.kind, "decision_version": version,
+                    "decision_id": version, "game_version": version, "since": sc.since,
+                    "deadline": iso_utc(deadline) if deadline is not None else None,
+                    "links": {"view": f"/games/{game_id}/seats/{i}/view",
+                              "commands": f"/games/{game_id}/seats/{i}/commands"},
+                    "command_id": command_id}  # fmt: skip
+            assert stream_of is not None
+            out.append((stream_of(str(account)), orjson.dumps(data).decode("utf-8")))
+        return out or None
 
     def _cached(self, game_id: str) -> _Cached | None:
         with self._lock:

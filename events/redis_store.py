@@ -165,6 +165,8 @@ return 1
 """
 
 _READ_PAGE = 1000
+#: notices kept per stream (``append(..., notices=...)``); readers want only the latest
+NOTICE_MAXLEN = 1000
 
 
 @dataclass(frozen=True)
@@ -278,7 +280,14 @@ class RedisStore:
         *,
         views: Mapping[str, str] | None = None,
         status: str | None = None,
+        notices: Sequence[tuple[str, str]] | None = None,
     ) -> AppendResult:
+        """``notices``: (stream key, JSON) pairs XADDed (field ``d``, trimmed to about
+        ``NOTICE_MAXLEN``) with the append: in the same pipeline, so the same round trip, on a
+        single Redis; right after a successful append on a cluster or with ``ReplicaWait`` (the
+        keys are in other slots than the game's, so never in its script). On a single Redis they
+        are written even when the append is refused (a conflict, a duplicate): readers check the
+        command record they name (``notice_applied``)."""
         prev_hash, last_hash, texts = validate_batch(
             game_id, expected_version, command_id, envelopes
         )
@@ -295,7 +304,10 @@ class RedisStore:
             args.append(name)
             args.append(position + text)
         try:
-            if self.replica_wait is None:
+            if notices and self.replica_wait is None and not is_cluster(self.client):
+                reply = self._append_noticing(game_id, args, notices)
+                notices = None
+            elif self.replica_wait is None:
                 reply = self._append(keys=self.game_keys(game_id), args=args)
             else:
                 reply = self._append_waiting(game_id, args)
@@ -306,6 +318,11 @@ class RedisStore:
             ) from exc
         tag = _s(reply[0])
         if tag == "ok":
+            if notices:
+                pipe = self.client.pipeline(transaction=False)
+                for key, data in notices:
+                    pipe.xadd(key, {"d": data}, maxlen=NOTICE_MAXLEN, approximate=True)
+                pipe.execute()
             return _parse_result(game_id, command_id, reply[1], duplicate=False)
         if tag == "dup":
             return _parse_result(game_id, command_id, reply[1], duplicate=True)
@@ -321,6 +338,37 @@ class RedisStore:
                 f"different history; reload the game (read + head) and seal the events again"
             )
         raise StoreError(f"unexpected reply {reply!r} from the append script")
+
+    def _append_noticing(
+        self, game_id: str, args: list[Any], notices: Sequence[tuple[str, str]]
+    ) -> Any:
+        """The append script and the notices' XADDs in one pipeline (one round trip). EVALSHA
+        directly: a pipeline holding a ``Script`` would first ask SCRIPT EXISTS (a round trip)."""
+        keys = self.game_keys(game_id)
+        for attempt in (1, 2):
+            pipe = self.client.pipeline(transaction=False)
+            pipe.evalsha(self._append.sha, len(keys), *keys, *args)
+            for key, data in notices:
+                pipe.xadd(key, {"d": data}, maxlen=NOTICE_MAXLEN, approximate=True)
+            replies = pipe.execute(raise_on_error=False)
+            reply = replies[0]
+            if isinstance(reply, redis.exceptions.NoScriptError) and attempt == 1:
+                self.client.script_load(APPEND_LUA)  # a restarted or flushed server
+                continue
+            if isinstance(reply, BaseException):
+                raise reply
+            return reply
+        raise StoreError("the append script could not be loaded")
+
+    def notice_applied(self, game_id: str, command_id: str, version: int) -> bool:
+        """Whether a notice written with an append names a command that was stored and ended at
+        ``version`` (a notice of a refused append names one that was not)."""
+        raw = self.client.hget(self.keys(game_id)[2], command_id)
+        return raw is not None and _s(raw).endswith(f":{version}")
+
+    def notice_stream(self, name: str) -> str:
+        """The stream of notices for ``name`` (a bot account): its own hash tag, its own slot."""
+        return f"{self.prefix}:{{a:{name}}}:notices"
 
     def _append_waiting(self, game_id: str, args: list[Any]) -> Any:
         """The append script, then ``WAIT`` on the same connection (``WAIT`` counts the writes of

@@ -77,9 +77,11 @@ class EventStore(Protocol):
         *,
         views: Mapping[str, str] | None = None,
         status: str | None = None,
+        notices: Sequence[tuple[str, str]] | None = None,
     ) -> AppendResult:
         """Atomically append one command's envelopes; store ``views`` at the new version and
-        set the game's lobby ``status`` in the same step. Raises ``ConcurrencyConflict``,
+        set the game's lobby ``status`` in the same step. ``notices`` (stream key, JSON) are
+        written with it, outside its atomic step (see ``RedisStore.append``). Raises ``ConcurrencyConflict``,
         ``GameNotFound`` (expected_version > 0 on a game with no stream) or ``InvalidBatch``."""
         ...
 

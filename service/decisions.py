@@ -1,12 +1,14 @@
 """One Server-Sent Events stream per bot account: "your decision is pending" across all its games.
 
-``GET /bots/me/decisions/stream`` (bot token). Design: **polling the projections**, no new writes
-on the command path. Every ``poll`` seconds the stream reads the account's active games
-(``<prefix>:botacct:<id>:active``, filled by the ladder scheduler), one pipelined ``HGET version``
-per game; only a game whose version moved is read again: its public view's ``clock`` block (the
-same fold that drives time control) says, per seat, what it owes (``pending``), since which
-version (``decision_version``) and until when (``deadline``). For each of the account's seats
-that owes a decision not yet sent on this connection, one event is sent::
+``GET /bots/me/decisions/stream`` (bot token). **Pushed by the append.** When a command (or a
+creation) makes a decision pending for a seat ``{"kind": "external", "account": id}``,
+``Games`` writes a notice to the account's own Redis stream
+(``<prefix>:{a:<id>}:notices``, ``RedisStore.notice_stream``) together with the append: in the
+same pipeline (one round trip) on a single Redis, right after it on a Redis Cluster (the
+account's key has its own hash tag, so it cannot be in the game's script). The stream waits on it
+with ``XREAD BLOCK`` and sends each notice as soon as it is written, once the command it names is
+found recorded (``RedisStore.notice_applied``: a notice of an append the store refused names a
+command that is not). One event per decision::
 
     id: <game_id>:<seat>:<decision_version>
     event: decision
@@ -16,20 +18,22 @@ that owes a decision not yet sent on this connection, one event is sent::
 ``decision_id`` (= ``decision_version``) is what a command answering the decision may carry
 instead of ``expected_version`` (see service/api/commands.py).
 
-A game that has ended is dropped from the active set. ``: keep-alive`` comments come every
-``keepalive`` seconds of quiet; the server closes the stream after ``max_seconds`` (the client
-reconnects, after ``retry``).
+**The scan** (at connect, then every ``poll`` seconds, ``DECISIONS_POLL_SECONDS``, as a safety
+net: a notice lost with a process that died between the append and it on a cluster, or written by
+an older server) reads the account's active games (``<prefix>:botacct:<id>:active``, filled by
+the ladder scheduler), one pipelined ``HGET version`` per game; only a game whose version moved is
+read again: its public view's ``clock`` block says, per seat, what it owes. A game that has ended
+is dropped from the active set. ``: keep-alive`` comments come every ``keepalive`` seconds of
+quiet; the server closes the stream after ``max_seconds`` (the client reconnects, after
+``retry``).
 
 **Resuming.** A decision is a level, not an edge: what matters is what is pending now. On
-(re)connect the stream first sends every decision still pending, except the one named by
-``Last-Event-ID`` (the client had it). Delivery is therefore at-least-once: a client dedupes by
-the event id, and answering a decision twice is harmless anyway (commands are versioned and
-idempotent). Decisions that came and went while the client was away (a timeout played them)
-are not replayed: nothing is owed for them.
-
-Cost: one round trip per poll for all the account's games plus one view read per game that
-moved; latency up to ``poll`` (default 0.2 s). A per-account Redis stream appended by the
-command path (API and workers) would push instead of poll; not needed at ladder rates.
+(re)connect the stream first sends every decision still pending (the scan), except the one named
+by ``Last-Event-ID`` (the client had it); notices written from the moment of the connection on
+follow. Delivery is therefore at-least-once: a client dedupes by the event id, and answering a
+decision twice is harmless anyway (commands are versioned and idempotent). Decisions that came
+and went while the client was away (a timeout played them) are not replayed: nothing is owed for
+them.
 """
 
 from __future__ import annotations
@@ -92,16 +96,29 @@ def decision_stream(
     poll: float,
     retry_ms: int = 2000,
     allowed: Callable[[], bool] | None = None,
+    blocking_client: Any = None,
 ) -> Iterator[str]:
     """The stream described above; ``allowed`` (the bot token still live) is asked at least once
-    a keep-alive interval and ends the stream once the token is revoked."""
+    a keep-alive interval and ends the stream once the token is revoked. ``blocking_client``
+    (default ``store.client``) waits on the account's notices (``XREAD BLOCK``): its socket
+    timeout must exceed ``keepalive``."""
     deadline = time.monotonic() + max_seconds
     next_check = time.monotonic() + min(1.0, keepalive)
     sent: set[str] = {last_event_id} if last_event_id else set()
     seen: dict[str, int | None] = {}
     meta = store.keys
     client = accounts.client
+    reader = store.client if blocking_client is None else blocking_client
+    notices = store.notice_stream(account)
+    # the notices appended from now on are read after the first scan: none is missed between
+    newest = client.xrevrange(notices, count=1)
+    cursor: Any = newest[0][0] if newest else "0-0"
     quiet_since = time.monotonic()
+    next_poll = 0.0
+
+    def frame(ident: str, d: dict[str, Any]) -> str:
+        return f"id: {ident}\nevent: decision\ndata: {json.dumps(d, separators=(',', ':'))}\n\n"
+
     yield f"retry: {retry_ms}\n\n"
     while True:
         if allowed is not None and time.monotonic() >= next_check:
@@ -109,31 +126,50 @@ def decision_stream(
             if not still_allowed(allowed):
                 yield ": the token of this stream was revoked\n\n"
                 return
-        active = accounts.active_games(account)
-        pipe = client.pipeline(transaction=False)
-        for g in active:
-            pipe.hget(meta(g)[1], "version")
-        versions = pipe.execute() if active else []
-        for g, raw in zip(active, versions, strict=True):
-            version = int(_s(raw)) if raw is not None else None
-            if version is None or seen.get(g) == version:
-                continue
-            seen[g] = version
-            over, decisions = pending_decisions(games, g, account)
-            if over:
-                accounts.finished(account, g)
-                continue
-            for d in decisions:
-                ident = decision_id(g, d["seat"], d["decision_version"])
-                if ident in sent:
+        if time.monotonic() >= next_poll:  # the scan: at connect, then every ``poll`` seconds
+            next_poll = time.monotonic() + poll
+            active = accounts.active_games(account)
+            pipe = client.pipeline(transaction=False)
+            for g in active:
+                pipe.hget(meta(g)[1], "version")
+            versions = pipe.execute() if active else []
+            for g, raw in zip(active, versions, strict=True):
+                version = int(_s(raw)) if raw is not None else None
+                if version is None or seen.get(g) == version:
                     continue
-                sent.add(ident)
-                quiet_since = time.monotonic()
-                yield f"id: {ident}\nevent: decision\ndata: {json.dumps(d, separators=(',', ':'))}\n\n"
+                seen[g] = version
+                over, decisions = pending_decisions(games, g, account)
+                if over:
+                    accounts.finished(account, g)
+                    continue
+                for d in decisions:
+                    ident = decision_id(g, d["seat"], d["decision_version"])
+                    if ident in sent:
+                        continue
+                    sent.add(ident)
+                    quiet_since = time.monotonic()
+                    yield frame(ident, d)
         now = time.monotonic()
         if now >= deadline:
             return
         if now - quiet_since >= keepalive:
             quiet_since = now
             yield ": keep-alive\n\n"
-        time.sleep(min(poll, max(0.0, deadline - now)))
+        wait = min(next_poll, deadline, quiet_since + keepalive, next_check if allowed else deadline)
+        block_ms = max(1, int((wait - time.monotonic()) * 1000))
+        got = reader.xread({notices: cursor}, count=100, block=block_ms)
+        for _key, entries in got or []:
+            for entry_id, fields in entries:
+                cursor = entry_id
+                raw_d = fields.get(b"d") if b"d" in fields else fields.get("d")
+                d = json.loads(raw_d)
+                command_id = d.pop("command_id", None)
+                ident = decision_id(d["game_id"], d["seat"], d["decision_version"])
+                if ident in sent or command_id is None:
+                    continue
+                # written with the append in one round trip, even if the append was refused
+                if not store.notice_applied(d["game_id"], command_id, d["decision_version"]):
+                    continue
+                sent.add(ident)
+                quiet_since = time.monotonic()
+                yield frame(ident, d)

@@ -102,7 +102,8 @@ def decisions() -> Response:
                           max_seconds=float(cfg["SSE_MAX_SECONDS"]),
                           keepalive=float(cfg["SSE_KEEPALIVE_SECONDS"]),
                           poll=float(cfg.get("DECISIONS_POLL_SECONDS", 0.2)),
-                          allowed=credential_check())  # fmt: skip
+                          allowed=credential_check(),
+                          blocking_client=b.blocking_client)  # fmt: skip
     resp = Response(hold_stream(gen), mimetype="text/event-stream")
     resp.headers["Cache-Control"] = "no-cache"
     resp.headers["X-Accel-Buffering"] = "no"
