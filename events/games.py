@@ -461,8 +461,10 @@ class Games:
         previous, envs, version = self.store.catch_up(
             game_id, cached.version if cached else 0, command_id
         )
-        if cached is not None and version < cached.version:
-            # the stored game is not the one cached (deleted and created again): start over
+        if cached is not None and (version < cached.version
+                                   or (envs and envs[0].prev_hash != cached.last_hash)):  # fmt: skip
+            # the stored game is not the one cached: deleted and created again, or its tail was
+            # lost (a failover without ``?wait=``) and other events were stored since: start over
             self.forget(game_id)
             cached = None
             previous, envs, version = self.store.catch_up(game_id, 0, command_id)

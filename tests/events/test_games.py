@@ -11,7 +11,7 @@ import pytest
 import engine
 from bots import get_bot
 from engine.rng import Rng
-from events import ConcurrencyConflict, RedisStore
+from events import ConcurrencyConflict, RedisStore, verify_chain
 from events.games import Games, render_views
 from events.replay import verify_text
 from tests.engine.secrecy import check_event, check_view
@@ -314,3 +314,39 @@ def test_views_rendered_with_a_memo_are_the_views_rendered_afresh() -> None:
 
         play_game(f"memo:{players}", players, on_event=check)
         assert rendered[0] > 100 and len(memo["sides"]) == players
+
+
+def test_a_cache_ahead_of_a_store_that_lost_its_tail_starts_over(store: RedisStore) -> None:
+    """After a failover without ``?wait=`` the store may lose the last commands (tests/cluster/
+    test_failover.py): a process that cached them must not fold later events onto them."""
+    a, b = Games(store), Games(store)
+    gid, _ = a.create(2, seed="svc-lost-tail")
+    bot, rng = get_bot("random"), Rng(3)
+    n = 0
+
+    def play(games: Games, moves: int) -> None:
+        nonlocal n
+        for _ in range(moves):
+            state, version, _ = games.load(gid)
+            seat = min(engine.pending(state))
+            games.submit(gid, seat, bot.act(engine.legal(state, seat), None, rng), f"c{n}", version)
+            n += 1
+
+    play(a, 6)
+    kept = store.version(gid)
+    play(a, 4)  # a caches these; then the store "loses" them, as a promoted replica would
+    lost = store.read(gid, after=kept)
+    stream, meta, cmds, _views = store.keys(gid)
+    survivors = store.read(gid, upcast=False)[:kept]
+    store.client.delete(stream)  # the stream as the promoted replica has it: the first `kept`
+    for e in survivors:
+        store.client.xadd(stream, {"e": e.to_json()}, id=f"{e.seq}-0")
+    for e in lost:
+        store.client.hdel(cmds, e.command_id)
+    store.client.hset(meta, mapping={"version": kept, "hash": survivors[-1].hash})
+    play(b, 8)  # another process goes on from the surviving history, past a's cached version
+    assert store.version(gid) > kept + 4
+    assert a.load(gid)[0] == b.load(gid)[0] == Games(store).load(gid)[0]
+    play(a, 2)  # and a plays on it, on the history that is stored
+    verify_chain(store.read(gid, upcast=False))
+    assert a.load(gid)[0] == Games(store).load(gid)[0]
