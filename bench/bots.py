@@ -90,7 +90,7 @@ def main() -> None:
     iterations = args.iterations if args.iterations or args.millis else 80
 
     def make() -> IsmctsBot:
-        return IsmctsBot(iterations=iterations, millis=args.millis)
+        return IsmctsBot(iterations=iterations, millis=args.millis, clock=time.process_time)
 
     budget = f"{iterations} iterations" if iterations else f"{args.millis} ms"
     print(f"bots benchmark: ismcts ({budget} a decision, heuristic roll-outs) vs heuristic, "

@@ -22,8 +22,9 @@ plays the game on with a roll-out policy and backs the result up (Cowling, Powle
   beyond the decision, or to the end; a game that ended scores 1 for a win (shared on a tie), a
   cut-off one ``0.5 + 0.5 * tanh(margin / 6)`` where the margin is the seat's current score minus
   the best other seat's.
-* **Budget**: ``iterations`` per decision (reproducible) or ``millis`` of CPU time (not
-  reproducible: how many iterations fit depends on the machine). **Seed**: the search draws from
+* **Budget**: ``iterations`` per decision (reproducible) or ``millis`` read on a ``clock`` the
+  caller passes (bots read no clock themselves; e.g. ``time.process_time``; not reproducible: how
+  many iterations fit depends on the machine). **Seed**: the search draws from
   the bot's rng (given by the caller, one per seat and decision in the arena and the workers) or,
   with ``seed``, from a generator named by the seed and the view's version and seat.
 
@@ -35,7 +36,6 @@ from __future__ import annotations
 
 import json
 import math
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -110,9 +110,12 @@ class IsmctsBot:
         width: int = 3,
         exploration: float = 0.7,
         sampler: SamplerFactory = Sampler,
+        clock: Callable[[], float] | None = None,
     ) -> None:
         if iterations is None and millis is None:
             raise ValueError("a budget is needed: iterations or millis")
+        if millis is not None and clock is None:
+            raise ValueError("a millis budget needs a clock (bots read no clock: pass time.process_time)")
         if rollout not in ("heuristic", "random"):
             raise ValueError("rollout is 'heuristic' or 'random'")
         self.iterations = iterations
@@ -123,6 +126,7 @@ class IsmctsBot:
         self.width = width
         self.c = exploration
         self.sampler = sampler
+        self.clock = clock
         self._heuristic = HeuristicBot()
         self._random = RandomBot()
         #: iterations of the last decision (for benchmarks)
@@ -142,12 +146,13 @@ class IsmctsBot:
         except SamplerError:
             return self._heuristic.act(decision, view, r)
         root = _Node()
-        deadline = time.process_time() + self.millis / 1000 if self.millis is not None else None
+        clock = self.clock
+        deadline = clock() + self.millis / 1000 if self.millis is not None and clock else None
         n = 0
         while True:
             if self.iterations is not None and n >= self.iterations:
                 break
-            if deadline is not None and n > 0 and time.process_time() >= deadline:
+            if deadline is not None and clock is not None and n > 0 and clock() >= deadline:
                 break
             self._iterate(root, sampler.draw(), seat, cands, r)
             n += 1

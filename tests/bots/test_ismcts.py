@@ -58,6 +58,18 @@ def test_deterministic_for_a_seed(kind: str) -> None:
     engine.play(state, 0, a)  # and the command is legal
 
 
+def test_a_time_budget_reads_the_clock_it_is_given() -> None:
+    state = _decision_state("ismcts:clock", 2, "assign")
+    view, decision = engine.observe(state, 0), engine.legal(state, 0)
+    assert decision is not None
+    ticks = iter(range(1000))
+    bot = IsmctsBot(iterations=None, millis=5000, clock=lambda: float(next(ticks)))  # 1 s a tick
+    bot.act(decision, view, Rng.from_seed("c"))
+    assert bot.last_iterations == 5  # the deadline is 5 ticks after the start
+    with pytest.raises(ValueError, match="clock"):
+        IsmctsBot(millis=100)
+
+
 def test_the_search_changes_with_the_seed() -> None:
     """Determinism is not constancy: other seeds search other determinizations."""
     state = _decision_state("ismcts:seeds", 2, "assign")
