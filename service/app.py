@@ -32,6 +32,6 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     for bp in BLUEPRINTS:
         app.register_blueprint(bp)
     app.register_blueprint(web.bp)  # the web client under /play/
-    metrics.init_app(app, store.client, store.games)  # GET /metrics
+    metrics.init_app(app, store.client, store.games, store.queue_client)  # GET /metrics
     limits.init_app(app, store.client, store.store.prefix)  # after the routes it limits
     return app

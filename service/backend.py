@@ -38,6 +38,9 @@ class Backend:
     blocking_client: Any = None
     #: the key that signs full exports (``events.signing``)
     signer: Signer | None = None
+    #: the plain Redis RQ's queue lives on (``QUEUE_URL``, else the store's); None when the store
+    #: is a cluster and no queue URL is set (then nothing is enqueued and no queue is measured)
+    queue_client: Any = None
 
     def ping(self) -> bool:
         try:
@@ -56,15 +59,23 @@ def init_app(app: Flask) -> Backend:
         blocking_client = events.connect(url, settings=clients.blocking(block))
     store = events.RedisStore(client, prefix=app.config["STORE_PREFIX"])
     games = Games(store)
+    from workers.settings import queue_url
+
+    try:
+        q_url = queue_url(url, app.config.get("QUEUE_URL"))
+    except ValueError:  # a cluster store without a queue URL: fine unless the API must enqueue
+        if app.config.get("DISPATCH_TURNS"):
+            raise  # the message says what to set
+        queue_client = None
+    else:
+        queue_client = client if q_url == url else events.connect(q_url, settings=clients.commands())
     if app.config.get("DISPATCH_TURNS"):
         from workers.runtime import attach
-        from workers.settings import queue_url
 
-        q_url = queue_url(url, app.config.get("QUEUE_URL"))  # ValueError says what to set
-        queue_client = client if q_url == url else events.connect(q_url, settings=clients.commands())
         attach(games, client, queue_client=queue_client)
     backend = Backend(client, store, games, SeatTokens(store), BotAccounts(client, store.prefix),
-                      blocking_client=blocking_client, signer=signer_for(app))  # fmt: skip
+                      blocking_client=blocking_client, signer=signer_for(app),
+                      queue_client=queue_client)  # fmt: skip
     app.extensions["rfg"] = backend
     return backend
 

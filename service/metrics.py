@@ -85,10 +85,11 @@ def timed_store(store: RedisStore) -> RedisStore:
 class StoreCollector(Collector):
     """The gauges and the histogram read from Redis at scrape time."""
 
-    def __init__(self, client: Any, store: RedisStore, queue: str) -> None:
+    def __init__(self, client: Any, store: RedisStore, queue: str, queue_client: Any) -> None:
         self.client = client
         self.store = store
         self.queue = queue
+        self.queue_client = queue_client  # RQ's own Redis (RFG_QUEUE_URL), or None: not measured
         self._games: tuple[float, dict[str, int]] = (0.0, {})
 
     def collect(self) -> Iterator[Any]:
@@ -96,13 +97,14 @@ class StoreCollector(Collector):
 
         from workers.metrics import KINDS, read_job_latency
 
-        q = Queue(self.queue, connection=self.client)
         depth = GaugeMetricFamily("rfg_queue_jobs", "RQ jobs of the bot/timeout queue, by state",
                                   labels=["queue", "state"])  # fmt: skip
-        depth.add_metric([self.queue, "queued"], q.count)
-        depth.add_metric([self.queue, "scheduled"], q.scheduled_job_registry.count)
-        depth.add_metric([self.queue, "started"], q.started_job_registry.count)
-        depth.add_metric([self.queue, "failed"], q.failed_job_registry.count)
+        if self.queue_client is not None:
+            q = Queue(self.queue, connection=self.queue_client)
+            depth.add_metric([self.queue, "queued"], q.count)
+            depth.add_metric([self.queue, "scheduled"], q.scheduled_job_registry.count)
+            depth.add_metric([self.queue, "started"], q.started_job_registry.count)
+            depth.add_metric([self.queue, "failed"], q.failed_job_registry.count)
         yield depth
         games = GaugeMetricFamily("rfg_games", "Games in the store, by status", labels=["status"])
         for status, n in sorted(self.games_by_status().items()):
@@ -165,13 +167,13 @@ def metrics() -> Response:
     return Response(text, content_type=CONTENT_TYPE_LATEST, headers={"Cache-Control": "no-store"})
 
 
-def init_app(app: Flask, client: Any, games: Games) -> None:
+def init_app(app: Flask, client: Any, games: Games, queue_client: Any = None) -> None:
     """Time the store's appends, count requests, commands and streams, serve ``/metrics``."""
     timed_store(games.store)  # type: ignore[arg-type]
     store = games.store
     queue = os.environ.get("RFG_QUEUE") or store.prefix  # type: ignore[attr-defined]
     registry = CollectorRegistry(auto_describe=False)
-    registry.register(StoreCollector(client, store, queue))  # type: ignore[arg-type]
+    registry.register(StoreCollector(client, store, queue, queue_client))  # type: ignore[arg-type]
     app.extensions["rfg.metrics"] = registry
     app.after_request(_after)
     app.add_url_rule("/metrics", "metrics", metrics, methods=["GET"])

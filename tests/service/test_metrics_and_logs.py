@@ -60,3 +60,19 @@ def test_log_records_carry_the_request_context(api: ValidatingClient, caplog: py
     [rec] = [r for r in caplog.records if getattr(r, "request_id", None) == "rq-9"]
     assert (rec.game_id, rec.seat, rec.command_id) == (gid, 1, "cmd-9")  # type: ignore[attr-defined]
     assert rec.route == "/games/<gid:game_id>/seats/<int:seat>/commands"  # type: ignore[attr-defined]
+
+
+def test_queue_depth_is_read_from_the_queue_redis() -> None:
+    """With RFG_QUEUE_URL the jobs live on another Redis: /metrics counts them there."""
+    import uuid
+
+    from rq import Queue
+
+    import events
+    from tests.service.conftest import make_app
+
+    store_url, queue_url = f"memory://{uuid.uuid4().hex}", f"memory://{uuid.uuid4().hex}"
+    app = make_app(store_url, QUEUE_URL=queue_url)
+    Queue("rfg", connection=events.connect(queue_url)).enqueue("math.floor", 1.5)
+    text = app.test_client().get("/metrics").get_data(as_text=True)
+    assert 'rfg_queue_jobs{queue="rfg",state="queued"} 1.0' in text
