@@ -132,6 +132,8 @@ def render_views(
     sides = memo.setdefault("sides", {}) if memo is not None else None
     encoded_before = memo.setdefault("json", {}) if memo is not None else {}
     by_viewer = engine.observe_all(state, sides)
+    if memo is not None:  # each seat's observe() of this state, for a bot deciding next
+        memo["observed"] = (state, by_viewer)
     public = by_viewer.pop("public")
     # every seat's sides are encoded once and spliced into the views that show them
     shared = public["players"]
@@ -283,6 +285,28 @@ class Games:
         """The game's current state, version and seat clocks (private copies)."""
         state, version, _, _, clocks = self._load(game_id)
         return state, version, clocks
+
+    def peek(self, game_id: str) -> tuple[GameState, int, Clocks] | None:
+        """The game as this process last saw it, without asking the store; None if it is not
+        cached. For a caller that knows nobody else appends (a worker playing a game on under
+        its lease; ``submit`` checks the version anyway). The cached objects themselves, not
+        copies: read them, never change them."""
+        cached = self._cached(game_id)
+        if cached is None:
+            return None
+        return cached.state, cached.version, cached.clocks
+
+    def observed(self, game_id: str, version: int, seat: int) -> dict[str, Any] | None:
+        """``engine.observe(state, seat)`` of the game at ``version`` if this process rendered
+        the views of that very version (``render_views`` keeps them): read-only, shared."""
+        cached = self._cached(game_id)
+        if cached is None or cached.version != version:
+            return None
+        seen = cached.memo.get("observed")
+        if seen is None or seen[0] is not cached.state:
+            return None
+        view: dict[str, Any] | None = seen[1].get(seat)
+        return view
 
     def _load(self, game_id: str) -> tuple[GameState, int, str, str, Clocks]:
         _previous, entry = self._catch_up(game_id, self._cached(game_id), None)

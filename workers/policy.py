@@ -20,13 +20,24 @@ Command = dict[str, Any]
 Decision = dict[str, Any]
 
 
-def bot_command(state: GameState, seat: int, bot_name: str, rng: Rng) -> Command:
-    """The named bot's command for the seat's pending decision."""
+#: bots known to only read the view they are given: they may get the seat's view rendered for the
+#: projections (``Games.observed``, shared with the view cache) instead of a fresh one
+READ_ONLY_VIEW = frozenset({"heuristic", "random"})
+
+
+def bot_command(
+    state: GameState, seat: int, bot_name: str, rng: Rng, view: dict[str, Any] | None = None
+) -> Command:
+    """The named bot's command for the seat's pending decision. ``view``: ``engine.observe(state,
+    seat)`` if the caller has it (used only for the bots in ``READ_ONLY_VIEW``)."""
     decision = engine.legal(state, seat)
     if decision is None:
         raise ValueError(f"seat {seat} owes no decision")
     bot = get_bot(bot_name)
-    view = engine.observe(state, seat) if bot.needs_view else None
+    if not bot.needs_view:
+        view = None
+    elif view is None or bot_name not in READ_ONLY_VIEW:
+        view = engine.observe(state, seat)
     return bot.act(decision, view, rng)
 
 

@@ -136,7 +136,8 @@ def _play_on(
                 return played
             renewed = now
         try:
-            state, _version, clocks = rt.games.load_clocks(game_id)
+            # the lease keeps other writers away: the cached game is the stored one
+            state, _version, clocks = rt.games.peek(game_id) or rt.games.load_clocks(game_id)
         except GameNotFound:
             return played
         if state.over:
@@ -145,7 +146,7 @@ def _play_on(
         if not bots_only(state, game_plans):
             return played
         nxt = next_plan(game_plans)
-        outcome = _play_one(rt, game_id, nxt.seat, nxt.since, hooks)
+        outcome = _play_one(rt, game_id, nxt.seat, nxt.since, hooks, trust=True)
         if outcome.status not in ("played", "duplicate", "moved_on"):
             return played
         played += outcome.status == "played"
@@ -161,12 +162,20 @@ def _hand_back(rt: Runtime, game_id: str) -> None:
     rt.dispatcher.dispatch(game_id, state, clocks, version)
 
 
-def _play_one(rt: Runtime, game_id: str, seat: int, since: int, hooks: Any = None) -> Outcome:
-    """Play ``seat``'s decision that became pending at version ``since``, if still owed."""
+def _play_one(
+    rt: Runtime, game_id: str, seat: int, since: int, hooks: Any = None, trust: bool = False
+) -> Outcome:
+    """Play ``seat``'s decision that became pending at version ``since``, if still owed.
+
+    ``trust``: decide first on the cached game without asking the store (a job playing on holds
+    the game's lease, so nobody else appends; the append checks the version regardless, and a
+    conflict reloads)."""
     games = rt.games
     for _ in range(max(1, rt.settings.conflict_retries)):
+        peeked = games.peek(game_id) if trust else None
+        trust = False
         try:
-            state, version, clocks = games.load_clocks(game_id)
+            state, version, clocks = peeked or games.load_clocks(game_id)
         except GameNotFound:
             return Outcome("gone", game_id, seat, since)
         if state.over:
@@ -184,7 +193,8 @@ def _play_one(rt: Runtime, game_id: str, seat: int, since: int, hooks: Any = Non
             if plan.kind == "timeout":
                 command = timeout_command(state, seat, plan.player, rng)
             else:
-                command = bot_command(state, seat, plan.player, rng)
+                command = bot_command(state, seat, plan.player, rng,
+                                      games.observed(game_id, version, seat))  # fmt: skip
         except ValueError as exc:  # an unknown bot name in the table: nothing to retry
             log.error("CANNOT PLAY game %s seat %d decision @%d: %s", game_id, seat, since, exc)
             raise CommandRejected(str(exc)) from exc

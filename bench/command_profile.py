@@ -1,0 +1,171 @@
+"""Where a command's time goes: the command path profiled with pyinstrument, per part.
+
+    python bench/command_profile.py [--url redis://127.0.0.1:6379/0] [--games 6] [--mode worker|api]
+
+``worker``: 4-player heuristic-bot games played the way a worker plays them (``workers.turns.play``
+with playing on: decide, ``Games.submit`` - seal, views, clocks, one Lua append - and on to the
+next decision), no RQ. ``api``: the same games' commands sent as ``POST /games/<id>/seats/<n>/
+commands`` (seat tokens, ``expected_version``) to the Flask app in-process (WSGI test client: the
+whole request path - routing, auth, marshmallow, ``Games.submit``, the JSON answer - without
+sockets or gunicorn), a random bot's commands computed beforehand (``bench/api.py``'s scripts).
+
+Prints per decision: wall and CPU time of this process, and the time (pyinstrument, wall, the
+outermost call of each part) spent in each part of the path. Redis's own CPU is not in it. The
+machine is shared and noisy: compare runs made one after the other. Asserts nothing; every key
+written is deleted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from pyinstrument import Profiler  # noqa: E402
+
+import events  # noqa: E402
+
+#: (label, function name, path fragment) - the parts reported, outermost call each
+PARTS = [
+    ("load / catch up with the store", "_catch_up", "events/games.py"),
+    ("copy cached state + clocks", "copy", "engine/state.py"),
+    ("bot decides (incl. its observe)", "bot_command", "workers/policy.py"),
+    ("  bot's engine.observe", "observe", "engine/observe.py"),
+    ("engine.play (rules)", "play", "engine/__init__.py"),
+    ("seal_batch (hash chain)", "seal_batch", "events/envelope.py"),
+    ("clocks.apply", "apply", "events/clock.py"),
+    ("render_views (all projections)", "render_views", "events/games.py"),
+    ("RedisStore.append (Lua, round trip)", "append", "events/redis_store.py"),
+    ("listeners (dispatch, agenda)", "_notify", "events/games.py"),
+    ("Games.submit (total)", "submit", "events/games.py"),
+    ("flask request (total)", "wsgi_app", "flask/app.py"),
+    ("  marshmallow load", "load", "marshmallow/schema.py"),
+    ("  auth (seat token)", "require_seat", "service/auth.py"),
+]
+
+
+def _walk(frame: Any, stack: set[str]) -> Iterator[tuple[str, float]]:
+    """(part label, seconds) for each outermost frame of a part under ``frame``."""
+    for label, func, path in PARTS:
+        if label not in stack and frame.function == func and path in (frame.file_path or ""):
+            yield label, frame.time
+            stack = stack | {label}
+            break
+    for child in frame.children:
+        yield from _walk(child, stack)
+
+
+def parts(profiler: Profiler) -> dict[str, float]:
+    out: dict[str, float] = {}
+    root = profiler.last_session.root_frame() if profiler.last_session else None
+    if root is None:
+        return out
+    for label, seconds in _walk(root, set()):
+        out[label] = out.get(label, 0.0) + seconds
+    return out
+
+
+def run_worker(args: argparse.Namespace, client: Any, prefix: str) -> tuple[int, Profiler, float, float]:
+    from workers import Runtime, WorkerSettings, install
+    from workers.dispatch import next_plan, plans
+    from workers.turns import play
+
+    rt = Runtime(client, WorkerSettings(prefix=prefix, queue=prefix, play_on=3600.0))
+    install(rt)
+    table = {"seats": [{"kind": "bot", "bot": "heuristic"}] * 4}
+    gids = []
+    prof = Profiler(interval=args.interval)
+    wall0, cpu0 = time.perf_counter(), time.process_time()
+    prof.start()
+    for i in range(args.games):
+        gid, _ = rt.games.create(4, seed=f"{args.seed}:{i}", table=table)
+        gids.append(gid)
+        state, _v, clocks = rt.games.load_clocks(gid)
+        p = next_plan(plans(gid, state, clocks, "heuristic"))
+        play(rt, gid, p.seat, p.since)  # plays the whole game on
+    prof.stop()
+    wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
+    n = sum(1 for g in gids for e in rt.store.read(g) if e.type == "CommandSubmitted")
+    install(None)
+    return n, prof, wall, cpu
+
+
+def run_api(args: argparse.Namespace, client: Any, prefix: str) -> tuple[int, Profiler, float, float]:
+    sys.path.insert(0, str(ROOT / "bench"))
+    from api import script_for  # bench/api.py: a random bot's commands with their versions
+
+    from service import create_app
+
+    app = create_app({"STORE_URL": args.url, "STORE_PREFIX": prefix, "TESTING": True,
+                      "RATE_LIMITS": False, "ADMIN_TOKEN": "bench"})  # fmt: skip
+    api = app.test_client()
+    work = []
+    for i in range(args.games):
+        seed = f"{args.seed}:{i}"
+        r = api.post("/games", json={"seats": [{"kind": "human"}] * 4, "seed": seed},
+                     headers={"Authorization": "Bearer bench"})  # fmt: skip
+        assert r.status_code == 201, r.get_json()
+        gid = r.get_json()["game_id"]
+        tokens = [api.post(f"/games/{gid}/seats/{seat}/claim").get_json()["token"]
+                  for seat in range(4)]  # fmt: skip
+        work.append((gid, tokens, script_for(seed, 4, i)))
+    prof = Profiler(interval=args.interval)
+    n = 0
+    wall0, cpu0 = time.perf_counter(), time.process_time()
+    prof.start()
+    for gid, tokens, script in work:
+        for k, (seat, command, expected, new) in enumerate(script):
+            r = api.post(f"/games/{gid}/seats/{seat}/commands",
+                         json={"command_id": f"c{k}", "expected_version": expected, "command": command},
+                         headers={"Authorization": f"Bearer {tokens[seat]}"})  # fmt: skip
+            assert r.status_code == 201 and r.get_json()["version"] == new, r.get_json()
+            n += 1
+    prof.stop()
+    return n, prof, time.perf_counter() - wall0, time.process_time() - cpu0
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--url", default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
+    p.add_argument("--games", type=int, default=6)
+    p.add_argument("--mode", choices=["worker", "api"], default="worker")
+    p.add_argument("--seed", default="profile")
+    p.add_argument("--interval", type=float, default=0.0002, help="pyinstrument sampling interval")
+    p.add_argument("--rounds", type=int, default=3, help="runs; the fastest is reported")
+    p.add_argument("--tree", action="store_true", help="also print pyinstrument's call tree")
+    args = p.parse_args()
+    client = events.connect(args.url, decode_responses=False)
+    best: tuple[int, Profiler, float, float] | None = None
+    for _ in range(args.rounds):
+        prefix = f"prof{uuid.uuid4().hex[:8]}"
+        try:
+            run = run_worker if args.mode == "worker" else run_api
+            got = run(args, client, prefix)
+        finally:
+            for pattern in (f"{prefix}:*", f"rq:*{prefix}*"):
+                keys = list(client.scan_iter(match=pattern, count=1000))
+                for i in range(0, len(keys), 500):
+                    client.delete(*keys[i : i + 500])
+        if best is None or got[2] / got[0] < best[2] / best[0]:
+            best = got
+    assert best is not None
+    n, prof, wall, cpu = best
+    print(f"command path ({args.mode}): {n} commands in {args.games} 4-player games; best of "
+          f"{args.rounds} round(s), per command: wall {wall / n * 1000:.3f} ms, CPU of this "
+          f"process {cpu / n * 1000:.3f} ms")  # fmt: skip
+    for label, seconds in parts(prof).items():
+        print(f"  {label:40s} {seconds / n * 1000:7.3f} ms")
+    if args.tree:
+        print(prof.output_text(unicode=False, color=False))
+
+
+if __name__ == "__main__":
+    main()
