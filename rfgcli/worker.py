@@ -11,7 +11,6 @@ Examples::
 from __future__ import annotations
 
 import argparse
-import logging
 import os
 import sys
 from typing import Any
@@ -57,8 +56,15 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"rfg worker: {exc}", file=sys.stderr)
         return 2
-    logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")  # fmt: skip
+    import logging.config
+
+    from service.logs import logconfig
+
+    try:  # the API's log format: JSON lines (game_id, seat, command_id as fields) or text
+        logging.config.dictConfig(logconfig(os.environ.get("RFG_LOG_FORMAT", "json"), args.log_level))
+    except ValueError as exc:
+        print(f"rfg worker: {exc}", file=sys.stderr)
+        return 2
     settings = WorkerSettings().with_(
         prefix=args.prefix,
         queue=args.queue or os.environ.get("RFG_QUEUE") or args.prefix,

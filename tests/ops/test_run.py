@@ -179,7 +179,7 @@ def test_rfg_run_serves_logs_measures_restarts_and_stops_everything(
         assert metric(text, "rfg_sse_clients") == 1
         assert metric(text, "rfg_store_append_seconds_count") >= 3  # two games created, a command
         assert metric(text, "rfg_http_requests_total", route="/games", status="201") == 2
-        assert metric(text, "rfg_job_latency_seconds_count", kind="bot") >= 20
+        assert metric(text, "rfg_job_latency_seconds_count", kind="bot") >= 1  # one job plays on
         assert metric(text, "rfg_games", status="finished") + metric(text, "rfg_games", status="active") == 2
         assert 'rfg_queue_jobs{queue="rfg",state="queued"}' in text
     served_by = {r["pid"] for r in _json_lines(log) if r.get("path") == "/metrics"}
@@ -191,8 +191,11 @@ def test_rfg_run_serves_logs_measures_restarts_and_stops_everything(
     line = lines[0]
     assert line["logger"] == "service.access" and line["level"] == "INFO" and line["status"] == 201
     assert (line["game_id"], line["seat"], line["command_id"]) == (gid, 0, "cmd-ops-1")
-    # and the worker logged the moves it played
-    assert re.search(rf"INFO workers\.jobs: played {bots} seat 1: \w+ \(command bot:1:\d+", log.read_text())
+    # and the worker logged the moves it played, as JSON lines with the move's context
+    moves = [r for r in _json_lines(log) if r.get("logger") == "workers.jobs"
+             and r.get("game_id") == bots and r.get("seat") == 1]  # fmt: skip
+    assert moves and moves[0]["level"] == "INFO" and moves[0]["message"].startswith(f"played {bots}")
+    assert re.fullmatch(r"bot:1:\d+", moves[0]["command_id"]) and moves[0]["decision"]
 
     # a worker that dies is started again
     [worker] = _pids(log, "worker 1")
