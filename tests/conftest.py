@@ -12,7 +12,9 @@ them afterwards with ``purge_prefix``, RQ's own keys included, so a run leaves n
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, NoReturn
 
 import pytest
@@ -113,3 +115,18 @@ def queue_redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     node = plain_redis(tmp_path_factory.mktemp("queue"))
     yield node
     node.stop()
+
+
+@contextmanager
+def serving(app: Any) -> Iterator[str]:
+    """A WSGI app on a real threaded HTTP server on a free port; yields its base URL."""
+    from werkzeug.serving import make_server
+
+    srv = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{srv.server_port}"
+    finally:
+        srv.shutdown()
+        thread.join(5)

@@ -15,7 +15,6 @@ import json
 import re
 import subprocess
 import sys
-import threading
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,7 +26,6 @@ import yaml
 from openapi_schema_validator import OAS31Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
-from werkzeug.serving import BaseWSGIServer, make_server
 
 import engine
 from bots import get_bot
@@ -35,6 +33,7 @@ from engine.rng import Rng
 from events.clock import Clocks
 from service.api.docs import operations
 from service.views import DECISION_HELP, served_view
+from tests.conftest import serving
 
 from .conftest import ADMIN, SPEC_PATH, make_app
 
@@ -50,12 +49,8 @@ def spec() -> dict[str, Any]:
 @pytest.fixture
 def server() -> Iterator[str]:
     app = make_app(f"memory://{uuid.uuid4().hex}")
-    srv: BaseWSGIServer = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=srv.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{srv.server_port}"
-    srv.shutdown()
-    thread.join(5)
+    with serving(app) as url:
+        yield url
 
 
 def get(url: str) -> tuple[int, str, bytes]:

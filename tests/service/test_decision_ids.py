@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 from rfg_client import ApiError, Client
-from werkzeug.serving import BaseWSGIServer, make_server
 
 from bots import get_bot
 from engine.rng import Rng
+from tests.conftest import serving
 
 from .conftest import ADMIN, make_app
 
@@ -23,12 +23,8 @@ from .conftest import ADMIN, make_app
 @pytest.fixture
 def server() -> Iterator[str]:
     app = make_app(f"memory://{uuid.uuid4().hex}")
-    srv: BaseWSGIServer = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=srv.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{srv.server_port}"
-    srv.shutdown()
-    thread.join(5)
+    with serving(app) as url:
+        yield url
 
 
 def two_humans(api: Client, seed: str) -> str:

@@ -11,11 +11,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from werkzeug.serving import BaseWSGIServer, make_server
 
 from bots import get_bot
 from engine.rng import Rng
 from service.client import ApiError, Client
+from tests.conftest import serving
 
 from .conftest import ADMIN, make_app
 
@@ -23,12 +23,8 @@ from .conftest import ADMIN, make_app
 @pytest.fixture
 def server() -> Iterator[str]:
     app = make_app(f"memory://{uuid.uuid4().hex}", SSE_MAX_SECONDS=0.5, SSE_KEEPALIVE_SECONDS=0.1)
-    srv: BaseWSGIServer = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=srv.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{srv.server_port}"
-    srv.shutdown()
-    thread.join(5)
+    with serving(app) as url:
+        yield url
 
 
 def test_a_game_over_a_real_server_with_a_live_stream(server: str) -> None:
