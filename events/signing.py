@@ -94,16 +94,22 @@ def _private_from_text(text: str, where: str) -> Ed25519PrivateKey:
             raise SigningKeyError(f"{where}: not a readable unencrypted PEM private key ({exc})") from None
         if not isinstance(key, Ed25519PrivateKey):
             raise SigningKeyError(f"{where}: the key is not an Ed25519 key; make one with "
-                            "`openssl genpkey -algorithm ed25519`")  # fmt: skip
+                                  "`openssl genpkey -algorithm ed25519`")  # fmt: skip
         return key
+    raw = _raw32(text)
+    if raw is None:
+        raise SigningKeyError(f"{where}: give an Ed25519 private key as PEM or as the base64 of its 32 "
+                              "raw bytes")  # fmt: skip
+    return Ed25519PrivateKey.from_private_bytes(raw)
+
+
+def _raw32(text: str) -> bytes | None:
+    """The 32 raw bytes of a key given as base64, or None."""
     try:
         raw = base64.b64decode(text, validate=True)
     except (binascii.Error, ValueError):
-        raw = b""
-    if len(raw) != 32:
-        raise SigningKeyError(f"{where}: give an Ed25519 private key as PEM or as the base64 of its 32 "
-                        "raw bytes")  # fmt: skip
-    return Ed25519PrivateKey.from_private_bytes(raw)
+        return None
+    return raw if len(raw) == 32 else None
 
 
 def data_dir(environ: Mapping[str, str]) -> Path:
@@ -161,13 +167,10 @@ def load_public_key(text: str) -> Ed25519PublicKey:
         if not isinstance(key, Ed25519PublicKey):
             raise SigningKeyError("the public key is not an Ed25519 key")
         return key
-    try:
-        raw = base64.b64decode(text, validate=True)
-    except (binascii.Error, ValueError):
-        raw = b""
-    if len(raw) != 32:
-        raise SigningKeyError("give the server's public key as printed by `rfg signing-key` or served at "
-                        "GET /signing-key: base64 of 32 bytes, PEM, or a file holding either")  # fmt: skip
+    raw = _raw32(text)
+    if raw is None:
+        raise SigningKeyError("give the server's public key as printed by `rfg signing-key` or served "
+                              "at GET /signing-key: base64 of 32 bytes, PEM, or a file holding either")  # fmt: skip
     return Ed25519PublicKey.from_public_bytes(raw)
 
 
