@@ -34,7 +34,6 @@ Explore shortfall) is answered by the heuristic bot.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable
 from typing import Any
@@ -45,7 +44,7 @@ from engine.errors import IllegalCommand
 from engine.rng import Rng
 from engine.sampler import Sampler, SamplerError
 from engine.scoring import score
-from engine.state import GameState
+from engine.state import GameState, canonical_json
 
 from .base import register_bot
 from .heuristic import HeuristicBot
@@ -56,7 +55,7 @@ SamplerFactory = Callable[[dict[str, Any], Rng], Any]
 
 
 def _key(cmd: Command) -> str:
-    return json.dumps(cmd, sort_keys=True, separators=(",", ":"))
+    return canonical_json(cmd)
 
 
 class _Arm:

@@ -263,9 +263,15 @@ class GameState:
         )
 
 
+_CANONICAL = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+)
+
+
 def canonical_json(obj: Any) -> str:
-    """The canonical JSON text used for hashes and logs: sorted keys, no spaces."""
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    """The project's one canonical JSON text, for hashes, logs and envelopes: sorted keys, no
+    spaces, UTF-8 characters as they are, no NaN or infinities (``events.envelope`` uses it too)."""
+    return _CANONICAL.encode(obj)
 
 
 def state_hash(state: GameState) -> str:

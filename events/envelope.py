@@ -25,6 +25,7 @@ from typing import Any
 
 import orjson
 
+from engine.state import canonical_json
 from events.errors import ChainBroken, InvalidBatch, UpcastError
 
 GENESIS_HASH = "0" * 64
@@ -46,14 +47,6 @@ _FIELDS = (
 )
 _RESERVED_EVENT_KEYS = ("type", "v")
 
-_encoder = json.JSONEncoder(
-    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-)
-
-
-def canonical_json(obj: Any) -> str:
-    """The one JSON spelling used for hashing and storage (sorted keys, no spaces, UTF-8)."""
-    return _encoder.encode(obj)
 
 
 def iso_utc(moment: datetime) -> str:
