@@ -27,6 +27,7 @@ test: install
 lint: install
 	$(BIN)/ruff check engine bots events rfgcli ladder service workers tests bench
 	$(BIN)/mypy engine bots events service workers ladder rfgcli
+	$(BIN)/lint-imports  # the layers import one way (contracts in pyproject.toml)
 
 simulate: install
 	$(BIN)/rfg simulate --players 4 --games 200 --seed 7 --json

@@ -302,7 +302,7 @@ def main() -> None:
     hello_port, api_port = free_port(), free_port()
     server = (args.workers, args.worker_class, args.threads)
     hello = start_gunicorn("bench.api:hello_app()", hello_port, {}, *server)
-    api = start_gunicorn("service:create_app()", api_port, env, *server)
+    api = start_gunicorn("rfgcli.wsgi:create_app()", api_port, env, *server)
     rounds: list[tuple[dict[str, float], dict[str, float]]] = []
     try:
         # enough games that no client runs out of commands (random 2-seat games: ~150 commands)

@@ -102,7 +102,7 @@ def run_api(args: argparse.Namespace, client: Any, prefix: str) -> tuple[int, Pr
     sys.path.insert(0, str(ROOT / "bench"))
     from api import script_for  # bench/api.py: a random bot's commands with their versions
 
-    from service import create_app
+    from rfgcli.wsgi import create_app
 
     app = create_app({"STORE_URL": args.url, "STORE_PREFIX": prefix, "TESTING": True,
                       "RATE_LIMITS": False, "ADMIN_TOKEN": "bench"})  # fmt: skip

@@ -227,7 +227,7 @@ def rating_updates(args: argparse.Namespace, n: int = 2000) -> tuple[float, floa
 def _creator(args: argparse.Namespace, rt: Runtime, client: Any, prefix: str) -> Any:
     if not args.via_api:
         return lambda seed, table: rt.games.create(args.players, seed=seed, table=table)[0]
-    from service import create_app
+    from rfgcli.wsgi import create_app
 
     app = create_app({"STORE_URL": args.url, "STORE_PREFIX": prefix, "TESTING": True})
     attach(app.extensions["rfg"].games, client, rt.settings)

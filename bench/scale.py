@@ -132,7 +132,7 @@ def run_setup(kind: str, args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     try:
         ports = free_ports(args.api)
         apis = [spawn([sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{p}", "--workers", "1",
-                       "--worker-class", "gthread", "--threads", "16", "service:create_app()"],
+                       "--worker-class", "gthread", "--threads", "16", "rfgcli.wsgi:create_app()"],
                       env, tmp / f"api-{kind}-{p}.log") for p in ports]  # fmt: skip
         workers = [spawn([sys.executable, "-m", "rfgcli.main", "worker", "--url", url, "--queue-url", q_url,
                           "--prefix", prefix, "--log-level", "WARNING"], env, tmp / f"worker-{kind}-{i}.log")

@@ -68,6 +68,7 @@ __all__ = [
     "RedisStore",
     "ReplicaWait",
     "ReplicaWaitTimeout",
+    "queue_url",
     "StoreError",
     "StreamHead",
     "UpcastError",
@@ -152,6 +153,27 @@ CLUSTER_SCHEMES = ("redis+cluster", "rediss+cluster")
 def is_cluster_url(url: str | None) -> bool:
     """Whether a store URL names a Redis Cluster (``redis+cluster://``)."""
     return bool(url) and urlsplit(str(url)).scheme in CLUSTER_SCHEMES
+
+
+def queue_url(store_url: str | None, queue: str | None = None) -> str | None:
+    """The URL RQ runs on: ``queue`` if given, else the store's own URL when that is a single
+    Redis. RQ does not support Redis Cluster, so a cluster store needs a queue URL of its own, and
+    a cluster queue URL is refused, each with a ``ValueError`` saying what to set."""
+    if queue:
+        if is_cluster_url(queue):
+            raise ValueError(
+                f"the queue URL {queue!r} is a Redis Cluster, but RQ (the job queue) needs a plain "
+                f"Redis: set RFG_QUEUE_URL (or --queue-url) to redis://host:port/db of a standalone "
+                f"server; it holds only job bookkeeping, so it needs no persistence or replicas"
+            )
+        return queue
+    if is_cluster_url(store_url):
+        raise ValueError(
+            f"the store {store_url!r} is a Redis Cluster, and RQ (the job queue) cannot run on a "
+            f"cluster: set RFG_QUEUE_URL (or --queue-url) to redis://host:port/db of a standalone "
+            f"Redis for the queue (no persistence needed: the sweep rebuilds every job from the store)"
+        )
+    return store_url
 
 
 def _split_wait(url: str) -> tuple[str, ReplicaWait | None]:

@@ -181,7 +181,7 @@ def run(args: argparse.Namespace) -> int:
     gunicorn = [sys.executable, "-m", "gunicorn", "--bind", f"{args.host}:{args.port}",
                 "--workers", str(args.workers), "--worker-class", "gthread",
                 "--threads", str(args.threads), "--graceful-timeout", str(int(args.grace)),
-                "--config", "python:service.gunicorn_conf", "service:create_app()"]  # fmt: skip
+                "--config", "python:service.gunicorn_conf", "rfgcli.wsgi:create_app()"]  # fmt: skip
     worker_cmd = [sys.executable, "-m", "rfgcli.main", "worker"]
     api = Child("the API (gunicorn)", gunicorn, env)
     workers = [Child(f"worker {i + 1}", worker_cmd, dict(os.environ)) for i in range(args.bot_workers)]

@@ -4,8 +4,9 @@ It owns the redis-py client (from ``events.connect``: embedded server, Redis or 
 ``RedisStore``, the ``events.games.Games`` application service (whose per-process state cache is
 safe across processes: it checks the stored head before using it) and the seat tokens.
 
-With ``DISPATCH_TURNS`` (``RFG_DISPATCH=1``; off by default) the workers' dispatcher listens to this ``Games``
-(``workers.runtime.attach``): right after a command is stored, the bot turns and timeouts it
+With ``DISPATCH_TURNS`` (``RFG_DISPATCH=1``; off by default) the app built by
+``rfgcli.wsgi.create_app`` attaches the workers' dispatcher to this ``Games`` (the service itself
+never imports the workers): right after a command is stored, the bot turns and timeouts it
 makes due are enqueued for the RQ workers (on ``QUEUE_URL``, default the store's Redis; a
 ``redis+cluster://`` store needs one), instead of waiting for their next sweep. A failing
 dispatch never fails the command (``Games`` logs it; the sweep recovers).
@@ -41,6 +42,8 @@ class Backend:
     #: the plain Redis RQ's queue lives on (``QUEUE_URL``, else the store's); None when the store
     #: is a cluster and no queue URL is set (then nothing is enqueued and no queue is measured)
     queue_client: Any = None
+    #: the workers' dispatcher, when ``rfgcli.wsgi.create_app`` attached one (``DISPATCH_TURNS``)
+    dispatcher: Any = None
 
     def ping(self) -> bool:
         try:
@@ -59,20 +62,14 @@ def init_app(app: Flask) -> Backend:
         blocking_client = events.connect(url, settings=clients.blocking(block))
     store = events.RedisStore(client, prefix=app.config["STORE_PREFIX"])
     games = Games(store)
-    from workers.settings import queue_url
-
     try:
-        q_url = queue_url(url, app.config.get("QUEUE_URL"))
+        q_url = events.queue_url(url, app.config.get("QUEUE_URL"))
     except ValueError:  # a cluster store without a queue URL: fine unless the API must enqueue
         if app.config.get("DISPATCH_TURNS"):
             raise  # the message says what to set
         queue_client = None
     else:
         queue_client = client if q_url == url else events.connect(q_url, settings=clients.commands())
-    if app.config.get("DISPATCH_TURNS"):
-        from workers.runtime import attach
-
-        attach(games, client, queue_client=queue_client)
     backend = Backend(client, store, games, SeatTokens(store), BotAccounts(client, store.prefix),
                       blocking_client=blocking_client, signer=signer_for(app),
                       queue_client=queue_client)  # fmt: skip

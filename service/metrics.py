@@ -14,7 +14,7 @@ are played by other processes still (``rfg worker``):
   started, failed), ``rfg_games`` (games by status, from the lobby; counted at most every
   ``GAMES_CACHE_SECONDS`` per process, at most ``GAMES_SCAN_LIMIT`` games) and
   ``rfg_job_latency_seconds`` (enqueue-to-applied time of bot and timeout jobs, a histogram the
-  workers keep in Redis: ``workers.metrics``). These are the same whichever process answers.
+  workers keep in Redis: ``events.job_latency``). These are the same whichever process answers.
 """
 
 from __future__ import annotations
@@ -95,7 +95,7 @@ class StoreCollector(Collector):
     def collect(self) -> Iterator[Any]:
         from rq import Queue
 
-        from workers.metrics import KINDS, read_job_latency
+        from events.job_latency import KINDS, read_job_latency
 
         depth = GaugeMetricFamily("rfg_queue_jobs", "RQ jobs of the bot/timeout queue, by state",
                                   labels=["queue", "state"])  # fmt: skip

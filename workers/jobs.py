@@ -15,8 +15,9 @@ import redis
 from rq import Retry, get_current_job
 from rq.utils import now as rq_now
 
+from events.job_latency import record_job_latency
+
 from . import faults, runtime
-from .metrics import record_job_latency
 from .turns import CommandRejected, play
 
 log = logging.getLogger(__name__)

@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from events import queue_url  # noqa: F401  (re-exported: the workers' settings name it too)
+
 
 @dataclass(frozen=True)
 class WorkerSettings:
@@ -64,29 +66,6 @@ def queue_url_from_env(environ: Mapping[str, str] | None = None) -> str | None:
     """``RFG_QUEUE_URL``: a plain Redis of its own for RQ (None: the store's, see ``queue_url``)."""
     env = os.environ if environ is None else environ
     return env.get("RFG_QUEUE_URL") or None
-
-
-def queue_url(store_url: str | None, queue: str | None = None) -> str | None:
-    """The URL RQ runs on: ``queue`` if given, else the store's own URL when that is a single
-    Redis. RQ does not support Redis Cluster, so a cluster store needs a queue URL of its own, and
-    a cluster queue URL is refused, each with a ``ValueError`` saying what to set."""
-    from events import is_cluster_url
-
-    if queue:
-        if is_cluster_url(queue):
-            raise ValueError(
-                f"the queue URL {queue!r} is a Redis Cluster, but RQ (the job queue) needs a plain "
-                f"Redis: set RFG_QUEUE_URL (or --queue-url) to redis://host:port/db of a standalone "
-                f"server; it holds only job bookkeeping, so it needs no persistence or replicas"
-            )
-        return queue
-    if is_cluster_url(store_url):
-        raise ValueError(
-            f"the store {store_url!r} is a Redis Cluster, and RQ (the job queue) cannot run on a "
-            f"cluster: set RFG_QUEUE_URL (or --queue-url) to redis://host:port/db of a standalone "
-            f"Redis for the queue (no persistence needed: the sweep rebuilds every job from the store)"
-        )
-    return store_url
 
 
 def store_url_from_env(environ: Mapping[str, str] | None = None) -> str | None:

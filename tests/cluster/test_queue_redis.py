@@ -22,7 +22,7 @@ import pytest
 import redis
 
 import events
-from service import create_app
+from rfgcli.wsgi import create_app
 from tests.hosting.conftest import ROOT, Proc, wait_for
 from tests.workers.checks import check_finished_game
 from workers import Runtime, WorkerSettings

@@ -159,7 +159,7 @@ def start_api(tmp_path: Path) -> Iterator[Callable[..., tuple[Proc, str]]]:
         cmd = [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}",
                "--workers", str(workers), "--worker-class", "gthread", "--threads", "8",
                "--no-control-socket",  # not a shared socket in the home directory
-               "service:create_app()"]  # fmt: skip
+               "rfgcli.wsgi:create_app()"]  # fmt: skip
         full = {"REDIS_URL": url, "RFG_STORE_URL": url, "RFG_STORE_PREFIX": prefix,
                 "RFG_ADMIN_TOKEN": ADMIN, **env}  # fmt: skip
         proc = _spawn(cmd, full, tmp_path / f"api-{len(procs)}.log")

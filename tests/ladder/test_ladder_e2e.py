@@ -29,7 +29,7 @@ from werkzeug.serving import BaseWSGIServer, make_server
 from events import RedisStore
 from events.games import Games
 from ladder.service import Ladders, tables_equal
-from service import create_app
+from rfgcli.wsgi import create_app
 
 ROOT = Path(__file__).resolve().parents[2]
 from tests.conftest import REDIS_URL, purge_prefix  # noqa: E402

@@ -30,7 +30,7 @@ from werkzeug.wrappers import Request
 
 from bots import get_bot
 from engine.rng import Rng
-from service import create_app
+from rfgcli.wsgi import create_app
 from tests.conftest import REDIS_URL, purge_prefix
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -105,7 +105,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     try:
         api = _spawn([sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}",
                       "--workers", "1", "--worker-class", "gthread", "--threads", "16",
-                      "service:create_app()"], env, tmp / "api.log")  # fmt: skip
+                      "rfgcli.wsgi:create_app()"], env, tmp / "api.log")  # fmt: skip
         procs.append(api)
         for i in range(2):
             procs.append(_spawn([sys.executable, "-m", "rfgcli.main", "worker", "--url", REDIS_URL,

@@ -1,5 +1,6 @@
 """Job latency as a histogram kept in Redis, so that the API's ``/metrics`` can report what the
-worker processes measured (they serve no HTTP of their own).
+worker processes measured (they serve no HTTP of their own). The workers write it, the API reads
+it; it lives here, below both, so that neither imports the other.
 
 Each played job adds its enqueue-to-applied latency to ``<prefix>:metrics:job_latency:<kind>``
 (``kind`` is ``bot`` or ``timeout``): a hash of per-bucket counts (not cumulative; the reader
