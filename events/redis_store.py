@@ -31,6 +31,9 @@ hold it, else ``ReplicaWaitTimeout`` (the caller retries with the same command i
 
 from __future__ import annotations
 
+import base64
+import os
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -39,6 +42,7 @@ from typing import Any
 import redis
 from redis.cluster import RedisCluster
 
+from events import compaction
 from events.envelope import GENESIS_HASH, UPCASTERS, Envelope, UpcasterRegistry
 from events.errors import ConcurrencyConflict, GameNotFound, InvalidBatch, StoreError
 from events.store import (
@@ -62,7 +66,8 @@ local done = redis.call('HGET', KEYS[3], ARGV[1])
 if done then return {'dup', done} end
 local e, ns, nvs, prev, last, status =
   string.match(ARGV[2], '^(%d+) (%d+) (%d+) (%S+) (%S+) ?(.*)$')
-local meta = redis.call('HMGET', KEYS[2], 'version', 'hash')
+local meta = redis.call('HMGET', KEYS[2], 'version', 'hash', 'compacted')
+if meta[3] then return {'compacted', meta[1]} end
 local version = tonumber(meta[1]) or 0
 local expected = tonumber(e)
 if version ~= expected then return {'conflict', version} end
@@ -164,7 +169,35 @@ redis.call('HSET', KEYS[1], 'status', ARGV[1])
 return 1
 """
 
+COMPACT_LUA = """
+-- KEYS: stream, meta, commands, views, compacted   ARGV: version, log blob, views blob
+local m = redis.call('HMGET', KEYS[2], 'version', 'status', 'compacted')
+if m[3] then return {'done'} end
+if m[2] ~= 'finished' then return {'active'} end
+if tonumber(m[1]) ~= tonumber(ARGV[1]) then return {'moved'} end
+if redis.call('XLEN', KEYS[1]) ~= tonumber(ARGV[1]) then return {'stream'} end
+redis.call('HSET', KEYS[5], 'log', ARGV[2], 'views', ARGV[3])
+local ttl = redis.call('PTTL', KEYS[2])
+if ttl > 0 then redis.call('PEXPIRE', KEYS[5], ttl) end
+redis.call('HSET', KEYS[2], 'compacted', string.len(ARGV[2]))
+redis.call('DEL', KEYS[1], KEYS[3], KEYS[4])
+return {'ok'}
+"""
+
+ARCHIVE_LUA = """
+-- KEYS: meta, compacted   ARGV: version, archive file name
+local m = redis.call('HMGET', KEYS[1], 'version', 'compacted', 'archived')
+if m[3] then return {'done'} end
+if not m[2] then return {'active'} end
+if tonumber(m[1]) ~= tonumber(ARGV[1]) then return {'moved'} end
+redis.call('HSET', KEYS[1], 'archived', ARGV[2])
+redis.call('DEL', KEYS[2])
+return {'ok'}
+"""
+
 _READ_PAGE = 1000
+#: compacted logs kept decoded per process (finished games never change)
+_UNPACKED_CACHE = 64
 #: notices kept per stream (``append(..., notices=...)``); readers want only the latest
 NOTICE_MAXLEN = 1000
 
@@ -228,6 +261,7 @@ class RedisStore:
         prefix: str = "rfg",
         upcasters: UpcasterRegistry | None = None,
         replica_wait: ReplicaWait | None = None,
+        archive_dir: str | None = None,
     ) -> None:
         if "{" in prefix or "}" in prefix:
             raise ValueError(f"prefix {prefix!r} must not contain braces (they mark hash tags)")
@@ -239,6 +273,12 @@ class RedisStore:
         self._set_status = client.register_script(SET_STATUS_LUA)
         self._retain = client.register_script(RETAIN_LUA)
         self._keep = client.register_script(KEEP_LUA)
+        self._compact = client.register_script(COMPACT_LUA)
+        self._archive = client.register_script(ARCHIVE_LUA)
+        #: where ``archive`` writes finished games (and reads them back): the argument, else
+        #: ``$RFG_ARCHIVE_DIR``; every process serving the store needs the same directory
+        self.archive_dir = archive_dir or os.environ.get("RFG_ARCHIVE_DIR") or None
+        self._unpacked: OrderedDict[tuple[str, str], list[str]] = OrderedDict()
         self._lobby = f"{prefix}:lobby"
         #: from the argument, else from the URL ``events.connect`` made the client for
         self.replica_wait = replica_wait or getattr(client, "rfg_replica_wait", None)
@@ -331,6 +371,9 @@ class RedisStore:
             if actual == 0 and expected_version > 0 and not self._exists(game_id):
                 raise GameNotFound(game_id)
             raise ConcurrencyConflict(game_id, expected_version, actual)
+        if tag == "compacted":
+            raise StoreError(f"game {game_id!r} is finished and compacted (version "
+                             f"{_s(reply[1])}); nothing can be appended to it")  # fmt: skip
         if tag == "chain":
             raise InvalidBatch(
                 f"the batch for game {game_id!r} starts with prev_hash {prev_hash[:12]}... but "
@@ -447,8 +490,121 @@ class RedisStore:
 
     def delete_game(self, game_id: str) -> None:
         check_game_id(game_id)
-        self.client.delete(*self.game_keys(game_id))
+        self.client.delete(*self.game_keys(game_id), self.compacted_key(game_id))
         self.client.zrem(self._lobby, game_id)
+
+    # -- compaction (events/compaction.py) --------------------------------------------------
+    def compacted_key(self, game_id: str) -> str:
+        """The hash holding a compacted game's ``log`` and ``views`` blobs (the game's slot)."""
+        return f"{self.prefix}:{{g:{game_id}}}:z"
+
+    def compact(self, game_id: str, hook: Any = None) -> int | None:
+        """Replace a finished game's stream, command records and views by one compacted blob
+        each for the log and the views (``events.compaction``); returns the log blob's size, or
+        None if the game is not finished or already compacted.
+
+        Crash-safe: everything is read and the blobs checked to give back the stored log byte
+        for byte before the one script that writes the blobs and deletes the originals, checking
+        first that the game is still finished at the version read (all or nothing, like an
+        append). ``hook(point)`` is called at ``"packed"`` (for the crash tests)."""
+        check_game_id(game_id)
+        stream, meta, _cmds, vkey = self.keys(game_id)
+        pipe = self.client.pipeline(transaction=False)
+        pipe.hmget(meta, ["version", "hash", "status", "compacted"])
+        pipe.xrange(stream, "-", "+")
+        pipe.hgetall(vkey)
+        (version, head, status, compacted), page, raw_views = pipe.execute()
+        if version is None:
+            raise GameNotFound(game_id)
+        if compacted is not None or _s(status or b"") != "finished":
+            return None
+        texts = [_s(_entry_text(fields)) for _id, fields in page]
+        if len(texts) != int(version):
+            return None  # read while an append landed (cannot happen once finished): next time
+        log = compaction.pack(game_id, texts)
+        views = compaction.pack_views({_s(k): _s(v) for k, v in raw_views.items()})
+        if hook is not None:
+            hook("packed")
+        keys = [*self.keys(game_id), self.compacted_key(game_id)]
+        # Ascii85 text: the blobs read back the same on clients with decode_responses on
+        reply = self._compact(keys=keys, args=[int(version), base64.b85encode(log),
+                                               base64.b85encode(views)])  # fmt: skip
+        return len(log) if _s(reply[0]) == "ok" else None
+
+    def archive(self, game_id: str, hook: Any = None) -> str | None:
+        """Move a compacted game's blobs out of Redis into ``archive_dir`` (one file, written to
+        a temporary name, fsynced, renamed, then the directory fsynced) and leave only its meta
+        hash (``archived`` = the file name) and lobby entry; returns the file's path, or None if
+        the game is not compacted or already archived. Crash-safe: the blobs leave Redis only
+        once the file is durable; a crash before that leaves at most a file that the next
+        ``archive`` writes again. ``hook(point)``: ``"written"`` (the crash tests)."""
+        if not self.archive_dir:
+            raise StoreError("no archive directory: pass archive_dir or set RFG_ARCHIVE_DIR")
+        check_game_id(game_id)
+        meta, zkey = self.keys(game_id)[1], self.compacted_key(game_id)
+        pipe = self.client.pipeline(transaction=False)
+        pipe.hmget(meta, ["version", "hash", "compacted", "archived"])
+        pipe.hmget(zkey, ["log", "views"])
+        (version, head, compacted, archived), (log, views) = pipe.execute()
+        if version is None:
+            raise GameNotFound(game_id)
+        if compacted is None or archived is not None or log is None or views is None:
+            return None
+        log_b, views_b = base64.b85decode(log), base64.b85decode(views)
+        compaction.unpack(game_id, log_b, _s(head))  # what goes to disk gives the log back
+        name = f"{self.prefix}/{game_id}.rfgz"
+        path = os.path.join(self.archive_dir, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        tmp = f"{path}.{os.getpid()}.tmp"
+        with open(tmp, "wb") as f:
+            f.write(compaction.archive_bytes(game_id, int(version), _s(head), log_b, views_b))
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+        dir_fd = os.open(os.path.dirname(path), os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+        if hook is not None:
+            hook("written")
+        reply = self._archive(keys=[meta, zkey], args=[int(version), name])
+        return path if _s(reply[0]) in ("ok", "done") else None
+
+    def _compacted_blobs(self, game_id: str) -> tuple[bytes, bytes, str] | None:
+        """(log blob, views blob, head hash) of a compacted or archived game, else None."""
+        meta = self.keys(game_id)[1]
+        head, compacted, archived = self.client.hmget(meta, ["hash", "compacted", "archived"])
+        if compacted is None:
+            return None
+        if archived is not None:
+            if not self.archive_dir:
+                raise StoreError(f"game {game_id!r} is archived ({_s(archived)}) but this process "
+                                 f"has no archive directory: set RFG_ARCHIVE_DIR")  # fmt: skip
+            with open(os.path.join(self.archive_dir, _s(archived)), "rb") as f:
+                _header, log, views = compaction.read_archive(f.read())
+            return log, views, _s(head)
+        log, views = self.client.hmget(self.compacted_key(game_id), ["log", "views"])
+        if log is None or views is None:
+            return None
+        return base64.b85decode(log), base64.b85decode(views), _s(head)
+
+    def _compacted_log(self, game_id: str) -> list[str] | None:
+        blobs = self._compacted_blobs(game_id)
+        if blobs is None:
+            return None
+        key = (game_id, blobs[2])
+        texts = self._unpacked.get(key)
+        if texts is None:
+            texts = compaction.unpack(game_id, blobs[0], blobs[2])
+            self._unpacked[key] = texts
+            while len(self._unpacked) > _UNPACKED_CACHE:
+                self._unpacked.popitem(last=False)
+        return texts
+
+    def _compacted_views(self, game_id: str) -> dict[str, str] | None:
+        blobs = self._compacted_blobs(game_id)
+        return None if blobs is None else compaction.unpack_views(blobs[1])
 
     # -- reading ----------------------------------------------------------------------------
     def read(
@@ -465,6 +621,12 @@ class RedisStore:
             if want == 0:
                 break
             page = self.client.xrange(stream, f"{start}-0", "+", count=want)
+            if not page and not out:
+                texts = self._compacted_log(game_id)
+                if texts is not None:  # a compacted game: served from its blob
+                    stop = None if limit is None else after + limit
+                    out = [Envelope.from_json(t) for t in texts[after:stop]]
+                    break
             for _id, fields in page:
                 out.append(Envelope.from_json(_entry_text(fields)))
             if len(page) < want:
@@ -492,6 +654,13 @@ class RedisStore:
         check_game_id(game_id)
         check_command_id(command_id)
         raw = self.client.hget(self.keys(game_id)[2], command_id)
+        if raw is None:
+            texts = self._compacted_log(game_id)
+            if texts is not None:  # the command records are the envelopes' command ids
+                seqs = [i + 1 for i, t in enumerate(texts)
+                        if Envelope.from_json(t).command_id == command_id]  # fmt: skip
+                if seqs:
+                    raw = f"{seqs[0]}:{seqs[-1]}"
         return None if raw is None else _parse_result(game_id, command_id, raw, duplicate=True)
 
     def catch_up(
@@ -512,6 +681,15 @@ class RedisStore:
         previous = None
         if command_id is not None and raw[0] is not None:
             previous = _parse_result(game_id, command_id, raw[0], duplicate=True)
+        if not page and int(raw_version) > after:
+            texts = self._compacted_log(game_id)
+            if texts is not None:  # a compacted game: served from its blob
+                if command_id is not None:
+                    previous = self.command_result(game_id, command_id)
+                out = [Envelope.from_json(t) for t in texts[after:]]
+                if len(self.upcasters):
+                    out = [self.upcasters.upcast(e) for e in out]
+                return previous, out, int(raw_version)
         out = [Envelope.from_json(_entry_text(fields)) for _id, fields in page]
         if len(page) == _READ_PAGE:  # a long way behind: read the rest page by page
             out += self.read(game_id, after=out[-1].seq, upcast=False)
@@ -523,17 +701,25 @@ class RedisStore:
         check_game_id(game_id)
         raw = self.client.hget(self.keys(game_id)[3], name)
         if raw is None:
-            if not self._exists(game_id):
+            views = self._compacted_views(game_id)
+            if views is not None:
+                raw = views.get(name)
+            elif not self._exists(game_id):
                 raise GameNotFound(game_id)
-            return None
+            if raw is None:
+                return None
         pos, _, text = _s(raw).partition(":")
         return int(pos), text
 
     def get_views(self, game_id: str, names: Sequence[str]) -> list[tuple[int, str] | None]:
         check_game_id(game_id)
         raws = self.client.hmget(self.keys(game_id)[3], list(names)) if names else []
-        if all(raw is None for raw in raws) and not self._exists(game_id):
-            raise GameNotFound(game_id)
+        if names and all(raw is None for raw in raws):
+            views = self._compacted_views(game_id)
+            if views is not None:
+                raws = [views.get(n) for n in names]
+            elif not self._exists(game_id):
+                raise GameNotFound(game_id)
         out: list[tuple[int, str] | None] = []
         for raw in raws:
             if raw is None:

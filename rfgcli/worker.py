@@ -38,6 +38,8 @@ def add_parser(sub: Any) -> None:
                    help=f"seconds between ladder scheduling passes; 0 turns ladders off (default {defaults.ladder_interval})")  # fmt: skip
     p.add_argument("--play-on", type=float, default=defaults.play_on,
                    help=f"seconds one job may keep playing a game whose pending decisions all belong to built-in bots; 0: one job per decision (default $RFG_PLAY_ON or {defaults.play_on})")  # fmt: skip
+    p.add_argument("--compact-after", type=float, default=defaults.compact_after,
+                   help=f"seconds after a game ends before it is compacted (and archived to $RFG_ARCHIVE_DIR if set); negative: never (default $RFG_COMPACT_AFTER or {defaults.compact_after})")  # fmt: skip
     p.add_argument("--no-scheduler", action="store_true",
                    help="do not run RQ's scheduler in this worker (timeouts then wait for a sweep)")  # fmt: skip
     p.add_argument("--metrics", action="store_true",
@@ -73,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
         ladder_interval=args.ladder_interval,
         metrics=args.metrics or None,
         play_on=args.play_on,
+        compact_after=args.compact_after,
     )
     return process.run(args.url, settings, burst=args.burst, with_scheduler=not args.no_scheduler,
                        name=args.name, rq_log_level=args.rq_log_level.upper(),

@@ -12,7 +12,9 @@ each stored command (one pipelined round trip to one node), so the per-command w
 over the cluster instead of all landing on the master of one key. A sweep reads every shard
 (``SHARDS`` pipelined reads) and also looks at every game whose stream version differs from
 ``seen`` (a command stored by a process that died before it could dispatch, or by an API process
-without the dispatcher). A finished game leaves the agenda.
+without the dispatcher). A finished game leaves the agenda
+for ``<prefix>:w:done:{w<k>}`` (zset: game id -> when it was seen finished), where the sweep's
+compaction (``workers.sweep``) finds it ``compact_after`` seconds later.
 
 Changing ``SHARDS`` strands the entries of the shards no longer read; the sweep's lobby scan
 (``workers.sweep``) puts every active game back, so nothing is lost but the keys (delete them).
@@ -20,6 +22,7 @@ Changing ``SHARDS`` strands the entries of the shards no longer read; the sweep'
 
 from __future__ import annotations
 
+import time
 import zlib
 from typing import Any
 
@@ -66,12 +69,28 @@ class Agenda:
             pipe.zadd(self._keys_of(g)[0], {g: due}, nx=True)
         pipe.execute()
 
+    def done_key(self, shard: int) -> str:
+        """Finished games waiting to be compacted (zset: game id -> when seen finished)."""
+        return f"{self.prefix}:w:done:{{w{shard}}}"
+
     def finish(self, game_id: str) -> None:
         key, seen = self._keys_of(game_id)
         pipe = self.client.pipeline(transaction=False)
         pipe.zrem(key, game_id)
         pipe.hdel(seen, game_id)
+        pipe.zadd(self.done_key(shard_of(game_id)), {game_id: time.time()}, nx=True)
         pipe.execute()
+
+    def finished_before(self, when: float, limit: int) -> list[str]:
+        """Up to ``limit`` games seen finished before ``when`` (epoch seconds), oldest first."""
+        pipe = self.client.pipeline(transaction=False)
+        for shard in range(SHARDS):
+            pipe.zrangebyscore(self.done_key(shard), "-inf", when, start=0, num=limit)
+        out = [_text(g) for rows in pipe.execute() for g in rows]
+        return out[:limit]
+
+    def compacted(self, game_id: str) -> None:
+        self.client.zrem(self.done_key(shard_of(game_id)), game_id)
 
     def entries(self) -> list[tuple[str, float, int | None]]:
         """Every game on the agenda: (game id, due, version last dispatched or None)."""

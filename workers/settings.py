@@ -47,6 +47,9 @@ class WorkerSettings:
     #: seconds one job may keep a game whose every pending decision belongs to built-in bots,
     #: playing decision after decision (``workers.turns.play_on``); 0: one job per decision
     play_on: float = 2.0
+    #: seconds after a game ends before the sweep compacts it (``RedisStore.compact``; and moves
+    #: it to ``$RFG_ARCHIVE_DIR`` when that is set); negative: never
+    compact_after: float = 60.0
 
     def with_(self, **changes: Any) -> WorkerSettings:
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
@@ -58,8 +61,10 @@ class WorkerSettings:
         s = cls()
         prefix = env.get("RFG_STORE_PREFIX") or s.prefix
         play_on = env.get("RFG_PLAY_ON")
+        compact_after = env.get("RFG_COMPACT_AFTER")
         return s.with_(prefix=prefix, queue=env.get("RFG_QUEUE") or prefix,
-                       play_on=float(play_on) if play_on else None)  # fmt: skip
+                       play_on=float(play_on) if play_on else None,
+                       compact_after=float(compact_after) if compact_after else None)  # fmt: skip
 
 
 def queue_url_from_env(environ: Mapping[str, str] | None = None) -> str | None:

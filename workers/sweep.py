@@ -85,7 +85,29 @@ class Sweeper:
                 log.info("sweep: %s (version %s, last dispatched %s) needed %s", game_id,
                          version, seen, ", ".join(jobs))  # fmt: skip
             enqueued += jobs
+        if s.compact_after >= 0:
+            self.compact(now - s.compact_after)
         return enqueued
+
+    def compact(self, finished_before: float, limit: int = 20) -> int:
+        """Compact (and archive, with an archive directory) up to ``limit`` games that ended
+        before ``finished_before``; returns how many were compacted or archived."""
+        store = self.rt.store
+        done = 0
+        for game_id in self.agenda.finished_before(finished_before, limit):
+            try:
+                compacted = store.compact(game_id) is not None
+                archived = bool(store.archive_dir) and store.archive(game_id) is not None
+            except GameNotFound:
+                compacted = archived = False
+            except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError):
+                raise
+            except Exception:  # noqa: BLE001 - leave the game as it is, carry on with the others
+                log.exception("compacting %s failed; it stays as it is", game_id)
+                compacted = archived = False
+            self.agenda.compacted(game_id)
+            done += compacted or archived
+        return done
 
     def visit(self, game_id: str, *, rescue: bool = True) -> list[str]:
         if self.rt.client.exists(keeper_key(self.rt.settings.prefix, game_id)):

@@ -98,3 +98,15 @@ def test_a_worker_killed_while_playing_on_loses_and_duplicates_nothing(
     assert {c.actor for c in commands} == {"bot:heuristic"}
     assert [c.command_id for c in commands[:39]] == [e.command_id for e in commands_before]
     assert rescuer.poll() is None
+
+
+def test_the_sweep_compacts_finished_games(
+    real_rt: Runtime, spawn_worker: Callable[..., WorkerProcess]
+) -> None:
+    spawn_worker("--compact-after", "0")
+    gid, _ = real_rt.games.create(4, seed="compact-by-sweep", table=BOTS4)
+    meta = real_rt.store.keys(gid)[1]
+    wait_for(lambda: real_rt.client.hexists(meta, "compacted"), 60, "the game to be compacted")
+    assert not real_rt.client.exists(real_rt.store.keys(gid)[0])  # the stream is gone
+    real_rt.games.forget(gid)
+    check_finished_game(real_rt.games, gid)  # served from the blob: verifies, views rebuild
