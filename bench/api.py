@@ -14,6 +14,13 @@ games are created with an admin seed, all seats claimed, and each game's whole c
 (random bot, versions included) computed locally with the engine, which gives the same game the
 server plays. Each POST carries its ``expected_version``; the client checks the answer's version.
 Prints figures, asserts nothing; the key prefix is deleted afterwards.
+
+``--rate R`` (open loop, as wrk2 does): instead of N clients each waiting for its answer before
+the next request, requests are sent on a fixed schedule of R per second in all, whether or not
+earlier ones came back, and each latency is counted from the moment the request was due, so
+queueing shows in p50/p99/p99.9 rather than in a lower request rate.
+
+    python bench/api.py --rate 300 --seconds 20
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import math
 import multiprocessing
 import os
 import shutil
@@ -80,7 +88,7 @@ def start_gunicorn(target: str, port: int, env: dict[str, str], workers: int,
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:
-            status, _ = request(port, "GET", "/healthz" if "service" in target else "/hello")
+            status, _ = request(port, "GET", "/hello" if target.startswith("bench.api:hello") else "/healthz")
             if status == 200:
                 return proc
         except OSError:
@@ -224,6 +232,116 @@ def _worker(args: tuple[str, int, int, float, float, list[Any]]) -> tuple[int, i
     return len(flat) - sum(errors), sum(errors), flat
 
 
+def _open_loop(args: tuple[str, int, float, float, float, float, list[Any], int]
+               ) -> tuple[int, int, list[float], int]:  # fmt: skip
+    """One client process at a constant rate: request i is due at ``first + i / rate`` and is sent
+    then whether or not earlier ones came back (a thread per request in flight, up to
+    ``max_threads``); its latency is counted from when it was due, so queueing anywhere - the
+    server, a client thread waiting for a free game - shows in it (wrk2's correction for
+    coordinated omission). A command goes to a game whose previous command has returned (each
+    carries ``expected_version``). Returns (ok, errors, latencies, requests not sent in time)."""
+    import queue
+    from concurrent.futures import ThreadPoolExecutor
+
+    mode, port, rate, first, stop_at, _unused, games, max_threads = args
+    free: queue.Queue[Any] = queue.Queue()
+    for game in games:
+        free.put(iter(game))
+    lat: list[float] = []
+    errors = [0]
+    lock = threading.Lock()
+    hello = build("GET", "/hello")
+
+    def send(due: float) -> None:
+        if mode == "hello":
+            status, _ = raw_request(port, hello)
+            ok = status == 200
+        else:
+            while True:
+                game = free.get()
+                step = next(game, None)
+                if step is not None:
+                    break
+            status, raw = raw_request(port, step[0])
+            ok = status == 201 and json.loads(raw)["version"] == step[1]
+            if ok:
+                free.put(game)  # else the game is off script: it is dropped
+        took = time.time() - due
+        with lock:
+            lat.append(took)
+            errors[0] += not ok
+
+    late = 0
+    with ThreadPoolExecutor(max_workers=max_threads) as pool:
+        i = 0
+        while True:
+            due = first + i / rate
+            if due >= stop_at:
+                break
+            wait = due - time.time()
+            if wait > 0:
+                time.sleep(wait)
+            elif wait < -0.001:
+                late += 1
+            pool.submit(send, due)
+            i += 1
+    return len(lat) - errors[0], errors[0], lat, late
+
+
+def run_open_loop(mode: str, port: int, rate: float, seconds: float, work: list[Any],
+                  processes: int, cpu_of: list[int] | None = None) -> dict[str, float]:  # fmt: skip
+    """``rate`` requests per second in all, spread over ``processes`` client processes."""
+    start_at = time.time() + 1.0
+    stop_at = start_at + seconds
+    per_rate = rate / processes
+    jobs = []
+    for k in range(processes):
+        games = [g for i, g in enumerate(work) if i % processes == k]
+        jobs.append((mode, port, per_rate, start_at + k / rate, stop_at, 0.0, games, 256))
+    ctx = multiprocessing.get_context("fork")
+    server_before = _cpu_seconds(cpu_of or [])
+    with ctx.Pool(processes) as pool:
+        results = pool.map(_open_loop, jobs)
+    server_after = _cpu_seconds(cpu_of or [])
+    lat = sorted(x for r in results for x in r[2])
+    ok = sum(r[0] for r in results)
+    def pct(q: float) -> float:  # nearest rank
+        return lat[min(len(lat) - 1, max(0, math.ceil(q * len(lat)) - 1))] * 1000 if lat else 0.0
+
+    out = {"rps": ok / seconds, "ok": ok, "errors": sum(r[1] for r in results),
+           "late": sum(r[3] for r in results), "p50_ms": pct(0.5), "p99_ms": pct(0.99),
+           "p999_ms": pct(0.999)}  # fmt: skip
+    if cpu_of and server_before is not None and server_after is not None:
+        out["server_cpu_us"] = (server_after - server_before) / max(1, len(lat)) * 1e6
+    return out
+
+
+def open_loop_main(args: argparse.Namespace, processes: int, hello_port: int, api_port: int,
+                   hello: subprocess.Popen[bytes], api: subprocess.Popen[bytes], store: str,
+                   prefix: str) -> None:  # fmt: skip
+    """``--rate``: hello world and commands each at the same constant rate, one round each."""
+    print(f"open loop: {args.rate:g} requests/s for {args.seconds:g} s each, latency from the "
+          f"time each request was due")  # fmt: skip
+    h = run_open_loop("hello", hello_port, args.rate, args.seconds, [], processes,
+                      cpu_of=worker_pids(hello))  # fmt: skip
+    # enough games that each is rarely busy: a command per game about every 50 ms at most
+    n_games = max(4 * processes, int(args.rate * 0.05) + 4 * processes)
+    per_game = int(args.seconds * args.rate / n_games) + 2
+    work = [game for k in range(n_games)
+            for game in prepare(api_port, args.players, max(1, per_game // 100 + 1), f"{prefix}:o:{k}")]  # fmt: skip
+    work = [[step for game in work[i::n_games] for step in game] for i in range(n_games)]
+    c = run_open_loop("commands", api_port, args.rate, args.seconds, work, processes,
+                      cpu_of=worker_pids(api) + redis_pids(store))  # fmt: skip
+    print(f"{'':22}{'sent/s':>10}{'p50 ms':>10}{'p99 ms':>10}{'p99.9 ms':>10}{'errors':>8}"
+          f"{'late':>8}{'server CPU/req':>16}")  # fmt: skip
+    for name, x in (("hello world GET", h), ("command POST", c)):
+        print(f"{name:22}{x['rps']:10.0f}{x['p50_ms']:10.2f}{x['p99_ms']:10.2f}"
+              f"{x['p999_ms']:10.2f}{x['errors']:8.0f}{x['late']:8.0f}"
+              f"{_us(x.get('server_cpu_us')):>16}")  # fmt: skip
+    print("(late: requests the client itself sent more than 1 ms after they were due - a client "
+          "too slow for the rate; server CPU: gunicorn workers, plus Redis for commands)")
+
+
 def run_load(mode: str, port: int, clients: int, seconds: float, work: list[Any],
              processes: int, cpu_of: list[int] | None = None) -> dict[str, float]:  # fmt: skip
     per = [clients // processes + (1 if i < clients % processes else 0) for i in range(processes)]
@@ -287,6 +405,10 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=1, help="threads per gthread worker")
     ap.add_argument("--processes", type=int, default=4, help="client processes")
     ap.add_argument("--url", help="store URL (default: $REDIS_URL, local Redis, or embedded)")
+    ap.add_argument("--rate", type=float, default=0.0,
+                    help="open loop: send this many requests per second on a fixed schedule "
+                         "(whether or not earlier ones returned) and report p50/p99/p99.9 "
+                         "from each request's due time; default: closed loop with --clients")  # fmt: skip
     args = ap.parse_args()
     processes = max(1, min(args.processes, args.clients))
 
@@ -304,6 +426,14 @@ def main() -> None:
     hello = start_gunicorn("bench.api:hello_app()", hello_port, {}, *server)
     api = start_gunicorn("rfgcli.wsgi:create_app()", api_port, env, *server)
     rounds: list[tuple[dict[str, float], dict[str, float]]] = []
+    if args.rate:
+        try:
+            open_loop_main(args, processes, hello_port, api_port, hello, api, store, prefix)
+        finally:
+            stop(hello)
+            stop(api)
+            cleanup(store, prefix)
+        return
     try:
         # enough games that no client runs out of commands (random 2-seat games: ~150 commands)
         per_client = max(1, int(args.seconds * 1500 / args.clients / 150) + 1)
