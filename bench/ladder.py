@@ -8,13 +8,17 @@ Service path: the bench process creates each game through ``events.games.Games``
 workers' dispatcher attached (``--via-api``: ``POST /games`` on the Flask app, in-process WSGI,
 with ``workers.attach`` on the app's ``Games``), so its first bot jobs are enqueued at once; then
 ``--workers`` real ``rfg worker`` processes (RQ SimpleWorker + scheduler + sweep) play every
-decision: RQ job -> load (cached) -> bot -> ``Games.submit`` (hash-chained envelopes, views,
-one Lua append) -> enqueue the next decisions. ``--concurrency`` games are kept in flight.
+decision: an RQ job takes the game's keeper lease and plays on (``workers.turns``), decision
+after decision: bot -> ``Games.submit`` (hash-chained envelopes, views, one Lua append per
+command) until the game ends or ``--play-on`` (2 s) is spent, then hands the game back to the
+queue. ``--concurrency`` games are kept in flight. The workers compact each finished game
+``COMPACT_AFTER`` seconds after it ends.
 
-Prints games per hour, events per second, and the bot decision latency two ways: from enqueue to
-applied command (recorded by the jobs, ``--metrics``) and from the append that made a decision
-pending to the append of its command (envelope timestamps: includes queueing behind the other
-seats' jobs). Figures only; nothing is asserted. Every key written is deleted at the end.
+Prints games per hour, events per second, Redis memory per finished game as played and once
+compacted, and the bot decision latency two ways: from enqueue to the job's own decision
+(recorded by the jobs, ``--metrics``; with playing on, one job per game stretch) and from the
+append that made a decision pending to the append of its command (envelope timestamps). Figures
+only; nothing is asserted. Every key written is deleted at the end.
 """
 
 from __future__ import annotations
@@ -44,6 +48,18 @@ from events.clock import Clocks, batch_seat, batches  # noqa: E402
 from workers import Runtime, WorkerSettings, attach  # noqa: E402
 
 RFG = str(Path(sys.executable).parent / "rfg")
+#: seconds after a game ends before the workers compact it: long enough to measure a finished
+#: game's memory before compaction, short enough to measure it after before the bench ends
+COMPACT_AFTER = 5.0
+
+
+def game_memory(client: Any, store: Any, game_id: str) -> int:
+    """Bytes Redis holds for one game (MEMORY USAGE of each of its keys, the lobby entry aside)."""
+    keys = [*store.game_keys(game_id), store.compacted_key(game_id)]
+    pipe = client.pipeline(transaction=False)
+    for k in keys:
+        pipe.memory_usage(k)
+    return sum(x or 0 for x in pipe.execute())
 
 
 def pct(values: list[float], q: float) -> float:
@@ -58,7 +74,8 @@ def spawn_workers(url: str, prefix: str, n: int, logdir: Path) -> list[subproces
     for i in range(n):
         log = open(logdir / f"worker-{i}.log", "wb")  # noqa: SIM115
         procs.append(subprocess.Popen(
-            [RFG, "worker", "--url", url, "--prefix", prefix, "--metrics", "--log-level", "WARNING"],
+            [RFG, "worker", "--url", url, "--prefix", prefix, "--metrics", "--log-level", "WARNING",
+             "--compact-after", str(COMPACT_AFTER)],
             cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
         ))  # fmt: skip
     return procs
@@ -126,6 +143,7 @@ def run_service(args: argparse.Namespace) -> dict[str, Any]:
         created = 0
         in_flight: list[str] = []
         done: list[str] = []
+        fresh_memory: list[int] = []
         while len(done) < args.games:
             while created < args.games and len(in_flight) < args.concurrency:
                 in_flight.append(create(f"{args.seed}:{created}", table))
@@ -139,16 +157,28 @@ def run_service(args: argparse.Namespace) -> dict[str, Any]:
                 if st in (b"finished", "finished"):
                     in_flight.remove(g)
                     done.append(g)
+                    if len(fresh_memory) < 10:  # just finished: not compacted yet
+                        fresh_memory.append(game_memory(client, rt.store, g))
             if time.perf_counter() - started > args.max_seconds:
                 raise SystemExit(f"gave up after {args.max_seconds}s; see {logdir}")
         wall = time.perf_counter() - started
         events_total = sum(rt.store.version(g) for g in done)
+        deadline = time.monotonic() + COMPACT_AFTER + 60
+        while time.monotonic() < deadline:  # the workers' sweep compacts every finished game
+            pipe = client.pipeline(transaction=False)
+            for g in done:
+                pipe.hexists(rt.store.keys(g)[1], "compacted")
+            if all(pipe.execute()):
+                break
+            time.sleep(0.5)
+        compacted = [game_memory(client, rt.store, g) for g in done]
         jobs = [float(x) for x in client.lrange(f"{prefix}:w:latency", 0, -1)]
         decisions: list[float] = []
         for g in done[: min(len(done), 20)]:
             decisions += decision_latencies(rt, g)
         return {"wall": wall, "games": len(done), "events": events_total, "jobs": jobs,
-                "decisions": decisions, "logdir": str(logdir)}  # fmt: skip
+                "decisions": decisions, "logdir": str(logdir), "fresh_memory": fresh_memory,
+                "compacted_memory": compacted}  # fmt: skip
     finally:
         stop_workers(procs)
         purge(client, prefix)
@@ -272,14 +302,20 @@ def main() -> None:
         path = "a ladder scheduled by the workers' sweep (Ladders.schedule, results + ratings) + "
     print(f"ladder bench: {args.games} x {args.players}-player {args.bot}-bot games, "
           f"{args.workers} worker process(es), {args.concurrency} in flight, store {args.url}")  # fmt: skip
-    print(f"path measured: {path}Games + Redis + RQ workers (every decision an RQ job)")
+    print(f"path measured: {path}Games + Redis + RQ workers (one job plays a game's bot decisions "
+          f"on for up to --play-on seconds; every command appended, every view projected)")  # fmt: skip
     for name, r in (("service (workers)", svc), ("in-process arena", local)):
         gph = r["games"] / r["wall"] * 3600
         print(f"  {name:18s} {r['wall']:8.1f} s  {gph:10,.0f} games/h  "
               f"{r['events'] / r['wall']:10,.0f} events/s  ({r['events'] / r['games']:.0f} events/game)")  # fmt: skip
+    fresh, packed = svc.get("fresh_memory") or [], svc.get("compacted_memory") or []
+    if fresh and packed:
+        print(f"  Redis memory per finished game: {statistics.fmean(fresh) / 1024:,.1f} KB as played "
+              f"(n={len(fresh)}), {statistics.fmean(packed) / 1024:,.1f} KB compacted "
+              f"(n={len(packed)}, max {max(packed) / 1024:,.1f} KB; MEMORY USAGE of the game's keys)")  # fmt: skip
     jobs, dec = svc["jobs"], svc["decisions"]
     if jobs:
-        print(f"  bot job, enqueue -> applied command (n={len(jobs)}): p50 {pct(jobs, .5):.1f} ms, "
+        print(f"  bot job, enqueue -> its own decision applied (n={len(jobs)}): p50 {pct(jobs, .5):.1f} ms, "
               f"p90 {pct(jobs, .9):.1f} ms, p99 {pct(jobs, .99):.1f} ms")  # fmt: skip
     if dec:
         print(f"  decision, pending -> applied (n={len(dec)}, first 20 games): p50 {pct(dec, .5):.1f} ms, "
