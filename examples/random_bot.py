@@ -6,7 +6,7 @@
 It uses only the HTTP API: it follows its account's decisions stream
 (``GET /bots/me/decisions/stream``, reconnecting with ``Last-Event-ID``), and for each pending
 decision reads the seat view (``links.view``) and answers ``view.decision`` with random legal
-choices (``POST links.commands`` with the view's version). An operator enters the account in a
+choices (``POST links.commands`` with the decision's ``decision_id``). An operator enters the account in a
 ladder (``POST /ladders/{ladder}/entrants`` with ``{"entrant": ..., "account": ...}``); the
 workers then seat it in ladder games. It imports nothing from this project.
 """
@@ -245,11 +245,14 @@ class RandomBot:
             if not decision:
                 return
             command = choose(decision, self.rng)
-            body = {
-                "command_id": uuid.uuid4().hex,
-                "expected_version": seat["version"],
-                "command": command,
-            }
+            # answered by decision_id: applied while the seat still owes this decision, whatever
+            # the other seats did meanwhile (an expected_version would be refused each time
+            # another seat acts first: a 409 and a read again)
+            body: dict[str, Any] = {"command_id": uuid.uuid4().hex, "command": command}
+            if decision.get("decision_id") is not None:
+                body["decision_id"] = decision["decision_id"]
+            else:
+                body["expected_version"] = seat["version"]
             try:
                 self.api.post(commands_path, body)
                 self.played += 1
