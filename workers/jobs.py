@@ -52,13 +52,8 @@ def play_decision(game_id: str, seat: int, since: int, prefix: str) -> dict[str,
         )
     if outcome.status == "contended":
         return Retry(max=3, interval=[0, 1, 1])
-    if outcome.status == "played":
+    if outcome.status == "played":  # the move itself is logged where it is played (turns)
         kind = (outcome.command_id or "bot").split(":", 1)[0]
-        log.info("played %s seat %d: %s (command %s, version %s)", game_id, seat, outcome.kind,
-                 outcome.command_id, outcome.version,
-                 extra={"game_id": game_id, "seat": seat, "decision": outcome.kind,
-                        "command_id": outcome.command_id, "version": outcome.version,
-                        "player": kind})  # fmt: skip
         if job is not None and job.enqueued_at:
             try:
                 record_job_latency(rt.client, rt.settings.prefix, kind,

@@ -215,5 +215,11 @@ def _play_one(
             raise CommandRejected(f"{plan.kind} {plan.player!r} made an illegal command in "
                                   f"{game_id} seat {seat} @{since}: {exc}") from exc  # fmt: skip
         status = "duplicate" if sub.result.duplicate else "played"
+        if status == "played":  # every move, whether its own job played it or a job playing on
+            log.info("played %s seat %d: %s (command %s, version %s)", game_id, seat,
+                     command.get("kind"), plan.command_id, sub.version,
+                     extra={"game_id": game_id, "seat": seat, "decision": command.get("kind"),
+                            "command_id": plan.command_id, "version": sub.version,
+                            "player": plan.kind})  # fmt: skip
         return Outcome(status, game_id, seat, since, plan.command_id, sub.version, command.get("kind"))
     return Outcome("contended", game_id, seat, since)

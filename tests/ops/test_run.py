@@ -192,7 +192,7 @@ def test_rfg_run_serves_logs_measures_restarts_and_stops_everything(
     assert line["logger"] == "service.access" and line["level"] == "INFO" and line["status"] == 201
     assert (line["game_id"], line["seat"], line["command_id"]) == (gid, 0, "cmd-ops-1")
     # and the worker logged the moves it played, as JSON lines with the move's context
-    moves = [r for r in _json_lines(log) if r.get("logger") == "workers.jobs"
+    moves = [r for r in _json_lines(log) if r.get("logger") == "workers.turns"
              and r.get("game_id") == bots and r.get("seat") == 1]  # fmt: skip
     assert moves and moves[0]["level"] == "INFO" and moves[0]["message"].startswith(f"played {bots}")
     assert re.fullmatch(r"bot:1:\d+", moves[0]["command_id"]) and moves[0]["decision"]
