@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .text import text
+
 #: upper bounds in seconds (Prometheus' ``le``); the last bucket is +Inf
 BUCKETS: tuple[float, ...] = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 KINDS = ("bot", "timeout")
@@ -39,7 +41,7 @@ def record_job_latency(client: Any, prefix: str, kind: str, seconds: float) -> N
 
 def read_job_latency(client: Any, prefix: str, kind: str) -> tuple[list[tuple[str, int]], float]:
     """Cumulative ``(le, count)`` buckets (ending with ``+Inf``) and the sum of seconds."""
-    raw = {(k.decode() if isinstance(k, bytes) else k): v
+    raw = {text(k): v
            for k, v in client.hgetall(latency_key(prefix, kind)).items()}  # fmt: skip
     total = 0
     out = []

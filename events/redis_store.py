@@ -55,6 +55,7 @@ from events.store import (
     check_views,
     validate_batch,
 )
+from events.text import text as as_text
 
 APPEND_LUA = """
 -- KEYS: stream, meta, commands, views
@@ -223,9 +224,6 @@ def is_cluster(client: Any) -> bool:
     return isinstance(client, RedisCluster)
 
 
-def _s(value: Any) -> str:
-    return value.decode("utf-8") if isinstance(value, bytes) else str(value)
-
 
 def _entry_text(fields: Mapping[Any, Any]) -> Any:
     """The envelope JSON of one stream entry (bytes or str keys, as the client decodes)."""
@@ -233,7 +231,7 @@ def _entry_text(fields: Mapping[Any, Any]) -> Any:
 
 
 def _parse_result(game_id: str, command_id: str, raw: Any, duplicate: bool) -> AppendResult:
-    first, last = (int(x) for x in _s(raw).split(":"))
+    first, last = (int(x) for x in as_text(raw).split(":"))
     return AppendResult(game_id, command_id, first, last, last, duplicate)
 
 
@@ -356,7 +354,7 @@ class RedisStore:
                 f"Redis refused the append to game {game_id!r}: {exc}. A key of this game holds "
                 f"data not written by the event store; inspect keys {self.keys(game_id)}"
             ) from exc
-        tag = _s(reply[0])
+        tag = as_text(reply[0])
         if tag == "ok":
             if notices:
                 pipe = self.client.pipeline(transaction=False)
@@ -373,11 +371,11 @@ class RedisStore:
             raise ConcurrencyConflict(game_id, expected_version, actual)
         if tag == "compacted":
             raise StoreError(f"game {game_id!r} is finished and compacted (version "
-                             f"{_s(reply[1])}); nothing can be appended to it")  # fmt: skip
+                             f"{as_text(reply[1])}); nothing can be appended to it")  # fmt: skip
         if tag == "chain":
             raise InvalidBatch(
                 f"the batch for game {game_id!r} starts with prev_hash {prev_hash[:12]}... but "
-                f"the stored head hash is {_s(reply[1])[:12]}...: the command was decided on a "
+                f"the stored head hash is {as_text(reply[1])[:12]}...: the command was decided on a "
                 f"different history; reload the game (read + head) and seal the events again"
             )
         raise StoreError(f"unexpected reply {reply!r} from the append script")
@@ -407,7 +405,7 @@ class RedisStore:
         """Whether a notice written with an append names a command that was stored and ended at
         ``version`` (a notice of a refused append names one that was not)."""
         raw = self.client.hget(self.keys(game_id)[2], command_id)
-        return raw is not None and _s(raw).endswith(f":{version}")
+        return raw is not None and as_text(raw).endswith(f":{version}")
 
     def notice_stream(self, name: str) -> str:
         """The stream of notices for ``name`` (a bot account): its own hash tag, its own slot."""
@@ -439,7 +437,7 @@ class RedisStore:
                 f"the append to game {game_id!r} did not reach the game's master ({exc}); "
                 f"retry with the same command id"
             ) from exc
-        if _s(reply[0]) in ("ok", "dup") and int(acked) < wanted:
+        if as_text(reply[0]) in ("ok", "dup") and int(acked) < wanted:
             raise ReplicaWaitTimeout(
                 f"game {game_id!r}: the command was stored on the master but only {int(acked)} of "
                 f"{wanted} replica(s) acknowledged it within {seconds:g}s, so a failover could "
@@ -461,7 +459,7 @@ class RedisStore:
             args.append(text)
         _stream, meta, _cmds, vkey = self.keys(game_id)
         reply = self._put_views(keys=[meta, vkey], args=args)
-        tag = _s(reply[0])
+        tag = as_text(reply[0])
         if tag == "nogame":
             raise GameNotFound(game_id)
         if tag == "ahead":
@@ -469,7 +467,7 @@ class RedisStore:
                 f"views of game {game_id!r} claim position {position} but the stream is at "
                 f"{int(reply[1])}; compute views from events that are already stored"
             )
-        return [_s(n) for n in reply[1]]
+        return [as_text(n) for n in reply[1]]
 
     def register_game(self, game_id: str, created_at: str, status: str = "open") -> None:
         check_game_id(game_id)
@@ -516,20 +514,20 @@ class RedisStore:
         (version, head, status, compacted), page, raw_views = pipe.execute()
         if version is None:
             raise GameNotFound(game_id)
-        if compacted is not None or _s(status or b"") != "finished":
+        if compacted is not None or as_text(status or b"") != "finished":
             return None
-        texts = [_s(_entry_text(fields)) for _id, fields in page]
+        texts = [as_text(_entry_text(fields)) for _id, fields in page]
         if len(texts) != int(version):
             return None  # read while an append landed (cannot happen once finished): next time
         log = compaction.pack(game_id, texts)
-        views = compaction.pack_views({_s(k): _s(v) for k, v in raw_views.items()})
+        views = compaction.pack_views({as_text(k): as_text(v) for k, v in raw_views.items()})
         if hook is not None:
             hook("packed")
         keys = [*self.keys(game_id), self.compacted_key(game_id)]
         # Ascii85 text: the blobs read back the same on clients with decode_responses on
         reply = self._compact(keys=keys, args=[int(version), base64.b85encode(log),
                                                base64.b85encode(views)])  # fmt: skip
-        return len(log) if _s(reply[0]) == "ok" else None
+        return len(log) if as_text(reply[0]) == "ok" else None
 
     def archive(self, game_id: str, hook: Any = None) -> str | None:
         """Move a compacted game's blobs out of Redis into ``archive_dir`` (one file, written to
@@ -551,13 +549,13 @@ class RedisStore:
         if compacted is None or archived is not None or log is None or views is None:
             return None
         log_b, views_b = base64.b85decode(log), base64.b85decode(views)
-        compaction.unpack(game_id, log_b, _s(head))  # what goes to disk gives the log back
+        compaction.unpack(game_id, log_b, as_text(head))  # what goes to disk gives the log back
         name = f"{self.prefix}/{game_id}.rfgz"
         path = os.path.join(self.archive_dir, name)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         tmp = f"{path}.{os.getpid()}.tmp"
         with open(tmp, "wb") as f:
-            f.write(compaction.archive_bytes(game_id, int(version), _s(head), log_b, views_b))
+            f.write(compaction.archive_bytes(game_id, int(version), as_text(head), log_b, views_b))
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
@@ -569,7 +567,7 @@ class RedisStore:
         if hook is not None:
             hook("written")
         reply = self._archive(keys=[meta, zkey], args=[int(version), name])
-        return path if _s(reply[0]) in ("ok", "done") else None
+        return path if as_text(reply[0]) in ("ok", "done") else None
 
     def _compacted_blobs(self, game_id: str) -> tuple[bytes, bytes, str] | None:
         """(log blob, views blob, head hash) of a compacted or archived game, else None."""
@@ -579,15 +577,15 @@ class RedisStore:
             return None
         if archived is not None:
             if not self.archive_dir:
-                raise StoreError(f"game {game_id!r} is archived ({_s(archived)}) but this process "
+                raise StoreError(f"game {game_id!r} is archived ({as_text(archived)}) but this process "
                                  f"has no archive directory: set RFG_ARCHIVE_DIR")  # fmt: skip
-            with open(os.path.join(self.archive_dir, _s(archived)), "rb") as f:
+            with open(os.path.join(self.archive_dir, as_text(archived)), "rb") as f:
                 _header, log, views = compaction.read_archive(f.read())
-            return log, views, _s(head)
+            return log, views, as_text(head)
         log, views = self.client.hmget(self.compacted_key(game_id), ["log", "views"])
         if log is None or views is None:
             return None
-        return base64.b85decode(log), base64.b85decode(views), _s(head)
+        return base64.b85decode(log), base64.b85decode(views), as_text(head)
 
     def _compacted_log(self, game_id: str) -> list[str] | None:
         blobs = self._compacted_blobs(game_id)
@@ -648,7 +646,7 @@ class RedisStore:
         version, last_hash = self.client.hmget(self.keys(game_id)[1], ["version", "hash"])
         if version is None:
             return StreamHead(0, GENESIS_HASH)
-        return StreamHead(int(version), _s(last_hash))
+        return StreamHead(int(version), as_text(last_hash))
 
     def command_result(self, game_id: str, command_id: str) -> AppendResult | None:
         check_game_id(game_id)
@@ -708,7 +706,7 @@ class RedisStore:
                 raise GameNotFound(game_id)
             if raw is None:
                 return None
-        pos, _, text = _s(raw).partition(":")
+        pos, _, text = as_text(raw).partition(":")
         return int(pos), text
 
     def get_views(self, game_id: str, names: Sequence[str]) -> list[tuple[int, str] | None]:
@@ -725,7 +723,7 @@ class RedisStore:
             if raw is None:
                 out.append(None)
                 continue
-            pos, _, text = _s(raw).partition(":")
+            pos, _, text = as_text(raw).partition(":")
             out.append((int(pos), text))
         return out
 
@@ -734,16 +732,16 @@ class RedisStore:
             rows = self.client.zrevrange(self._lobby, 0, max(limit, 1) - 1)
         else:
             rows = self.client.zrevrange(self._lobby, 0, -1)
-        ids = [_s(r) for r in rows]
+        ids = [as_text(r) for r in rows]
         pipe = self.client.pipeline(transaction=False)
         for gid in ids:
             pipe.hmget(self.keys(gid)[1], ["created", "status", "version"])
         out: list[GameEntry] = []
         for gid, (created, st, version) in zip(ids, pipe.execute(), strict=True):
-            st_s = None if st is None else _s(st)
+            st_s = None if st is None else as_text(st)
             if status is not None and st_s != status:
                 continue
-            created_s = "" if created is None else _s(created)
+            created_s = "" if created is None else as_text(created)
             out.append(GameEntry(gid, created_s, st_s, int(version) if version else 0))
             if len(out) >= limit:
                 break

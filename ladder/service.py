@@ -34,6 +34,7 @@ import redis
 from bots.base import bot_names
 from engine.rng import Rng
 from events.games import Games
+from events.text import text
 
 from .pairing import choose_table, seatings
 from .ratings import DEFAULT_PROVISIONAL_SIGMA, Entry, RatingTable, Result
@@ -101,10 +102,6 @@ class Ladders:
                     n += 1
         return n
 
-    @staticmethod
-    def _s(v: Any) -> str:
-        return v.decode() if isinstance(v, bytes) else str(v)
-
     # --- configuration -------------------------------------------------------------------
     def create(self, cfg: LadderConfig) -> LadderConfig:
         _check_name(cfg.name)
@@ -150,7 +147,7 @@ class Ladders:
                     continue
 
     def names(self) -> list[str]:
-        return sorted(self._s(n) for n in self.r.smembers(f"{self.prefix}:ladders"))
+        return sorted(text(n) for n in self.r.smembers(f"{self.prefix}:ladders"))
 
     def delete(self, name: str) -> int:
         """Delete a ladder: its configuration, entrants, results and ratings. Its running games
@@ -183,13 +180,13 @@ class Ladders:
 
     def entrants(self, name: str) -> dict[str, dict[str, Any]]:
         return {
-            self._s(k): json.loads(v) for k, v in self.r.hgetall(self._k(name, "entrants")).items()
+            text(k): json.loads(v) for k, v in self.r.hgetall(self._k(name, "entrants")).items()
         }
 
     # --- games ---------------------------------------------------------------------------
     def ladder_games(self, name: str) -> dict[str, dict[str, Any]]:
         return {
-            self._s(k): json.loads(v) for k, v in self.r.hgetall(self._k(name, "games")).items()
+            text(k): json.loads(v) for k, v in self.r.hgetall(self._k(name, "games")).items()
         }
 
     def running(self, name: str) -> list[str]:

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from events.text import text
 from ladder.service import account_active_key as active_key
 
 TOKEN_PREFIX = "rfgb_"
@@ -37,9 +38,6 @@ TOKEN_PREFIX = "rfgb_"
 def digest(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
-
-def _s(value: Any) -> str:
-    return value.decode("utf-8") if isinstance(value, bytes) else str(value)
 
 
 def seats_of(summary: dict[str, Any], account: str) -> list[int]:
@@ -77,7 +75,7 @@ class BotAccounts:
         return self.get(account) or {}, token
 
     def get(self, account: str) -> dict[str, Any] | None:
-        raw = {_s(k): _s(v) for k, v in self.client.hgetall(self._key(account)).items()}
+        raw = {text(k): text(v) for k, v in self.client.hgetall(self._key(account)).items()}
         if not raw:
             return None
         return {
@@ -95,18 +93,18 @@ class BotAccounts:
         if not token.startswith(TOKEN_PREFIX):
             return None
         raw = self.client.get(self._token_key(digest(token)))
-        return _s(raw) if raw is not None else None
+        return text(raw) if raw is not None else None
 
     def revoke(self, account: str) -> None:
         raw = self.client.hget(self._key(account), "token")
         now = datetime.now(UTC).isoformat().replace("+00:00", "Z")
         # the token stops working first (two slots on a cluster, so in that order, no MULTI)
         if raw:
-            self.client.delete(self._token_key(_s(raw)))
+            self.client.delete(self._token_key(text(raw)))
         self.client.hset(self._key(account), mapping={"token": "", "revoked_at": now})
 
     def active_games(self, account: str) -> list[str]:
-        return sorted(_s(g) for g in self.client.smembers(active_key(self.prefix, account)))
+        return sorted(text(g) for g in self.client.smembers(active_key(self.prefix, account)))
 
     def finished(self, account: str, game_id: str) -> None:
         self.client.srem(active_key(self.prefix, account), game_id)

@@ -45,12 +45,9 @@ from typing import Any
 
 from events import RedisStore
 from events.games import Games
+from events.text import text
 from service.accounts import BotAccounts, seats_of
 from service.sse import still_allowed
-
-
-def _s(value: Any) -> str:
-    return value.decode("utf-8") if isinstance(value, bytes) else str(value)
 
 
 def decision_id(game_id: str, seat: int, decision_version: int) -> str:
@@ -134,7 +131,7 @@ def decision_stream(
                 pipe.hget(meta(g)[1], "version")
             versions = pipe.execute() if active else []
             for g, raw in zip(active, versions, strict=True):
-                version = int(_s(raw)) if raw is not None else None
+                version = int(text(raw)) if raw is not None else None
                 if version is None or seen.get(g) == version:
                     continue
                 seen[g] = version

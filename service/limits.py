@@ -40,6 +40,7 @@ from limits.strategies import SlidingWindowCounterRateLimiter
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from events import is_cluster_url
+from events.text import text
 from service.errors import Problem, problem_response
 
 #: endpoints outside every limit (monitoring)
@@ -167,14 +168,14 @@ class Limits:
         if cap <= 0 or _is_admin():
             return
         key = self._open_key()
-        ids = [g.decode() if isinstance(g, bytes) else str(g) for g in self.client.zrange(key, 0, -1)]
+        ids = [text(g) for g in self.client.zrange(key, 0, -1)]
         if len(ids) < cap:
             return
         pipe = self.client.pipeline(transaction=False)
         for gid in ids:
             pipe.hget(store.keys(gid)[1], "status")
         closed = [gid for gid, st in zip(ids, pipe.execute(), strict=True)
-                  if st is None or (st.decode() if isinstance(st, bytes) else st) == "finished"]  # fmt: skip
+                  if st is None or text(st) == "finished"]  # fmt: skip
         if closed:
             self.client.zrem(key, *closed)
         if len(ids) - len(closed) >= cap:

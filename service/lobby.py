@@ -18,6 +18,7 @@ from datetime import datetime
 from typing import Any
 
 from events import RedisStore
+from events.text import text
 from service.errors import Problem
 from service.tokens import SeatTokens
 
@@ -31,9 +32,6 @@ class Page:
     items: list[tuple[dict[str, Any], set[int]]]  # (summary, claimed seats)
     next_cursor: str | None
 
-
-def _s(value: Any) -> str:
-    return value.decode("utf-8") if isinstance(value, bytes) else str(value)
 
 
 def encode_cursor(score: float, game_id: str) -> str:
@@ -73,7 +71,7 @@ def list_games(
     while True:
         rows = client.zrevrangebyscore(lobby, high, low, start=offset, num=BATCH, withscores=True)
         offset += len(rows)
-        entries = [(_s(m), float(sc)) for m, sc in rows]
+        entries = [(text(m), float(sc)) for m, sc in rows]
         if after is not None:  # skip what earlier pages returned (same score, id not below)
             entries = [e for e in entries if e[1] < after[0] or e[0] < after[1]]
         ids = [gid for gid, _ in entries]
@@ -105,7 +103,7 @@ def _exists_after(client: Any, lobby: str, low: float | str, last: tuple[float, 
     score, gid = last
     if client.zcount(lobby, low, f"({score!r}") > 0:
         return True
-    return any(_s(m) < gid for m in client.zrangebyscore(lobby, score, score))
+    return any(text(m) < gid for m in client.zrangebyscore(lobby, score, score))
 
 
 def _prune(store: RedisStore, lobby: str, game_ids: list[str]) -> None:
@@ -131,6 +129,6 @@ def _summaries(store: RedisStore, game_ids: list[str]) -> list[dict[str, Any] | 
         if raw is None:
             out.append(None)
             continue
-        _pos, _, text = _s(raw).partition(":")
-        out.append(json.loads(text))
+        _pos, _, body = text(raw).partition(":")
+        out.append(json.loads(body))
     return out

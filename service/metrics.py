@@ -41,6 +41,7 @@ from prometheus_client.registry import Collector
 
 from events import RedisStore
 from events.games import Games
+from events.text import text
 
 GAMES_CACHE_SECONDS = 30.0
 GAMES_SCAN_LIMIT = 200_000
@@ -127,10 +128,10 @@ class StoreCollector(Collector):
         for i in range(0, len(ids), _CHUNK):
             pipe = self.client.pipeline(transaction=False)
             for gid in ids[i : i + _CHUNK]:
-                pipe.hget(self.store.keys(gid.decode() if isinstance(gid, bytes) else gid)[1], "status")
+                pipe.hget(self.store.keys(text(gid))[1], "status")
             for st in pipe.execute():
                 if st is not None:
-                    tally[st.decode() if isinstance(st, bytes) else str(st)] += 1
+                    tally[text(st)] += 1
         self._games = (time.monotonic(), dict(tally))
         return dict(tally)
 

@@ -18,17 +18,15 @@ import hashlib
 import hmac
 import secrets
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from events import RedisStore
+from events.text import text
 
 
 def digest(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
-
-def _s(value: Any) -> str:
-    return value.decode("utf-8") if isinstance(value, bytes) else str(value)
 
 
 @dataclass(frozen=True)
@@ -78,7 +76,7 @@ class SeatTokens:
         pipe.hgetall(self.key(game_id))
         pipe.exists(self.store.keys(game_id)[1])
         raw, exists = pipe.execute()
-        digests = {int(_s(k).split(":", 1)[1]): _s(v) for k, v in raw.items()}
+        digests = {int(text(k).split(":", 1)[1]): text(v) for k, v in raw.items()}
         return SeatClaims(bool(exists), digests)
 
     def claimed_seats(self, game_ids: list[str]) -> list[set[int]]:
@@ -86,7 +84,7 @@ class SeatTokens:
         pipe = self.client.pipeline(transaction=False)
         for gid in game_ids:
             pipe.hkeys(self.key(gid))
-        return [{int(_s(k).split(":", 1)[1]) for k in keys} for keys in pipe.execute()]
+        return [{int(text(k).split(":", 1)[1]) for k in keys} for keys in pipe.execute()]
 
     def claim(self, game_id: str, seat: int) -> str | None:
         """A new token for the seat, or None if the seat was claimed before."""
@@ -101,7 +99,7 @@ class SeatTokens:
         holder's token (the rotation fails with "stale" if another rotation came first), None
         for the admin. Returns (outcome, new token or None)."""
         token = secrets.token_urlsafe(32)
-        out = _s(self._rotate(keys=[self.key(game_id), self.store.keys(game_id)[1]],
+        out = text(self._rotate(keys=[self.key(game_id), self.store.keys(game_id)[1]],
                               args=[f"seat:{seat}", digest(token), digest(old) if old else ""]))  # fmt: skip
         if out != "ok":
             return out, None  # type: ignore[return-value]

@@ -26,13 +26,12 @@ import time
 import zlib
 from typing import Any
 
+from events.text import text
+
 #: shards of the agenda (fixed: games are found by it). 16 spreads over any cluster up to 16
 #: masters; on a single Redis it costs 16 small reads per sweep.
 SHARDS = 16
 
-
-def _text(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)
 
 
 def shard_of(game_id: str) -> int:
@@ -86,7 +85,7 @@ class Agenda:
         pipe = self.client.pipeline(transaction=False)
         for shard in range(SHARDS):
             pipe.zrangebyscore(self.done_key(shard), "-inf", when, start=0, num=limit)
-        out = [_text(g) for rows in pipe.execute() for g in rows]
+        out = [text(g) for rows in pipe.execute() for g in rows]
         return out[:limit]
 
     def compacted(self, game_id: str) -> None:
@@ -102,8 +101,8 @@ class Agenda:
         replies = pipe.execute()
         out: list[tuple[str, float, int | None]] = []
         for rows, seen_map in zip(replies[::2], replies[1::2], strict=True):
-            versions = {_text(k): int(v) for k, v in seen_map.items()}
-            out += [(_text(g), float(s), versions.get(_text(g))) for g, s in rows]
+            versions = {text(k): int(v) for k, v in seen_map.items()}
+            out += [(text(g), float(s), versions.get(text(g))) for g, s in rows]
         return out
 
     def contains(self, game_ids: list[str]) -> list[bool]:

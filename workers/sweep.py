@@ -33,8 +33,9 @@ from typing import Any
 import redis
 
 from events import GameNotFound
+from events.text import text
 
-from .agenda import Agenda, _text
+from .agenda import Agenda
 from .dispatch import keeper_key
 from .ladders import LadderScheduler
 from .runtime import Runtime
@@ -131,7 +132,7 @@ class Sweeper:
                 self.rt.queue_client.set(self.queue_marker, token)
                 return False
         marker = self.rt.queue_client.get(self.queue_marker)
-        if marker is not None and _text(marker) == _text(epoch):
+        if marker is not None and text(marker) == text(epoch):
             return False
         self.rt.queue_client.set(self.queue_marker, epoch)
         return True
@@ -144,7 +145,7 @@ class Sweeper:
 
     def _reconcile(self, now: float, full: bool) -> None:
         low: Any = "-inf" if full else now - self.rt.settings.reconcile_window
-        games = [_text(g) for g in self.rt.client.zrangebyscore(self.lobby_key, low, "+inf")]
+        games = [text(g) for g in self.rt.client.zrangebyscore(self.lobby_key, low, "+inf")]
         if not games:
             return
         known = self.agenda.contains(games)
@@ -157,7 +158,7 @@ class Sweeper:
         active = [
             g
             for g, (version, status) in zip(fresh, pipe.execute(), strict=True)
-            if version is not None and int(version) > 0 and _text(status or b"") == "active"
+            if version is not None and int(version) > 0 and text(status or b"") == "active"
         ]
         if active:
             log.info("sweep: %d active game(s) not on the agenda yet: %s", len(active),
