@@ -24,7 +24,8 @@ from typing import Any
 import redis
 
 from events import RedisStore
-from events.games import Games, Viewer
+from events.games import Games
+from events.projections import Viewer
 
 PAGE = 200
 #: what redis-py raises while Redis is down, restarting or stalled

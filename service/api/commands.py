@@ -21,7 +21,7 @@ from __future__ import annotations
 from flask import Blueprint, Response
 
 from engine.state import canonical_json
-from events.games import feed_item
+from events.projections import feed_item
 from service.auth import require_seat
 from service.backend import backend
 from service.errors import Problem

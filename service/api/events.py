@@ -15,7 +15,7 @@ import re
 
 from flask import Blueprint, Response, current_app, request
 
-from events.games import Viewer
+from events.projections import Viewer
 from service.auth import credential_check, require_seat
 from service.backend import backend
 from service.errors import Problem

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 
 from flask import Blueprint, Response, current_app, request
 
-from events.games import Viewer
+from events.projections import Viewer
 from events.replay import Verdict, verify_stream
 from service.auth import bearer_token, is_admin, require_seat
 from service.backend import backend

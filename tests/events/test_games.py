@@ -12,7 +12,8 @@ import engine
 from bots import get_bot
 from engine.rng import Rng
 from events import ConcurrencyConflict, RedisStore, verify_chain
-from events.games import Games, render_views
+from events.games import Games
+from events.projections import render_views
 from events.replay import verify_text
 from tests.engine.secrecy import check_event, check_view
 
@@ -271,7 +272,7 @@ def test_live_export_is_the_viewers_redacted_feed(store: RedisStore) -> None:
 def test_a_seat_view_is_the_seats_observe_with_the_clock() -> None:
     """The stored seat part and the public view make exactly the seat's view, at every step."""
     from bots.arena import play_game
-    from events.games import seat_view
+    from events.projections import seat_view
 
     seen = [0]
 
