@@ -26,6 +26,7 @@ test: install
 
 lint: install
 	$(BIN)/ruff check engine bots events rfgcli ladder service workers tests bench
+	$(BIN)/ruff format --check engine bots events rfgcli ladder service workers tests bench clients
 	$(BIN)/mypy engine bots events service workers ladder rfgcli
 	$(BIN)/lint-imports  # the layers import one way (contracts in pyproject.toml)
 

@@ -88,7 +88,9 @@ def start_gunicorn(target: str, port: int, env: dict[str, str], workers: int,
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:
-            status, _ = request(port, "GET", "/hello" if target.startswith("bench.api:hello") else "/healthz")
+            status, _ = request(
+                port, "GET", "/hello" if target.startswith("bench.api:hello") else "/healthz"
+            )
             if status == 200:
                 return proc
         except OSError:
@@ -305,6 +307,7 @@ def run_open_loop(mode: str, port: int, rate: float, seconds: float, work: list[
     server_after = _cpu_seconds(cpu_of or [])
     lat = sorted(x for r in results for x in r[2])
     ok = sum(r[0] for r in results)
+
     def pct(q: float) -> float:  # nearest rank
         return lat[min(len(lat) - 1, max(0, math.ceil(q * len(lat)) - 1))] * 1000 if lat else 0.0
 
@@ -338,8 +341,10 @@ def open_loop_main(args: argparse.Namespace, processes: int, hello_port: int, ap
         print(f"{name:22}{x['rps']:10.0f}{x['p50_ms']:10.2f}{x['p99_ms']:10.2f}"
               f"{x['p999_ms']:10.2f}{x['errors']:8.0f}{x['late']:8.0f}"
               f"{_us(x.get('server_cpu_us')):>16}")  # fmt: skip
-    print("(late: requests the client itself sent more than 1 ms after they were due - a client "
-          "too slow for the rate; server CPU: gunicorn workers, plus Redis for commands)")
+    print(
+        "(late: requests the client itself sent more than 1 ms after they were due - a client "
+        "too slow for the rate; server CPU: gunicorn workers, plus Redis for commands)"
+    )
 
 
 def run_load(mode: str, port: int, clients: int, seconds: float, work: list[Any],
@@ -350,7 +355,7 @@ def run_load(mode: str, port: int, clients: int, seconds: float, work: list[Any]
     jobs = []
     k = 0
     for n in per:
-        jobs.append((mode, port, n, start_at, stop_at, work[k:k + n] if work else []))
+        jobs.append((mode, port, n, start_at, stop_at, work[k : k + n] if work else []))
         k += n
     ctx = multiprocessing.get_context("fork")
     server_before = _cpu_seconds(cpu_of or [])
@@ -415,7 +420,12 @@ def main() -> None:
     store, tmp = pick_store(args.url)
     prefix = f"bench{uuid.uuid4().hex[:8]}"
     # limits off: one client drives the benchmark far past any per-address limit
-    env = {"REDIS_URL": store, "RFG_STORE_PREFIX": prefix, "RFG_ADMIN_TOKEN": ADMIN, "RFG_RATE_LIMITS": "0"}
+    env = {
+        "REDIS_URL": store,
+        "RFG_STORE_PREFIX": prefix,
+        "RFG_ADMIN_TOKEN": ADMIN,
+        "RFG_RATE_LIMITS": "0",
+    }
     threads = f" x {args.threads} threads" if args.worker_class == "gthread" else ""
     print(f"store {store.split('?')[0]}  clients {args.clients} ({processes} processes)  "
           f"gunicorn {args.workers} {args.worker_class} workers{threads}  {args.rounds} rounds of "
@@ -463,10 +473,14 @@ def main() -> None:
     for name, x in (("hello world GET", h), ("command POST", c)):
         print(f"{name:22}{x['rps']:10.0f}{x['p50_ms']:10.2f}{x['p99_ms']:10.2f}{x['errors']:8.0f}"
               f"{_us(x.get('server_cpu_us')):>16}{_us(x.get('client_cpu_us')):>16}")  # fmt: skip
-    print(f"commands/s = {c['rps'] / h['rps']:.0%} of hello world (target >= 40%); "
-          f"command p99 {c['p99_ms']:.1f} ms (target < 50 ms)")
-    print("(server CPU: the gunicorn workers, plus Redis for commands when it runs on this "
-          "machine; client CPU: the load processes; user + system time per request)")
+    print(
+        f"commands/s = {c['rps'] / h['rps']:.0%} of hello world (target >= 40%); "
+        f"command p99 {c['p99_ms']:.1f} ms (target < 50 ms)"
+    )
+    print(
+        "(server CPU: the gunicorn workers, plus Redis for commands when it runs on this "
+        "machine; client CPU: the load processes; user + system time per request)"
+    )
 
 
 def _us(value: float | None) -> str:
@@ -520,7 +534,7 @@ def cleanup(store: str, prefix: str) -> None:
     client = events.connect(store)
     keys = list(client.scan_iter(match=f"{prefix}:*", count=1000))
     for i in range(0, len(keys), 1000):
-        client.delete(*keys[i:i + 1000])
+        client.delete(*keys[i : i + 1000])
 
 
 if __name__ == "__main__":

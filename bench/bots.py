@@ -39,7 +39,9 @@ class Timed:
         self.iterations = 0
         self.slowest = 0.0
 
-    def act(self, decision: dict[str, Any], view: dict[str, Any] | None, rng: Rng) -> dict[str, Any]:
+    def act(
+        self, decision: dict[str, Any], view: dict[str, Any] | None, rng: Rng
+    ) -> dict[str, Any]:
         t0 = time.process_time()
         out = self.bot.act(decision, view, rng)
         dt = time.process_time() - t0

@@ -73,7 +73,9 @@ def parts(profiler: Profiler) -> dict[str, float]:
     return out
 
 
-def run_worker(args: argparse.Namespace, client: Any, prefix: str) -> tuple[int, Profiler, float, float]:
+def run_worker(
+    args: argparse.Namespace, client: Any, prefix: str
+) -> tuple[int, Profiler, float, float]:
     from workers import Runtime, WorkerSettings, install
     from workers.dispatch import next_plan, plans
     from workers.turns import play
@@ -98,7 +100,9 @@ def run_worker(args: argparse.Namespace, client: Any, prefix: str) -> tuple[int,
     return n, prof, wall, cpu
 
 
-def run_api(args: argparse.Namespace, client: Any, prefix: str) -> tuple[int, Profiler, float, float]:
+def run_api(
+    args: argparse.Namespace, client: Any, prefix: str
+) -> tuple[int, Profiler, float, float]:
     sys.path.insert(0, str(ROOT / "bench"))
     from api import script_for  # bench/api.py: a random bot's commands with their versions
 

@@ -58,8 +58,10 @@ def main() -> None:
                     help="rules version to play (default: the current one; 2 is the last with the "
                          "SplitMix64 generator, for comparing the keyed generator's cost)")  # fmt: skip
     args = ap.parse_args()
-    print(f"engine benchmark: {args.games} random-bot games per player count, rules "
-          f"{args.rules or 'current'}, one core (CPU time of this process)\n")
+    print(
+        f"engine benchmark: {args.games} random-bot games per player count, rules "
+        f"{args.rules or 'current'}, one core (CPU time of this process)\n"
+    )
     print(f"{'players':>7} {'games/s':>9} {'events/s':>10} {'events/game':>12} {'rounds/game':>12}")
     all_recs = {}
     for n in (2, 3, 4, 5):

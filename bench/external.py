@@ -143,7 +143,9 @@ def main() -> None:
     print(f"external bots: 4 x examples/random_bot.py on a 4-player ladder ({args.concurrency} games "
           f"in flight), API gunicorn {args.api_workers} gthread x {args.threads}, 1 rfg worker, "
           f"store {args.url}")  # fmt: skip
-    print(f"  ladder games recorded: {results} in {wall:.1f} s = {results / wall * 3600:,.0f} games/h")
+    print(
+        f"  ladder games recorded: {results} in {wall:.1f} s = {results / wall * 3600:,.0f} games/h"
+    )
     print(f"  decision delay, append -> bot's stream (n={len(delays)}): p50 {pct(delays, .5):.1f} ms, "
           f"p90 {pct(delays, .9):.1f} ms, p99 {pct(delays, .99):.1f} ms")  # fmt: skip
     print(f"  logs: {logdir}")

@@ -105,7 +105,9 @@ def play_seat0(bases: list[str], gid: str, seed: int, think: float, lat: list[fl
         cmd = bot.act(decision, None, rng)
         t0 = time.perf_counter()
         try:
-            api.submit(gid, 0, cmd, command_id=f"b{n}", expected_version=mine["version"], token=token)
+            api.submit(
+                gid, 0, cmd, command_id=f"b{n}", expected_version=mine["version"], token=token
+            )
         except ApiError as exc:
             if exc.status != 409:
                 raise
@@ -214,7 +216,9 @@ def main() -> int:
     ap.add_argument("--api", type=int, default=2, help="API processes")
     ap.add_argument("--workers", type=int, default=2, help="rfg worker processes")
     ap.add_argument("--setups", default="single,cluster")
-    ap.add_argument("--think", type=float, default=0.0, help="seconds the client waits per decision")
+    ap.add_argument(
+        "--think", type=float, default=0.0, help="seconds the client waits per decision"
+    )
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     random.seed(1)
@@ -230,7 +234,11 @@ def main() -> int:
     keys = [k for k in rows[0] if k not in ("setup", "errors")]
     print(f"{args.games} games (2 players: HTTP client + heuristic bot), {args.concurrency} in flight, "
           f"{args.api} API processes, {args.workers} workers")  # fmt: skip
-    print(f"{'':34}" + "".join(f"{r['setup']:>14}" for r in rows) + ("   cluster/single" if len(rows) == 2 else ""))
+    print(
+        f"{'':34}"
+        + "".join(f"{r['setup']:>14}" for r in rows)
+        + ("   cluster/single" if len(rows) == 2 else "")
+    )
     for k in keys:
         vals = [r[k] for r in rows]
         ratio = ""

@@ -44,7 +44,12 @@ class GalaxyEnv:
     ) -> None:
         if not 0 <= seat < players:
             raise ValueError(f"seat must be 0..{players - 1}")
-        self.players, self.seat, self.max_rounds, self.n_actions = players, seat, max_rounds, actions
+        self.players, self.seat, self.max_rounds, self.n_actions = (
+            players,
+            seat,
+            max_rounds,
+            actions,
+        )
         others = [o if not isinstance(o, str) else get_bot(o) for o in opponents]
         self.bots: dict[int, Bot] = {}
         k = 0

@@ -30,7 +30,9 @@ class HeuristicBot:
     name = "heuristic"
     needs_view = True
 
-    def act(self, decision: dict[str, Any], view: dict[str, Any] | None, rng: Rng) -> dict[str, Any]:
+    def act(
+        self, decision: dict[str, Any], view: dict[str, Any] | None, rng: Rng
+    ) -> dict[str, Any]:
         assert view is not None, "the heuristic bot needs its seat's view"
         kind = decision["kind"]
         method = getattr(self, "_" + kind, None)
@@ -54,11 +56,15 @@ class HeuristicBot:
         return {"kind": "start_tiles", "development": best["development"]}
 
     # --- assign --------------------------------------------------------------------------------
-    def _phase_values(self, me: dict[str, Any], view: dict[str, Any], count: dict[str, int]) -> dict[str, float]:
+    def _phase_values(
+        self, me: dict[str, Any], view: dict[str, Any], count: dict[str, int]
+    ) -> dict[str, float]:
         cz = me["construction"]
         goods = sum(len(g) for g in me["goods"].values())
         free_worlds = sum(
-            1 for w in me["worlds"] if w["color"] not in (None, "gray") and w["card"] not in me["goods"]
+            1
+            for w in me["worlds"]
+            if w["color"] not in (None, "gray") and w["card"] not in me["goods"]
         )
         late = view["vp_pool"] <= 4 * len(view["players"])
         vals: dict[str, float] = {}
@@ -69,9 +75,13 @@ class HeuristicBot:
                 continue
             have = len(stack["dice"]) + count[ph]
             need = top["cost"] - have
-            vals[ph] = (top["cost"] + (2.5 if ph == "settle" else 1.5)) / (1 + max(need - 1, 0)) + 0.3 * have
+            vals[ph] = (top["cost"] + (2.5 if ph == "settle" else 1.5)) / (
+                1 + max(need - 1, 0)
+            ) + 0.3 * have
         vals["produce"] = 2.2 * min(free_worlds, count["produce"] + 1) if free_worlds else -5.0
-        vals["ship"] = (2.0 + (1.5 if late else 0.5)) * min(goods, count["ship"] + 1) if goods else -5.0
+        vals["ship"] = (
+            (2.0 + (1.5 if late else 0.5)) * min(goods, count["ship"] + 1) if goods else -5.0
+        )
         tiles = cz["development"]["count"] + cz["world"]["count"]
         vals["explore"] = 1.5 + (2.5 if tiles <= 1 else 0) + (2.0 if me["credits"] <= 2 else 0)
         return vals
@@ -83,13 +93,16 @@ class HeuristicBot:
         me = _me(view)
         col = {x["die"]: x["column"] for x in d["dice"]}
         wild = set(d["wild_dice"])
-        count = {ph: sum(1 for die, c in col.items() if c == ph and die not in wild) for ph in PHASES}
+        count = {
+            ph: sum(1 for die, c in col.items() if c == ph and die not in wild) for ph in PHASES
+        }
         vals = self._phase_values(me, view, count)
         best = phase or max(PHASES, key=lambda ph: (vals[ph], -PHASES.index(ph)))
         # wild dice join the phase we select
         wild_moves = [{"die": die, "to": best} for die in sorted(wild)]
         for die in wild:
             col[die] = best
+
         # the selector: a die from the column we value least (its face is then ignored)
         def worth(die: int) -> float:
             c = col[die]
@@ -97,7 +110,11 @@ class HeuristicBot:
 
         selector = min(sorted(col), key=worth)
         col[selector] = best
-        cmd: dict[str, Any] = {"kind": "assign", "select": {"die": selector, "phase": best}, "wild": wild_moves}
+        cmd: dict[str, Any] = {
+            "kind": "assign",
+            "select": {"die": selector, "phase": best},
+            "wild": wild_moves,
+        }
         colors = {x["die"]: x["color"] for x in d["dice"]}
         uses: list[dict[str, Any]] = []
         # Reassign powers first: move workers out of columns we do not expect to happen into ours
@@ -118,12 +135,15 @@ class HeuristicBot:
                 and (not src.get("phases") or c in src["phases"])
             ][: m["count_max"]]
             if len(movers) >= m["count_min"]:
-                uses.append({"via": m["via"], "moves": [{"die": die, "to": best} for die in movers]})
+                uses.append(
+                    {"via": m["via"], "moves": [{"die": die, "to": best} for die in movers]}
+                )
                 for die in movers:
                     col[die] = best
         # Dictate: park a worker from a useless column, move another useless one into our phase
         useless = sorted(
-            (die for die, c in col.items() if die != selector and vals[c] < 0 and c != best), key=worth
+            (die for die, c in col.items() if die != selector and vals[c] < 0 and c != best),
+            key=worth,
         )
         if len(useless) >= 2 and any(m["via"] == "dictate" for m in d["means"]):
             park, mover = useless[0], useless[1]
@@ -147,7 +167,12 @@ class HeuristicBot:
             for t in stack.get("tiles", [])[1:]:
                 if t["cost"] >= 5:
                     abandon.append(t["tile"])
-        return {"kind": "explore", "task": "scout", "explorer": explorers[-1]["die"], "abandon": abandon[:2]}
+        return {
+            "kind": "explore",
+            "task": "scout",
+            "explorer": explorers[-1]["die"],
+            "abandon": abandon[:2],
+        }
 
     def _place_tiles(self, d: dict[str, Any], view: dict[str, Any], rng: Rng) -> dict[str, Any]:
         from engine.catalogue import dev_card, world_card
@@ -225,12 +250,16 @@ class HeuristicBot:
             else:
                 s = max(shippers, key=consume_vp)
             shippers.remove(s)
-            tasks.append({"shipper": s["die"], "good": g["die"], "action": "trade" if trade else "consume"})
+            tasks.append(
+                {"shipper": s["die"], "good": g["die"], "action": "trade" if trade else "consume"}
+            )
         return {"kind": "ship", "tasks": tasks}
 
     # --- manage --------------------------------------------------------------------------------
     def _manage(self, d: dict[str, Any], view: dict[str, Any], rng: Rng) -> dict[str, Any]:
-        citizens = sorted(d["citizenry"], key=lambda x: (-RECRUIT_ORDER.get(x["color"], 0), x["die"]))
+        citizens = sorted(
+            d["citizenry"], key=lambda x: (-RECRUIT_ORDER.get(x["color"], 0), x["die"])
+        )
         recruit = sorted(x["die"] for x in citizens[: d["recruit_count"]])
         recall: list[int] = []
         if d["cup"] + len(recruit) == 0 and d["recallable"]:

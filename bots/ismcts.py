@@ -114,7 +114,9 @@ class IsmctsBot:
         if iterations is None and millis is None:
             raise ValueError("a budget is needed: iterations or millis")
         if millis is not None and clock is None:
-            raise ValueError("a millis budget needs a clock (bots read no clock: pass time.process_time)")
+            raise ValueError(
+                "a millis budget needs a clock (bots read no clock: pass time.process_time)"
+            )
         if rollout not in ("heuristic", "random"):
             raise ValueError("rollout is 'heuristic' or 'random'")
         self.iterations = iterations

@@ -195,7 +195,9 @@ def _phase_started(state: GameState, e: Event) -> None:
 @folds("PhaseEnded")
 def _phase_ended(state: GameState, e: Event) -> None:
     if e["phase"] != state.step:
-        raise InvalidEvent(f"PhaseEnded: {e['phase']} ends, but the phase under way is {state.step}")
+        raise InvalidEvent(
+            f"PhaseEnded: {e['phase']} ends, but the phase under way is {state.step}"
+        )
     if e["phase"] == "explore":
         state.bag = sorted(state.bag + state.abandoned)
         state.abandoned = []

@@ -105,7 +105,9 @@ _KEYED_LIMIT = 1024
 def _keyed_hash(tagged_key: int) -> Any:
     if len(_KEYED) >= _KEYED_LIMIT:
         _KEYED.clear()
-    h = _KEYED[tagged_key] = _blake2b(digest_size=8, key=(tagged_key & _KEY_MASK).to_bytes(32, "big"))
+    h = _KEYED[tagged_key] = _blake2b(
+        digest_size=8, key=(tagged_key & _KEY_MASK).to_bytes(32, "big")
+    )
     return h
 
 

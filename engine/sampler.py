@@ -205,7 +205,9 @@ class Sampler:
                             faces.append((int(d["die"]), d["face"]))
             self.shown_faces.append(faces)
         self.unseen_tiles = [t for t in TILE_IDS if t not in shown_tiles]
-        self.unseen_dice = {c: [d for d in DICE_OF_COLOR[c] if d not in shown_dice] for c in DIE_COLORS}
+        self.unseen_dice = {
+            c: [d for d in DICE_OF_COLOR[c] if d not in shown_dice] for c in DIE_COLORS
+        }
         self.bag = int(view["bag"])
         self.abandoned = int(view["abandoned"])
         below = sum(a + b for a, b in self.hidden_below)

@@ -138,7 +138,9 @@ def validate(spec: Any) -> None:
     for key in ("name", "rule", "expect_at"):
         if key in spec:
             _text(spec[key], key)
-    if "seed" in spec and (isinstance(spec["seed"], bool) or not isinstance(spec["seed"], str | int)):
+    if "seed" in spec and (
+        isinstance(spec["seed"], bool) or not isinstance(spec["seed"], str | int)
+    ):
         raise ScenarioError(f"seed: must be text or a number, not {_type_name(spec['seed'])}")
     for key in ("powers", "expect_events"):
         for j, x in enumerate(_list(spec.get(key, []), key)):

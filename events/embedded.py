@@ -106,7 +106,9 @@ def _dir_lock(data_dir: Path) -> Iterator[None]:
 def _control_client(socket: Path) -> redis.Redis:
     """A client that fails fast: no retries (redis-py retries with backoff by default)."""
     return redis.Redis(
-        unix_socket_path=str(socket), socket_connect_timeout=1, socket_timeout=5,
+        unix_socket_path=str(socket),
+        socket_connect_timeout=1,
+        socket_timeout=5,
         retry=Retry(NoBackoff(), 0),
     )
 

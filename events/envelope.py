@@ -48,7 +48,6 @@ _FIELDS = (
 _RESERVED_EVENT_KEYS = ("type", "v")
 
 
-
 def iso_utc(moment: datetime) -> str:
     """Format an aware datetime as the ISO-8601 UTC string envelopes carry (``...Z``)."""
     if moment.tzinfo is None:

@@ -15,7 +15,21 @@ from typing import Any
 from .text import text
 
 #: upper bounds in seconds (Prometheus' ``le``); the last bucket is +Inf
-BUCKETS: tuple[float, ...] = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
+BUCKETS: tuple[float, ...] = (
+    0.005,
+    0.01,
+    0.025,
+    0.05,
+    0.1,
+    0.25,
+    0.5,
+    1.0,
+    2.5,
+    5.0,
+    10.0,
+    30.0,
+    60.0,
+)
 KINDS = ("bot", "timeout")
 
 

@@ -224,7 +224,6 @@ def is_cluster(client: Any) -> bool:
     return isinstance(client, RedisCluster)
 
 
-
 def _entry_text(fields: Mapping[Any, Any]) -> Any:
     """The envelope JSON of one stream entry (bytes or str keys, as the client decodes)."""
     return fields.get(b"e") if b"e" in fields else fields.get("e")

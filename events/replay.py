@@ -288,9 +288,13 @@ class _Check:
             raise _Stop("inconsistent", env.seq, f"sequence number {env.seq} where {expected} was "
                         "expected (events repeated or out of order)")  # fmt: skip
         if not _HASH_RE.match(env.hash) or not _HASH_RE.match(env.prev_hash):
-            raise _Stop("inconsistent", env.seq, "hash and prev_hash must be 64 lowercase hex digits")
+            raise _Stop(
+                "inconsistent", env.seq, "hash and prev_hash must be 64 lowercase hex digits"
+            )
         if env.prev_hash != self.link:
-            raise _Stop("inconsistent", env.seq, "prev_hash does not link to the previous event's hash")
+            raise _Stop(
+                "inconsistent", env.seq, "prev_hash does not link to the previous event's hash"
+            )
         if env.compute_hash() != env.hash:
             raise _Stop("inconsistent", env.seq, "the hash does not match the event's content "
                         "(altered event)")  # fmt: skip
@@ -323,12 +327,16 @@ class _Check:
             self._command(batch, first, cid, last)
         self.v.events = first + len(batch) - 1
 
-    def _creation(self, batch: list[dict[str, Any]], first: int, cid: str | None, last: bool) -> None:
+    def _creation(
+        self, batch: list[dict[str, Any]], first: int, cid: str | None, last: bool
+    ) -> None:
         head = batch[0]
         if head["type"] != "GameCreated" or not {"seed", "players", "options"} <= set(head):
             raise _Stop("inconsistent", 1, "the log does not start with GameCreated carrying the "
                         "revealed seed")  # fmt: skip
-        if self.v.mode == "envelopes" and (cid != CREATE_COMMAND_ID or self.batch_actor != "system"):
+        if self.v.mode == "envelopes" and (
+            cid != CREATE_COMMAND_ID or self.batch_actor != "system"
+        ):
             raise _Stop("inconsistent", 1, f"the creation batch has command id {cid!r}, not "
                         f"{CREATE_COMMAND_ID!r}, or actor {self.batch_actor!r}, not 'system'")  # fmt: skip
         _want(head["seed"], str, "GameCreated: field seed", 1)
@@ -349,7 +357,9 @@ class _Check:
                       "seed produces")  # fmt: skip
         self.state = engine.replay(created)
 
-    def _command(self, batch: list[dict[str, Any]], first: int, cid: str | None, last: bool) -> None:
+    def _command(
+        self, batch: list[dict[str, Any]], first: int, cid: str | None, last: bool
+    ) -> None:
         state = self.state
         assert state is not None
         rec = batch[0]
@@ -382,7 +392,9 @@ class _Check:
         actor = self.batch_actor
         m = _SEAT_ACTOR_RE.match(actor)
         if m and int(m.group(1)) != seat:
-            raise _Stop("inconsistent", first, f"actor {actor!r} submitted a command of seat {seat}")
+            raise _Stop(
+                "inconsistent", first, f"actor {actor!r} submitted a command of seat {seat}"
+            )
         if not m and not (actor.startswith("bot:") or actor == "timeout"):
             raise _Stop("inconsistent", first, f"actor {actor!r} is not a seat, a bot or the "
                         "timeout policy")  # fmt: skip

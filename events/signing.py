@@ -91,7 +91,9 @@ def _private_from_text(text: str, where: str) -> Ed25519PrivateKey:
         try:
             key = serialization.load_pem_private_key(text.encode("ascii"), password=None)
         except (ValueError, TypeError) as exc:
-            raise SigningKeyError(f"{where}: not a readable unencrypted PEM private key ({exc})") from None
+            raise SigningKeyError(
+                f"{where}: not a readable unencrypted PEM private key ({exc})"
+            ) from None
         if not isinstance(key, Ed25519PrivateKey):
             raise SigningKeyError(f"{where}: the key is not an Ed25519 key; make one with "
                                   "`openssl genpkey -algorithm ed25519`")  # fmt: skip
@@ -120,7 +122,9 @@ def load_signer(environ: Mapping[str, str] | None = None) -> Signer:
     """The server's signing key (see the module docstring for where it comes from)."""
     env = os.environ if environ is None else environ
     if env.get("RFG_SIGNING_KEY"):
-        return Signer(_private_from_text(env["RFG_SIGNING_KEY"], "RFG_SIGNING_KEY"), "RFG_SIGNING_KEY")
+        return Signer(
+            _private_from_text(env["RFG_SIGNING_KEY"], "RFG_SIGNING_KEY"), "RFG_SIGNING_KEY"
+        )
     path = Path(env["RFG_SIGNING_KEY_FILE"]) if env.get("RFG_SIGNING_KEY_FILE") else None
     if path is None:
         path = data_dir(env) / "signing-key.pem"

@@ -185,9 +185,7 @@ class Ladders:
 
     # --- games ---------------------------------------------------------------------------
     def ladder_games(self, name: str) -> dict[str, dict[str, Any]]:
-        return {
-            text(k): json.loads(v) for k, v in self.r.hgetall(self._k(name, "games")).items()
-        }
+        return {text(k): json.loads(v) for k, v in self.r.hgetall(self._k(name, "games")).items()}
 
     def running(self, name: str) -> list[str]:
         return [g for g, info in self.ladder_games(name).items() if info["status"] == "active"]

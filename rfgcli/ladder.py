@@ -127,11 +127,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         ladders = _ladders(args.url, args.prefix)
         if args.action == "create":
-            tc = (
-                {"per_decision": args.seconds_per_decision}
-                if args.seconds_per_decision
-                else {}
-            )
+            tc = {"per_decision": args.seconds_per_decision} if args.seconds_per_decision else {}
             cfg = ladders.create(LadderConfig(args.name, players=args.players or [4], concurrency=args.concurrency,
                                               duplicate=args.duplicate, time_control=tc))  # fmt: skip
             print(json.dumps(cfg.to_dict(), sort_keys=True))
@@ -149,7 +145,11 @@ def run(args: argparse.Namespace) -> int:
         elif args.action in ("pause", "resume"):
             cfg = ladders.update(args.name, paused=args.action == "pause")
             running = len(ladders.running(args.name))
-            state = "paused: no new game starts" if cfg.paused else "resumed: the workers start its games"
+            state = (
+                "paused: no new game starts"
+                if cfg.paused
+                else "resumed: the workers start its games"
+            )
             print(f"ladder {args.name} {state} ({running} running)")
         elif args.action == "delete":
             from workers.ladders import scheduling_lock
@@ -196,7 +196,9 @@ def _run(ladders: Any, args: argparse.Namespace) -> int:
     from ladder.service import LadderError
 
     if ladders.config(args.name).paused:
-        raise LadderError(f"ladder {args.name!r} is paused; run 'rfg ladder resume {args.name}' first")
+        raise LadderError(
+            f"ladder {args.name!r} is paused; run 'rfg ladder resume {args.name}' first"
+        )
     target = args.games
     mine: set[str] = set()
     done = 0

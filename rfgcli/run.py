@@ -184,7 +184,9 @@ def run(args: argparse.Namespace) -> int:
                 "--config", "python:service.gunicorn_conf", "rfgcli.wsgi:create_app()"]  # fmt: skip
     worker_cmd = [sys.executable, "-m", "rfgcli.main", "worker"]
     api = Child("the API (gunicorn)", gunicorn, env)
-    workers = [Child(f"worker {i + 1}", worker_cmd, dict(os.environ)) for i in range(args.bot_workers)]
+    workers = [
+        Child(f"worker {i + 1}", worker_cmd, dict(os.environ)) for i in range(args.bot_workers)
+    ]
     sup = Supervisor(api, workers, args.grace)
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, sup.on_signal)

@@ -70,14 +70,14 @@ def parse(text: str, *, json_syntax: bool = False) -> dict[str, Any]:
     except scenario.ScenarioError:
         raise
     except RecursionError:
-        raise scenario.ScenarioError(
-            f"nested more than {scenario.MAX_DEPTH} levels deep"
-        ) from None
+        raise scenario.ScenarioError(f"nested more than {scenario.MAX_DEPTH} levels deep") from None
     except yaml.YAMLError as exc:
         where = getattr(exc, "problem_mark", None)
         line = f"line {where.line + 1}: " if where is not None else ""
         problem = getattr(exc, "problem", None) or str(exc)
-        raise scenario.ScenarioError(f"{line}not valid YAML: {' '.join(str(problem).split())}") from None
+        raise scenario.ScenarioError(
+            f"{line}not valid YAML: {' '.join(str(problem).split())}"
+        ) from None
     except ValueError as exc:  # json.JSONDecodeError, integers with too many digits
         problem = "a number has too many digits" if "digits" in str(exc) else str(exc)
         raise scenario.ScenarioError(

@@ -76,8 +76,9 @@ def run(args: argparse.Namespace) -> int:
     out = sys.stdout
     for i in range(args.games):
         seed = arena.game_seed(args.seed, i)
-        rec = arena.play_game(seed, args.players, bots, options, max_rounds=args.max_rounds,
-                              rules=args.rules)
+        rec = arena.play_game(
+            seed, args.players, bots, options, max_rounds=args.max_rounds, rules=args.rules
+        )
         summary = rec.summary()
         if args.export:
             path = os.path.join(args.export, f"game-{i:05d}.jsonl")

@@ -32,7 +32,9 @@ def add_parser(sub: Any) -> None:
                         help="store URL (default: $RFG_STORE_URL, $REDIS_URL, else the embedded server in ./run/redis)")  # fmt: skip
     ss = p.add_subparsers(dest="action", required=True)
     ss.add_parser("status", parents=[common], help="is the store up? (exit 0 yes, 3 no)")
-    st = ss.add_parser("stop", parents=[common], help="stop the embedded server (flushes its append-only file)")
+    st = ss.add_parser(
+        "stop", parents=[common], help="stop the embedded server (flushes its append-only file)"
+    )
     st.add_argument("--force", action="store_true",
                     help="stop it even while other processes are connected (they will start it again)")  # fmt: skip
     st.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for it to exit")

@@ -63,7 +63,9 @@ def run(args: argparse.Namespace) -> int:
     from service.logs import logconfig
 
     try:  # the API's log format: JSON lines (game_id, seat, command_id as fields) or text
-        logging.config.dictConfig(logconfig(os.environ.get("RFG_LOG_FORMAT", "json"), args.log_level))
+        logging.config.dictConfig(
+            logconfig(os.environ.get("RFG_LOG_FORMAT", "json"), args.log_level)
+        )
     except ValueError as exc:
         print(f"rfg worker: {exc}", file=sys.stderr)
         return 2

@@ -39,7 +39,6 @@ def digest(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-
 def seats_of(summary: dict[str, Any], account: str) -> list[int]:
     """The seats of a game (its lobby summary) given to ``account``."""
     return [

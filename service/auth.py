@@ -44,7 +44,9 @@ def is_admin(token: str | None = None) -> bool:
 def require_admin(what: str) -> None:
     token = bearer_token()
     if token is None:
-        raise Problem("unauthorized", f"{what} needs the admin token: Authorization: Bearer <admin token>")
+        raise Problem(
+            "unauthorized", f"{what} needs the admin token: Authorization: Bearer <admin token>"
+        )
     if not is_admin(token):
         raise Problem("forbidden", f"{what} needs the admin token; this token is not it")
 
@@ -68,11 +70,16 @@ def require_seat(game_id: str, seat: int) -> None:
         _pos, text = backend().games.view(game_id, "summary")
         summary = json.loads(text)
         if not 0 <= seat < summary["players"]:
-            raise Problem("not-found", f"game {game_id!r} has seats 0 to {summary['players'] - 1}, not {seat}")
+            raise Problem(
+                "not-found", f"game {game_id!r} has seats 0 to {summary['players'] - 1}, not {seat}"
+            )
         if seat in seats_of(summary, account):
             return
-        raise Problem("forbidden", f"bot account {account!r} is not seated at seat {seat} of game {game_id!r}; "
-                      "a bot token reads and acts only in the seats a ladder gave its account")
+        raise Problem(
+            "forbidden",
+            f"bot account {account!r} is not seated at seat {seat} of game {game_id!r}; "
+            "a bot token reads and acts only in the seats a ladder gave its account",
+        )
     owner = claims.seat_of(token) if token else None
     if owner == seat:
         return
@@ -86,8 +93,13 @@ def require_seat(game_id: str, seat: int) -> None:
             f"(POST /games/{game_id}/seats/{seat}/claim issues it)",
         )
     if owner is None:
-        raise Problem("unauthorized", f"this token was not issued for game {game_id!r}; claim a seat of this game to get one")
-    raise Problem("forbidden", f"this token is for seat {owner}; it cannot read or act for seat {seat}")
+        raise Problem(
+            "unauthorized",
+            f"this token was not issued for game {game_id!r}; claim a seat of this game to get one",
+        )
+    raise Problem(
+        "forbidden", f"this token is for seat {owner}; it cannot read or act for seat {seat}"
+    )
 
 
 def credential_check(game_id: str | None = None, seat: int | None = None) -> Callable[[], bool]:
@@ -113,8 +125,11 @@ def require_bot(what: str = "this endpoint") -> str:
     accounts = backend().accounts
     account = accounts.account_of(token) if token and accounts is not None else None
     if account is None:
-        raise Problem("unauthorized", f"{what} needs a bot token: Authorization: Bearer <bot token> "
-                      "(POST /bots/accounts issues one; a revoked token no longer works)")
+        raise Problem(
+            "unauthorized",
+            f"{what} needs a bot token: Authorization: Bearer <bot token> "
+            "(POST /bots/accounts issues one; a revoked token no longer works)",
+        )
     return account
 
 
@@ -122,6 +137,9 @@ def require_account(account_id: str, what: str = "this account") -> str:
     """Only the account's own bot token (403 with another account's; 401 without a bot token)."""
     account = require_bot(what)
     if account != account_id:
-        raise Problem("forbidden", f"this bot token belongs to account {account!r}; it cannot read or "
-                      f"change account {account_id!r}")
+        raise Problem(
+            "forbidden",
+            f"this bot token belongs to account {account!r}; it cannot read or "
+            f"change account {account_id!r}",
+        )
     return account

@@ -69,7 +69,9 @@ def init_app(app: Flask) -> Backend:
             raise  # the message says what to set
         queue_client = None
     else:
-        queue_client = client if q_url == url else events.connect(q_url, settings=clients.commands())
+        queue_client = (
+            client if q_url == url else events.connect(q_url, settings=clients.commands())
+        )
     backend = Backend(client, store, games, SeatTokens(store), BotAccounts(client, store.prefix),
                       blocking_client=blocking_client, signer=signer_for(app),
                       queue_client=queue_client)  # fmt: skip

@@ -87,7 +87,12 @@ def from_env(environ: Mapping[str, str]) -> dict[str, Any]:
     if environ.get("RFG_ADMIN_TOKEN"):
         out["ADMIN_TOKEN"] = environ["RFG_ADMIN_TOKEN"]
     if environ.get("RFG_DISPATCH"):
-        out["DISPATCH_TURNS"] = environ["RFG_DISPATCH"].strip().lower() not in ("0", "false", "no", "off")
+        out["DISPATCH_TURNS"] = environ["RFG_DISPATCH"].strip().lower() not in (
+            "0",
+            "false",
+            "no",
+            "off",
+        )
     if environ.get("RFG_BOT_REGISTRATION"):
         out["BOT_REGISTRATION"] = environ["RFG_BOT_REGISTRATION"].strip().lower()
     if environ.get("RFG_SSE_MAX_SECONDS"):

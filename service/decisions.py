@@ -152,7 +152,9 @@ def decision_stream(
         if now - quiet_since >= keepalive:
             quiet_since = now
             yield ": keep-alive\n\n"
-        wait = min(next_poll, deadline, quiet_since + keepalive, next_check if allowed else deadline)
+        wait = min(
+            next_poll, deadline, quiet_since + keepalive, next_check if allowed else deadline
+        )
         block_ms = max(1, int((wait - time.monotonic()) * 1000))
         got = reader.xread({notices: cursor}, count=100, block=block_ms)
         for _key, entries in got or []:

@@ -160,7 +160,9 @@ def problem_response(p: Problem) -> Response:
         "instance": request.path,
         **p.extensions,
     }
-    resp = Response(json.dumps(_schema.dump(body), default=str), status=p.status, mimetype=PROBLEM_JSON)
+    resp = Response(
+        json.dumps(_schema.dump(body), default=str), status=p.status, mimetype=PROBLEM_JSON
+    )
     for k, v in p.headers.items():
         resp.headers[k] = v
     if p.status == 401:
@@ -195,7 +197,8 @@ def invalid_body(exc: ValidationError) -> Problem:
     first = next(iter(errors.items()), ("body", ["invalid"]))
     return Problem(
         "invalid-request",
-        f"{first[0]}: {first[1][0]}" + (f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""),
+        f"{first[0]}: {first[1][0]}"
+        + (f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""),
         errors=errors,
     )
 
@@ -294,6 +297,9 @@ def init_app(app: Flask) -> None:
     def _unexpected(exc: Exception) -> Response:
         log.exception("unhandled error on %s %s", request.method, request.path)
         return problem_response(
-            Problem("internal-error", "the server failed to handle this request; it was logged. "
-                    "Retrying with the same command id is safe.")  # fmt: skip
+            Problem(
+                "internal-error",
+                "the server failed to handle this request; it was logged. "
+                "Retrying with the same command id is safe.",
+            )  # fmt: skip
         )

@@ -99,7 +99,9 @@ def read_json(optional: bool = False) -> Any:
     if not raw.strip():
         if optional:
             return None
-        raise Problem("malformed-request", "the request needs a JSON body (Content-Type: application/json)")
+        raise Problem(
+            "malformed-request", "the request needs a JSON body (Content-Type: application/json)"
+        )
     if not _is_json(request.mimetype):
         raise Problem(
             "unsupported-media-type",
@@ -164,7 +166,11 @@ def load_body(schema: Schema, optional: bool = False) -> dict[str, Any]:
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        raise Problem("invalid-request", "the body must be a JSON object", errors={"body": ["must be an object"]})
+        raise Problem(
+            "invalid-request",
+            "the body must be a JSON object",
+            errors={"body": ["must be an object"]},
+        )
     try:
         out: dict[str, Any] = schema.load(data)
     except ValidationError as exc:
@@ -198,7 +204,9 @@ def _defaults(schema: Schema) -> dict[str, Any]:
     return out
 
 
-def respond(schema: Schema, obj: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+def respond(
+    schema: Schema, obj: Any, status: int = 200, headers: dict[str, str] | None = None
+) -> Response:
     resp = Response(orjson.dumps(schema.dump(obj)), status=status, mimetype=JSON)
     for k, v in (headers or {}).items():
         resp.headers[k] = v
@@ -215,7 +223,10 @@ def _parse_tag(header: str, raw: str) -> int:
         tag = tag[2:]
     tag = tag.strip('"')
     if not tag.isdigit():
-        raise Problem("malformed-request", f'{header} must be a game version such as "12" (the ETag of a view), not {raw!r}')
+        raise Problem(
+            "malformed-request",
+            f'{header} must be a game version such as "12" (the ETag of a view), not {raw!r}',
+        )
     return int(tag)
 
 
@@ -225,7 +236,7 @@ def if_match_version() -> int | None:
     if raw is None or raw.strip() == "*":
         return None
     if "," in raw:
-        raise Problem("malformed-request", "If-Match must hold exactly one version, e.g. \"12\"")
+        raise Problem("malformed-request", 'If-Match must hold exactly one version, e.g. "12"')
     return _parse_tag("If-Match", raw)
 
 

@@ -317,10 +317,14 @@ def init_app(app: Flask, client: Any, prefix: str) -> Limits | None:
         whose = "this token" if client_key().startswith("token:") and name in ("commands", "streams") \
             else f"address {client_address()}"  # fmt: skip
         return problem_response(
-            Problem("rate-limited",
-                    f"too many requests: {whose} may make {item.amount} per {_window(item)} "
-                    f"({name}); retry after {wait} s",
-                    headers={"Retry-After": str(wait)}, limit=name, retry_after=wait)  # fmt: skip
+            Problem(
+                "rate-limited",
+                f"too many requests: {whose} may make {item.amount} per {_window(item)} "
+                f"({name}); retry after {wait} s",
+                headers={"Retry-After": str(wait)},
+                limit=name,
+                retry_after=wait,
+            )  # fmt: skip
         )
 
     return lim

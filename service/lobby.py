@@ -33,7 +33,6 @@ class Page:
     next_cursor: str | None
 
 
-
 def encode_cursor(score: float, game_id: str) -> str:
     """``<creation time as epoch seconds>_<game id>``: the position after which the next page starts."""
     return f"{score!r}_{game_id}"
@@ -76,7 +75,11 @@ def list_games(
             entries = [e for e in entries if e[1] < after[0] or e[0] < after[1]]
         ids = [gid for gid, _ in entries]
         summaries = _summaries(store, ids)
-        _prune(store, lobby, [gid for gid, summary in zip(ids, summaries, strict=True) if summary is None])
+        _prune(
+            store,
+            lobby,
+            [gid for gid, summary in zip(ids, summaries, strict=True) if summary is None],
+        )
         for (gid, score), summary, seats in zip(
             entries, summaries, tokens.claimed_seats(ids), strict=True
         ):

@@ -109,8 +109,12 @@ def logconfig(fmt: str = "json", level: str = "INFO") -> dict[str, Any]:
         formatter = {
             "()": "pythonjsonlogger.json.JsonFormatter",
             "fmt": ["asctime", "levelname", "name", "process", "message"],
-            "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger",
-                              "process": "pid"},  # fmt: skip
+            "rename_fields": {
+                "asctime": "time",
+                "levelname": "level",
+                "name": "logger",
+                "process": "pid",
+            },  # fmt: skip
         }
     else:
         formatter = {"format": "%(asctime)s %(levelname)s %(name)s [%(process)d]: %(message)s"}

@@ -150,7 +150,9 @@ def _after(resp: Response) -> Response:
     rule = request.url_rule.rule if request.url_rule is not None else "unmatched"
     REQUESTS.labels(request.method, rule, str(resp.status_code)).inc()
     if request.endpoint == "commands.submit":
-        COMMANDS.labels(_command_result(resp.status_code, "Idempotent-Replayed" in resp.headers)).inc()
+        COMMANDS.labels(
+            _command_result(resp.status_code, "Idempotent-Replayed" in resp.headers)
+        ).inc()
     if resp.mimetype == "text/event-stream" and resp.status_code == 200:
         SSE_CLIENTS.inc()
         resp.call_on_close(SSE_CLIENTS.dec)

@@ -89,7 +89,9 @@ def event_stream(
             if time.monotonic() >= deadline:
                 return
             if not down:
-                log.warning("SSE %s: the store does not answer (%s); the stream waits", game_id, exc)
+                log.warning(
+                    "SSE %s: the store does not answer (%s); the stream waits", game_id, exc
+                )
             down = True
             yield ": the event store is unreachable; waiting for it\n\n"
             time.sleep(min(1.0, max(0.0, deadline - time.monotonic())))

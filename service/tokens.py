@@ -28,7 +28,6 @@ def digest(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-
 @dataclass(frozen=True)
 class SeatClaims:
     """The claimed seats of one game (seat -> token digest) and whether the game exists."""

@@ -99,7 +99,9 @@ def redis_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     from tests.rcluster import RedisClusterProcs, binaries
 
     if binaries() is None:
-        unavailable("no redis-server/redis-cli binaries for the cluster tests (apt install redis-server)")
+        unavailable(
+            "no redis-server/redis-cli binaries for the cluster tests (apt install redis-server)"
+        )
     cluster = RedisClusterProcs(tmp_path_factory.mktemp("cluster"), masters=3).start()
     yield cluster
     cluster.stop()

@@ -142,7 +142,9 @@ class RedisClusterProcs:
                 capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
             )  # fmt: skip
             if out.returncode != 0:
-                raise RuntimeError(f"redis-cli --cluster create failed:\n{out.stdout}\n{out.stderr}")
+                raise RuntimeError(
+                    f"redis-cli --cluster create failed:\n{out.stdout}\n{out.stderr}"
+                )
             _wait(self._ok, 30, "cluster_state:ok on every node")
             if self.replicas:
                 _wait(self._replicas_linked, 30, "every replica linked to its master")

@@ -33,7 +33,6 @@ from events.text import text
 SHARDS = 16
 
 
-
 def shard_of(game_id: str) -> int:
     return zlib.crc32(game_id.encode("utf-8")) % SHARDS
 

@@ -109,8 +109,10 @@ def bots_only(state: GameState, game_plans: list[Plan]) -> bool:
     """Whether every decision the game owes is a built-in bot's to play now (no person or
     external program, no deadline): the game may be played on by one job."""
     pending = engine.pending(state)
-    return bool(pending) and len(game_plans) == len(pending) and all(
-        p.kind == "bot" for p in game_plans
+    return (
+        bool(pending)
+        and len(game_plans) == len(pending)
+        and all(p.kind == "bot" for p in game_plans)
     )
 
 

@@ -36,7 +36,9 @@ def lock_key(prefix: str) -> str:
 
 
 @contextmanager
-def scheduling_lock(client: Any, prefix: str, wait: float = 10.0, ttl: float = 30.0) -> Iterator[None]:
+def scheduling_lock(
+    client: Any, prefix: str, wait: float = 10.0, ttl: float = 30.0
+) -> Iterator[None]:
     """Hold the ladder scheduling mutex (for changes such as deleting a ladder), waiting up to
     ``wait`` seconds for a scheduling pass to end; ``TimeoutError`` if it does not."""
     me = uuid.uuid4().hex

@@ -55,7 +55,9 @@ def default_name() -> str:
     return f"rfg-{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
 
 
-def make_worker(rt: Runtime, name: str | None = None, worker_ttl: int = WORKER_TTL) -> ResilientWorker:
+def make_worker(
+    rt: Runtime, name: str | None = None, worker_ttl: int = WORKER_TTL
+) -> ResilientWorker:
     return ResilientWorker(
         [Queue(rt.settings.queue, connection=rt.rq_client)],
         connection=rt.rq_client,

@@ -115,9 +115,7 @@ def play(rt: Runtime, game_id: str, seat: int, since: int, hooks: Any = None) ->
                 log.warning("could not release the keeper lease of %s", game_id)
 
 
-def _play_on(
-    rt: Runtime, game_id: str, key: str, token: bytes, lease_ms: int, hooks: Any
-) -> int:
+def _play_on(rt: Runtime, game_id: str, key: str, token: bytes, lease_ms: int, hooks: Any) -> int:
     """Play the game's next bot decision until it owes something else or the budget is spent;
     returns how many were played."""
     started = time.monotonic()
@@ -221,5 +219,7 @@ def _play_one(
                      extra={"game_id": game_id, "seat": seat, "decision": command.get("kind"),
                             "command_id": plan.command_id, "version": sub.version,
                             "player": plan.kind})  # fmt: skip
-        return Outcome(status, game_id, seat, since, plan.command_id, sub.version, command.get("kind"))
+        return Outcome(
+            status, game_id, seat, since, plan.command_id, sub.version, command.get("kind")
+        )
     return Outcome("contended", game_id, seat, since)

@@ -96,7 +96,9 @@ def create(
     if rules is None:
         rules = RULES_VERSION
     if isinstance(rules, bool) or not isinstance(rules, int) or not 1 <= rules <= RULES_VERSION:
-        raise IllegalCommand("rules", f"the rules version must be 1 to {RULES_VERSION}", "rules", rules)
+        raise IllegalCommand(
+            "rules", f"the rules version must be 1 to {RULES_VERSION}", "rules", rules
+        )
     _, seats = deal(seed, players, rules)
     ctx = Ctx(None)
     # the commitment's field name says what it is: a bare sha256 of the seed before version 3

@@ -49,7 +49,7 @@ def submit(game_id: str, seat: int) -> Response:
     if expected is not None and header_version is not None and expected != header_version:
         raise Problem(
             "invalid-request",
-            f"expected_version {expected} and If-Match \"{header_version}\" disagree; send one of them",
+            f'expected_version {expected} and If-Match "{header_version}" disagree; send one of them',
             errors={"expected_version": ["disagrees with If-Match"]},
         )
     if expected is None:
@@ -65,7 +65,12 @@ def submit(game_id: str, seat: int) -> Response:
     command = body["command"]
     cid = stored_command_id(seat, body["command_id"])
     out = backend().games.submit(
-        game_id, seat, command, cid, expected_version=expected, actor=f"seat:{seat}",
+        game_id,
+        seat,
+        command,
+        cid,
+        expected_version=expected,
+        actor=f"seat:{seat}",
         decision_id=decision_id,
     )
     headers = {"ETag": etag(out.version)}

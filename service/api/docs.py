@@ -89,7 +89,7 @@ def _page(spec_path: str, mtime: float) -> str:
     ops = operations(spec)
     items = "\n".join(
         f'<li><a href="#/{html.escape(o["tag"])}/{html.escape(o["operation_id"])}">'
-        f'<code>{o["method"]}</code> {html.escape(o["path"])}</a> - {html.escape(o["summary"])} '
+        f"<code>{o['method']}</code> {html.escape(o['path'])}</a> - {html.escape(o['summary'])} "
         f'(<span class="operation-id">{html.escape(o["operation_id"])}</span>)</li>'
         for o in ops
     )

@@ -54,7 +54,10 @@ def _stream(game_id: str, viewer: Viewer) -> Response:
     last_id = request.headers.get("Last-Event-ID")
     if last_id is not None and last_id.strip():
         if not re.fullmatch(r"[0-9]{1,19}", last_id.strip()) or int(last_id.strip()) > MAX_SEQ:
-            raise Problem("malformed-request", f"Last-Event-ID must be the seq of an event (an integer), not {last_id!r}")
+            raise Problem(
+                "malformed-request",
+                f"Last-Event-ID must be the seq of an event (an integer), not {last_id!r}",
+            )
         after = int(last_id.strip())
     b = backend()
     pos, text = b.games.view(game_id, "summary")  # 404 for an unknown game, before streaming

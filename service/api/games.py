@@ -86,7 +86,9 @@ def create_game() -> Response:
         len(seats), engine_options, seed=body.get("seed"), table=table
     )
     cfg = current_app.config
-    b.store.set_retention(game_id, int(cfg["ABANDONED_GAME_SECONDS"]), int(cfg["FINISHED_GAME_SECONDS"]))
+    b.store.set_retention(
+        game_id, int(cfg["ABANDONED_GAME_SECONDS"]), int(cfg["FINISHED_GAME_SECONDS"])
+    )
     opened_game(game_id)
     _pos, summary = read_summary(game_id)
     return respond(_game, game_resource(summary, set()), status=201,
@@ -106,7 +108,9 @@ def get_games() -> Response:
 
 
 def _next_url(q: dict[str, Any], cursor: str) -> str:
-    params = {k: (v.isoformat() if hasattr(v, "isoformat") else v) for k, v in q.items() if k != "cursor"}
+    params = {
+        k: (v.isoformat() if hasattr(v, "isoformat") else v) for k, v in q.items() if k != "cursor"
+    }
     params["cursor"] = cursor
     return "/games?" + urlencode(params)
 

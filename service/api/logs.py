@@ -103,6 +103,8 @@ def verify() -> Response:
     except Problem:
         raise
     except Exception as exc:  # noqa: BLE001 - a log the verifier trips on is a failed verification
-        log.warning("replay verifier raised %s on an uploaded log", type(exc).__name__, exc_info=True)
+        log.warning(
+            "replay verifier raised %s on an uploaded log", type(exc).__name__, exc_info=True
+        )
         verdict = Verdict(False, reason=f"the log cannot be verified: {type(exc).__name__}: {exc}")
     return respond(_verdict, verdict.to_dict())

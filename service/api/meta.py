@@ -30,7 +30,9 @@ _empty = EmptyQuerySchema()
 def index() -> Response:
     load_query(_empty)
     if request.accept_mimetypes.best_match(["application/json", "text/html"]) == "text/html":
-        return Response(status=303, headers={"Location": "/play/"})  # a person's browser: the web client (API clients get JSON)
+        return Response(
+            status=303, headers={"Location": "/play/"}
+        )  # a person's browser: the web client (API clients get JSON)
     links = {
         "openapi": "/openapi.yaml", "games": "/games", "catalogue": "/catalogue",
         "bots": "/bots", "health": "/healthz", "ready": "/readyz", "verify": "/replays/verify",

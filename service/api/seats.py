@@ -37,15 +37,26 @@ def claim(game_id: str, seat: int) -> Response:
         raise Problem("not-found", f"game {game_id!r} has seats 0 to {players - 1}, not {seat}")
     cfg = (summary.get("seats") or [{}] * players)[seat]
     if cfg.get("kind") == "bot":
-        raise Problem("seat-unavailable", f"seat {seat} is played by the bot {cfg.get('bot')!r}; claim a human seat")
+        raise Problem(
+            "seat-unavailable",
+            f"seat {seat} is played by the bot {cfg.get('bot')!r}; claim a human seat",
+        )
     if cfg.get("kind") == "external":
-        raise Problem("seat-unavailable", f"seat {seat} belongs to bot account {cfg.get('account')!r}, which plays it "
-                      "with its bot token; claim a human seat")
+        raise Problem(
+            "seat-unavailable",
+            f"seat {seat} belongs to bot account {cfg.get('account')!r}, which plays it "
+            "with its bot token; claim a human seat",
+        )
     if summary.get("status") == "finished":
-        raise Problem("seat-unavailable", "the game is over; its seats can no longer be claimed (GET /games/{id}/log has the full log)")
+        raise Problem(
+            "seat-unavailable",
+            "the game is over; its seats can no longer be claimed (GET /games/{id}/log has the full log)",
+        )
     token = backend().tokens.claim(game_id, seat)
     if token is None:
-        raise Problem("seat-unavailable", f"seat {seat} was claimed already; claim another human seat")
+        raise Problem(
+            "seat-unavailable", f"seat {seat} was claimed already; claim another human seat"
+        )
     body = {"game_id": game_id, "seat": seat, "token": token, "token_type": "Bearer",
             "links": seat_links(game_id, seat)}  # fmt: skip
     return respond(_claim, body, status=201,
@@ -79,7 +90,9 @@ def rotate_token(game_id: str, seat: int) -> Response:
     load_body(_claim_body, optional=True)
     _pos, summary = read_summary(game_id)
     if seat >= summary["players"]:
-        raise Problem("not-found", f"game {game_id!r} has seats 0 to {summary['players'] - 1}, not {seat}")
+        raise Problem(
+            "not-found", f"game {game_id!r} has seats 0 to {summary['players'] - 1}, not {seat}"
+        )
     outcome, new = backend().tokens.rotate(game_id, seat, old)
     if outcome == "nogame":
         raise Problem("not-found", f"game {game_id!r} does not exist; GET /games lists games")

@@ -150,8 +150,12 @@ class CommandField(fields.Field):
         schema = _INSTANCES.get(kind) if isinstance(kind, str) else None
         if schema is None:
             raise ValidationError(
-                {"kind": [f"must be one of {', '.join(COMMAND_SCHEMAS)} (the 'kind' of the "
-                          f"seat's decision in its view)"]}  # fmt: skip
+                {
+                    "kind": [
+                        f"must be one of {', '.join(COMMAND_SCHEMAS)} (the 'kind' of the "
+                        f"seat's decision in its view)"
+                    ]
+                }  # fmt: skip
             )
         return schema.load(value)
 

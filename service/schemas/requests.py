@@ -127,7 +127,9 @@ class EmptyQuerySchema(Strict):
 
 
 # --- bot accounts and ladders -----------------------------------------------------------------
-LADDER_NAME = Regexp(r"^[A-Za-z0-9_.-]{1,64}$", error="must be 1-64 letters, digits, '_', '.' or '-'")
+LADDER_NAME = Regexp(
+    r"^[A-Za-z0-9_.-]{1,64}$", error="must be 1-64 letters, digits, '_', '.' or '-'"
+)
 
 
 class RegisterBotSchema(Strict):
@@ -148,14 +150,18 @@ class CreateLadderSchema(Strict):
 class AddEntrantSchema(Strict):
     entrant = StrictStr(required=True, validate=LADDER_NAME)
     bot = StrictStr()
-    account = StrictStr(validate=Regexp(r"^[0-9a-f]{16}$", error="must be a bot account id (16 hex digits)"))
+    account = StrictStr(
+        validate=Regexp(r"^[0-9a-f]{16}$", error="must be a bot account id (16 hex digits)")
+    )
 
     @validates_schema
     def _one_of(self, data: dict[str, Any], **kwargs: Any) -> None:
         from bots.base import bot_names
 
         if ("bot" in data) == ("account" in data):
-            raise ValidationError("give either bot (a built-in bot) or account (a bot account id)", "bot")
+            raise ValidationError(
+                "give either bot (a built-in bot) or account (a bot account id)", "bot"
+            )
         if "bot" in data and data["bot"] not in bot_names():
             raise ValidationError(f"a built-in bot: one of {bot_names()} (GET /bots)", "bot")
 

@@ -18,7 +18,12 @@ STATIC = Path(__file__).resolve().parent / "static"
 
 bp = Blueprint("web", __name__)
 
-_TYPES = {".js": "text/javascript", ".css": "text/css", ".html": "text/html", ".svg": "image/svg+xml"}
+_TYPES = {
+    ".js": "text/javascript",
+    ".css": "text/css",
+    ".html": "text/html",
+    ".svg": "image/svg+xml",
+}
 
 
 def _send(name: str) -> Response:

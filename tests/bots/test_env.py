@@ -38,7 +38,10 @@ def test_one_seat_against_bots_to_the_end() -> None:
     assert {"assign", "manage"} <= set(kinds)
     with pytest.raises(RuntimeError):
         env.step({"kind": "assign"})
-    assert _episode(GalaxyEnv(players=3, seat=1, opponents=["heuristic", "random"]), 7) == (kinds, reward)
+    assert _episode(GalaxyEnv(players=3, seat=1, opponents=["heuristic", "random"]), 7) == (
+        kinds,
+        reward,
+    )
 
 
 def test_an_illegal_command_is_refused() -> None:

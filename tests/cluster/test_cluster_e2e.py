@@ -118,8 +118,12 @@ def test_games_sse_exports_and_a_ladder_on_a_cluster_with_two_apis_and_two_worke
     # games: a person against a bot, and bots only
     person_seats = [{"kind": "human"}, {"kind": "bot", "bot": "heuristic"}]
     bot_seats = [{"kind": "bot", "bot": "heuristic"}, {"kind": "bot", "bot": "random"}]
-    gids = [admin[i % 2].create_game(person_seats, seed=f"cl-p{i}")["game_id"] for i in range(PEOPLE)]
-    bot_gids = [admin[i % 2].create_game(bot_seats, seed=f"cl-b{i}")["game_id"] for i in range(BOT_GAMES)]
+    gids = [
+        admin[i % 2].create_game(person_seats, seed=f"cl-p{i}")["game_id"] for i in range(PEOPLE)
+    ]
+    bot_gids = [
+        admin[i % 2].create_game(bot_seats, seed=f"cl-b{i}")["game_id"] for i in range(BOT_GAMES)
+    ]
     people = [Person(bases, gid, i) for i, gid in enumerate(gids)]
     streamed: list[dict[str, Any]] = []
     sse = threading.Thread(target=lambda: streamed.extend(
@@ -129,7 +133,9 @@ def test_games_sse_exports_and_a_ladder_on_a_cluster_with_two_apis_and_two_worke
         p.thread.start()
 
     # a ladder: two built-in bots and an external bot account (the example client)
-    acct = admin[0]._json("POST", "/bots/accounts", body={"name": "cluster-bot", "contact": "t@example.org"})
+    acct = admin[0]._json(
+        "POST", "/bots/accounts", body={"name": "cluster-bot", "contact": "t@example.org"}
+    )
     admin[1].request("POST", "/ladders", body={"name": "cl", "players": [2], "concurrency": 2},
                      token=ADMIN)  # fmt: skip
     for body in ({"entrant": "heur", "bot": "heuristic"}, {"entrant": "rand", "bot": "random"},
@@ -140,6 +146,7 @@ def test_games_sse_exports_and_a_ladder_on_a_cluster_with_two_apis_and_two_worke
     bot.log_path = tmp_path / "ext-bot.log"
     procs.append(bot)
     try:
+
         def results() -> int:
             out: dict[str, Any] = admin[1]._json("GET", "/ladders/cl")
             assert all(p.poll() is None for p in procs), _logs(procs)
@@ -167,7 +174,9 @@ def test_games_sse_exports_and_a_ladder_on_a_cluster_with_two_apis_and_two_worke
     for p in people:
         stored = {e.command_id.removeprefix("seat:0:"): e.seq for e in store.read(p.gid)}
         for cid, version in p.acked.items():
-            assert stored.get(cid) == version, f"acknowledged command {cid} (version {version}) lost"
+            assert stored.get(cid) == version, (
+                f"acknowledged command {cid} (version {version}) lost"
+            )
     # the SSE stream (other API process) delivered every event, in order, up to the end
     assert [i["seq"] for i in streamed] == list(range(1, store.version(gids[0]) + 1))
     # the signed export verifies, in-process and over HTTP
@@ -179,9 +188,13 @@ def test_games_sse_exports_and_a_ladder_on_a_cluster_with_two_apis_and_two_worke
     assert len(lad.results("cl")) >= LADDER_RESULTS
     assert tables_equal(lad.rebuild_ratings("cl"), lad.live_table("cl"))
     assert ext_games, "no ladder game seated the external bot"
-    assert set(ext_games) <= {g.decode() for g in client.smembers(f"{cprefix}:botacct:{acct['account_id']}:games")}
+    assert set(ext_games) <= {
+        g.decode() for g in client.smembers(f"{cprefix}:botacct:{acct['account_id']}:games")
+    }
     # the games really are spread over the cluster's masters
-    masters = {redis_cluster.master_of(store.keys(g)[0]).port for g in gids + bot_gids + ladder_gids}
+    masters = {
+        redis_cluster.master_of(store.keys(g)[0]).port for g in gids + bot_gids + ladder_gids
+    }
     assert len(masters) >= 2, masters
     print(json.dumps({"games": len(gids + bot_gids + ladder_gids), "masters_used": len(masters),
                       "acknowledged": sum(len(p.acked) for p in people),

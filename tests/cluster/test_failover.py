@@ -168,7 +168,9 @@ def _round(cluster: RedisClusterProcs, url: str, prefix: str) -> dict[str, Any]:
     return {"report": report, "lost": lost}
 
 
-def test_with_wait_no_acknowledged_command_is_lost_when_a_replica_is_promoted(tmp_path: Path) -> None:
+def test_with_wait_no_acknowledged_command_is_lost_when_a_replica_is_promoted(
+    tmp_path: Path,
+) -> None:
     if binaries() is None:
         unavailable("no redis-server/redis-cli binaries (apt install redis-server)")
     cluster = RedisClusterProcs(tmp_path, masters=3, replicas=1).start()

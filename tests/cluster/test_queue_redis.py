@@ -57,7 +57,9 @@ def test_wiping_the_queue_redis_loses_no_job(
     first_moves = wait_for(moved, 30, "every game to move after the wipe")
     progress = sum(rt.store.version(g) for g in gids)
     q.flushall()  # and again, during play
-    finished = wait_for(lambda: all(rt.games.load(g)[0].over for g in gids), 40, "every game to end")
+    finished = wait_for(
+        lambda: all(rt.games.load(g)[0].over for g in gids), 40, "every game to end"
+    )
     for g in gids:
         check_finished_game(rt.games, g)
     for w in workers:
@@ -75,7 +77,9 @@ def _rfg_worker(*args: str) -> subprocess.CompletedProcess[str]:
                           env={"PATH": "/usr/bin:/bin"})  # fmt: skip
 
 
-def test_a_cluster_queue_or_none_is_refused_with_what_to_set(redis_cluster: Any, queue_url: str) -> None:
+def test_a_cluster_queue_or_none_is_refused_with_what_to_set(
+    redis_cluster: Any, queue_url: str
+) -> None:
     out = _rfg_worker("--url", redis_cluster.url)
     assert out.returncode == 2 and "set RFG_QUEUE_URL (or --queue-url)" in out.stderr, out.stderr
     out = _rfg_worker("--url", queue_url, "--queue-url", redis_cluster.url)

@@ -150,7 +150,10 @@ def _secrecy(
         for rp, sp in zip(real.players, s.players, strict=True):
             if rp.seat == seat:
                 continue
-            for real_stack, s_stack in ((rp.dev_stack, sp.dev_stack), (rp.world_stack, sp.world_stack)):
+            for real_stack, s_stack in (
+                (rp.dev_stack, sp.dev_stack),
+                (rp.world_stack, sp.world_stack),
+            ):
                 for a, b in zip(real_stack[1:], s_stack[1:], strict=True):
                     tallies["stack"].add(a == b, 1 / unseen)
             if real.step == "assign" and rp.faces:
@@ -170,7 +173,9 @@ def _secrecy(
 
 
 def test_other_seats_hidden_values_appear_only_at_chance_rate(views: list[Any]) -> None:
-    tallies = _secrecy(views, lambda real, seat, view, i: Sampler(view, Rng.from_seed(f"s{i}")).draw())
+    tallies = _secrecy(
+        views, lambda real, seat, view, i: Sampler(view, Rng.from_seed(f"s{i}")).draw()
+    )
     for name, t in tallies.items():
         assert t.trials > 200, f"{name}: too few trials ({t.trials})"
         assert abs(t.z()) < 4.5, f"{name}: {t.observed} matches, chance gives {t.expected:.1f}"

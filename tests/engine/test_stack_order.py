@@ -268,7 +268,9 @@ def test_a_game_played_under_rules_version_1_keeps_its_oldest_first_rule() -> No
     spec = dict(DEVELOP, rules=1)
     state, lab = _open(spec)
     assert state.rules == 1 and _resolved_by_itself(state)
-    done = [e for e in scenario.enter(scenario.build(spec)[0], spec) if e["type"] == "TileCompleted"]
+    done = [
+        e for e in scenario.enter(scenario.build(spec)[0], spec) if e["type"] == "TileCompleted"
+    ]
     assert done[0]["dice"] == [lab["a"], lab["b"]]
 
     # asked for another reason (one of two workers of different colours completes Export
@@ -294,4 +296,3 @@ def test_new_games_record_the_rules_version_and_old_logs_fold_as_version_1() -> 
     old = [dict(events[0])] + events[1:]
     del old[0]["rules"]
     assert engine.replay(old).rules == 1
-

@@ -310,7 +310,9 @@ def test_views_stored_with_their_position(store: RedisStore, game_id: str) -> No
     assert store.get_view(game_id, "seat:0") == (2, '{"hand":[1]}')
     assert store.get_view(game_id, "seat:9") is None
     assert store.get_views(game_id, ["seat:0", "seat:9", "public"]) == [
-        (2, '{"hand":[1]}'), None, (2, big)
+        (2, '{"hand":[1]}'),
+        None,
+        (2, big),
     ]
     with pytest.raises(GameNotFound):
         store.get_views("nosuchgame", ["public"])

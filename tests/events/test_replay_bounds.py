@@ -56,12 +56,24 @@ HOSTILE = {
     "binary": os.urandom(4096),
     "deep": b"[" * 100_000 + b"]" * 100_000 + b"\n",
     "list": b"[1, 2, 3]\n",
-    "payload-list": json.dumps({"type": "GameCreated", "schema_version": 1, "game_id": "g", "seq": 1,
-                                "visibility": "server", "command_id": "create", "actor": "system",
-                                "ts": "2026-01-01T00:00:00.000000Z", "payload": [1],
-                                "prev_hash": "0" * 64, "hash": "0" * 64}).encode(),  # fmt: skip
-    "players-million": json.dumps({"type": "GameCreated", "v": 1, "seed": "s", "players": 10**6,
-                                   "options": {}, "seats": []}).encode(),  # fmt: skip
+    "payload-list": json.dumps(
+        {
+            "type": "GameCreated",
+            "schema_version": 1,
+            "game_id": "g",
+            "seq": 1,
+            "visibility": "server",
+            "command_id": "create",
+            "actor": "system",
+            "ts": "2026-01-01T00:00:00.000000Z",
+            "payload": [1],
+            "prev_hash": "0" * 64,
+            "hash": "0" * 64,
+        }
+    ).encode(),  # fmt: skip
+    "players-million": json.dumps(
+        {"type": "GameCreated", "v": 1, "seed": "s", "players": 10**6, "options": {}, "seats": []}
+    ).encode(),  # fmt: skip
     "no-seat": b"",  # filled below from a golden log
 }
 

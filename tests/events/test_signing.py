@@ -39,10 +39,14 @@ def test_a_configured_key_signs_and_its_public_half_verifies(tmp_path: Path) -> 
     raw = private.private_bytes_raw()
     signer = load_signer({"RFG_SIGNING_KEY": base64.b64encode(raw).decode()})
     record = signer.sign("g1", 10, "a" * 64, True, {"scores": [1], "winners": [0]})
-    public = load_public_key(_cli({"RFG_SIGNING_KEY": base64.b64encode(raw).decode()})["public_key"])
+    public = load_public_key(
+        _cli({"RFG_SIGNING_KEY": base64.b64encode(raw).decode()})["public_key"]
+    )
     assert check_signature(record, public) is None
     assert "does not match" in (check_signature(dict(record, events=11), public) or "")
-    other = load_public_key(load_signer({"RFG_DATA_DIR": str(tmp_path)}).public_info()["public_key"])
+    other = load_public_key(
+        load_signer({"RFG_DATA_DIR": str(tmp_path)}).public_info()["public_key"]
+    )
     assert "not by the key given" in (check_signature(record, other) or "")
 
 

@@ -189,7 +189,17 @@ def start_worker(tmp_path: Path) -> Iterator[Callable[..., Proc]]:
     procs: list[Proc] = []
 
     def start(url: str, prefix: str, *args: str) -> Proc:
-        cmd = [sys.executable, "-m", "rfgcli.main", "worker", "--url", url, "--prefix", prefix, *args]
+        cmd = [
+            sys.executable,
+            "-m",
+            "rfgcli.main",
+            "worker",
+            "--url",
+            url,
+            "--prefix",
+            prefix,
+            *args,
+        ]
         proc = _spawn(cmd, {}, tmp_path / f"worker-{len(procs)}.log")
         procs.append(proc)
         return proc

@@ -38,7 +38,9 @@ class Person:
     """Plays seat 0 of one game over HTTP, retrying through outages with the same command id."""
 
     def __init__(self, base: str, gid: str, seed: int) -> None:
-        self.api = Client(base, timeout=30, retries=0)  # the test does the retrying, and counts the 503s
+        self.api = Client(
+            base, timeout=30, retries=0
+        )  # the test does the retrying, and counts the 503s
         self.gid = gid
         self.token = self.api.claim(gid, 0)
         self.bot, self.rng = get_bot("random"), Rng(seed)
@@ -106,7 +108,11 @@ def test_redis_killed_three_times_during_play_loses_nothing(
                                RFG_LIMIT_COMMANDS="1000000 per minute")  # fmt: skip
     workers = [start_worker(own_redis.url, prefix) for _ in range(2)]
     admin = Client(base, admin_token=ADMIN, timeout=30)
-    seats = [{"kind": "human"}, {"kind": "bot", "bot": "heuristic"}, {"kind": "bot", "bot": "random"}]
+    seats = [
+        {"kind": "human"},
+        {"kind": "bot", "bot": "heuristic"},
+        {"kind": "bot", "bot": "random"},
+    ]
     gids = [admin.create_game(seats, seed=f"chaos-{i}")["game_id"] for i in range(GAMES)]
     people = [Person(base, gid, i) for i, gid in enumerate(gids)]
     for p in people:
@@ -128,7 +134,9 @@ def test_redis_killed_three_times_during_play_loses_nothing(
         own_redis.start()
         rt.client.connection_pool.disconnect()
         outages.append({"games_playing": playing, "versions": versions()})
-    assert all(o["games_playing"] > 0 for o in outages), f"an outage came after play ended: {outages}"
+    assert all(o["games_playing"] > 0 for o in outages), (
+        f"an outage came after play ended: {outages}"
+    )
 
     finished = wait_for(lambda: all(not p.thread.is_alive() for p in people), 180,
                         "every game to finish")  # fmt: skip
@@ -146,11 +154,16 @@ def test_redis_killed_three_times_during_play_loses_nothing(
         for e in rt.store.read(p.gid):
             stored[e.command_id.removeprefix("seat:0:")] = e.seq
         for cid, version in p.acked.items():
-            assert stored.get(cid) == version, f"acknowledged command {cid} (version {version}) lost"
+            assert stored.get(cid) == version, (
+                f"acknowledged command {cid} (version {version}) lost"
+            )
         # the seat's commands are exactly those acknowledged (none stored behind the API's back)
         person = {c.command_id.removeprefix("seat:0:") for c in commands
                   if c.seat == 0 and c.actor != "timeout" and not c.actor.startswith("bot:")}  # fmt: skip
-        assert person == set(p.acked), (sorted(person - set(p.acked)), sorted(set(p.acked) - person))
+        assert person == set(p.acked), (
+            sorted(person - set(p.acked)),
+            sorted(set(p.acked) - person),
+        )
 
     for w in workers:
         assert w.poll() is None, f"a worker exited with {w.returncode}:\n{w.log()[-3000:]}"

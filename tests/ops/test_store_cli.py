@@ -84,7 +84,9 @@ def test_an_external_redis_is_reported_not_stopped(real_redis: Any, tmp_path: Pa
     assert out.returncode == 3 and "not answering" in out.stdout
 
 
-def test_make_clean_stops_the_embedded_server_and_removes_its_data(embedded: EmbeddedServer, tmp_path: Path) -> None:
+def test_make_clean_stops_the_embedded_server_and_removes_its_data(
+    embedded: EmbeddedServer, tmp_path: Path
+) -> None:
     if shutil.which("make") is None:
         pytest.skip("no make")
     pid = embedded.pid()

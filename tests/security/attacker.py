@@ -54,7 +54,9 @@ def _deal(r: Rng, players: int) -> list[tuple[int, int]]:
 
 
 def public_setup(view: dict[str, Any]) -> list[tuple[int, int]]:
-    return [(p["faction"]["number"], int(p["home_world"]["card"].lstrip("H"))) for p in view["players"]]
+    return [
+        (p["faction"]["number"], int(p["home_world"]["card"].lstrip("H"))) for p in view["players"]
+    ]
 
 
 def predict_first_roll(shown: list[Any], view: dict[str, Any]) -> dict[int, list[int]] | None:

@@ -155,7 +155,9 @@ class ValidatingClient(FlaskClient):
 
 def _shape(environ: dict[str, Any], body: bytes, resp: TestResponse) -> tuple[Any, ...]:
     """(method, route, status, command kind, decision kind) of one call."""
-    rule = re.sub(r"/seats/\d+", "/seats/{n}", re.sub(r"^/games/[^/]+", "/games/{id}", environ["PATH_INFO"]))
+    rule = re.sub(
+        r"/seats/\d+", "/seats/{n}", re.sub(r"^/games/[^/]+", "/games/{id}", environ["PATH_INFO"])
+    )
     kind = decision = None
     if body[:1] == b"{":
         try:
@@ -209,7 +211,6 @@ def _client(app: Flask, openapi: OpenAPI) -> ValidatingClient:
 @pytest.fixture
 def api(app: Flask, openapi: OpenAPI) -> ValidatingClient:
     return _client(app, openapi)
-
 
 
 @pytest.fixture

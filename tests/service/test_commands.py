@@ -59,7 +59,9 @@ def test_a_retry_gets_the_same_answer_and_no_second_effect(api: ValidatingClient
     first = _post(api, gid, 1, tokens[1], body)
     # seat 0 moves the game on; the retry still gets the original answer
     v0, d0 = _decision(api, gid, 0, tokens[0])
-    assert _post(api, gid, 0, tokens[0], {"command_id": "x", "command": _start(d0)}).status_code == 201
+    assert (
+        _post(api, gid, 0, tokens[0], {"command_id": "x", "command": _start(d0)}).status_code == 201
+    )
     head = api.get(f"/games/{gid}/view").get_json()["version"]
     again = _post(api, gid, 1, tokens[1], body)
     assert again.status_code == 201 and again.headers["Idempotent-Replayed"] == "true"
@@ -68,7 +70,9 @@ def test_a_retry_gets_the_same_answer_and_no_second_effect(api: ValidatingClient
     # the same id is another seat's own id space
     assert _post(api, gid, 0, tokens[0], body).status_code in (201, 409, 422)
     # the same id with a different command is refused
-    other = dict(body, command={"kind": "start_tiles", "development": decision["options"][1]["development"]})
+    other = dict(
+        body, command={"kind": "start_tiles", "development": decision["options"][1]["development"]}
+    )
     r = _post(api, gid, 1, tokens[1], other)
     assert r.status_code == 422 and r.get_json()["type"] == "/problems/idempotency-key-reused"
 
@@ -77,7 +81,10 @@ def test_a_stale_version_is_a_conflict_and_nothing_is_stored(api: ValidatingClie
     gid, tokens = new_game(api, players=2, seed="cmd-3")
     version, d1 = _decision(api, gid, 1, tokens[1])
     _v, d0 = _decision(api, gid, 0, tokens[0])
-    assert _post(api, gid, 0, tokens[0], {"command_id": "s0", "command": _start(d0)}).status_code == 201
+    assert (
+        _post(api, gid, 0, tokens[0], {"command_id": "s0", "command": _start(d0)}).status_code
+        == 201
+    )
     head = api.get(f"/games/{gid}/view").get_json()["version"]
     for body, headers in (
         ({"command_id": "s1", "expected_version": version, "command": _start(d1)}, {}),
@@ -90,25 +97,46 @@ def test_a_stale_version_is_a_conflict_and_nothing_is_stored(api: ValidatingClie
         assert p["current_version"] == head and p["expected_version"] == version
         assert r.headers["ETag"] == f'"{head}"' and f'"{head}"' in p["detail"]
     assert api.get(f"/games/{gid}/view").get_json()["version"] == head
-    r = _post(api, gid, 1, tokens[1], {"command_id": "s1", "expected_version": head, "command": _start(d1)})
+    r = _post(
+        api,
+        gid,
+        1,
+        tokens[1],
+        {"command_id": "s1", "expected_version": head, "command": _start(d1)},
+    )
     assert r.status_code == 201
     # If-Match and expected_version must agree
     r = _post(api, gid, 1, tokens[1], {"command_id": "s2", "expected_version": 1, "command": _start(d1)},
               **{"If-Match": '"2"'})  # fmt: skip
     assert r.status_code == 422
-    r = _post(api, gid, 1, tokens[1], {"command_id": "s3", "command": _start(d1)}, **{"If-Match": "yesterday"})
+    r = _post(
+        api,
+        gid,
+        1,
+        tokens[1],
+        {"command_id": "s3", "command": _start(d1)},
+        **{"If-Match": "yesterday"},
+    )
     assert r.status_code == 400 and r.get_json()["type"] == "/problems/malformed-request"
 
 
 def test_an_illegal_command_is_a_422_with_the_engines_reason(api: ValidatingClient) -> None:
     gid, tokens = new_game(api, players=2, seed="cmd-4")
     version, _d = _decision(api, gid, 0, tokens[0])
-    r = _post(api, gid, 0, tokens[0], {"command_id": "bad", "command": {"kind": "start_tiles", "development": 55}})
+    r = _post(
+        api,
+        gid,
+        0,
+        tokens[0],
+        {"command_id": "bad", "command": {"kind": "start_tiles", "development": 55}},
+    )
     assert r.status_code == 422
     p = r.get_json()
     assert p["type"] == "/problems/illegal-command" and p["code"] and p["field"] == "development"
     assert p["value"] == 55 and "start tile" in p["detail"]
-    r = _post(api, gid, 0, tokens[0], {"command_id": "bad2", "command": {"kind": "manage", "recruit": []}})
+    r = _post(
+        api, gid, 0, tokens[0], {"command_id": "bad2", "command": {"kind": "manage", "recruit": []}}
+    )
     assert r.status_code == 422 and r.get_json()["code"] == "wrong_kind"
     assert api.get(f"/games/{gid}/view").get_json()["version"] == version
 
@@ -128,7 +156,9 @@ def test_an_illegal_command_is_a_422_with_the_engines_reason(api: ValidatingClie
         ("start_tiles", "command"),
     ],
 )  # fmt: skip
-def test_command_shapes_are_checked_strictly(api: ValidatingClient, command: Any, field: str) -> None:
+def test_command_shapes_are_checked_strictly(
+    api: ValidatingClient, command: Any, field: str
+) -> None:
     gid, tokens = new_game(api, players=2)
     r = api.post(f"/games/{gid}/seats/0/commands", json={"command_id": "c", "command": command},
                  headers=bearer(tokens[0]), validate=False)  # fmt: skip

@@ -50,7 +50,12 @@ def test_other_seats_moves_do_not_make_a_decision_id_stale(server: str) -> None:
     assert decision["help"].startswith("Choose your two starting tiles")
     command = answer(api, gid, 0, rng)
     # seat 1 moves first: the game's version moves on, seat 0's decision does not
-    api.submit(gid, 1, answer(api, gid, 1, rng), decision_id=api.view(gid, seat=1)["view"]["decision"]["decision_id"])
+    api.submit(
+        gid,
+        1,
+        answer(api, gid, 1, rng),
+        decision_id=api.view(gid, seat=1)["view"]["decision"]["decision_id"],
+    )
     with pytest.raises(ApiError) as strict:
         api.submit(gid, 0, command, expected_version=mine["version"])
     assert strict.value.status == 409 and strict.value.type == "/problems/version-conflict"
@@ -66,7 +71,12 @@ def test_a_stale_decision_id_gets_409_naming_the_current_decision(server: str) -
     command = answer(api, gid, 0, rng)
     api.submit(gid, 0, command, command_id="a-1", decision_id=first["decision_id"])
     # a retry of the applied command (same id) is replayed, not refused
-    assert api.submit(gid, 0, command, command_id="a-1", decision_id=first["decision_id"])["command_id"] == "a-1"
+    assert (
+        api.submit(gid, 0, command, command_id="a-1", decision_id=first["decision_id"])[
+            "command_id"
+        ]
+        == "a-1"
+    )
     # seat 0 answered; it waits for seat 1, so it owes nothing: the 409 says so
     with pytest.raises(ApiError) as waiting:
         api.submit(gid, 0, command, command_id="a-2", decision_id=first["decision_id"])
@@ -75,13 +85,21 @@ def test_a_stale_decision_id_gets_409_naming_the_current_decision(server: str) -
     assert p["decision_id"] == first["decision_id"] and p["current_decision_id"] is None
     assert "owes no decision now" in p["detail"] and "answered already" in p["detail"]
     # once seat 1 answered, seat 0 owes a new decision: the 409 names it
-    api.submit(gid, 1, answer(api, gid, 1, rng), decision_id=api.view(gid, seat=1)["view"]["decision"]["decision_id"])
+    api.submit(
+        gid,
+        1,
+        answer(api, gid, 1, rng),
+        decision_id=api.view(gid, seat=1)["view"]["decision"]["decision_id"],
+    )
     current = api.view(gid, seat=0)["view"]["decision"]
     assert current["decision_id"] != first["decision_id"]
     with pytest.raises(ApiError) as changed:
         api.submit(gid, 0, command, command_id="a-3", decision_id=first["decision_id"])
     p = changed.value.problem
-    assert (p["current_decision_id"], p["current_decision_kind"]) == (current["decision_id"], current["kind"])
+    assert (p["current_decision_id"], p["current_decision_kind"]) == (
+        current["decision_id"],
+        current["kind"],
+    )
     assert f"decision_id {current['decision_id']}" in p["detail"]
     assert api.view(gid)["version"] == p["current_version"], "nothing was stored"
 
@@ -115,7 +133,9 @@ def test_concurrent_answers_to_one_decision_apply_once(server: str) -> None:
         client.tokens = dict(api.tokens)
         barrier.wait()
         try:
-            client.submit(gid, 0, command, command_id=f"race-{i}", decision_id=decision["decision_id"])
+            client.submit(
+                gid, 0, command, command_id=f"race-{i}", decision_id=decision["decision_id"]
+            )
             results.append(201)
         except ApiError as exc:
             assert exc.type == "/problems/decision-changed", exc.problem
@@ -135,5 +155,9 @@ def test_concurrent_answers_to_one_decision_apply_once(server: str) -> None:
         t.join(30)
     assert sorted(results) == [201] + [409] * 7
     log = api.feed(gid, limit=500)["events"]
-    stored = [e for e in log if e["type"] == "CommandSubmitted" and e["command_id"].startswith("seat:0:race-")]
+    stored = [
+        e
+        for e in log
+        if e["type"] == "CommandSubmitted" and e["command_id"].startswith("seat:0:race-")
+    ]
     assert len(stored) == 1

@@ -46,12 +46,20 @@ def _attack(api: Any, spectator: bool) -> tuple[int, int, int]:
         if g < 2:  # the live stream carries the feed's items (it closes after SSE_MAX_SECONDS)
             shown.append(api.get(f"/games/{gid}/events/stream").get_data(as_text=True).split())
         if not spectator:  # seat 0: its own view and its own log as well
-            shown.append(api.get(f"/games/{gid}/seats/0/view", headers=bearer(tokens[0])).get_json())
-            shown.append(api.get(f"/games/{gid}/seats/0/log", headers=bearer(tokens[0])).get_data(as_text=True))
+            shown.append(
+                api.get(f"/games/{gid}/seats/0/view", headers=bearer(tokens[0])).get_json()
+            )
+            shown.append(
+                api.get(f"/games/{gid}/seats/0/log", headers=bearer(tokens[0])).get_data(
+                    as_text=True
+                )
+            )
         guess = predict_first_roll(shown, before)
         matched += guess is not None
         for seat in range(PLAYERS):
-            view = api.get(f"/games/{gid}/seats/{seat}/view", headers=bearer(tokens[seat])).get_json()
+            view = api.get(
+                f"/games/{gid}/seats/{seat}/view", headers=bearer(tokens[seat])
+            ).get_json()
             start = view["view"]["decision"]["options"][0]["development"]
             r = api.post(f"/games/{gid}/seats/{seat}/commands", headers=bearer(tokens[seat]),
                          json={"command_id": "s", "command": {"kind": "start_tiles", "development": start}})  # fmt: skip

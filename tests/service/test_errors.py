@@ -30,7 +30,9 @@ def test_malformed_json_is_400(api: ValidatingClient) -> None:
 
 
 def test_other_media_types_are_415(api: ValidatingClient) -> None:
-    r = api.post("/games", data=b"seats=2", content_type="application/x-www-form-urlencoded", validate=False)
+    r = api.post(
+        "/games", data=b"seats=2", content_type="application/x-www-form-urlencoded", validate=False
+    )
     _problem(r, 415, "unsupported-media-type")
     r = api.post("/replays/verify", data=b"{}", content_type="application/json", validate=False)
     _problem(r, 415, "unsupported-media-type")
@@ -109,7 +111,9 @@ def test_every_problem_type_is_documented(api: ValidatingClient) -> None:
     _problem(api.get("/problems/no-such-problem"), 404, "not-found")
 
 
-def test_an_unexpected_failure_is_a_500_problem(app: Flask, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_unexpected_failure_is_a_500_problem(
+    app: Flask, monkeypatch: pytest.MonkeyPatch
+) -> None:
     b = app.extensions["rfg"]
 
     def boom(*_a: Any, **_k: Any) -> None:

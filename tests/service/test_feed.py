@@ -37,7 +37,9 @@ def test_the_feed_pages_after_a_cursor(api: ValidatingClient) -> None:
     assert own["viewer"] == "seat:0" and len(own["events"]) == len(everything["events"])
 
 
-def _read_stream(api: ValidatingClient, url: str, **headers: str) -> tuple[list[tuple[str, str, Any]], str]:
+def _read_stream(
+    api: ValidatingClient, url: str, **headers: str
+) -> tuple[list[tuple[str, str, Any]], str]:
     r = api.get(url, headers=headers)
     assert r.status_code == 200 and r.mimetype == "text/event-stream"
     assert r.headers["Cache-Control"] == "no-cache"
@@ -70,7 +72,9 @@ def test_a_stream_resumes_after_last_event_id_and_ends_with_the_game(api: Valida
     assert [int(i) for _k, _d, i in events[:3]] == [version - 2, version - 1, version]
     assert json.loads(events[-1][1]) == {"game_id": gid, "version": version}
     # Last-Event-ID wins over ?after=
-    events, _ = _read_stream(api, f"/games/{gid}/events/stream?after=0", **{"Last-Event-ID": str(version)})
+    events, _ = _read_stream(
+        api, f"/games/{gid}/events/stream?after=0", **{"Last-Event-ID": str(version)}
+    )
     assert [k for k, _d, _i in events] == ["end"]
     events, _ = _read_stream(api, f"/games/{gid}/events/stream?after={version - 1}")
     assert [k for k, _d, _i in events] == ["message", "end"]

@@ -73,7 +73,9 @@ def signed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return {"api": api, "gid": gid, "text": text, "key": key, "url": url}
 
 
-def _both(signed: dict[str, Any], text: str) -> tuple[dict[str, Any], subprocess.CompletedProcess[str]]:
+def _both(
+    signed: dict[str, Any], text: str
+) -> tuple[dict[str, Any], subprocess.CompletedProcess[str]]:
     r = signed["api"].post("/replays/verify", data=text.encode("utf-8"),
                            content_type="application/x-ndjson")  # fmt: skip
     assert r.status_code == 200, r.get_json()
@@ -165,14 +167,21 @@ def test_a_changed_actor_is_refused(signed: dict[str, Any]) -> None:
         for r in rows[s:e]:
             r["actor"] = f"seat:{1 - seat}"
 
-    _refused(signed, _text(_edit(_rows(signed["text"]), actor)), "inconsistent", "submitted a command of seat")
+    _refused(
+        signed,
+        _text(_edit(_rows(signed["text"]), actor)),
+        "inconsistent",
+        "submitted a command of seat",
+    )
 
     def actor_as_bot(rows: Rows) -> None:
         s, e = _batches(rows)[5]
         for r in rows[s:e]:
             r["actor"] = "bot:heuristic"
 
-    _refused(signed, _text(_edit(_rows(signed["text"]), actor_as_bot)), "not-authentic", "not this log's")
+    _refused(
+        signed, _text(_edit(_rows(signed["text"]), actor_as_bot)), "not-authentic", "not this log's"
+    )
 
 
 def test_a_changed_game_id_is_refused(signed: dict[str, Any]) -> None:
@@ -181,7 +190,9 @@ def test_a_changed_game_id_is_refused(signed: dict[str, Any]) -> None:
             if "signature" not in r:
                 r["game_id"] = "0123456789ab"
 
-    _refused(signed, _text(_edit(_rows(signed["text"]), game)), "not-authentic", "signature is for game")
+    _refused(
+        signed, _text(_edit(_rows(signed["text"]), game)), "not-authentic", "signature is for game"
+    )
 
 
 def test_changed_timestamps_are_refused(signed: dict[str, Any]) -> None:
@@ -208,7 +219,9 @@ def test_swapped_batches_are_refused(signed: dict[str, Any]) -> None:
                 return
         raise AssertionError("no two batches of different seats in a row")
 
-    v = _refused(signed, _text(_edit(_rows(signed["text"]), swap)), "not-authentic", "not this log's")
+    v = _refused(
+        signed, _text(_edit(_rows(signed["text"]), swap)), "not-authentic", "not this log's"
+    )
     assert v["consistent"]  # both orders are legal: only the signature tells them apart
 
 
@@ -219,12 +232,16 @@ def bare() -> Rows:
     return [json.loads(json.dumps(e)) for e in rec.events]
 
 
-def _bare_refused(signed: dict[str, Any], rows: Rows, verdict: str, words: str, bad: int | None) -> None:
+def _bare_refused(
+    signed: dict[str, Any], rows: Rows, verdict: str, words: str, bad: int | None
+) -> None:
     v = _refused(signed, _text(rows), verdict, words)
     assert v["first_bad_event"] == bad, v
 
 
-def test_a_bare_log_verifies_and_is_never_called_authentic(signed: dict[str, Any], bare: Rows) -> None:
+def test_a_bare_log_verifies_and_is_never_called_authentic(
+    signed: dict[str, Any], bare: Rows
+) -> None:
     api_verdict, cli = _both(signed, _text(bare))
     assert api_verdict["ok"] and api_verdict["authentic"] is None and api_verdict["commands"] > 100
     assert cli.returncode == 0, cli.stderr
@@ -256,7 +273,9 @@ def test_bare_log_wrong_phase_ended_is_refused(signed: dict[str, Any], bare: Row
 
 def test_bare_log_deleted_event_and_cuts_are_incomplete(signed: dict[str, Any], bare: Rows) -> None:
     i = next(k for k, e in enumerate(bare) if e["type"] == "DiceRolled" and k > 200)
-    _bare_refused(signed, bare[:i] + bare[i + 1 :], "incomplete", f"event {i + 1} is missing", i + 1)
+    _bare_refused(
+        signed, bare[:i] + bare[i + 1 :], "incomplete", f"event {i + 1} is missing", i + 1
+    )
     s = next(k for k in range(300, len(bare)) if bare[k]["type"] == "CommandSubmitted")
     e = next(k for k in range(s + 1, len(bare)) if bare[k]["type"] == "CommandSubmitted")
     if e - s > 2:

@@ -40,10 +40,16 @@ schema = schemathesis.openapi.from_wsgi("/openapi.yaml", app)
 _client = app.test_client()
 _game = _client.post("/games", json={"seats": [{"kind": "human"}] * 3}).get_json()["game_id"]
 _seat_token = _client.post(f"/games/{_game}/seats/1/claim").get_json()["token"]
-_bot = _client.post("/bots/accounts", json={"name": "fuzz", "description": "d", "contact": "c"}).get_json()
-_other = _client.post("/bots/accounts", json={"name": "other", "description": "d", "contact": "c"}).get_json()
+_bot = _client.post(
+    "/bots/accounts", json={"name": "fuzz", "description": "d", "contact": "c"}
+).get_json()
+_other = _client.post(
+    "/bots/accounts", json={"name": "other", "description": "d", "contact": "c"}
+).get_json()
 _bot_game = external_game(app, _bot["account_id"], _other["account_id"])
-_client.post("/ladders", json={"name": "fuzz", "players": [2]}, headers={"Authorization": f"Bearer {ADMIN}"})
+_client.post(
+    "/ladders", json={"name": "fuzz", "players": [2]}, headers={"Authorization": f"Bearer {ADMIN}"}
+)
 _turn = itertools.count()
 sent: list[tuple[str, int, bool]] = []  # (operation, status, generated as a negative case)
 
@@ -70,7 +76,11 @@ def _aim(case: schemathesis.Case) -> None:
         token = _bot["token"]
     if "{ladder}" in path:
         params["ladder"] = "fuzz"
-    if path.startswith("/ladders") or (path == "/games" and case.method == "POST") or path.endswith("/log"):
+    if (
+        path.startswith("/ladders")
+        or (path == "/games" and case.method == "POST")
+        or path.endswith("/log")
+    ):
         token = token or ADMIN
     case.path_parameters = params
     headers = dict(case.headers or {})
@@ -93,7 +103,9 @@ def _aim(case: schemathesis.Case) -> None:
 def test_no_request_gets_a_server_error_or_breaks_the_contract(case: schemathesis.Case) -> None:
     _aim(case)
     response = case.call()
-    negative = "NEGATIVE" in str(getattr(case.meta, "generation", "")).upper() if case.meta else False
+    negative = (
+        "NEGATIVE" in str(getattr(case.meta, "generation", "")).upper() if case.meta else False
+    )
     sent.append((case.operation.label, response.status_code, negative))
     case.validate_response(response, checks=CHECKS)
 
@@ -102,8 +114,12 @@ def test_the_fuzzing_made_enough_requests() -> None:
     if not sent:
         pytest.skip("the fuzz test did not run (deselected)")
     statuses = sorted({status for _, status, _ in sent})
-    print(f"\nschemathesis: {len(sent)} requests over {len({op for op, _, _ in sent})} operations, "
-          f"{sum(neg for _, _, neg in sent)} of them schema-violating; statuses {statuses}")
+    print(
+        f"\nschemathesis: {len(sent)} requests over {len({op for op, _, _ in sent})} operations, "
+        f"{sum(neg for _, _, neg in sent)} of them schema-violating; statuses {statuses}"
+    )
     assert len(sent) >= MIN_REQUESTS, f"only {len(sent)} generated requests"
     assert not [s for s in statuses if s >= 500]
-    assert {200, 201, 400, 401, 403, 404, 422} <= set(statuses), "valid, invalid and authenticated requests"
+    assert {200, 201, 400, 401, 403, 404, 422} <= set(statuses), (
+        "valid, invalid and authenticated requests"
+    )

@@ -41,7 +41,10 @@ def test_views_carry_the_version_as_etag_and_answer_304(api: ValidatingClient) -
     assert tag == f'"{r.get_json()["version"]}"'
     assert api.get(f"/games/{gid}/view", headers={"If-None-Match": tag}).status_code == 304
     assert api.get(f"/games/{gid}/view", headers={"If-None-Match": '"999"'}).status_code == 200
-    r = api.get(f"/games/{gid}/seats/0/view", headers={"Authorization": f"Bearer {tokens[0]}", "If-None-Match": tag})
+    r = api.get(
+        f"/games/{gid}/seats/0/view",
+        headers={"Authorization": f"Bearer {tokens[0]}", "If-None-Match": tag},
+    )
     assert r.status_code == 304 and r.headers["ETag"] == tag
 
 
@@ -103,8 +106,12 @@ def test_catalogue_lists_every_tile_card_and_die(api: ValidatingClient) -> None:
     r = api.get("/catalogue")
     cat = r.get_json()
     assert [t["tile"] for t in cat["tiles"]] == sorted(TILES)
-    keys = {t["development"]["card"] for t in cat["tiles"]} | {t["world"]["card"] for t in cat["tiles"]}
-    keys |= {c["card"] for f in cat["factions"] for c in f["cards"]} | {h["card"] for h in cat["home_worlds"]}
+    keys = {t["development"]["card"] for t in cat["tiles"]} | {
+        t["world"]["card"] for t in cat["tiles"]
+    }
+    keys |= {c["card"] for f in cat["factions"] for c in f["cards"]} | {
+        h["card"] for h in cat["home_worlds"]
+    }
     assert keys == set(CARDS)
     assert sum(d["count"] for d in cat["dice"]) == 111
     assert cat["dice"][0]["first_id"] == 0 and cat["dice"][-1]["last_id"] == 110
@@ -132,8 +139,12 @@ def test_a_timed_game_shows_its_deadlines(api: ValidatingClient) -> None:
     assert game["next_deadline"] and game["timeouts"] == [0, 0]
     gid = game["game_id"]
     token = api.post(f"/games/{gid}/seats/0/claim").get_json()["token"]
-    clock = api.get(f"/games/{gid}/seats/0/view", headers={"Authorization": f"Bearer {token}"}).get_json()["view"]["clock"]
-    assert clock["abandon_after"] == 2 and clock["seats"][0]["deadline"] and clock["seats"][0]["timed"]
+    clock = api.get(
+        f"/games/{gid}/seats/0/view", headers={"Authorization": f"Bearer {token}"}
+    ).get_json()["view"]["clock"]
+    assert (
+        clock["abandon_after"] == 2 and clock["seats"][0]["deadline"] and clock["seats"][0]["timed"]
+    )
     assert api.get(f"/games/{gid}/view").get_json()["view"]["clock"] == clock
     bad = dict(body, time_control={"bank_max": 5})
     r = api.post("/games", json=bad, validate=False)  # the spec refuses it too (anyOf)
@@ -154,7 +165,9 @@ def test_bot_turns_are_handed_to_the_workers_queue() -> None:
 
     for dispatch, expected in ((True, 1), (False, 0)):
         app = make_app(f"memory://{uuid.uuid4().hex}", DISPATCH_TURNS=dispatch)
-        r = app.test_client().post("/games", json={"seats": [{"kind": "human"}, {"kind": "bot", "bot": "random"}]})
+        r = app.test_client().post(
+            "/games", json={"seats": [{"kind": "human"}, {"kind": "bot", "bot": "random"}]}
+        )
         assert r.status_code == 201
         b = app.extensions["rfg"]
         queue = Queue(b.store.prefix, connection=b.client)

@@ -34,7 +34,9 @@ def test_json_nested_past_1024_levels_is_400(api: ValidatingClient) -> None:
         deep = "[" * depth + "]" * depth
         for url, headers in (("/games", {}), (f"/games/{gid}/seats/0/commands", bearer(tokens[0]))):
             # (validate=False: the spec checker's own JSON parser would recurse on it)
-            r = api.post(url, data=deep, content_type="application/json", headers=headers, validate=False)
+            r = api.post(
+                url, data=deep, content_type="application/json", headers=headers, validate=False
+            )
             p = _problem(r, 400, "malformed-request")
             assert "deep" in p["detail"] and "flatter" in p["detail"]
     # inside a string, brackets are not nesting
@@ -66,12 +68,16 @@ def test_a_lone_surrogate_in_a_seed_is_400_and_nothing_is_created(api: Validatin
 def test_a_charset_other_than_utf8_is_415(api: ValidatingClient) -> None:
     body = json.dumps({"seats": [{"kind": "human"}] * 2})
     for charset in ("utf-16", "latin-1", "UTF-32"):
-        r = api.post("/games", data=body.encode("utf-8"), content_type=f"application/json; charset={charset}")
+        r = api.post(
+            "/games", data=body.encode("utf-8"), content_type=f"application/json; charset={charset}"
+        )
         p = _problem(r, 415, "unsupported-media-type")
         assert charset in p["detail"] and "UTF-8" in p["detail"]
     r = api.post("/games", data=body, content_type="application/json; charset=UTF-8")
     assert r.status_code == 201
-    r = api.post("/replays/verify", data=b"{}\n", content_type="text/plain; charset=utf-16", validate=False)
+    r = api.post(
+        "/replays/verify", data=b"{}\n", content_type="text/plain; charset=utf-16", validate=False
+    )
     _problem(r, 415, "unsupported-media-type")
 
 
@@ -86,11 +92,15 @@ def test_non_ascii_digits_do_not_name_a_seat(api: ValidatingClient) -> None:
 def test_null_for_an_object_body_is_400(api: ValidatingClient) -> None:
     h = bearer(ADMIN)
     assert api.post("/ladders", json={"name": "l", "players": [2]}, headers=h).status_code == 201
-    r = api.patch("/ladders/l", data="null", content_type="application/json", headers=h, validate=False)
+    r = api.patch(
+        "/ladders/l", data="null", content_type="application/json", headers=h, validate=False
+    )
     assert "null" in _problem(r, 400, "malformed-request")["detail"]
     assert api.get("/ladders/l").get_json()["paused"] is False
     gid, _ = new_game(api, claim=False)
-    r = api.post(f"/games/{gid}/seats/0/claim", data="null", content_type="application/json", validate=False)
+    r = api.post(
+        f"/games/{gid}/seats/0/claim", data="null", content_type="application/json", validate=False
+    )
     _problem(r, 400, "malformed-request")
     assert api.post(f"/games/{gid}/seats/0/claim").status_code == 201  # no body: fine
 
@@ -100,8 +110,14 @@ def test_last_event_id_must_be_ascii_digits_or_a_short_id(api: ValidatingClient)
     for bad in ("²", "٣", "1" * 30):
         r = api.get(f"/games/{gid}/events/stream", headers={"Last-Event-ID": bad}, validate=False)
         assert _problem(r, 400, "malformed-request")["detail"].startswith("Last-Event-ID")
-    token = api.post("/bots/accounts", json={"name": "b", "description": "d", "contact": "c"}).get_json()["token"]
-    r = api.get("/bots/me/decisions/stream", headers={**bearer(token), "Last-Event-ID": "x" * 201}, validate=False)
+    token = api.post(
+        "/bots/accounts", json={"name": "b", "description": "d", "contact": "c"}
+    ).get_json()["token"]
+    r = api.get(
+        "/bots/me/decisions/stream",
+        headers={**bearer(token), "Last-Event-ID": "x" * 201},
+        validate=False,
+    )
     assert "200" in _problem(r, 400, "malformed-request")["detail"]
 
 
@@ -119,7 +135,9 @@ def server() -> Iterator[tuple[str, int, Flask]]:
     thread.join(5)
 
 
-def _chunked(host: str, port: int, path: str, body: bytes, content_type: str) -> tuple[int, dict[str, Any]]:
+def _chunked(
+    host: str, port: int, path: str, body: bytes, content_type: str
+) -> tuple[int, dict[str, Any]]:
     conn = http.client.HTTPConnection(host, port, timeout=30)
     try:
         pieces = (body[i : i + 8192] for i in range(0, len(body), 8192))
@@ -141,7 +159,9 @@ def test_a_chunked_body_past_the_limit_is_413_not_cut(server: tuple[str, int, Fl
     assert status == 413 and p["type"] == "/problems/payload-too-large", p
     assert p["max_bytes"] == 64 * 1024 and "smaller" in p["detail"]
     # under the limit, chunked is fine
-    status, game = _chunked(host, port, "/games", json.dumps({"seats": seats}).encode(), "application/json")
+    status, game = _chunked(
+        host, port, "/games", json.dumps({"seats": seats}).encode(), "application/json"
+    )
     assert status == 201 and game["players"] == 2
 
 

@@ -74,21 +74,28 @@ def test_game_creation_is_limited_per_address_with_headers(
         r = api.post("/games", json=SEATS)
         assert r.status_code == 201
         assert _policy(r) == ("create-game", 3, 60)
-        assert r.headers["RateLimit"] == f'"create-game";r={2 - i};t={r.headers["RateLimit"].rsplit("=", 1)[1]}'
+        assert (
+            r.headers["RateLimit"]
+            == f'"create-game";r={2 - i};t={r.headers["RateLimit"].rsplit("=", 1)[1]}'
+        )
     r = api.post("/games", json=SEATS)
     p = _too_many(r, "create-game")
     assert "3 per 1 minute" in p["detail"] and _policy(r)[0] == "create-game"
     assert len(api.get("/games").get_json()["items"]) == 3, "the refused request created nothing"
     # another address has its own count; the admin is not limited
     # (validate=False: the validating client does not pass environ_base on)
-    other = api.post("/games", json=SEATS, environ_base={"REMOTE_ADDR": "192.0.2.9"}, validate=False)
+    other = api.post(
+        "/games", json=SEATS, environ_base={"REMOTE_ADDR": "192.0.2.9"}, validate=False
+    )
     assert other.status_code == 201
     assert api.post("/games", json=SEATS, headers=bearer(ADMIN)).status_code == 201
     # the counters are on the store, under the app's prefix
     assert list(real_redis.scan_iter(match=f"{api.prefix}:limits:*"))  # type: ignore[attr-defined]
 
 
-def test_every_request_of_an_address_counts_but_health_checks(limited: Callable[..., ValidatingClient]) -> None:
+def test_every_request_of_an_address_counts_but_health_checks(
+    limited: Callable[..., ValidatingClient],
+) -> None:
     api = limited(LIMIT_PER_ADDRESS="5 per minute")
     for _ in range(5):
         r = api.get("/catalogue")
@@ -98,7 +105,9 @@ def test_every_request_of_an_address_counts_but_health_checks(limited: Callable[
     assert api.get("/healthz").status_code == 200 and api.get("/readyz").status_code == 200
 
 
-def test_bot_registration_claims_and_replay_uploads_are_limited(limited: Callable[..., ValidatingClient]) -> None:
+def test_bot_registration_claims_and_replay_uploads_are_limited(
+    limited: Callable[..., ValidatingClient],
+) -> None:
     api = limited(LIMIT_REGISTER_BOT="2 per minute", LIMIT_CLAIM="3 per minute",
                   LIMIT_REPLAY_UPLOADS="1 per minute")  # fmt: skip
     body = {"name": "b", "description": "d", "contact": "c"}
@@ -108,7 +117,9 @@ def test_bot_registration_claims_and_replay_uploads_are_limited(limited: Callabl
     assert [api.post(f"/games/{gid}/seats/{s}/claim").status_code for s in range(3)] == [201] * 3
     _too_many(api.post(f"/games/{gid}/seats/3/claim"), "claims")
     assert api.post("/replays/verify", data=b"{}\n", content_type="text/plain").status_code == 200
-    _too_many(api.post("/replays/verify", data=b"{}\n", content_type="text/plain"), "replay-uploads")
+    _too_many(
+        api.post("/replays/verify", data=b"{}\n", content_type="text/plain"), "replay-uploads"
+    )
 
 
 def test_commands_are_limited_per_token(limited: Callable[..., ValidatingClient]) -> None:
@@ -138,15 +149,21 @@ def test_repeated_bad_tokens_throttle_the_address(limited: Callable[..., Validat
     _too_many(api.get(url, headers=bearer(tokens[0])), "bad-tokens")
     # ... while requests without a token, and other addresses, go on
     assert api.get(f"/games/{gid}").status_code == 200
-    r = api.get(url, headers=bearer(tokens[0]), environ_base={"REMOTE_ADDR": "192.0.2.77"}, validate=False)
+    r = api.get(
+        url, headers=bearer(tokens[0]), environ_base={"REMOTE_ADDR": "192.0.2.77"}, validate=False
+    )
     assert r.status_code == 200
 
 
-def test_open_streams_are_capped_per_token_and_per_address(limited: Callable[..., ValidatingClient]) -> None:
+def test_open_streams_are_capped_per_token_and_per_address(
+    limited: Callable[..., ValidatingClient],
+) -> None:
     api = limited(MAX_STREAMS_PER_TOKEN=2, MAX_STREAMS_PER_ADDRESS=3, SSE_MAX_SECONDS=30.0)
     gid, tokens = new_game(api, players=2)
     seat = f"/games/{gid}/seats/0/events/stream"
-    open_ = [api.get(seat, headers=bearer(tokens[0]), buffered=False, validate=False) for _ in range(2)]
+    open_ = [
+        api.get(seat, headers=bearer(tokens[0]), buffered=False, validate=False) for _ in range(2)
+    ]
     assert [r.status_code for r in open_] == [200, 200]
     p = _too_many(api.get(seat, headers=bearer(tokens[0]), validate=False), "open-streams")
     assert "this token has 2 streams open" in p["detail"]
@@ -203,12 +220,16 @@ def test_finished_games_are_kept_or_expire_after_finished_game_seconds(
         assert real_redis.hget(f"{prefix}:{{g:{gid}}}:m", "expire_idle") is None
 
 
-def test_an_unclaimed_bot_game_that_finishes_is_kept(limited: Callable[..., ValidatingClient], real_redis: Any) -> None:
+def test_an_unclaimed_bot_game_that_finishes_is_kept(
+    limited: Callable[..., ValidatingClient], real_redis: Any
+) -> None:
     """Games nobody claims but that are played (all bot seats) get their commands from the workers;
     finishing keeps them. Here the moves are applied the way a worker applies them."""
     api = limited(ABANDONED_GAME_SECONDS=600)
     prefix = api.prefix  # type: ignore[attr-defined]
-    gid = api.post("/games", json={"seats": [{"kind": "bot", "bot": "random"}] * 2}).get_json()["game_id"]
+    gid = api.post("/games", json={"seats": [{"kind": "bot", "bot": "random"}] * 2}).get_json()[
+        "game_id"
+    ]
     assert 0 < real_redis.ttl(f"{prefix}:{{g:{gid}}}:s") <= 600
     games = api.application.extensions["rfg"].games
     rng = Rng(1)
@@ -220,7 +241,9 @@ def test_an_unclaimed_bot_game_that_finishes_is_kept(limited: Callable[..., Vali
         seat = min(engine.pending(state))
         games.submit(gid, seat, bot_command(state, seat, "random", rng), f"w{version}-{seat}",
                      expected_version=version, actor="bot:random")  # fmt: skip
-    assert all(real_redis.ttl(k) == -1 for k in real_redis.scan_iter(match=f"{prefix}:{{g:{gid}}}*"))
+    assert all(
+        real_redis.ttl(k) == -1 for k in real_redis.scan_iter(match=f"{prefix}:{{g:{gid}}}*")
+    )
 
 
 def test_limits_can_be_switched_off_and_bad_settings_are_named() -> None:
@@ -234,5 +257,7 @@ def test_limits_can_be_switched_off_and_bad_settings_are_named() -> None:
         resolve({}, {"RFG_LIMIT_COMMANDS": "lots"})
     with pytest.raises(ValueError, match="MAX_STREAMS_PER_TOKEN.*whole number"):
         resolve({}, {"RFG_MAX_STREAMS_PER_TOKEN": "-1"})
-    off = make_app(f"memory://{uuid.uuid4().hex}", RATE_LIMITS=False, LIMIT_CREATE_GAME="1 per hour").test_client()
+    off = make_app(
+        f"memory://{uuid.uuid4().hex}", RATE_LIMITS=False, LIMIT_CREATE_GAME="1 per hour"
+    ).test_client()
     assert [off.post("/games", json=SEATS).status_code for _ in range(3)] == [201] * 3

@@ -33,19 +33,26 @@ def test_metrics_follow_the_contract_and_count_commands(api: ValidatingClient) -
     text = r.get_data(as_text=True)
     key = 'rfg_commands_total{result="conflict"}'
     assert _value(text, key) == _value(before, key) + 1
-    assert _value(text, "rfg_store_append_seconds_count") >= _value(before, "rfg_store_append_seconds_count") + 1
+    assert (
+        _value(text, "rfg_store_append_seconds_count")
+        >= _value(before, "rfg_store_append_seconds_count") + 1
+    )
     assert 'rfg_games{status="active"}' in text
     assert "rfg_job_latency_seconds_bucket" in text and "rfg_queue_jobs" in text
 
 
-@pytest.mark.parametrize("sent,kept", [("abc-123", True), ("bad id with spaces", False), ("x" * 300, False)])
+@pytest.mark.parametrize(
+    "sent,kept", [("abc-123", True), ("bad id with spaces", False), ("x" * 300, False)]
+)
 def test_every_response_carries_a_request_id(api: ValidatingClient, sent: str, kept: bool) -> None:
     r = api.get("/healthz", headers={"X-Request-ID": sent})
     rid = r.headers["X-Request-ID"]
     assert (rid == sent) is kept and 1 <= len(rid) <= 128 and " " not in rid
 
 
-def test_log_records_carry_the_request_context(api: ValidatingClient, caplog: pytest.LogCaptureFixture) -> None:
+def test_log_records_carry_the_request_context(
+    api: ValidatingClient, caplog: pytest.LogCaptureFixture
+) -> None:
     from service.logs import RequestContextFilter
 
     gid, tokens = new_game(api, players=2)

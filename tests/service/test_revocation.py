@@ -32,7 +32,9 @@ class Server:
     port: int
     app: Flask
 
-    def call(self, method: str, path: str, token: str | None = None, body: Any = None) -> tuple[int, Any, dict[str, str]]:
+    def call(
+        self, method: str, path: str, token: str | None = None, body: Any = None
+    ) -> tuple[int, Any, dict[str, str]]:
         conn = http.client.HTTPConnection(self.host, self.port, timeout=10)
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         data = None
@@ -97,7 +99,9 @@ def prefix(real_redis: Any) -> Iterator[str]:
 
 
 def _app(prefix: str) -> Flask:
-    return make_app(REDIS_URL, STORE_PREFIX=prefix, SSE_MAX_SECONDS=60.0, SSE_KEEPALIVE_SECONDS=KEEPALIVE)
+    return make_app(
+        REDIS_URL, STORE_PREFIX=prefix, SSE_MAX_SECONDS=60.0, SSE_KEEPALIVE_SECONDS=KEEPALIVE
+    )
 
 
 @pytest.fixture
@@ -112,7 +116,9 @@ def second(prefix: str) -> Iterator[Server]:
 
 
 def _register(srv: Server, name: str) -> dict[str, Any]:
-    status, body, _ = srv.call("POST", "/bots/accounts", body={"name": name, "description": "d", "contact": "c"})
+    status, body, _ = srv.call(
+        "POST", "/bots/accounts", body={"name": name, "description": "d", "contact": "c"}
+    )
     assert status == 201
     out: dict[str, Any] = body
     return out
@@ -146,7 +152,9 @@ def test_revoking_a_bot_token_ends_its_open_streams(server: Server) -> None:
         # checked at least once per keep-alive interval; the margin is for the XREAD block in
         # progress and a loaded machine
         assert f.ended - revoked <= 2 * KEEPALIVE + 0.5, f.ended - revoked
-        assert not [x for x in f.after(revoked) if not x.startswith(":")], "no frames after revocation"
+        assert not [x for x in f.after(revoked) if not x.startswith(":")], (
+            "no frames after revocation"
+        )
     assert server.call("GET", f"/games/{gid}/seats/0/view", a["token"])[0] == 401
     # the other account's token is untouched
     assert server.call("GET", f"/games/{gid}/seats/1/view", b["token"])[0] == 200
@@ -160,7 +168,10 @@ def test_a_seat_token_rotated_by_its_holder_stops_working_at_once_everywhere(
     tokens = {s: server.call("POST", f"/games/{gid}/seats/{s}/claim")[1]["token"] for s in (0, 1)}
     view = f"/games/{gid}/seats/0/view"
     # both processes have served the old token
-    assert server.call("GET", view, tokens[0])[0] == 200 and second.call("GET", view, tokens[0])[0] == 200
+    assert (
+        server.call("GET", view, tokens[0])[0] == 200
+        and second.call("GET", view, tokens[0])[0] == 200
+    )
     stream = Follower()
     thread = stream.start(server, f"/games/{gid}/seats/0/events/stream", tokens[0])
     _wait_started(stream)

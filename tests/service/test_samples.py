@@ -40,7 +40,9 @@ def test_samples_fit_the_seat_view_and_hide_the_rest(api: ValidatingClient) -> N
         hashes.add(engine.state_hash(state))
         seen = engine.observe(state, 1)
         assert seen["players"][1]["columns"] == own["columns"]  # its own roll, as it sees it
-        assert [p["dice_by_color"] for p in seen["players"]] == [p["dice_by_color"] for p in view["players"]]
+        assert [p["dice_by_color"] for p in seen["players"]] == [
+            p["dice_by_color"] for p in view["players"]
+        ]
         assert seen["version"] == view["version"] and seen["bag"] == view["bag"]
     assert len(hashes) > 1  # the other seats' rolls are dealt anew
     again = api.get(url, query_string={"count": 6, "seed": "k"}, headers=bearer(tokens[1]))

@@ -44,10 +44,15 @@ def test_views_feeds_and_streams_leak_nothing(api: ValidatingClient) -> None:
     play_http(api, gid, tokens, seed=11, on_step=record)
     # the command answers: replay them through the feed of each seat (same items, same redaction)
     for seat in range(PLAYERS):
-        r = api.get(f"/games/{gid}/seats/{seat}/events?after=0&limit=1000", headers=bearer(tokens[seat]))
+        r = api.get(
+            f"/games/{gid}/seats/{seat}/events?after=0&limit=1000", headers=bearer(tokens[seat])
+        )
         answers += [(seat, item) for item in r.get_json()["events"]]
 
-    log = [json.loads(line) for line in api.get(f"/games/{gid}/log").get_data(as_text=True).splitlines()]
+    log = [
+        json.loads(line)
+        for line in api.get(f"/games/{gid}/log").get_data(as_text=True).splitlines()
+    ]
     log = [row for row in log if "signature" not in row]  # the export's last line: the signature
     streams = {
         v: _sse_items(api, f"/games/{gid}/events/stream" if v == "public"

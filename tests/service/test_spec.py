@@ -42,7 +42,9 @@ def test_the_document_is_valid_openapi_3_1(spec: dict[str, Any]) -> None:
     validate(spec)
 
 
-def test_every_route_is_in_the_spec_and_every_path_is_served(app: Flask, spec: dict[str, Any]) -> None:
+def test_every_route_is_in_the_spec_and_every_path_is_served(
+    app: Flask, spec: dict[str, Any]
+) -> None:
     served = set()
     for rule in app.url_map.iter_rules():
         path = re.sub(r"<(?:[a-z]+:)?([a-z_]+)>", r"{\1}", rule.rule)
@@ -78,11 +80,16 @@ def test_examples_validate_against_the_spec_and_the_app(spec: dict[str, Any]) ->
             assert not errors, f"example of {name}: {errors[0].message}"
             checked += 1
     ops = {
-        ("/games/{game_id}/seats/{seat}/commands", "post"): ("CommandRequest", CommandRequestSchema()),
+        ("/games/{game_id}/seats/{seat}/commands", "post"): (
+            "CommandRequest",
+            CommandRequestSchema(),
+        ),
         ("/games", "post"): ("CreateGame", CreateGameSchema()),
     }
     for (path, method), (name, marshmallow_schema) in ops.items():
-        examples = spec["paths"][path][method]["requestBody"]["content"]["application/json"]["examples"]
+        examples = spec["paths"][path][method]["requestBody"]["content"]["application/json"][
+            "examples"
+        ]
         for key, ex in examples.items():
             errors = list(_validator(spec, name).iter_errors(ex["value"]))
             assert not errors, f"{path} example {key}: {errors[0].message}"
@@ -119,4 +126,4 @@ def test_stream_events_are_checked_one_by_one(spec: dict[str, Any]) -> None:
     with pytest.raises(AssertionError, match="FeedItem"):
         read(b'id: 1\ndata: {"seq": 1}\n\n')
     with pytest.raises(AssertionError, match="StreamEvent"):
-        read(b'event: surprise\ndata: {}\n\n')
+        read(b"event: surprise\ndata: {}\n\n")

@@ -34,8 +34,14 @@ def _page(browser: Any, viewport: dict[str, int] = DESKTOP) -> Any:
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     # script errors only: a refused request (a 409 the client resends, say) is logged too
-    page.on("console", lambda msg: errors.append(msg.text)
-            if msg.type == "error" and not msg.text.startswith("Failed to load resource") else None)
+    page.on(
+        "console",
+        lambda msg: (
+            errors.append(msg.text)
+            if msg.type == "error" and not msg.text.startswith("Failed to load resource")
+            else None
+        ),
+    )
     page.js_errors = errors
     return page
 
@@ -45,7 +51,9 @@ def _act(page: Any, kind: str) -> None:
     form = page.locator("form.decision")
     if kind == "assign":
         # step 1: a worker (the first one); step 2 preselects its column's phase
-        form.locator("fieldset.choices").filter(has_text="Pick the worker").locator("label.choice").first.click()
+        form.locator("fieldset.choices").filter(has_text="Pick the worker").locator(
+            "label.choice"
+        ).first.click()
         form.get_by_role("button", name="Confirm").click()
     elif kind == "explore":
         form.locator(".actions button").first.click()  # stock (or scout) with the first explorer
@@ -53,7 +61,9 @@ def _act(page: Any, kind: str) -> None:
         form.get_by_role("button", name="Confirm").click()
 
 
-def test_a_person_plays_a_whole_game_against_three_bots_by_clicking(site: Site, browser: Any) -> None:
+def test_a_person_plays_a_whole_game_against_three_bots_by_clicking(
+    site: Site, browser: Any
+) -> None:
     page = _page(browser)
     page.goto(site.url + "/")  # the URL `make run` prints: a browser lands on the client
     assert page.url == site.url + "/play/"
@@ -88,7 +98,9 @@ def test_a_person_plays_a_whole_game_against_three_bots_by_clicking(site: Site, 
         _act(page, kind)
         # the panel goes when the server took the command; an error stays on it in words
         for _ in range(300):
-            left = handle.evaluate("e => e.isConnected ? (e.querySelector('p.error').textContent || '') : null")
+            left = handle.evaluate(
+                "e => e.isConnected ? (e.querySelector('p.error').textContent || '') : null"
+            )
             if left is None:
                 break
             if left.strip():
@@ -115,7 +127,9 @@ def test_a_person_plays_a_whole_game_against_three_bots_by_clicking(site: Site, 
     final = _get(site, f"/games/{gid}/view")
     assert spectator.locator(".live").inner_text() == "game over"
     assert spectator.locator("ol.log li").first.get_attribute("value") == str(final["version"])
-    assert spectator.locator(".log li").count() >= 50, "the spectator followed the game event by event"
+    assert spectator.locator(".log li").count() >= 50, (
+        "the spectator followed the game event by event"
+    )
 
     page.goto(site.url + "/play/#/")
     page.get_by_role("heading", name="Games").wait_for()
@@ -156,10 +170,33 @@ def test_the_replay_viewer_steps_to_the_end_and_shows_the_verdict(site: Site, br
 
 def test_ladder_boards_show_the_leaderboard_and_rating_history(site: Site, browser: Any) -> None:
     ladder = "web-demo"
-    site.rfg("ladder", "--url", site.redis_url, "--prefix", site.prefix, "create", ladder, "--players", "2")
+    site.rfg(
+        "ladder",
+        "--url",
+        site.redis_url,
+        "--prefix",
+        site.prefix,
+        "create",
+        ladder,
+        "--players",
+        "2",
+    )
     for name, bot in (("heuristic", "heuristic"), ("random", "random")):
-        site.rfg("ladder", "--url", site.redis_url, "--prefix", site.prefix, "add", ladder, name, "--bot", bot)
-    site.rfg("ladder", "--url", site.redis_url, "--prefix", site.prefix, "run", ladder, "--games", "4")
+        site.rfg(
+            "ladder",
+            "--url",
+            site.redis_url,
+            "--prefix",
+            site.prefix,
+            "add",
+            ladder,
+            name,
+            "--bot",
+            bot,
+        )
+    site.rfg(
+        "ladder", "--url", site.redis_url, "--prefix", site.prefix, "run", ladder, "--games", "4"
+    )
     page = _page(browser)
     page.goto(f"{site.url}/play/#/ladders")
     page.get_by_role("link", name=ladder).click()
@@ -170,7 +207,9 @@ def test_ladder_boards_show_the_leaderboard_and_rating_history(site: Site, brows
     assert "heuristic" in rows.first.inner_text()
     plots = page.locator(".plots img")
     assert plots.count() == 2
-    page.wait_for_function("() => [...document.querySelectorAll('.plots img')].every(i => i.complete && i.naturalWidth > 0)")
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.plots img')].every(i => i.complete && i.naturalWidth > 0)"
+    )
     page.screenshot(path=str(SHOTS / "leaderboard.png"), full_page=True)
     assert not page.js_errors, page.js_errors
     page.close()

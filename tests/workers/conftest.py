@@ -74,7 +74,6 @@ def fake_rt(clock: FakeClock) -> Iterator[Runtime]:
     install(None)
 
 
-
 def purge(client: Any, prefix: str) -> None:
     """Delete the store keys of ``prefix`` and the RQ keys of the queue, jobs and workers named by
     it (``tests.conftest.purge_prefix``)."""

@@ -194,7 +194,11 @@ def test_clocks_copy_is_equal_and_independent() -> None:
     for s in clocks.seats:  # a value other than the default in every field
         for f in dataclasses.fields(SeatClock):
             v = getattr(s, f.name)
-            setattr(s, f.name, {bool: True, int: 7, str: "x"}.get(type(v), "y") if v in (None, 0, False) else v)
+            setattr(
+                s,
+                f.name,
+                {bool: True, int: 7, str: "x"}.get(type(v), "y") if v in (None, 0, False) else v,
+            )
     clocks.version = 42
     copy = clocks.copy()
     assert copy == clocks and copy is not clocks

@@ -42,7 +42,9 @@ class Turn(NamedTuple):
 class ApiError(Exception):
     """An HTTP error answer; ``problem`` is its problem+json body."""
 
-    def __init__(self, status: int, problem: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, status: int, problem: dict[str, Any], headers: dict[str, str] | None = None
+    ) -> None:
         self.status = status
         self.problem = problem
         self.headers = headers or {}
@@ -242,8 +244,15 @@ class Client:
                              "detail": f"seat {seat}'s decision kept changing over "
                                        f"{conflicts + 1} tries; is another client playing it?"})  # fmt: skip
 
-    def play(self, game_id: str, seat: int, decide: Decide, *, token: str | None = None,
-             max_turns: int = 100_000) -> dict[str, Any]:
+    def play(
+        self,
+        game_id: str,
+        seat: int,
+        decide: Decide,
+        *,
+        token: str | None = None,
+        max_turns: int = 100_000,
+    ) -> dict[str, Any]:
         """Play the seat to the end of the game with ``decide`` (see ``play_turn``), waiting for
         the other seats in between; returns the final public view."""
         for _ in range(max_turns):
@@ -255,8 +264,15 @@ class Client:
                 self.wait(game_id, seat=seat, after=turn.version, token=token)
         raise RuntimeError(f"game {game_id} did not end within {max_turns} turns")
 
-    def wait(self, game_id: str, *, seat: int | None = None, after: int | None = None,
-             token: str | None = None, timeout: float = 5.0) -> None:
+    def wait(
+        self,
+        game_id: str,
+        *,
+        seat: int | None = None,
+        after: int | None = None,
+        token: str | None = None,
+        timeout: float = 5.0,
+    ) -> None:
         """Block until the game has an event after ``after`` (default: its current version), or
         ``timeout`` seconds pass; polls the event feed (cheap; ``stream`` pushes instead)."""
         if after is None:
@@ -312,7 +328,9 @@ class Client:
             if ended or not reconnect:
                 return
 
-    def decisions(self, *, last_event_id: str | None = None, reconnect: bool = True) -> Iterator[dict[str, Any]]:
+    def decisions(
+        self, *, last_event_id: str | None = None, reconnect: bool = True
+    ) -> Iterator[dict[str, Any]]:
         """A bot account's pending decisions across its games (``/bots/me/decisions/stream``,
         the client's ``bot_token``), resuming with ``Last-Event-ID``; each has ``decision_id``."""
         last = last_event_id
@@ -324,7 +342,9 @@ class Client:
             if not reconnect:
                 return
 
-    def _sse(self, path: str, token: str | None, last: str | None) -> Iterator[tuple[str, str, str | None]]:
+    def _sse(
+        self, path: str, token: str | None, last: str | None
+    ) -> Iterator[tuple[str, str, str | None]]:
         hdrs = {"Accept": "text/event-stream"}
         if last is not None:
             hdrs["Last-Event-ID"] = last
