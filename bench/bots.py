@@ -17,7 +17,6 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _HERE]
 
 import argparse
-import math
 import time
 from typing import Any
 
@@ -25,6 +24,7 @@ from bots import arena
 from bots.heuristic import HeuristicBot
 from bots.ismcts import IsmctsBot
 from engine.rng import Rng
+from ladder.stats import wilson
 
 
 class Timed:
@@ -50,16 +50,6 @@ class Timed:
         self.slowest = max(self.slowest, dt)
         self.iterations += self.bot.last_iterations
         return out
-
-
-def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    if n == 0:
-        return 0.0, 1.0
-    p = wins / n
-    d = 1 + z * z / n
-    mid = (p + z * z / (2 * n)) / d
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return max(0.0, mid - half), min(1.0, mid + half)
 
 
 def match(players: int, games: int, make: Any, label: str) -> None:

@@ -12,12 +12,10 @@ Processes run ``python -m`` from the repository root, so they run the code of th
 
 from __future__ import annotations
 
-import os
 import signal
 import socket
 import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -28,31 +26,10 @@ import redis
 
 from events import find_server_binary
 from tests.conftest import REDIS_URL, unavailable
+from tests.processes import Proc, free_port, kill_group, spawn, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 ADMIN = "hosting-admin-token"
-
-
-def free_port(low: int = 0, high: int = 0) -> int:
-    """A TCP port nobody listens on: any (0) or the first free one in ``low..high``."""
-    for port in range(low, high + 1) if low else [0]:
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return int(s.getsockname()[1])
-    raise RuntimeError(f"no free port in {low}-{high}")
-
-
-def wait_for(pred: Callable[[], bool], timeout: float, what: str, step: float = 0.05) -> float:
-    """Wait until ``pred()``; returns the seconds it took."""
-    started = time.monotonic()
-    while time.monotonic() - started < timeout:
-        if pred():
-            return time.monotonic() - started
-        time.sleep(step)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
 
 
 class RedisServer:
@@ -123,32 +100,6 @@ def prefix(real_redis: Any) -> Iterator[str]:
     purge(real_redis, name)
 
 
-class Proc(subprocess.Popen[bytes]):
-    log_path: Path
-
-    def log(self) -> str:
-        return self.log_path.read_text(errors="replace")
-
-
-def _spawn(cmd: list[str], env: dict[str, str], log_path: Path) -> Proc:
-    out = open(log_path, "wb")  # noqa: SIM115 - closed with the process
-    proc = Proc(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                env={**os.environ, **env}, start_new_session=True)  # fmt: skip
-    proc.log_path = log_path
-    return proc
-
-
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        pass
-
-
 @pytest.fixture
 def start_api(tmp_path: Path) -> Iterator[Callable[..., tuple[Proc, str]]]:
     """``start_api(url, prefix, workers=1, **env)`` -> (process, base URL), once /healthz answers."""
@@ -162,7 +113,7 @@ def start_api(tmp_path: Path) -> Iterator[Callable[..., tuple[Proc, str]]]:
                "rfgcli.wsgi:create_app()"]  # fmt: skip
         full = {"REDIS_URL": url, "RFG_STORE_URL": url, "RFG_STORE_PREFIX": prefix,
                 "RFG_ADMIN_TOKEN": ADMIN, **env}  # fmt: skip
-        proc = _spawn(cmd, full, tmp_path / f"api-{len(procs)}.log")
+        proc = spawn(cmd, full, tmp_path / f"api-{len(procs)}.log")
         procs.append(proc)
         base = f"http://127.0.0.1:{port}"
 
@@ -180,7 +131,7 @@ def start_api(tmp_path: Path) -> Iterator[Callable[..., tuple[Proc, str]]]:
 
     yield start
     for proc in procs:
-        _kill_group(proc)
+        kill_group(proc)
 
 
 @pytest.fixture
@@ -200,13 +151,13 @@ def start_worker(tmp_path: Path) -> Iterator[Callable[..., Proc]]:
             prefix,
             *args,
         ]
-        proc = _spawn(cmd, {}, tmp_path / f"worker-{len(procs)}.log")
+        proc = spawn(cmd, {}, tmp_path / f"worker-{len(procs)}.log")
         procs.append(proc)
         return proc
 
     yield start
     for proc in procs:
-        _kill_group(proc)
+        kill_group(proc)
 
 
 @pytest.fixture

@@ -21,10 +21,11 @@ import redis
 from bots import get_bot
 from engine.rng import Rng
 from service.client import ApiError, Client
+from tests.processes import Proc, wait_for
 from tests.workers.checks import check_finished_game
 from workers import Runtime, WorkerSettings
 
-from .conftest import ADMIN, Proc, RedisServer, wait_for
+from .conftest import ADMIN, RedisServer
 
 pytestmark = pytest.mark.slow
 

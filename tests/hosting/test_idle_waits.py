@@ -19,9 +19,10 @@ import redis
 
 from service.client import Client
 from tests.conftest import REDIS_URL
+from tests.processes import Proc, wait_for
 from workers import Runtime, WorkerSettings
 
-from .conftest import ADMIN, Proc, wait_for
+from .conftest import ADMIN
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 

@@ -16,8 +16,9 @@ from urllib.error import HTTPError
 import pytest
 
 from events.clients import COMMAND_TIMEOUT
+from tests.processes import Proc
 
-from .conftest import Proc, RedisServer
+from .conftest import RedisServer
 
 pytestmark = pytest.mark.slow
 

@@ -8,13 +8,11 @@ Locally a missing Redis or Chromium skips these tests; under ``CI`` it fails the
 from __future__ import annotations
 
 import os
-import signal
 import socket
 import subprocess
 import sys
-import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +20,7 @@ import pytest
 import redis
 
 from tests.conftest import purge_prefix, unavailable
+from tests.processes import Proc, free_port, kill_group, spawn, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "docs" / "screenshots"
@@ -29,47 +28,6 @@ REDIS_URL = os.environ.get("RFG_WEB_TEST_REDIS_URL", "redis://127.0.0.1:6379/6")
 CHROMIUM = os.environ.get("RFG_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--no-first-run", "--disable-sync"]  # fmt: skip
-
-
-def wait_for(pred: Callable[[], bool], timeout: float, what: str, step: float = 0.1) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if pred():
-            return
-        time.sleep(step)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class Proc(subprocess.Popen[bytes]):
-    log_path: Path
-
-    def log(self) -> str:
-        return self.log_path.read_text(errors="replace")[-4000:]
-
-
-def _spawn(cmd: list[str], env: dict[str, str], log_path: Path) -> Proc:
-    out = open(log_path, "wb")  # noqa: SIM115 - closed with the process
-    proc = Proc(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                env={**os.environ, **env}, start_new_session=True)  # fmt: skip
-    proc.log_path = log_path
-    return proc
-
-
-def _kill(proc: subprocess.Popen[bytes]) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        pass
 
 
 class Site:
@@ -100,22 +58,22 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     env = {"REDIS_URL": REDIS_URL, "RFG_STORE_URL": REDIS_URL, "RFG_STORE_PREFIX": prefix,
            "RFG_RATE_LIMITS": "0", "RFG_DISPATCH": "1", "RFG_SSE_MAX_SECONDS": "20",
            "RFG_DATA_DIR": str(tmp)}  # fmt: skip
-    port = _free_port()
+    port = free_port()
     procs: list[Proc] = []
     try:
-        api = _spawn([sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}",
+        api = spawn([sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}",
                       "--workers", "1", "--worker-class", "gthread", "--threads", "16",
                       "rfgcli.wsgi:create_app()"], env, tmp / "api.log")  # fmt: skip
         procs.append(api)
         for i in range(2):
-            procs.append(_spawn([sys.executable, "-m", "rfgcli.main", "worker", "--url", REDIS_URL,
+            procs.append(spawn([sys.executable, "-m", "rfgcli.main", "worker", "--url", REDIS_URL,
                                  "--prefix", prefix, "--sweep-interval", "0.3", "--stale-after", "3",
                                  "--ladder-interval", "0"],  # `rfg ladder run` schedules
                                 env, tmp / f"worker-{i}.log"))  # fmt: skip
 
         def up() -> bool:
             if api.poll() is not None:
-                raise AssertionError(f"the API exited with {api.returncode}:\n{api.log()}")
+                raise AssertionError(f"the API exited with {api.returncode}:\n{api.log()[-4000:]}")
             try:
                 with socket.create_connection(("127.0.0.1", port), timeout=0.5):
                     return True
@@ -126,7 +84,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
         yield Site(f"http://127.0.0.1:{port}", prefix, REDIS_URL, env)
     finally:
         for proc in procs:
-            _kill(proc)
+            kill_group(proc)
         purge_prefix(client, prefix)
         client.close()
 

@@ -1,0 +1,64 @@
+"""Processes the integration tests start: free ports, a process with its log in a file, started
+in its own session and killed with its whole group, and waiting for a condition."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def free_port(low: int = 0, high: int = 0) -> int:
+    """A TCP port nobody listens on: any (0) or the first free one in ``low..high``."""
+    for port in range(low, high + 1) if low else [0]:
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return int(s.getsockname()[1])
+    raise RuntimeError(f"no free port in {low}-{high}")
+
+
+def wait_for(pred: Callable[[], bool], timeout: float, what: str, step: float = 0.05) -> float:
+    """Wait until ``pred()``; returns the seconds it took."""
+    started = time.monotonic()
+    while time.monotonic() - started < timeout:
+        if pred():
+            return time.monotonic() - started
+        time.sleep(step)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+
+
+class Proc(subprocess.Popen[bytes]):
+    log_path: Path
+
+    def log(self) -> str:
+        """Everything the process wrote (stdout and stderr)."""
+        return self.log_path.read_text(errors="replace")
+
+
+def spawn(cmd: list[str], env: dict[str, str], log_path: Path) -> Proc:
+    """Start ``cmd`` from the repository root in its own session, its output in ``log_path``."""
+    out = open(log_path, "wb")  # noqa: SIM115 - closed with the process
+    proc = Proc(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                env={**os.environ, **env}, start_new_session=True)  # fmt: skip
+    proc.log_path = log_path
+    return proc
+
+
+def kill_group(proc: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        pass
