@@ -31,7 +31,8 @@ from events.games import Games
 from events.replay import verify_text
 from ladder.service import Ladders, tables_equal
 from service.client import ApiError, Client
-from tests.hosting.conftest import ADMIN, Proc, _spawn, wait_for
+from tests.hosting.conftest import ADMIN
+from tests.processes import Proc, spawn, wait_for
 from tests.workers.checks import check_finished_game
 
 pytestmark = pytest.mark.cluster
@@ -141,7 +142,7 @@ def test_games_sse_exports_and_a_ladder_on_a_cluster_with_two_apis_and_two_worke
     for body in ({"entrant": "heur", "bot": "heuristic"}, {"entrant": "rand", "bot": "random"},
                  {"entrant": "ext", "account": acct["account_id"]}):  # fmt: skip
         admin[0].request("POST", "/ladders/cl/entrants", body=body, token=ADMIN)
-    bot = _spawn([sys.executable, "examples/random_bot.py", "--url", bases[1], "--token", acct["token"],
+    bot = spawn([sys.executable, "examples/random_bot.py", "--url", bases[1], "--token", acct["token"],
                   "--seed", "1"], {}, tmp_path / "ext-bot.log")  # fmt: skip
     bot.log_path = tmp_path / "ext-bot.log"
     procs.append(bot)

@@ -23,7 +23,7 @@ import redis
 
 import events
 from rfgcli.wsgi import create_app
-from tests.hosting.conftest import ROOT, Proc, wait_for
+from tests.processes import ROOT, Proc, wait_for
 from tests.workers.checks import check_finished_game
 from workers import Runtime, WorkerSettings
 
