@@ -78,12 +78,33 @@ def free_port() -> int:
         return port
 
 
-def start_gunicorn(target: str, port: int, env: dict[str, str], workers: int,
-                   worker_class: str = "sync", threads: int = 1) -> subprocess.Popen[bytes]:  # fmt: skip
+def start_gunicorn(
+    target: str,
+    port: int,
+    env: dict[str, str],
+    workers: int,
+    worker_class: str = "sync",
+    threads: int = 1,
+) -> subprocess.Popen[bytes]:
     gunicorn = str(Path(sys.executable).with_name("gunicorn"))
-    cmd = [gunicorn, "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
-           "--worker-class", worker_class, "--threads", str(threads), "--backlog", "2048",
-           "--log-level", "warning", "--pythonpath", str(ROOT), target]  # fmt: skip
+    cmd = [
+        gunicorn,
+        "--bind",
+        f"127.0.0.1:{port}",
+        "--workers",
+        str(workers),
+        "--worker-class",
+        worker_class,
+        "--threads",
+        str(threads),
+        "--backlog",
+        "2048",
+        "--log-level",
+        "warning",
+        "--pythonpath",
+        str(ROOT),
+        target,
+    ]
     proc = subprocess.Popen(cmd, env={**os.environ, **env}, cwd=ROOT)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
@@ -110,8 +131,9 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
 # --- HTTP -------------------------------------------------------------------------------------
 
 
-def request(port: int, method: str, path: str, body: Any = None,
-            headers: dict[str, str] | None = None) -> tuple[int, bytes]:  # fmt: skip
+def request(
+    port: int, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None
+) -> tuple[int, bytes]:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     try:
         data = None if body is None else json.dumps(body).encode()
@@ -176,9 +198,13 @@ def prepare(port: int, players: int, games: int, tag: str) -> list[Prepared]:
     out = []
     for i in range(games):
         seed = f"bench:{tag}:{i}"
-        status, raw = request(port, "POST", "/games",
-                              {"seats": [{"kind": "human"}] * players, "seed": seed},
-                              {"Authorization": f"Bearer {ADMIN}"})  # fmt: skip
+        status, raw = request(
+            port,
+            "POST",
+            "/games",
+            {"seats": [{"kind": "human"}] * players, "seed": seed},
+            {"Authorization": f"Bearer {ADMIN}"},
+        )
         assert status == 201, raw
         gid = json.loads(raw)["game_id"]
         tokens = {}
@@ -188,8 +214,17 @@ def prepare(port: int, players: int, games: int, tag: str) -> list[Prepared]:
         requests = []
         for n, (seat, cmd, expected, new) in enumerate(script_for(seed, players, i)):
             body = {"command_id": f"b{n}", "expected_version": expected, "command": cmd}
-            requests.append((build("POST", f"/games/{gid}/seats/{seat}/commands", body,
-                                   {"Authorization": f"Bearer {tokens[seat]}"}), new))  # fmt: skip
+            requests.append(
+                (
+                    build(
+                        "POST",
+                        f"/games/{gid}/seats/{seat}/commands",
+                        body,
+                        {"Authorization": f"Bearer {tokens[seat]}"},
+                    ),
+                    new,
+                )
+            )
         out.append(requests)
     return out
 
@@ -234,8 +269,9 @@ def _worker(args: tuple[str, int, int, float, float, list[Any]]) -> tuple[int, i
     return len(flat) - sum(errors), sum(errors), flat
 
 
-def _open_loop(args: tuple[str, int, float, float, float, float, list[Any], int]
-               ) -> tuple[int, int, list[float], int]:  # fmt: skip
+def _open_loop(
+    args: tuple[str, int, float, float, float, float, list[Any], int],
+) -> tuple[int, int, list[float], int]:
     """One client process at a constant rate: request i is due at ``first + i / rate`` and is sent
     then whether or not earlier ones came back (a thread per request in flight, up to
     ``max_threads``); its latency is counted from when it was due, so queueing anywhere - the
@@ -290,8 +326,15 @@ def _open_loop(args: tuple[str, int, float, float, float, float, list[Any], int]
     return len(lat) - errors[0], errors[0], lat, late
 
 
-def run_open_loop(mode: str, port: int, rate: float, seconds: float, work: list[Any],
-                  processes: int, cpu_of: list[int] | None = None) -> dict[str, float]:  # fmt: skip
+def run_open_loop(
+    mode: str,
+    port: int,
+    rate: float,
+    seconds: float,
+    work: list[Any],
+    processes: int,
+    cpu_of: list[int] | None = None,
+) -> dict[str, float]:
     """``rate`` requests per second in all, spread over ``processes`` client processes."""
     start_at = time.time() + 1.0
     stop_at = start_at + seconds
@@ -311,44 +354,81 @@ def run_open_loop(mode: str, port: int, rate: float, seconds: float, work: list[
     def pct(q: float) -> float:  # nearest rank
         return lat[min(len(lat) - 1, max(0, math.ceil(q * len(lat)) - 1))] * 1000 if lat else 0.0
 
-    out = {"rps": ok / seconds, "ok": ok, "errors": sum(r[1] for r in results),
-           "late": sum(r[3] for r in results), "p50_ms": pct(0.5), "p99_ms": pct(0.99),
-           "p999_ms": pct(0.999)}  # fmt: skip
+    out = {
+        "rps": ok / seconds,
+        "ok": ok,
+        "errors": sum(r[1] for r in results),
+        "late": sum(r[3] for r in results),
+        "p50_ms": pct(0.5),
+        "p99_ms": pct(0.99),
+        "p999_ms": pct(0.999),
+    }
     if cpu_of and server_before is not None and server_after is not None:
         out["server_cpu_us"] = (server_after - server_before) / max(1, len(lat)) * 1e6
     return out
 
 
-def open_loop_main(args: argparse.Namespace, processes: int, hello_port: int, api_port: int,
-                   hello: subprocess.Popen[bytes], api: subprocess.Popen[bytes], store: str,
-                   prefix: str) -> None:  # fmt: skip
+def open_loop_main(
+    args: argparse.Namespace,
+    processes: int,
+    hello_port: int,
+    api_port: int,
+    hello: subprocess.Popen[bytes],
+    api: subprocess.Popen[bytes],
+    store: str,
+    prefix: str,
+) -> None:
     """``--rate``: hello world and commands each at the same constant rate, one round each."""
-    print(f"open loop: {args.rate:g} requests/s for {args.seconds:g} s each, latency from the "
-          f"time each request was due")  # fmt: skip
-    h = run_open_loop("hello", hello_port, args.rate, args.seconds, [], processes,
-                      cpu_of=worker_pids(hello))  # fmt: skip
+    print(
+        f"open loop: {args.rate:g} requests/s for {args.seconds:g} s each, latency from the "
+        f"time each request was due"
+    )
+    h = run_open_loop(
+        "hello", hello_port, args.rate, args.seconds, [], processes, cpu_of=worker_pids(hello)
+    )
     # enough games that each is rarely busy: a command per game about every 50 ms at most
     n_games = max(4 * processes, int(args.rate * 0.05) + 4 * processes)
     per_game = int(args.seconds * args.rate / n_games) + 2
-    work = [game for k in range(n_games)
-            for game in prepare(api_port, args.players, max(1, per_game // 100 + 1), f"{prefix}:o:{k}")]  # fmt: skip
+    work = [
+        game
+        for k in range(n_games)
+        for game in prepare(api_port, args.players, max(1, per_game // 100 + 1), f"{prefix}:o:{k}")
+    ]
     work = [[step for game in work[i::n_games] for step in game] for i in range(n_games)]
-    c = run_open_loop("commands", api_port, args.rate, args.seconds, work, processes,
-                      cpu_of=worker_pids(api) + redis_pids(store))  # fmt: skip
-    print(f"{'':22}{'sent/s':>10}{'p50 ms':>10}{'p99 ms':>10}{'p99.9 ms':>10}{'errors':>8}"
-          f"{'late':>8}{'server CPU/req':>16}")  # fmt: skip
+    c = run_open_loop(
+        "commands",
+        api_port,
+        args.rate,
+        args.seconds,
+        work,
+        processes,
+        cpu_of=worker_pids(api) + redis_pids(store),
+    )
+    print(
+        f"{'':22}{'sent/s':>10}{'p50 ms':>10}{'p99 ms':>10}{'p99.9 ms':>10}{'errors':>8}"
+        f"{'late':>8}{'server CPU/req':>16}"
+    )
     for name, x in (("hello world GET", h), ("command POST", c)):
-        print(f"{name:22}{x['rps']:10.0f}{x['p50_ms']:10.2f}{x['p99_ms']:10.2f}"
-              f"{x['p999_ms']:10.2f}{x['errors']:8.0f}{x['late']:8.0f}"
-              f"{_us(x.get('server_cpu_us')):>16}")  # fmt: skip
+        print(
+            f"{name:22}{x['rps']:10.0f}{x['p50_ms']:10.2f}{x['p99_ms']:10.2f}"
+            f"{x['p999_ms']:10.2f}{x['errors']:8.0f}{x['late']:8.0f}"
+            f"{_us(x.get('server_cpu_us')):>16}"
+        )
     print(
         "(late: requests the client itself sent more than 1 ms after they were due - a client "
         "too slow for the rate; server CPU: gunicorn workers, plus Redis for commands)"
     )
 
 
-def run_load(mode: str, port: int, clients: int, seconds: float, work: list[Any],
-             processes: int, cpu_of: list[int] | None = None) -> dict[str, float]:  # fmt: skip
+def run_load(
+    mode: str,
+    port: int,
+    clients: int,
+    seconds: float,
+    work: list[Any],
+    processes: int,
+    cpu_of: list[int] | None = None,
+) -> dict[str, float]:
     per = [clients // processes + (1 if i < clients % processes else 0) for i in range(processes)]
     start_at = time.time() + 1.0
     stop_at = start_at + seconds
@@ -370,8 +450,13 @@ def run_load(mode: str, port: int, clients: int, seconds: float, work: list[Any]
     lat = sorted(x for r in results for x in r[2])
     elapsed = seconds
     q = statistics.quantiles(lat, n=100) if len(lat) >= 100 else [max(lat or [0])] * 99
-    out = {"rps": ok / elapsed, "ok": ok, "errors": errors,
-           "p50_ms": q[49] * 1000, "p99_ms": q[98] * 1000}  # fmt: skip
+    out = {
+        "rps": ok / elapsed,
+        "ok": ok,
+        "errors": errors,
+        "p50_ms": q[49] * 1000,
+        "p99_ms": q[98] * 1000,
+    }
     done = max(1, len(lat))
     if cpu_of and server_before is not None and server_after is not None:
         out["server_cpu_us"] = (server_after - server_before) / done * 1e6
@@ -402,18 +487,26 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--clients", type=int, default=32)
     ap.add_argument("--seconds", type=float, default=10.0)
-    ap.add_argument("--rounds", type=int, default=3,
-                    help="hello/commands runs, alternating; the median round is the verdict")  # fmt: skip
+    ap.add_argument(
+        "--rounds",
+        type=int,
+        default=3,
+        help="hello/commands runs, alternating; the median round is the verdict",
+    )
     ap.add_argument("--players", type=int, default=2)
     ap.add_argument("--workers", type=int, default=2, help="gunicorn workers")
     ap.add_argument("--worker-class", default="sync", help="gunicorn worker class (sync, gthread)")
     ap.add_argument("--threads", type=int, default=1, help="threads per gthread worker")
     ap.add_argument("--processes", type=int, default=4, help="client processes")
     ap.add_argument("--url", help="store URL (default: $REDIS_URL, local Redis, or embedded)")
-    ap.add_argument("--rate", type=float, default=0.0,
-                    help="open loop: send this many requests per second on a fixed schedule "
-                         "(whether or not earlier ones returned) and report p50/p99/p99.9 "
-                         "from each request's due time; default: closed loop with --clients")  # fmt: skip
+    ap.add_argument(
+        "--rate",
+        type=float,
+        default=0.0,
+        help="open loop: send this many requests per second on a fixed schedule "
+        "(whether or not earlier ones returned) and report p50/p99/p99.9 "
+        "from each request's due time; default: closed loop with --clients",
+    )
     args = ap.parse_args()
     processes = max(1, min(args.processes, args.clients))
 
@@ -427,9 +520,11 @@ def main() -> None:
         "RFG_RATE_LIMITS": "0",
     }
     threads = f" x {args.threads} threads" if args.worker_class == "gthread" else ""
-    print(f"store {store.split('?')[0]}  clients {args.clients} ({processes} processes)  "
-          f"gunicorn {args.workers} {args.worker_class} workers{threads}  {args.rounds} rounds of "
-          f"{args.seconds:g} s each  cpus {os.cpu_count()}")  # fmt: skip
+    print(
+        f"store {store.split('?')[0]}  clients {args.clients} ({processes} processes)  "
+        f"gunicorn {args.workers} {args.worker_class} workers{threads}  {args.rounds} rounds of "
+        f"{args.seconds:g} s each  cpus {os.cpu_count()}"
+    )
 
     hello_port, api_port = free_port(), free_port()
     server = (args.workers, args.worker_class, args.threads)
@@ -448,15 +543,33 @@ def main() -> None:
         # enough games that no client runs out of commands (random 2-seat games: ~150 commands)
         per_client = max(1, int(args.seconds * 1500 / args.clients / 150) + 1)
         for r in range(args.rounds):
-            h = run_load("hello", hello_port, args.clients, args.seconds, [], processes,
-                         cpu_of=worker_pids(hello))  # fmt: skip
-            work = [prepare(api_port, args.players, per_client, f"{prefix}:{r}:{k}")
-                    for k in range(args.clients)]  # fmt: skip
-            c = run_load("commands", api_port, args.clients, args.seconds, work, processes,
-                         cpu_of=worker_pids(api) + redis_pids(store))  # fmt: skip
+            h = run_load(
+                "hello",
+                hello_port,
+                args.clients,
+                args.seconds,
+                [],
+                processes,
+                cpu_of=worker_pids(hello),
+            )
+            work = [
+                prepare(api_port, args.players, per_client, f"{prefix}:{r}:{k}")
+                for k in range(args.clients)
+            ]
+            c = run_load(
+                "commands",
+                api_port,
+                args.clients,
+                args.seconds,
+                work,
+                processes,
+                cpu_of=worker_pids(api) + redis_pids(store),
+            )
             rounds.append((h, c))
-            print(f"round {r + 1}: hello {h['rps']:.0f}/s, commands {c['rps']:.0f}/s "
-                  f"({c['rps'] / h['rps']:.0%}), command p99 {c['p99_ms']:.1f} ms")  # fmt: skip
+            print(
+                f"round {r + 1}: hello {h['rps']:.0f}/s, commands {c['rps']:.0f}/s "
+                f"({c['rps'] / h['rps']:.0%}), command p99 {c['p99_ms']:.1f} ms"
+            )
     finally:
         stop(hello)
         stop(api)
@@ -468,11 +581,15 @@ def main() -> None:
             shutil.rmtree(tmp, ignore_errors=True)
 
     h, c = sorted(rounds, key=lambda hc: hc[1]["rps"] / hc[0]["rps"])[len(rounds) // 2]
-    print(f"median round:\n{'':22}{'req/s':>10}{'p50 ms':>10}{'p99 ms':>10}{'errors':>8}"
-          f"{'server CPU/req':>16}{'client CPU/req':>16}")  # fmt: skip
+    print(
+        f"median round:\n{'':22}{'req/s':>10}{'p50 ms':>10}{'p99 ms':>10}{'errors':>8}"
+        f"{'server CPU/req':>16}{'client CPU/req':>16}"
+    )
     for name, x in (("hello world GET", h), ("command POST", c)):
-        print(f"{name:22}{x['rps']:10.0f}{x['p50_ms']:10.2f}{x['p99_ms']:10.2f}{x['errors']:8.0f}"
-              f"{_us(x.get('server_cpu_us')):>16}{_us(x.get('client_cpu_us')):>16}")  # fmt: skip
+        print(
+            f"{name:22}{x['rps']:10.0f}{x['p50_ms']:10.2f}{x['p99_ms']:10.2f}{x['errors']:8.0f}"
+            f"{_us(x.get('server_cpu_us')):>16}{_us(x.get('client_cpu_us')):>16}"
+        )
     print(
         f"commands/s = {c['rps'] / h['rps']:.0%} of hello world (target >= 40%); "
         f"command p99 {c['p99_ms']:.1f} ms (target < 50 ms)"

@@ -67,9 +67,12 @@ def match(players: int, games: int, make: Any, label: str) -> None:
     lo, hi = wilson(wins, games)
     per = timed.cpu / max(timed.decisions, 1)
     iters = timed.iterations / max(timed.decisions, 1)
-    print(f"{label}: {wins:g}/{games} = {wins / games:.1%} won, 95% CI [{lo:.1%}, {hi:.1%}]; "
-          f"{per:.3f} s/decision (slowest {timed.slowest:.2f} s), {iters:.0f} iterations/decision, "
-          f"{games / cpu * 3600:.0f} games/hour on one core", flush=True)  # fmt: skip
+    print(
+        f"{label}: {wins:g}/{games} = {wins / games:.1%} won, 95% CI [{lo:.1%}, {hi:.1%}]; "
+        f"{per:.3f} s/decision (slowest {timed.slowest:.2f} s), {iters:.0f} iterations/decision, "
+        f"{games / cpu * 3600:.0f} games/hour on one core",
+        flush=True,
+    )
 
 
 def main() -> None:
@@ -85,8 +88,11 @@ def main() -> None:
         return IsmctsBot(iterations=iterations, millis=args.millis, clock=time.process_time)
 
     budget = f"{iterations} iterations" if iterations else f"{args.millis} ms"
-    print(f"bots benchmark: ismcts ({budget} a decision, heuristic roll-outs) vs heuristic, "
-          f"{args.games} games per match, CPU time of this process\n", flush=True)  # fmt: skip
+    print(
+        f"bots benchmark: ismcts ({budget} a decision, heuristic roll-outs) vs heuristic, "
+        f"{args.games} games per match, CPU time of this process\n",
+        flush=True,
+    )
     if args.match in ("2p", "both"):
         match(2, args.games, make, "2 players, seats swapped")
     if args.match in ("4p", "both"):

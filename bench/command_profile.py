@@ -108,18 +108,29 @@ def run_api(
 
     from rfgcli.wsgi import create_app
 
-    app = create_app({"STORE_URL": args.url, "STORE_PREFIX": prefix, "TESTING": True,
-                      "RATE_LIMITS": False, "ADMIN_TOKEN": "bench"})  # fmt: skip
+    app = create_app(
+        {
+            "STORE_URL": args.url,
+            "STORE_PREFIX": prefix,
+            "TESTING": True,
+            "RATE_LIMITS": False,
+            "ADMIN_TOKEN": "bench",
+        }
+    )
     api = app.test_client()
     work = []
     for i in range(args.games):
         seed = f"{args.seed}:{i}"
-        r = api.post("/games", json={"seats": [{"kind": "human"}] * 4, "seed": seed},
-                     headers={"Authorization": "Bearer bench"})  # fmt: skip
+        r = api.post(
+            "/games",
+            json={"seats": [{"kind": "human"}] * 4, "seed": seed},
+            headers={"Authorization": "Bearer bench"},
+        )
         assert r.status_code == 201, r.get_json()
         gid = r.get_json()["game_id"]
-        tokens = [api.post(f"/games/{gid}/seats/{seat}/claim").get_json()["token"]
-                  for seat in range(4)]  # fmt: skip
+        tokens = [
+            api.post(f"/games/{gid}/seats/{seat}/claim").get_json()["token"] for seat in range(4)
+        ]
         work.append((gid, tokens, script_for(seed, 4, i)))
     prof = Profiler(interval=args.interval)
     n = 0
@@ -127,9 +138,11 @@ def run_api(
     prof.start()
     for gid, tokens, script in work:
         for k, (seat, command, expected, new) in enumerate(script):
-            r = api.post(f"/games/{gid}/seats/{seat}/commands",
-                         json={"command_id": f"c{k}", "expected_version": expected, "command": command},
-                         headers={"Authorization": f"Bearer {tokens[seat]}"})  # fmt: skip
+            r = api.post(
+                f"/games/{gid}/seats/{seat}/commands",
+                json={"command_id": f"c{k}", "expected_version": expected, "command": command},
+                headers={"Authorization": f"Bearer {tokens[seat]}"},
+            )
             assert r.status_code == 201 and r.get_json()["version"] == new, r.get_json()
             n += 1
     prof.stop()
@@ -162,9 +175,11 @@ def main() -> None:
             best = got
     assert best is not None
     n, prof, wall, cpu = best
-    print(f"command path ({args.mode}): {n} commands in {args.games} 4-player games; best of "
-          f"{args.rounds} round(s), per command: wall {wall / n * 1000:.3f} ms, CPU of this "
-          f"process {cpu / n * 1000:.3f} ms")  # fmt: skip
+    print(
+        f"command path ({args.mode}): {n} commands in {args.games} 4-player games; best of "
+        f"{args.rounds} round(s), per command: wall {wall / n * 1000:.3f} ms, CPU of this "
+        f"process {cpu / n * 1000:.3f} ms"
+    )
     for label, seconds in parts(prof).items():
         print(f"  {label:40s} {seconds / n * 1000:7.3f} ms")
     if args.tree:

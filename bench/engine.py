@@ -37,8 +37,10 @@ def games_per_second(
         events += len(rec.events)
         rounds += rec.state.round
     dt = time.process_time() - t0
-    kept = [arena.play_game(f"bench:{players}:{i}", players, ["random"], rules=rules)
-            for i in range(min(games, 20))]  # fmt: skip
+    kept = [
+        arena.play_game(f"bench:{players}:{i}", players, ["random"], rules=rules)
+        for i in range(min(games, 20))
+    ]
     return games / dt, events / dt, (events / games, rounds / games, kept)  # type: ignore[return-value]
 
 
@@ -54,9 +56,13 @@ def replay_rate(recs: list[arena.GameRecord]) -> tuple[float, float]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--games", type=int, default=200, help="games per player count (default 200)")
-    ap.add_argument("--rules", type=int, default=None,
-                    help="rules version to play (default: the current one; 2 is the last with the "
-                         "SplitMix64 generator, for comparing the keyed generator's cost)")  # fmt: skip
+    ap.add_argument(
+        "--rules",
+        type=int,
+        default=None,
+        help="rules version to play (default: the current one; 2 is the last with the "
+        "SplitMix64 generator, for comparing the keyed generator's cost)",
+    )
     args = ap.parse_args()
     print(
         f"engine benchmark: {args.games} random-bot games per player count, rules "

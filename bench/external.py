@@ -53,8 +53,10 @@ def pct(values: list[float], q: float) -> float:
 def follow(port: int, token: str, stop_at: float, out: list[float]) -> None:
     """Read an account's decisions stream, recording each decision's delay in ms."""
     while time.time() < stop_at:
-        req = urllib.request.Request(f"http://127.0.0.1:{port}/bots/me/decisions/stream",
-                                     headers={"Authorization": f"Bearer {token}"})  # fmt: skip
+        req = urllib.request.Request(
+            f"http://127.0.0.1:{port}/bots/me/decisions/stream",
+            headers={"Authorization": f"Bearer {token}"},
+        )
         try:
             with urllib.request.urlopen(req, timeout=30) as resp:
                 for raw in resp:
@@ -79,47 +81,98 @@ def main() -> None:
     p.add_argument("--threads", type=int, default=8)
     args = p.parse_args()
     prefix = f"bench{uuid.uuid4().hex[:8]}"
-    env = {"REDIS_URL": args.url, "RFG_STORE_PREFIX": prefix, "RFG_ADMIN_TOKEN": ADMIN,
-           "RFG_RATE_LIMITS": "0", "RFG_DISPATCH": "1"}  # fmt: skip
+    env = {
+        "REDIS_URL": args.url,
+        "RFG_STORE_PREFIX": prefix,
+        "RFG_ADMIN_TOKEN": ADMIN,
+        "RFG_RATE_LIMITS": "0",
+        "RFG_DISPATCH": "1",
+    }
     logdir = Path(tempfile.mkdtemp(prefix="rfg-external-"))
     port = free_port()
-    api = start_gunicorn("rfgcli.wsgi:create_app()", port, env, args.api_workers, "gthread",
-                         args.threads)  # fmt: skip
+    api = start_gunicorn(
+        "rfgcli.wsgi:create_app()", port, env, args.api_workers, "gthread", args.threads
+    )
     procs: list[subprocess.Popen[bytes]] = []
     client = events.connect(args.url)
     try:
         worker_log = open(logdir / "worker.log", "wb")  # noqa: SIM115
-        procs.append(subprocess.Popen([RFG, "worker", "--url", args.url, "--prefix", prefix,
-                                       "--log-level", "WARNING", "--ladder-interval", "0.2"],
-                                      cwd=ROOT, stdout=worker_log, stderr=subprocess.STDOUT,
-                                      start_new_session=True))  # fmt: skip
+        procs.append(
+            subprocess.Popen(
+                [
+                    RFG,
+                    "worker",
+                    "--url",
+                    args.url,
+                    "--prefix",
+                    prefix,
+                    "--log-level",
+                    "WARNING",
+                    "--ladder-interval",
+                    "0.2",
+                ],
+                cwd=ROOT,
+                stdout=worker_log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        )
         admin = {"Authorization": f"Bearer {ADMIN}"}
         tokens = []
         for i in range(4):
-            status, raw = request(port, "POST", "/bots/accounts",
-                                  {"name": f"ext{i}", "description": "random", "contact": "a@b.c"})  # fmt: skip
+            status, raw = request(
+                port,
+                "POST",
+                "/bots/accounts",
+                {"name": f"ext{i}", "description": "random", "contact": "a@b.c"},
+            )
             assert status == 201, raw
             acct = json.loads(raw)
             tokens.append(acct["token"])
             if i == 0:
-                status, raw = request(port, "POST", "/ladders", {"name": "ext", "players": [4],
-                                      "concurrency": args.concurrency}, admin)  # fmt: skip
+                status, raw = request(
+                    port,
+                    "POST",
+                    "/ladders",
+                    {"name": "ext", "players": [4], "concurrency": args.concurrency},
+                    admin,
+                )
                 assert status == 201, raw
-            status, raw = request(port, "POST", "/ladders/ext/entrants",
-                                  {"entrant": f"ext{i}", "account": acct["account_id"]}, admin)  # fmt: skip
+            status, raw = request(
+                port,
+                "POST",
+                "/ladders/ext/entrants",
+                {"entrant": f"ext{i}", "account": acct["account_id"]},
+                admin,
+            )
             assert status == 201, raw
         started = time.time()
         stop_at = started + args.seconds
         delays: list[float] = []
-        watcher = threading.Thread(target=follow, args=(port, tokens[0], stop_at, delays),
-                                   daemon=True)  # fmt: skip
+        watcher = threading.Thread(
+            target=follow, args=(port, tokens[0], stop_at, delays), daemon=True
+        )
         watcher.start()
         for i, token in enumerate(tokens):
             log = open(logdir / f"bot-{i}.log", "wb")  # noqa: SIM115
-            procs.append(subprocess.Popen(
-                [sys.executable, str(ROOT / "examples" / "random_bot.py"), "--url",
-                 f"http://127.0.0.1:{port}", "--token", token, "--seed", str(i)],
-                cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True))  # fmt: skip
+            procs.append(
+                subprocess.Popen(
+                    [
+                        sys.executable,
+                        str(ROOT / "examples" / "random_bot.py"),
+                        "--url",
+                        f"http://127.0.0.1:{port}",
+                        "--token",
+                        token,
+                        "--seed",
+                        str(i),
+                    ],
+                    cwd=ROOT,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                )
+            )
         ladders = Ladders(client, Games(events.RedisStore(client, prefix=prefix)), prefix=prefix)
         time.sleep(max(0.0, stop_at - time.time()))
         results = len(ladders.results("ext"))
@@ -140,14 +193,18 @@ def main() -> None:
         keys = list(client.scan_iter(match=f"{prefix}:*", count=1000))
         for i in range(0, len(keys), 1000):
             client.delete(*keys[i : i + 1000])
-    print(f"external bots: 4 x examples/random_bot.py on a 4-player ladder ({args.concurrency} games "
-          f"in flight), API gunicorn {args.api_workers} gthread x {args.threads}, 1 rfg worker, "
-          f"store {args.url}")  # fmt: skip
+    print(
+        f"external bots: 4 x examples/random_bot.py on a 4-player ladder ({args.concurrency} games "
+        f"in flight), API gunicorn {args.api_workers} gthread x {args.threads}, 1 rfg worker, "
+        f"store {args.url}"
+    )
     print(
         f"  ladder games recorded: {results} in {wall:.1f} s = {results / wall * 3600:,.0f} games/h"
     )
-    print(f"  decision delay, append -> bot's stream (n={len(delays)}): p50 {pct(delays, .5):.1f} ms, "
-          f"p90 {pct(delays, .9):.1f} ms, p99 {pct(delays, .99):.1f} ms")  # fmt: skip
+    print(
+        f"  decision delay, append -> bot's stream (n={len(delays)}): p50 {pct(delays, 0.5):.1f} ms, "
+        f"p90 {pct(delays, 0.9):.1f} ms, p99 {pct(delays, 0.99):.1f} ms"
+    )
     print(f"  logs: {logdir}")
 
 

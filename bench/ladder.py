@@ -73,11 +73,27 @@ def spawn_workers(url: str, prefix: str, n: int, logdir: Path) -> list[subproces
     procs = []
     for i in range(n):
         log = open(logdir / f"worker-{i}.log", "wb")  # noqa: SIM115
-        procs.append(subprocess.Popen(
-            [RFG, "worker", "--url", url, "--prefix", prefix, "--metrics", "--log-level", "WARNING",
-             "--compact-after", str(COMPACT_AFTER)],
-            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-        ))  # fmt: skip
+        procs.append(
+            subprocess.Popen(
+                [
+                    RFG,
+                    "worker",
+                    "--url",
+                    url,
+                    "--prefix",
+                    prefix,
+                    "--metrics",
+                    "--log-level",
+                    "WARNING",
+                    "--compact-after",
+                    str(COMPACT_AFTER),
+                ],
+                cwd=ROOT,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        )
     return procs
 
 
@@ -95,8 +111,14 @@ def stop_workers(procs: list[subprocess.Popen[bytes]]) -> None:
 
 
 def purge(client: Any, prefix: str) -> None:
-    for pattern in (f"{prefix}:*", f"rq:job:{prefix}-*", f"rq:*:{prefix}", f"rq:*:{prefix}:*",
-                    f"rq:results:{prefix}-*", f"rq:executions:{prefix}-*"):  # fmt: skip
+    for pattern in (
+        f"{prefix}:*",
+        f"rq:job:{prefix}-*",
+        f"rq:*:{prefix}",
+        f"rq:*:{prefix}:*",
+        f"rq:results:{prefix}-*",
+        f"rq:executions:{prefix}-*",
+    ):
         keys = list(client.scan_iter(match=pattern, count=1000))
         for i in range(0, len(keys), 1000):
             client.delete(*keys[i : i + 1000])
@@ -119,8 +141,9 @@ def decision_latencies(rt: Runtime, game_id: str) -> list[float]:
         assert state is not None
         if clocks is None:
             clocks = Clocks.for_table(state.table, len(state.players))
-        clocks.apply(state, version=batch[-1].seq, ts=batch[-1].ts, actor=batch[-1].actor,
-                     seat=seat)  # fmt: skip
+        clocks.apply(
+            state, version=batch[-1].seq, ts=batch[-1].ts, actor=batch[-1].actor, seat=seat
+        )
     return out
 
 
@@ -176,9 +199,16 @@ def run_service(args: argparse.Namespace) -> dict[str, Any]:
         decisions: list[float] = []
         for g in done[: min(len(done), 20)]:
             decisions += decision_latencies(rt, g)
-        return {"wall": wall, "games": len(done), "events": events_total, "jobs": jobs,
-                "decisions": decisions, "logdir": str(logdir), "fresh_memory": fresh_memory,
-                "compacted_memory": compacted}  # fmt: skip
+        return {
+            "wall": wall,
+            "games": len(done),
+            "events": events_total,
+            "jobs": jobs,
+            "decisions": decisions,
+            "logdir": str(logdir),
+            "fresh_memory": fresh_memory,
+            "compacted_memory": compacted,
+        }
     finally:
         stop_workers(procs)
         purge(client, prefix)
@@ -209,8 +239,14 @@ def run_ladder(args: argparse.Namespace) -> dict[str, Any]:
         wall = time.perf_counter() - started
         results = ladders.results(name)[: args.games]
         events_total = sum(rt.store.version(r.game_id) for r in results)
-        return {"wall": wall, "games": len(results), "events": events_total, "jobs": [], "decisions": [],
-                "logdir": str(logdir)}  # fmt: skip
+        return {
+            "wall": wall,
+            "games": len(results),
+            "events": events_total,
+            "jobs": [],
+            "decisions": [],
+            "logdir": str(logdir),
+        }
     finally:
         stop_workers(procs)
         purge(client, prefix)
@@ -231,8 +267,14 @@ def rating_updates(args: argparse.Namespace, n: int = 2000) -> tuple[float, floa
     res = []
     for i in range(n):
         seats = r.sample(names, args.players)
-        res.append(Result(f"g{i}", tuple(seats), tuple(r.randint(10, 50) for _ in seats),
-                          tuple(r.randint(0, 9) for _ in seats)))  # fmt: skip
+        res.append(
+            Result(
+                f"g{i}",
+                tuple(seats),
+                tuple(r.randint(10, 50) for _ in seats),
+                tuple(r.randint(0, 9) for _ in seats),
+            )
+        )
     t0 = time.perf_counter()
     table = RatingTable()
     for x in res:
@@ -245,8 +287,12 @@ def rating_updates(args: argparse.Namespace, n: int = 2000) -> tuple[float, floa
     m = min(n, 300)
     t0 = time.perf_counter()
     for x in res[:m]:
-        lad.record("rates", x.game_id, list(x.entrants),
-                   [{"total": t, "tiebreak": b} for t, b in zip(x.totals, x.tiebreaks, strict=True)])  # fmt: skip
+        lad.record(
+            "rates",
+            x.game_id,
+            list(x.entrants),
+            [{"total": t, "tiebreak": b} for t, b in zip(x.totals, x.tiebreaks, strict=True)],
+        )
     stored = m / (time.perf_counter() - t0)
     for k in list(client.scan_iter(match=f"{prefix}:*", count=1000)):
         client.delete(k)
@@ -290,8 +336,11 @@ def main() -> None:
     p.add_argument("--bot", default="heuristic")
     p.add_argument("--seed", default="ladder-bench")
     p.add_argument("--via-api", action="store_true", help="create games with POST /games")
-    p.add_argument("--ladder", action="store_true",
-                   help="run a real ladder (workers schedule its games, ratings fold each result)")  # fmt: skip
+    p.add_argument(
+        "--ladder",
+        action="store_true",
+        help="run a real ladder (workers schedule its games, ratings fold each result)",
+    )
     p.add_argument("--max-seconds", type=float, default=1800)
     args = p.parse_args()
 
@@ -300,31 +349,45 @@ def main() -> None:
     path = "REST API (POST /games, in-process WSGI) + " if args.via_api else ""
     if args.ladder:
         path = "a ladder scheduled by the workers' sweep (Ladders.schedule, results + ratings) + "
-    print(f"ladder bench: {args.games} x {args.players}-player {args.bot}-bot games, "
-          f"{args.workers} worker process(es), {args.concurrency} in flight, store {args.url}")  # fmt: skip
-    print(f"path measured: {path}Games + Redis + RQ workers (one job plays a game's bot decisions "
-          f"on for up to --play-on seconds; every command appended, every view projected)")  # fmt: skip
+    print(
+        f"ladder bench: {args.games} x {args.players}-player {args.bot}-bot games, "
+        f"{args.workers} worker process(es), {args.concurrency} in flight, store {args.url}"
+    )
+    print(
+        f"path measured: {path}Games + Redis + RQ workers (one job plays a game's bot decisions "
+        f"on for up to --play-on seconds; every command appended, every view projected)"
+    )
     for name, r in (("service (workers)", svc), ("in-process arena", local)):
         gph = r["games"] / r["wall"] * 3600
-        print(f"  {name:18s} {r['wall']:8.1f} s  {gph:10,.0f} games/h  "
-              f"{r['events'] / r['wall']:10,.0f} events/s  ({r['events'] / r['games']:.0f} events/game)")  # fmt: skip
+        print(
+            f"  {name:18s} {r['wall']:8.1f} s  {gph:10,.0f} games/h  "
+            f"{r['events'] / r['wall']:10,.0f} events/s  ({r['events'] / r['games']:.0f} events/game)"
+        )
     fresh, packed = svc.get("fresh_memory") or [], svc.get("compacted_memory") or []
     if fresh and packed:
-        print(f"  Redis memory per finished game: {statistics.fmean(fresh) / 1024:,.1f} KB as played "
-              f"(n={len(fresh)}), {statistics.fmean(packed) / 1024:,.1f} KB compacted "
-              f"(n={len(packed)}, max {max(packed) / 1024:,.1f} KB; MEMORY USAGE of the game's keys)")  # fmt: skip
+        print(
+            f"  Redis memory per finished game: {statistics.fmean(fresh) / 1024:,.1f} KB as played "
+            f"(n={len(fresh)}), {statistics.fmean(packed) / 1024:,.1f} KB compacted "
+            f"(n={len(packed)}, max {max(packed) / 1024:,.1f} KB; MEMORY USAGE of the game's keys)"
+        )
     jobs, dec = svc["jobs"], svc["decisions"]
     if jobs:
-        print(f"  bot job, enqueue -> its own decision applied (n={len(jobs)}): p50 {pct(jobs, .5):.1f} ms, "
-              f"p90 {pct(jobs, .9):.1f} ms, p99 {pct(jobs, .99):.1f} ms")  # fmt: skip
+        print(
+            f"  bot job, enqueue -> its own decision applied (n={len(jobs)}): p50 {pct(jobs, 0.5):.1f} ms, "
+            f"p90 {pct(jobs, 0.9):.1f} ms, p99 {pct(jobs, 0.99):.1f} ms"
+        )
     if dec:
-        print(f"  decision, pending -> applied (n={len(dec)}, first 20 games): p50 {pct(dec, .5):.1f} ms, "
-              f"p90 {pct(dec, .9):.1f} ms, mean {statistics.fmean(dec):.1f} ms")  # fmt: skip
+        print(
+            f"  decision, pending -> applied (n={len(dec)}, first 20 games): p50 {pct(dec, 0.5):.1f} ms, "
+            f"p90 {pct(dec, 0.9):.1f} ms, mean {statistics.fmean(dec):.1f} ms"
+        )
     print("  (service events include each command's CommandSubmitted record; arena events do not)")
     print(f"  worker logs: {svc['logdir']}")
     pure, stored = rating_updates(args)
-    print(f"rating updates: {pure:,.0f}/s pure OpenSkill fold, {stored:,.0f}/s recorded on the store "
-          f"(WATCH/MULTI, live table rewritten) - per finished game, so not the bottleneck")  # fmt: skip
+    print(
+        f"rating updates: {pure:,.0f}/s pure OpenSkill fold, {stored:,.0f}/s recorded on the store "
+        f"(WATCH/MULTI, live table rewritten) - per finished game, so not the bottleneck"
+    )
 
 
 if __name__ == "__main__":

@@ -69,8 +69,14 @@ def redis_cpu(nodes: list[Node]) -> float:
 
 
 def spawn(cmd: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(cmd, cwd=ROOT, env={**os.environ, **env}, stdin=subprocess.DEVNULL,
-                            stdout=open(log, "wb"), stderr=subprocess.STDOUT)  # noqa: SIM115  # fmt: skip
+    return subprocess.Popen(
+        cmd,
+        cwd=ROOT,
+        env={**os.environ, **env},
+        stdin=subprocess.DEVNULL,
+        stdout=open(log, "wb"),
+        stderr=subprocess.STDOUT,
+    )  # noqa: SIM115
 
 
 def wait_http(base: str, timeout: float = 30) -> None:
@@ -128,17 +134,60 @@ def run_setup(kind: str, args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         store_nodes, url = [], f"redis://127.0.0.1:{queue.port}/0"
     q_url = f"redis://127.0.0.1:{queue.port}/0"
     prefix = f"s{uuid.uuid4().hex[:8]}"
-    env = {"RFG_STORE_URL": url, "REDIS_URL": url, "RFG_QUEUE_URL": q_url, "RFG_STORE_PREFIX": prefix,
-           "RFG_DISPATCH": "1", "RFG_RATE_LIMITS": "0", "RFG_ADMIN_TOKEN": ADMIN}  # fmt: skip
+    env = {
+        "RFG_STORE_URL": url,
+        "REDIS_URL": url,
+        "RFG_QUEUE_URL": q_url,
+        "RFG_STORE_PREFIX": prefix,
+        "RFG_DISPATCH": "1",
+        "RFG_RATE_LIMITS": "0",
+        "RFG_ADMIN_TOKEN": ADMIN,
+    }
     procs: list[subprocess.Popen[bytes]] = []
     try:
         ports = free_ports(args.api)
-        apis = [spawn([sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{p}", "--workers", "1",
-                       "--worker-class", "gthread", "--threads", "16", "rfgcli.wsgi:create_app()"],
-                      env, tmp / f"api-{kind}-{p}.log") for p in ports]  # fmt: skip
-        workers = [spawn([sys.executable, "-m", "rfgcli.main", "worker", "--url", url, "--queue-url", q_url,
-                          "--prefix", prefix, "--log-level", "WARNING"], env, tmp / f"worker-{kind}-{i}.log")
-                   for i in range(args.workers)]  # fmt: skip
+        apis = [
+            spawn(
+                [
+                    sys.executable,
+                    "-m",
+                    "gunicorn",
+                    "--bind",
+                    f"127.0.0.1:{p}",
+                    "--workers",
+                    "1",
+                    "--worker-class",
+                    "gthread",
+                    "--threads",
+                    "16",
+                    "rfgcli.wsgi:create_app()",
+                ],
+                env,
+                tmp / f"api-{kind}-{p}.log",
+            )
+            for p in ports
+        ]
+        workers = [
+            spawn(
+                [
+                    sys.executable,
+                    "-m",
+                    "rfgcli.main",
+                    "worker",
+                    "--url",
+                    url,
+                    "--queue-url",
+                    q_url,
+                    "--prefix",
+                    prefix,
+                    "--log-level",
+                    "WARNING",
+                ],
+                env,
+                tmp / f"worker-{kind}-{i}.log",
+            )
+            for i in range(args.workers)
+        ]
         procs = apis + workers
         bases = [f"http://127.0.0.1:{p}" for p in ports]
         for b in bases:
@@ -161,8 +210,12 @@ def run_setup(kind: str, args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
             finally:
                 sem.release()
 
-        cpu0 = {"store": redis_cpu(store_nodes or [queue]), "queue": redis_cpu([queue]),
-                "api": sum(proc_cpu(p.pid) for p in apis), "workers": sum(proc_cpu(p.pid) for p in workers)}  # fmt: skip
+        cpu0 = {
+            "store": redis_cpu(store_nodes or [queue]),
+            "queue": redis_cpu([queue]),
+            "api": sum(proc_cpu(p.pid) for p in apis),
+            "workers": sum(proc_cpu(p.pid) for p in workers),
+        }
         started = time.monotonic()
         threads = []
         for i in range(args.games):
@@ -173,8 +226,12 @@ def run_setup(kind: str, args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         for t in threads:
             t.join()
         wall = time.monotonic() - started
-        cpu1 = {"store": redis_cpu(store_nodes or [queue]), "queue": redis_cpu([queue]),
-                "api": sum(proc_cpu(p.pid) for p in apis), "workers": sum(proc_cpu(p.pid) for p in workers)}  # fmt: skip
+        cpu1 = {
+            "store": redis_cpu(store_nodes or [queue]),
+            "queue": redis_cpu([queue]),
+            "api": sum(proc_cpu(p.pid) for p in apis),
+            "workers": sum(proc_cpu(p.pid) for p in workers),
+        }
         client = events.connect(url)
         store = events.RedisStore(client, prefix=prefix)
         commands = events_n = 0
@@ -187,17 +244,23 @@ def run_setup(kind: str, args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         if kind == "single":  # one server holds both: report it once, as the store
             cpu["queue"] = 0.0
         out = {
-            "setup": kind, "games": len(gids), "errors": errors[:3], "wall_s": round(wall, 1),
-            "commands": commands, "events": events_n,
+            "setup": kind,
+            "games": len(gids),
+            "errors": errors[:3],
+            "wall_s": round(wall, 1),
+            "commands": commands,
+            "events": events_n,
             "commands_per_s": round(commands / wall, 1),
             "games_per_hour": round(len(gids) / wall * 3600),
             "client_latency_ms_p50": round(1000 * statistics.median(lat), 2) if lat else None,
-            "client_latency_ms_p99": round(1000 * lat[int(0.99 * (len(lat) - 1))], 2) if lat else None,
+            "client_latency_ms_p99": round(1000 * lat[int(0.99 * (len(lat) - 1))], 2)
+            if lat
+            else None,
             "redis_store_cpu_us_per_command": round(1e6 * cpu["store"] / max(commands, 1), 1),
             "redis_queue_cpu_us_per_command": round(1e6 * cpu["queue"] / max(commands, 1), 1),
             "api_cpu_us_per_command": round(1e6 * cpu["api"] / max(commands, 1), 1),
             "worker_cpu_us_per_command": round(1e6 * cpu["workers"] / max(commands, 1), 1),
-        }  # fmt: skip
+        }
         client.close()
         return out
     finally:
@@ -232,8 +295,10 @@ def main() -> int:
         print(json.dumps(rows, indent=1))
         return 0
     keys = [k for k in rows[0] if k not in ("setup", "errors")]
-    print(f"{args.games} games (2 players: HTTP client + heuristic bot), {args.concurrency} in flight, "
-          f"{args.api} API processes, {args.workers} workers")  # fmt: skip
+    print(
+        f"{args.games} games (2 players: HTTP client + heuristic bot), {args.concurrency} in flight, "
+        f"{args.api} API processes, {args.workers} workers"
+    )
     print(
         f"{'':34}"
         + "".join(f"{r['setup']:>14}" for r in rows)

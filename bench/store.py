@@ -30,15 +30,34 @@ import events  # noqa: E402
 from events import GENESIS_HASH, RedisStore, seal_batch  # noqa: E402
 
 TS = "2025-03-01T12:00:00.000000Z"
-EVENT = {"type": "DiceRolled", "v": 1, "seat": 2, "dice": [{"id": f"d{i}", "face": "explore",
-         "colour": "home"} for i in range(7)], "phase": "explore"}  # fmt: skip
+EVENT = {
+    "type": "DiceRolled",
+    "v": 1,
+    "seat": 2,
+    "dice": [{"id": f"d{i}", "face": "explore", "colour": "home"} for i in range(7)],
+    "phase": "explore",
+}
 VIEWS = {
-    "public": json.dumps({"phase": "explore", "round": 7, "board": [
-        {"seat": s, "name": f"player {s}", "tiles": [{"id": t, "kind": "world", "developed": True}
-         for t in range(6)], "vp": 9, "credits": 4, "citizenry": ["home"] * 6, "cup": ["red"] * 5}
-        for s in range(4)]}),
+    "public": json.dumps(
+        {
+            "phase": "explore",
+            "round": 7,
+            "board": [
+                {
+                    "seat": s,
+                    "name": f"player {s}",
+                    "tiles": [{"id": t, "kind": "world", "developed": True} for t in range(6)],
+                    "vp": 9,
+                    "credits": 4,
+                    "citizenry": ["home"] * 6,
+                    "cup": ["red"] * 5,
+                }
+                for s in range(4)
+            ],
+        }
+    ),
     "seat:2": json.dumps({"hand": list(range(20)), "pending": {"kind": "assign", "dice": 7}}),
-}  # fmt: skip
+}
 BARE_LUA = """
 local v = tonumber(redis.call('GET', KEYS[2]) or '0')
 if v ~= tonumber(ARGV[1]) then return -1 end
@@ -49,8 +68,15 @@ return v + 1
 
 
 def envelope_json() -> str:
-    return seal_batch([EVENT], game_id="bench", expected_version=0, prev_hash=GENESIS_HASH,
-                      command_id="c", actor="seat:2", ts=TS)[0].to_json()  # fmt: skip
+    return seal_batch(
+        [EVENT],
+        game_id="bench",
+        expected_version=0,
+        prev_hash=GENESIS_HASH,
+        command_id="c",
+        actor="seat:2",
+        ts=TS,
+    )[0].to_json()
 
 
 # -- per kind: prepare(client, key base, n) -> the timed loop ----------------------------------
@@ -88,8 +114,15 @@ def prep_store(
     store = RedisStore(client, prefix=base)
 
     def seal(version: int, prev: str) -> list[Any]:
-        return seal_batch([EVENT], game_id="g", expected_version=version, prev_hash=prev,
-                          command_id=f"c{version}", actor="seat:2", ts=TS)  # fmt: skip
+        return seal_batch(
+            [EVENT],
+            game_id="g",
+            expected_version=version,
+            prev_hash=prev,
+            command_id=f"c{version}",
+            actor="seat:2",
+            ts=TS,
+        )
 
     batches: list[list[Any]] = []
     if presealed:
@@ -159,8 +192,15 @@ def measure_read(client: Any, run_id: str, events_n: int) -> tuple[float, float,
     game, version, prev = "long", 0, GENESIS_HASH
     while version < events_n:
         k = min(200, events_n - version)
-        envs = seal_batch([EVENT] * k, game_id=game, expected_version=version, prev_hash=prev,
-                          command_id=f"c{version}", actor="system", ts=TS)  # fmt: skip
+        envs = seal_batch(
+            [EVENT] * k,
+            game_id=game,
+            expected_version=version,
+            prev_hash=prev,
+            command_id=f"c{version}",
+            actor="system",
+            ts=TS,
+        )
         version = store.append(game, version, f"c{version}", envs).version
         prev = envs[-1].hash
     stream = store.keys(game)[0]
@@ -251,17 +291,21 @@ def main() -> None:
     client = events.connect(args.url)
     info = client.info("server")
     persistence = client.config_get("append*")
-    print(f"server: {info.get('redis_version')} at {args.url}  appendonly="
-          f"{persistence.get('appendonly')} appendfsync={persistence.get('appendfsync')}  "
-          f"cpus={os.cpu_count()}  hiredis={_has_hiredis()}")  # fmt: skip
+    print(
+        f"server: {info.get('redis_version')} at {args.url}  appendonly="
+        f"{persistence.get('appendonly')} appendfsync={persistence.get('appendfsync')}  "
+        f"cpus={os.cpu_count()}  hiredis={_has_hiredis()}"
+    )
     print(f"event JSON {len(envelope_json())} B, views {sum(map(len, VIEWS.values()))} B\n")
     run_id = uuid.uuid4().hex[:8]
     try:
         for procs, label in ((1, "single game, 1 process"), (args.procs, "")):
             label = label or f"{procs} games in parallel, {procs} processes"
             tag = f"{run_id}-p{procs}"
-            print(f"appends/s - {label} (best of {args.rounds} interleaved rounds of "
-                  f"{args.n // args.rounds} appends per process)")  # fmt: skip
+            print(
+                f"appends/s - {label} (best of {args.rounds} interleaved rounds of "
+                f"{args.n // args.rounds} appends per process)"
+            )
             rates = dict.fromkeys(KINDS, 0.0)
             for r in range(args.rounds):  # interleaved rounds, best of: robust to a noisy box
                 for kind in KINDS:
@@ -273,8 +317,10 @@ def main() -> None:
             print()
         adapter, raw, parsed = measure_read(client, run_id, args.read_events)
         print(f"full read of a {args.read_events}-event stream (best of 3)")
-        print(f"  {'RedisStore.read':34s} {adapter:10,.0f} events/s  {adapter / raw:5.2f}x raw, "
-              f"{adapter / parsed:4.2f}x raw + json")  # fmt: skip
+        print(
+            f"  {'RedisStore.read':34s} {adapter:10,.0f} events/s  {adapter / raw:5.2f}x raw, "
+            f"{adapter / parsed:4.2f}x raw + json"
+        )
         print(f"  {'raw XRANGE (pages of 1000)':34s} {raw:10,.0f} entries/s")
         print(f"  {'raw XRANGE + json.loads (kept)':34s} {parsed:10,.0f} entries/s")
         print()

@@ -91,8 +91,9 @@ class _Node:
         for arm in avail:
             if arm.visits == 0:
                 return arm
-        return max(avail, key=lambda a: a.reward / a.visits
-                   + c * math.sqrt(math.log(a.avail) / a.visits))  # fmt: skip
+        return max(
+            avail, key=lambda a: a.reward / a.visits + c * math.sqrt(math.log(a.avail) / a.visits)
+        )
 
 
 class IsmctsBot:

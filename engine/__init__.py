@@ -32,11 +32,32 @@ from .scoring import final_scores, score
 from .state import GameState, canonical_json, state_hash
 
 __all__ = [
-    "ChanceMismatch", "EngineError", "Event", "GameState", "IllegalCommand", "InvalidEvent",
-    "NotYourDecision", "canonical_json", "create", "decide", "evolve", "final_scores", "from_dict",
-    "legal", "observe", "observe_all", "pending", "play", "redact", "replay", "score", "state_hash", "to_dict",
-    "visibility", "command_submitted",
-]  # fmt: skip
+    "ChanceMismatch",
+    "EngineError",
+    "Event",
+    "GameState",
+    "IllegalCommand",
+    "InvalidEvent",
+    "NotYourDecision",
+    "canonical_json",
+    "create",
+    "decide",
+    "evolve",
+    "final_scores",
+    "from_dict",
+    "legal",
+    "observe",
+    "observe_all",
+    "pending",
+    "play",
+    "redact",
+    "replay",
+    "score",
+    "state_hash",
+    "to_dict",
+    "visibility",
+    "command_submitted",
+]
 
 
 def create(

@@ -91,8 +91,10 @@ def _stack(tiles: list[int], dice: list[int], full: bool, side: str) -> dict[str
 
 
 #: the catalogue facts a view shows of each card, built once
-_CARD_VIEWS = {k: {"card": k, "name": c.name, "cost": c.cost, "kind": c.kind, "color": c.color}
-               for k, c in CARDS.items()}  # fmt: skip
+_CARD_VIEWS = {
+    k: {"card": k, "name": c.name, "cost": c.cost, "kind": c.kind, "color": c.color}
+    for k, c in CARDS.items()
+}
 
 
 def _cards(keys: list[str]) -> list[dict[str, Any]]:
@@ -150,8 +152,10 @@ def _own_side(public: dict[str, Any], p: PlayerState, screens_down: bool) -> dic
 
 def _screen(out: dict[str, Any], p: PlayerState) -> None:
     """What lies behind a seat's screen: its phase columns with faces, the phase it selected."""
-    out["columns"] = {ph: [{"die": d, "color": color_of(d), "face": _face(p, d)} for d in p.columns[i]]
-                      for i, ph in enumerate(PHASES)}  # fmt: skip
+    out["columns"] = {
+        ph: [{"die": d, "color": color_of(d), "face": _face(p, d)} for d in p.columns[i]]
+        for i, ph in enumerate(PHASES)
+    }
     out["selected"] = PHASES[p.selected] if p.selected >= 0 else None
     out["selector"] = p.selector if p.selector >= 0 else None
     out["dictate"] = _dice(p.dictate)
@@ -252,6 +256,10 @@ def observe_all(state: GameState, memo: SidesMemo | None = None) -> dict[Viewer,
     for p in state.players:
         players = public[:]
         players[p.seat] = own[p.seat]
-        views[p.seat] = {**common, "players": players, "seat": p.seat,
-                         "decision": flow.legal(state, p.seat)}  # fmt: skip
+        views[p.seat] = {
+            **common,
+            "players": players,
+            "seat": p.seat,
+            "decision": flow.legal(state, p.seat),
+        }
     return views

@@ -133,8 +133,11 @@ class Sampler:
         for pv in players:
             seat = int(pv["seat"])
             own = seat == self.seat
-            p = PlayerState(seat=seat, faction=int(pv["faction"]["number"]),
-                            home=_home_number(pv["home_world"]["card"]))  # fmt: skip
+            p = PlayerState(
+                seat=seat,
+                faction=int(pv["faction"]["number"]),
+                home=_home_number(pv["home_world"]["card"]),
+            )
             if p.faction not in FACTIONS:
                 raise SamplerError(f"seat {seat}: no faction {p.faction}")
             p.credits = int(pv["credits"])
@@ -158,8 +161,9 @@ class Sampler:
             else:
                 p.dev_stack = [int(dev["top"]["tile"])] if dev["top"] else []
                 p.world_stack = [int(world["top"]["tile"])] if world["top"] else []
-                self.hidden_below.append((int(dev["count"]) - len(p.dev_stack),
-                                          int(world["count"]) - len(p.world_stack)))  # fmt: skip
+                self.hidden_below.append(
+                    (int(dev["count"]) - len(p.dev_stack), int(world["count"]) - len(p.world_stack))
+                )
                 if p.waiting == "place_tiles":
                     self.placing.append(seat)
             if "columns" in pv:  # screens down, or the seat's own screen
@@ -234,15 +238,26 @@ class Sampler:
         result = view.get("result") or {}
         held = sum(p.vp for p in base)
         self.base = GameState(
-            seed="", rng=0, players=base, options={"first_game": False}, bag=[],
-            supply=[[] for _ in DIE_COLORS], vp_pool=int(view["vp_pool"]), step=step,
-            round=int(view["round"]), phases=phases, phase_pos=phase_pos, abandoned=[],
+            seed="",
+            rng=0,
+            players=base,
+            options={"first_game": False},
+            bag=[],
+            supply=[[] for _ in DIE_COLORS],
+            vp_pool=int(view["vp_pool"]),
+            step=step,
+            round=int(view["round"]),
+            phases=phases,
+            phase_pos=phase_pos,
+            abandoned=[],
             vp_reserve_used=max(0, held - (VP_PER_PLAYER * n - int(view["vp_pool"]))),
-            two_player_die=view["two_player_die"], end_reason=result.get("reason"),
+            two_player_die=view["two_player_die"],
+            end_reason=result.get("reason"),
             scores=[dict(s) for s in result.get("scores", ())],
-            winners=list(result.get("winners", ())), seq=int(view["version"]),
+            winners=list(result.get("winners", ())),
+            seq=int(view["version"]),
             rules=int(view["rules"]),
-        )  # fmt: skip
+        )
         decision = view.get("decision") or {}
         if decision.get("kind") == "manage":  # the Citizenry in its real order (the view sorts it)
             base[self.seat].citizenry = _ids(decision["citizenry"])

@@ -52,19 +52,55 @@ MAX_SCRIPT = 2_000
 MAX_LIST = 200
 MAX_DEPTH = 32
 
-TOP_FIELDS = ("name", "rule", "powers", "step", "phases", "round", "vp_pool", "rules", "seed",
-              "bag", "chance", "seats", "script", "expect_at", "expect", "expect_events")  # fmt: skip
-SEAT_FIELDS = ("faction", "home", "tableau", "credits", "vp", "cup", "citizenry", "columns",
-               "dictate", "dev_stack", "world_stack", "dev_dice", "world_dice", "goods",
-               "selected")  # fmt: skip
+TOP_FIELDS = (
+    "name",
+    "rule",
+    "powers",
+    "step",
+    "phases",
+    "round",
+    "vp_pool",
+    "rules",
+    "seed",
+    "bag",
+    "chance",
+    "seats",
+    "script",
+    "expect_at",
+    "expect",
+    "expect_events",
+)
+SEAT_FIELDS = (
+    "faction",
+    "home",
+    "tableau",
+    "credits",
+    "vp",
+    "cup",
+    "citizenry",
+    "columns",
+    "dictate",
+    "dev_stack",
+    "world_stack",
+    "dev_dice",
+    "world_dice",
+    "goods",
+    "selected",
+)
 SCRIPT_FIELDS = ("seat", "command", "error")
 
 
 def _type_name(v: Any) -> str:
     if v is None:
         return "nothing (null)"
-    return {bool: "true/false", int: "a number", float: "a number", str: "text", list: "a list",
-            dict: "a mapping"}.get(type(v), type(v).__name__)  # fmt: skip
+    return {
+        bool: "true/false",
+        int: "a number",
+        float: "a number",
+        str: "text",
+        list: "a list",
+        dict: "a mapping",
+    }.get(type(v), type(v).__name__)
 
 
 def _mapping(v: Any, where: str, fields: tuple[str, ...] | None = None) -> dict[str, Any]:
@@ -105,8 +141,10 @@ def _text(v: Any, where: str, choices: tuple[str, ...] | None = None) -> str:
 def _tiles(v: Any, where: str) -> None:
     for j, t in enumerate(_list(v, where)):
         if isinstance(t, bool) or not isinstance(t, int) or t not in TILE_IDS:
-            raise ScenarioError(f"{where}[{j}]: unknown tile {t!r}; tiles are numbered "
-                                f"{min(TILE_IDS)}-{max(TILE_IDS)}")  # fmt: skip
+            raise ScenarioError(
+                f"{where}[{j}]: unknown tile {t!r}; tiles are numbered "
+                f"{min(TILE_IDS)}-{max(TILE_IDS)}"
+            )
     dup = sorted(t for t, k in Counter(v).items() if k > 1)
     if dup:
         raise ScenarioError(f"{where}: tiles {dup} are listed twice")
@@ -183,8 +221,10 @@ def validate(spec: Any) -> None:
         for j, key in enumerate(_list(s.get("tableau", []), f"{where}.tableau")):
             _text(key, f"{where}.tableau[{j}]")
             if key not in CARDS:
-                raise ScenarioError(f"{where}.tableau[{j}]: unknown card {key!r}; cards are "
-                                    f"written T<n>d, T<n>w, F<n>d, F<n>w or H<n>")  # fmt: skip
+                raise ScenarioError(
+                    f"{where}.tableau[{j}]: unknown card {key!r}; cards are "
+                    f"written T<n>d, T<n>w, F<n>d, F<n>w or H<n>"
+                )
         for name in ("dev_stack", "world_stack"):
             if name in s:
                 _tiles(s[name], f"{where}.{name}")
@@ -205,8 +245,9 @@ def validate(spec: Any) -> None:
         _int(st["seat"], f"script[{j}].seat", 0, len(seats) - 1)
         _mapping(st["command"], f"script[{j}].command")
         if "error" in st and not isinstance(st["error"], str | bool):
-            raise ScenarioError(f"script[{j}].error: must be an error code or true, not "
-                                f"{_type_name(st['error'])}")  # fmt: skip
+            raise ScenarioError(
+                f"script[{j}].error: must be an error code or true, not {_type_name(st['error'])}"
+            )
     _mapping(spec.get("expect", {}), "expect")
 
 
@@ -228,8 +269,9 @@ class _BoundedCtx(Ctx):
                     f"owing a decision (does any seat have a die?); stopped there"
                 )
         if len(self.events) >= MAX_EVENTS:
-            raise ScenarioError(f"script: one step produced more than {MAX_EVENTS} events; "
-                                f"stopped there")  # fmt: skip
+            raise ScenarioError(
+                f"script: one step produced more than {MAX_EVENTS} events; stopped there"
+            )
         super().emit(event)
 
 
@@ -286,10 +328,14 @@ def build(spec: dict[str, Any]) -> tuple[GameState, dict[str, int]]:
     if step not in STEPS:
         raise ScenarioError(f"'step' must be one of {STEPS}, not {step!r}")
     state = GameState(
-        seed=str(spec.get("seed", "scenario")), rng=seed_state(str(spec.get("seed", "scenario"))),
-        players=[], options={"first_game": False}, bag=[],
-        supply=[list(range(len(DIE_COLOR)))[0:0] for _ in DIE_COLORS], vp_pool=int(spec.get("vp_pool", VP_PER_PLAYER * n)),
-    )  # fmt: skip
+        seed=str(spec.get("seed", "scenario")),
+        rng=seed_state(str(spec.get("seed", "scenario"))),
+        players=[],
+        options={"first_game": False},
+        bag=[],
+        supply=[list(range(len(DIE_COLOR)))[0:0] for _ in DIE_COLORS],
+        vp_pool=int(spec.get("vp_pool", VP_PER_PLAYER * n)),
+    )
     from .catalogue import DICE_OF_COLOR
     from .phases.setup import RULES_VERSION
 
@@ -443,19 +489,34 @@ def snapshot(state: GameState, labels: dict[str, int]) -> dict[str, Any]:
     seats = []
     for p in state.players:
         sc = score(p)
-        seats.append({
-            "credits": p.credits, "vp": p.vp,
-            "cup": dice(p.cup), "citizenry": dice(p.citizenry), "dictate": dice(p.dictate),
-            "columns": {ph: dice(p.columns[i]) for i, ph in enumerate(PHASES) if p.columns[i]},
-            "dev_stack": p.dev_stack[:], "world_stack": p.world_stack[:],
-            "dev_dice": dice(p.dev_dice), "world_dice": dice(p.world_dice),
-            "goods": {w: dice(g) for w, g in p.goods.items()},
-            "tableau": p.devs + p.worlds,
-            "score": sc["total"], "bonuses": sc["bonuses"],
-            "pending": p.waiting or None,
-        })  # fmt: skip
-    return {"step": state.step, "vp_pool": state.vp_pool, "phases": [PHASES[i] for i in state.phases],
-            "seats": seats, "round": state.round, "end_reason": state.end_reason, "winners": state.winners}  # fmt: skip
+        seats.append(
+            {
+                "credits": p.credits,
+                "vp": p.vp,
+                "cup": dice(p.cup),
+                "citizenry": dice(p.citizenry),
+                "dictate": dice(p.dictate),
+                "columns": {ph: dice(p.columns[i]) for i, ph in enumerate(PHASES) if p.columns[i]},
+                "dev_stack": p.dev_stack[:],
+                "world_stack": p.world_stack[:],
+                "dev_dice": dice(p.dev_dice),
+                "world_dice": dice(p.world_dice),
+                "goods": {w: dice(g) for w, g in p.goods.items()},
+                "tableau": p.devs + p.worlds,
+                "score": sc["total"],
+                "bonuses": sc["bonuses"],
+                "pending": p.waiting or None,
+            }
+        )
+    return {
+        "step": state.step,
+        "vp_pool": state.vp_pool,
+        "phases": [PHASES[i] for i in state.phases],
+        "seats": seats,
+        "round": state.round,
+        "end_reason": state.end_reason,
+        "winners": state.winners,
+    }
 
 
 def _compare(expected: Any, actual: Any, path: str, diffs: list[str]) -> None:
@@ -475,8 +536,13 @@ def _compare(expected: Any, actual: Any, path: str, diffs: list[str]) -> None:
             else:
                 _compare(v, actual[i], f"{path}[{i}]", diffs)
         return
-    if isinstance(expected, list) and isinstance(actual, list) and path.split(".")[-1] in (
-        "cup", "citizenry", "dictate", "dev_dice", "world_dice") or path.count(".goods.") or path.count(".columns."):  # fmt: skip
+    if (
+        isinstance(expected, list)
+        and isinstance(actual, list)
+        and path.split(".")[-1] in ("cup", "citizenry", "dictate", "dev_dice", "world_dice")
+        or path.count(".goods.")
+        or path.count(".columns.")
+    ):
         if sorted(map(str, expected)) != sorted(map(str, actual)):
             diffs.append(
                 f"{path}: expected {sorted(map(str, expected))}, got {sorted(map(str, actual))}"

@@ -72,13 +72,31 @@ class PlayerState:
 
     def copy(self) -> PlayerState:
         return PlayerState(
-            self.seat, self.faction, self.home, self.credits, self.vp,
-            self.cup[:], self.citizenry[:], [c[:] for c in self.columns], dict(self.faces),
-            self.selected, self.selector, self.dictate[:], self.dev_stack[:], self.world_stack[:],
-            self.dev_dice[:], self.world_dice[:], self.devs[:], self.worlds[:],
-            {k: v[:] for k, v in self.goods.items()}, self.waiting, self.drawn[:], self.used[:],
-            self.start_tiles[:], dict(self.marks),
-        )  # fmt: skip
+            self.seat,
+            self.faction,
+            self.home,
+            self.credits,
+            self.vp,
+            self.cup[:],
+            self.citizenry[:],
+            [c[:] for c in self.columns],
+            dict(self.faces),
+            self.selected,
+            self.selector,
+            self.dictate[:],
+            self.dev_stack[:],
+            self.world_stack[:],
+            self.dev_dice[:],
+            self.world_dice[:],
+            self.devs[:],
+            self.worlds[:],
+            {k: v[:] for k, v in self.goods.items()},
+            self.waiting,
+            self.drawn[:],
+            self.used[:],
+            self.start_tiles[:],
+            dict(self.marks),
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -202,12 +220,29 @@ class GameState:
 
     def copy(self) -> GameState:
         return GameState(
-            self.seed, self.rng, [p.copy() for p in self.players], dict(self.options), self.bag[:],
-            [s[:] for s in self.supply], self.vp_pool, self.step, self.round, self.phases[:],
-            self.phase_pos, self.abandoned[:], self.vp_reserve_used, self.two_player_die,
-            dict(self.shortfall), self.end_reason, [dict(s) for s in self.scores], self.winners[:],
-            self.seq, {k: v[:] for k, v in self.forced.items()}, self.table, self.rules,
-        )  # fmt: skip
+            self.seed,
+            self.rng,
+            [p.copy() for p in self.players],
+            dict(self.options),
+            self.bag[:],
+            [s[:] for s in self.supply],
+            self.vp_pool,
+            self.step,
+            self.round,
+            self.phases[:],
+            self.phase_pos,
+            self.abandoned[:],
+            self.vp_reserve_used,
+            self.two_player_die,
+            dict(self.shortfall),
+            self.end_reason,
+            [dict(s) for s in self.scores],
+            self.winners[:],
+            self.seq,
+            {k: v[:] for k, v in self.forced.items()},
+            self.table,
+            self.rules,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -193,8 +193,10 @@ def _split_wait(url: str) -> tuple[str, ReplicaWait | None]:
     except ValueError:
         replicas, timeout = -1, -1.0
     if replicas < 1 or not timeout > 0:
-        raise ValueError(f"{url!r}: wait must be a number of replicas >= 1 and wait_timeout a "
-                         f"number of seconds > 0 (for example ?wait=1&wait_timeout=0.5)")  # fmt: skip
+        raise ValueError(
+            f"{url!r}: wait must be a number of replicas >= 1 and wait_timeout a "
+            f"number of seconds > 0 (for example ?wait=1&wait_timeout=0.5)"
+        )
     return rest, ReplicaWait(replicas, timeout)
 
 
@@ -205,16 +207,21 @@ def _cluster(url: str, decode_responses: bool, opts: dict[str, Any]) -> RedisClu
     for location in parts.netloc.rpartition("@")[2].split(","):
         host, _, port = location.strip().rpartition(":")
         if not host or not port.isdigit():
-            raise ValueError(f"cluster URL {url!r}: give host:port[,host:port...] after "
-                             f"redis+cluster://, for example redis+cluster://10.0.0.1:7000,10.0.0.2:7000")  # fmt: skip
+            raise ValueError(
+                f"cluster URL {url!r}: give host:port[,host:port...] after "
+                f"redis+cluster://, for example redis+cluster://10.0.0.1:7000,10.0.0.2:7000"
+            )
         nodes.append(ClusterNode(host.strip("[]"), int(port)))
     if parts.path.strip("/") not in ("", "0"):
-        raise ValueError(f"cluster URL {url!r}: a Redis Cluster has only database 0; drop "
-                         f"'{parts.path}'")  # fmt: skip
+        raise ValueError(
+            f"cluster URL {url!r}: a Redis Cluster has only database 0; drop '{parts.path}'"
+        )
     query = parse_qs(parts.query)
     if query:
-        raise ValueError(f"cluster URL {url!r}: unknown option(s) {sorted(query)}; only wait "
-                         f"and wait_timeout are known")  # fmt: skip
+        raise ValueError(
+            f"cluster URL {url!r}: unknown option(s) {sorted(query)}; only wait "
+            f"and wait_timeout are known"
+        )
     if parts.username:
         opts["username"] = unquote(parts.username)
     if parts.password:

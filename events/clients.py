@@ -81,8 +81,10 @@ def command_timeout(environ: Mapping[str, str] | None = None) -> float:
     except ValueError:
         value = -1.0
     if not value > 0:
-        raise ValueError(f"RFG_REDIS_TIMEOUT is {raw!r}; set it to a number of seconds above 0 "
-                         f"(default {COMMAND_TIMEOUT:g}) or unset it")  # fmt: skip
+        raise ValueError(
+            f"RFG_REDIS_TIMEOUT is {raw!r}; set it to a number of seconds above 0 "
+            f"(default {COMMAND_TIMEOUT:g}) or unset it"
+        )
     return value
 
 

@@ -113,10 +113,11 @@ def seat_kinds(table: Mapping[str, Any], players: int) -> list[str]:
     """The kind of each seat (``human`` when the table does not say)."""
     seats = table.get("seats") or []
     return [
-        str(seats[i].get("kind", "human")) if i < len(seats) and isinstance(seats[i], Mapping)
+        str(seats[i].get("kind", "human"))
+        if i < len(seats) and isinstance(seats[i], Mapping)
         else "human"
         for i in range(players)
-    ]  # fmt: skip
+    ]
 
 
 def timeout_policy(table: Mapping[str, Any]) -> str:
@@ -183,9 +184,18 @@ class SeatClock:
     abandoned_at: int | None = None
 
     def copy(self) -> SeatClock:
-        return SeatClock(self.seat, self.timed, self.kind, self.since, self.since_version,
-                         self.bank_ms, self.timeouts, self.timeouts_total, self.abandoned,
-                         self.abandoned_at)  # fmt: skip
+        return SeatClock(
+            self.seat,
+            self.timed,
+            self.kind,
+            self.since,
+            self.since_version,
+            self.bank_ms,
+            self.timeouts,
+            self.timeouts_total,
+            self.abandoned,
+            self.abandoned_at,
+        )
 
 
 @dataclass(slots=True)
@@ -203,13 +213,20 @@ class Clocks:
         control = parse_time_control(table.get("time_control"))
         kinds = seat_kinds(table, players)
         bank = control.bank_ms if control is not None else None
-        seats = [SeatClock(i, control is not None and kinds[i] != "bot", bank_ms=bank)
-                 for i in range(players)]  # fmt: skip
+        seats = [
+            SeatClock(i, control is not None and kinds[i] != "bot", bank_ms=bank)
+            for i in range(players)
+        ]
         return cls(control, timeout_policy(table), abandon_after(table), seats)
 
     def copy(self) -> Clocks:
-        return Clocks(self.control, self.policy, self.abandon_after,
-                      [s.copy() for s in self.seats], self.version)  # fmt: skip
+        return Clocks(
+            self.control,
+            self.policy,
+            self.abandon_after,
+            [s.copy() for s in self.seats],
+            self.version,
+        )
 
     # --- the fold ------------------------------------------------------------------------
     def apply(
@@ -257,14 +274,21 @@ class Clocks:
         seats = []
         for sc in self.seats:
             dl = self.deadline(sc.seat)
-            seats.append({
-                "seat": sc.seat, "timed": sc.timed, "pending": sc.kind, "since": sc.since,
-                "decision_version": sc.since_version,
-                "deadline": iso_utc(dl) if dl is not None else None,
-                "bank_ms": sc.bank_ms if sc.timed else None,
-                "timeouts": sc.timeouts, "timeouts_total": sc.timeouts_total,
-                "abandoned": sc.abandoned, "abandoned_at": sc.abandoned_at,
-            })  # fmt: skip
+            seats.append(
+                {
+                    "seat": sc.seat,
+                    "timed": sc.timed,
+                    "pending": sc.kind,
+                    "since": sc.since,
+                    "decision_version": sc.since_version,
+                    "deadline": iso_utc(dl) if dl is not None else None,
+                    "bank_ms": sc.bank_ms if sc.timed else None,
+                    "timeouts": sc.timeouts,
+                    "timeouts_total": sc.timeouts_total,
+                    "abandoned": sc.abandoned,
+                    "abandoned_at": sc.abandoned_at,
+                }
+            )
         return {
             "time_control": self.control.to_dict() if self.control is not None else None,
             "timeout_policy": self.policy,
@@ -305,8 +329,7 @@ def fold(
         if clocks is None:
             clocks = Clocks.for_table(state.table, len(state.players))
         last = batch[-1]
-        clocks.apply(state, version=last.seq, ts=last.ts, actor=last.actor,
-                     seat=batch_seat(batch))  # fmt: skip
+        clocks.apply(state, version=last.seq, ts=last.ts, actor=last.actor, seat=batch_seat(batch))
     if state is None or clocks is None:
         raise ValueError("nothing to fold: the game has no envelopes")
     return state, clocks

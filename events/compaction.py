@@ -55,8 +55,10 @@ def pack(game_id: str, texts: Sequence[str]) -> bytes:
     blob = zlib.compress("\n".join(lines).encode("utf-8"), 9)
     head = _loads(texts[-1])["hash"] if texts else GENESIS_HASH
     if unpack(game_id, blob, str(head)) != list(texts):
-        raise CompactionError(f"game {game_id!r}: its log does not round-trip through the "
-                              f"compacted form; left as it is")  # fmt: skip
+        raise CompactionError(
+            f"game {game_id!r}: its log does not round-trip through the "
+            f"compacted form; left as it is"
+        )
     return blob
 
 
@@ -74,8 +76,10 @@ def unpack(game_id: str, blob: bytes, head_hash: str) -> list[str]:
         prev = hashlib.sha256(body.encode("utf-8")).hexdigest()
         out.append(body.replace(',"payload":', f',"hash":"{prev}","payload":', 1))
     if prev != head_hash:
-        raise CompactionError(f"game {game_id!r}: the compacted log's chain ends at "
-                              f"{prev[:12]}..., the game's head is {head_hash[:12]}...")  # fmt: skip
+        raise CompactionError(
+            f"game {game_id!r}: the compacted log's chain ends at "
+            f"{prev[:12]}..., the game's head is {head_hash[:12]}..."
+        )
     return out
 
 
@@ -89,8 +93,14 @@ def unpack_views(blob: bytes) -> dict[str, str]:
 
 
 def archive_bytes(game_id: str, version: int, head: str, log: bytes, views: bytes) -> bytes:
-    header = {"format": FORMAT, "game_id": game_id, "version": version, "hash": head,
-              "log": len(log), "views": len(views)}  # fmt: skip
+    header = {
+        "format": FORMAT,
+        "game_id": game_id,
+        "version": version,
+        "hash": head,
+        "log": len(log),
+        "views": len(views),
+    }
     return orjson.dumps(header) + b"\n" + log + views
 
 

@@ -80,17 +80,27 @@ def server_args(
     """Command line of the embedded server (also used by the durability test)."""
     return [
         binary,
-        "--port", "0",
-        "--unixsocket", str(socket),
-        "--unixsocketperm", "700",
-        "--dir", str(data_dir),
-        "--appendonly", "yes",
-        "--appendfsync", fsync,
-        "--save", "",
-        "--daemonize", "yes" if daemonize else "no",
-        "--pidfile", str(data_dir / "server.pid"),
-        "--logfile", str(data_dir / "server.log"),
-    ]  # fmt: skip
+        "--port",
+        "0",
+        "--unixsocket",
+        str(socket),
+        "--unixsocketperm",
+        "700",
+        "--dir",
+        str(data_dir),
+        "--appendonly",
+        "yes",
+        "--appendfsync",
+        fsync,
+        "--save",
+        "",
+        "--daemonize",
+        "yes" if daemonize else "no",
+        "--pidfile",
+        str(data_dir / "server.pid"),
+        "--logfile",
+        str(data_dir / "server.log"),
+    ]
 
 
 @contextmanager

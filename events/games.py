@@ -131,8 +131,9 @@ class Games:
             try:
                 listener(change)
             except Exception:  # noqa: BLE001 - the command is stored; the workers' sweep recovers
-                log.exception("listener %r failed after %s@%d", listener, change.game_id,
-                              change.version)  # fmt: skip
+                log.exception(
+                    "listener %r failed after %s@%d", listener, change.game_id, change.version
+                )
 
     # --- creation --------------------------------------------------------------------------
     def create(
@@ -153,16 +154,25 @@ class Games:
         game_id = game_id or secrets.token_hex(6)
         events = engine.create(seed, players, options, table)
         now = iso_utc(self.clock())
-        envs = seal_batch(events, game_id=game_id, expected_version=0, prev_hash=GENESIS_HASH,
-                          command_id=CREATE_COMMAND_ID, actor="system", ts=now, visibility=engine.visibility)  # fmt: skip
+        envs = seal_batch(
+            events,
+            game_id=game_id,
+            expected_version=0,
+            prev_hash=GENESIS_HASH,
+            command_id=CREATE_COMMAND_ID,
+            actor="system",
+            ts=now,
+            visibility=engine.visibility,
+        )
         state, clocks = fold_clocks(None, None, envs)
         memo: dict[str, Any] = {}
         views = render_views(game_id, state, now, now if state.over else None, clocks, memo)
         self.store.register_game(game_id, now, "active")
         notices = self._notices(game_id, state, clocks, envs[-1].seq, CREATE_COMMAND_ID)
         extra = {"notices": notices} if notices else {}
-        self.store.append(game_id, 0, CREATE_COMMAND_ID, envs, views=views, status="active",
-                          **extra)  # fmt: skip
+        self.store.append(
+            game_id, 0, CREATE_COMMAND_ID, envs, views=views, status="active", **extra
+        )
         self._remember(game_id, state, envs[-1].seq, envs[-1].hash, now, clocks, memo)
         self._notify(Change(game_id, envs[-1].seq, state, clocks))
         return game_id, envs[-1].seq
@@ -202,8 +212,13 @@ class Games:
 
     def _load(self, game_id: str) -> tuple[GameState, int, str, str, Clocks]:
         _previous, entry = self._catch_up(game_id, self._cached(game_id), None)
-        return (entry.state.copy(), entry.version, entry.last_hash, entry.created_at,
-                entry.clocks.copy())  # fmt: skip
+        return (
+            entry.state.copy(),
+            entry.version,
+            entry.last_hash,
+            entry.created_at,
+            entry.clocks.copy(),
+        )
 
     def _remember(
         self,
@@ -303,19 +318,33 @@ class Games:
                 caught_up = True
                 continue
             version, last_hash = cached.version, cached.last_hash
-            envs = seal_batch([record, *events], game_id=game_id, expected_version=version,
-                              prev_hash=last_hash, command_id=command_id,
-                              actor=actor or f"seat:{seat}", ts=iso_utc(self.clock()),
-                              visibility=engine.visibility)  # fmt: skip
-            clocks.apply(state, version=envs[-1].seq, ts=envs[-1].ts, actor=envs[-1].actor,
-                         seat=seat)  # fmt: skip
+            envs = seal_batch(
+                [record, *events],
+                game_id=game_id,
+                expected_version=version,
+                prev_hash=last_hash,
+                command_id=command_id,
+                actor=actor or f"seat:{seat}",
+                ts=iso_utc(self.clock()),
+                visibility=engine.visibility,
+            )
+            clocks.apply(
+                state, version=envs[-1].seq, ts=envs[-1].ts, actor=envs[-1].actor, seat=seat
+            )
             finished = envs[-1].ts if state.over else None
             views = render_views(game_id, state, cached.created_at, finished, clocks, cached.memo)
             notices = self._notices(game_id, state, clocks, envs[-1].seq, command_id)
             extra = {"notices": notices} if notices else {}
             try:
-                result = self.store.append(game_id, version, command_id, envs, views=views,
-                                           status="finished" if state.over else None, **extra)  # fmt: skip
+                result = self.store.append(
+                    game_id,
+                    version,
+                    command_id,
+                    envs,
+                    views=views,
+                    status="finished" if state.over else None,
+                    **extra,
+                )
             except ConcurrencyConflict as exc:
                 # the game moved on since this process last saw it (with a decision_id: decided
                 # again on the new state, once the id is checked again)
@@ -328,8 +357,9 @@ class Games:
                 continue
             if result.duplicate:  # the command id was applied before (a retry, maybe concurrent)
                 return self._duplicate(game_id, result)
-            self._remember(game_id, state, envs[-1].seq, envs[-1].hash, cached.created_at, clocks,
-                           cached.memo)  # fmt: skip
+            self._remember(
+                game_id, state, envs[-1].seq, envs[-1].hash, cached.created_at, clocks, cached.memo
+            )
             self._notify(Change(game_id, envs[-1].seq, state, clocks))
             return Submitted(result, envs)
 
@@ -352,12 +382,21 @@ class Games:
             if not account or sc.since_version != version or sc.kind is None or sc.abandoned:
                 continue
             deadline = clocks.deadline(i)
-            data = {"game_id": game_id, "seat": i, "kind": sc.kind, "decision_version": version,
-                    "decision_id": version, "game_version": version, "since": sc.since,
-                    "deadline": iso_utc(deadline) if deadline is not None else None,
-                    "links": {"view": f"/games/{game_id}/seats/{i}/view",
-                              "commands": f"/games/{game_id}/seats/{i}/commands"},
-                    "command_id": command_id}  # fmt: skip
+            data = {
+                "game_id": game_id,
+                "seat": i,
+                "kind": sc.kind,
+                "decision_version": version,
+                "decision_id": version,
+                "game_version": version,
+                "since": sc.since,
+                "deadline": iso_utc(deadline) if deadline is not None else None,
+                "links": {
+                    "view": f"/games/{game_id}/seats/{i}/view",
+                    "commands": f"/games/{game_id}/seats/{i}/commands",
+                },
+                "command_id": command_id,
+            }
             assert stream_of is not None
             out.append((stream_of(str(account)), orjson.dumps(data).decode("utf-8")))
         return out or None
@@ -377,8 +416,9 @@ class Games:
         previous, envs, version = self.store.catch_up(
             game_id, cached.version if cached else 0, command_id
         )
-        if cached is not None and (version < cached.version
-                                   or (envs and envs[0].prev_hash != cached.last_hash)):  # fmt: skip
+        if cached is not None and (
+            version < cached.version or (envs and envs[0].prev_hash != cached.last_hash)
+        ):
             # the stored game is not the one cached: deleted and created again, or its tail was
             # lost (a failover without ``?wait=``) and other events were stored since: start over
             self.forget(game_id)

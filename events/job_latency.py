@@ -55,8 +55,7 @@ def record_job_latency(client: Any, prefix: str, kind: str, seconds: float) -> N
 
 def read_job_latency(client: Any, prefix: str, kind: str) -> tuple[list[tuple[str, int]], float]:
     """Cumulative ``(le, count)`` buckets (ending with ``+Inf``) and the sum of seconds."""
-    raw = {text(k): v
-           for k, v in client.hgetall(latency_key(prefix, kind)).items()}  # fmt: skip
+    raw = {text(k): v for k, v in client.hgetall(latency_key(prefix, kind)).items()}
     total = 0
     out = []
     for bound in [repr(b) for b in BUCKETS] + ["+Inf"]:

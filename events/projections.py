@@ -135,5 +135,11 @@ def _table(state: GameState) -> dict[str, Any]:
 def feed_item(env: Envelope, viewer: Viewer) -> dict[str, Any]:
     event = env.event()
     visible = engine.redact(event, viewer) if env.visibility != "public" else event
-    return {"seq": env.seq, "type": env.type, "actor": env.actor, "ts": env.ts,
-            "command_id": env.command_id, "event": visible}  # fmt: skip
+    return {
+        "seq": env.seq,
+        "type": env.type,
+        "actor": env.actor,
+        "ts": env.ts,
+        "command_id": env.command_id,
+        "event": visible,
+    }

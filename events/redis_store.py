@@ -296,8 +296,11 @@ class RedisStore:
         until ``keep`` is called (0: never), and ``finished_seconds`` after it ends (0: kept for
         good). False if the game does not exist."""
         check_game_id(game_id)
-        return bool(self._retain(keys=self.game_keys(game_id),
-                                 args=[int(idle_seconds), int(finished_seconds)]))  # fmt: skip
+        return bool(
+            self._retain(
+                keys=self.game_keys(game_id), args=[int(idle_seconds), int(finished_seconds)]
+            )
+        )
 
     def keep(self, game_id: str) -> None:
         """The game is wanted (a seat was claimed): it no longer expires while unfinished."""
@@ -369,8 +372,10 @@ class RedisStore:
                 raise GameNotFound(game_id)
             raise ConcurrencyConflict(game_id, expected_version, actual)
         if tag == "compacted":
-            raise StoreError(f"game {game_id!r} is finished and compacted (version "
-                             f"{as_text(reply[1])}); nothing can be appended to it")  # fmt: skip
+            raise StoreError(
+                f"game {game_id!r} is finished and compacted (version "
+                f"{as_text(reply[1])}); nothing can be appended to it"
+            )
         if tag == "chain":
             raise InvalidBatch(
                 f"the batch for game {game_id!r} starts with prev_hash {prev_hash[:12]}... but "
@@ -426,9 +431,13 @@ class RedisStore:
         pipe.execute_command("WAIT", wanted, max(1, int(seconds * 1000)))
         try:
             reply, acked = pipe.execute()
-        except (redis.exceptions.AskError, redis.exceptions.ReadOnlyError,
-                redis.exceptions.ClusterDownError, redis.exceptions.TryAgainError,
-                redis.exceptions.ConnectionError) as exc:  # fmt: skip
+        except (
+            redis.exceptions.AskError,
+            redis.exceptions.ReadOnlyError,
+            redis.exceptions.ClusterDownError,
+            redis.exceptions.TryAgainError,
+            redis.exceptions.ConnectionError,
+        ) as exc:
             # MovedError is an AskError; READONLY: the node we reached is a replica now
             if is_cluster(self.client):  # a failover moved the slot: learn the new layout
                 self.client.nodes_manager.initialize()
@@ -524,8 +533,9 @@ class RedisStore:
             hook("packed")
         keys = [*self.keys(game_id), self.compacted_key(game_id)]
         # Ascii85 text: the blobs read back the same on clients with decode_responses on
-        reply = self._compact(keys=keys, args=[int(version), base64.b85encode(log),
-                                               base64.b85encode(views)])  # fmt: skip
+        reply = self._compact(
+            keys=keys, args=[int(version), base64.b85encode(log), base64.b85encode(views)]
+        )
         return len(log) if as_text(reply[0]) == "ok" else None
 
     def archive(self, game_id: str, hook: Any = None) -> str | None:
@@ -576,8 +586,10 @@ class RedisStore:
             return None
         if archived is not None:
             if not self.archive_dir:
-                raise StoreError(f"game {game_id!r} is archived ({as_text(archived)}) but this process "
-                                 f"has no archive directory: set RFG_ARCHIVE_DIR")  # fmt: skip
+                raise StoreError(
+                    f"game {game_id!r} is archived ({as_text(archived)}) but this process "
+                    f"has no archive directory: set RFG_ARCHIVE_DIR"
+                )
             with open(os.path.join(self.archive_dir, as_text(archived)), "rb") as f:
                 _header, log, views = compaction.read_archive(f.read())
             return log, views, as_text(head)
@@ -654,8 +666,11 @@ class RedisStore:
         if raw is None:
             texts = self._compacted_log(game_id)
             if texts is not None:  # the command records are the envelopes' command ids
-                seqs = [i + 1 for i, t in enumerate(texts)
-                        if Envelope.from_json(t).command_id == command_id]  # fmt: skip
+                seqs = [
+                    i + 1
+                    for i, t in enumerate(texts)
+                    if Envelope.from_json(t).command_id == command_id
+                ]
                 if seqs:
                     raw = f"{seqs[0]}:{seqs[-1]}"
         return None if raw is None else _parse_result(game_id, command_id, raw, duplicate=True)

@@ -54,11 +54,27 @@ MAX_BATCH_EVENTS = 2000
 _HASH_RE = re.compile(r"^[0-9a-f]{64}$")
 _SEAT_ACTOR_RE = re.compile(r"^seat:(\d+)$")
 _ENVELOPE_TYPES: dict[str, type | tuple[type, ...]] = {
-    "type": str, "schema_version": int, "game_id": str, "seq": int, "visibility": str,
-    "command_id": str, "actor": str, "ts": str, "payload": dict, "prev_hash": str, "hash": str,
-}  # fmt: skip
-_TYPE_NAMES = {bool: "a boolean", int: "an integer", str: "a string", dict: "an object",
-               list: "a list", float: "a number", type(None): "null"}  # fmt: skip
+    "type": str,
+    "schema_version": int,
+    "game_id": str,
+    "seq": int,
+    "visibility": str,
+    "command_id": str,
+    "actor": str,
+    "ts": str,
+    "payload": dict,
+    "prev_hash": str,
+    "hash": str,
+}
+_TYPE_NAMES = {
+    bool: "a boolean",
+    int: "an integer",
+    str: "a string",
+    dict: "an object",
+    list: "a list",
+    float: "a number",
+    type(None): "null",
+}
 
 
 @dataclass
@@ -78,12 +94,19 @@ class Verdict:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "ok": self.ok, "verdict": self.verdict or ("ok" if self.ok else "malformed"),
-            "consistent": self.consistent, "complete": self.complete,
-            "authentic": self.authentic, "authenticity": self.authenticity,
-            "events": self.events, "commands": self.commands, "mode": self.mode,
-            "first_bad_event": self.bad_seq, "reason": self.reason, "summary": self.summary,
-        }  # fmt: skip
+            "ok": self.ok,
+            "verdict": self.verdict or ("ok" if self.ok else "malformed"),
+            "consistent": self.consistent,
+            "complete": self.complete,
+            "authentic": self.authentic,
+            "authenticity": self.authenticity,
+            "events": self.events,
+            "commands": self.commands,
+            "mode": self.mode,
+            "first_bad_event": self.bad_seq,
+            "reason": self.reason,
+            "summary": self.summary,
+        }
 
 
 class _Stop(Exception):
@@ -127,13 +150,20 @@ def _lines(source: str | bytes | Iterable[str | bytes]) -> Iterator[tuple[int, b
         parts = (pending + data).split(b"\n")
         pending = parts.pop()
         if len(pending) > MAX_LINE_BYTES:
-            raise _Stop("malformed", None, f"line {n + len(parts) + 1} is longer than "
-                        f"{MAX_LINE_BYTES} bytes; a log has one event per line")  # fmt: skip
+            raise _Stop(
+                "malformed",
+                None,
+                f"line {n + len(parts) + 1} is longer than "
+                f"{MAX_LINE_BYTES} bytes; a log has one event per line",
+            )
         for line in parts:
             n += 1
             if len(line) > MAX_LINE_BYTES:
-                raise _Stop("malformed", None, f"line {n} is longer than {MAX_LINE_BYTES} bytes; "
-                            "a log has one event per line")  # fmt: skip
+                raise _Stop(
+                    "malformed",
+                    None,
+                    f"line {n} is longer than {MAX_LINE_BYTES} bytes; a log has one event per line",
+                )
             if line.strip():
                 yield n, line
     if pending.strip():
@@ -145,8 +175,9 @@ def _objects(source: str | bytes | Iterable[str | bytes]) -> Iterator[tuple[int,
         try:
             obj = orjson.loads(line)  # refuses nesting past 1024 levels, NaN and lone surrogates
         except orjson.JSONDecodeError as exc:
-            raise _Stop("malformed", None, f"line {n} is not JSON (UTF-8, one object per line): "
-                        f"{exc}") from None  # fmt: skip
+            raise _Stop(
+                "malformed", None, f"line {n} is not JSON (UTF-8, one object per line): {exc}"
+            ) from None
         if not isinstance(obj, dict):
             raise _Stop("malformed", None, f"line {n} is {_type_name(obj)}, not a JSON object")
         yield n, obj
@@ -166,8 +197,9 @@ def parse_lines(text: str) -> list[dict[str, Any]]:
 # --- verifying ----------------------------------------------------------------------------------
 
 
-def verify_text(text: str | bytes, key: Ed25519PublicKey | None = None,
-                require_signature: bool = False) -> Verdict:  # fmt: skip
+def verify_text(
+    text: str | bytes, key: Ed25519PublicKey | None = None, require_signature: bool = False
+) -> Verdict:
     return verify_stream(text, key, require_signature)
 
 
@@ -217,8 +249,11 @@ class _Check:
         first_seq = 1
         for line_no, obj in objects:
             if self.signature is not None:
-                raise _Stop("inconsistent", None, f"line {line_no} follows the signature line, "
-                            "which must be the last")  # fmt: skip
+                raise _Stop(
+                    "inconsistent",
+                    None,
+                    f"line {line_no} follows the signature line, which must be the last",
+                )
             if set(obj) == {"signature"}:
                 self.signature = obj["signature"]
                 continue
@@ -226,27 +261,42 @@ class _Check:
                 self.v.mode = self._mode(obj)
             event, cid, actor = self._read(obj)
             seq = self.last_seq
-            starts = (cid != batch_id) if self.v.mode == "envelopes" else (
-                event["type"] == "CommandSubmitted" or not batch)  # fmt: skip
+            starts = (
+                (cid != batch_id)
+                if self.v.mode == "envelopes"
+                else (event["type"] == "CommandSubmitted" or not batch)
+            )
             if starts and batch:
                 self._batch(batch, first_seq, batch_id, last=False)
                 batch = []
             if starts:
                 batch_id, first_seq, self.batch_actor = cid, seq, actor
                 if cid in self.seen_commands and self.v.mode == "envelopes":
-                    raise _Stop("inconsistent", seq, f"command id {cid!r} has a second batch "
-                                "(batches swapped or repeated)")  # fmt: skip
+                    raise _Stop(
+                        "inconsistent",
+                        seq,
+                        f"command id {cid!r} has a second batch (batches swapped or repeated)",
+                    )
                 self.seen_commands.add(cid or "")
             elif actor != self.batch_actor:
-                raise _Stop("inconsistent", seq, f"actor {actor!r} inside a batch of actor "
-                            f"{self.batch_actor!r}")  # fmt: skip
+                raise _Stop(
+                    "inconsistent",
+                    seq,
+                    f"actor {actor!r} inside a batch of actor {self.batch_actor!r}",
+                )
             batch.append(event)
             if len(batch) > MAX_BATCH_EVENTS:
-                raise _Stop("inconsistent", seq, f"a command batch longer than {MAX_BATCH_EVENTS} "
-                            "events")  # fmt: skip
+                raise _Stop(
+                    "inconsistent", seq, f"a command batch longer than {MAX_BATCH_EVENTS} events"
+                )
         if not batch:
-            raise _Stop("malformed", None, "the log is empty" if self.signature is None
-                        else "the log has a signature but no events")  # fmt: skip
+            raise _Stop(
+                "malformed",
+                None,
+                "the log is empty"
+                if self.signature is None
+                else "the log has a signature but no events",
+            )
         self.read_all = True
         self._batch(batch, first_seq, batch_id, last=True)
         self._end()
@@ -257,8 +307,12 @@ class _Check:
         if "type" in obj and "v" in obj:
             return "events"
         if "event" in obj and "seq" in obj:
-            raise _Stop("malformed", None, "this is a redacted viewer log of a live game; only the "
-                        "full log of a finished game can be verified")  # fmt: skip
+            raise _Stop(
+                "malformed",
+                None,
+                "this is a redacted viewer log of a live game; only the "
+                "full log of a finished game can be verified",
+            )
         raise _Stop("malformed", None, "line 1 is neither an event envelope nor an engine event")
 
     def _read(self, obj: dict[str, Any]) -> tuple[dict[str, Any], str | None, str]:
@@ -274,19 +328,29 @@ class _Check:
         missing = [f for f in _ENVELOPE_TYPES if f not in obj]
         extra = [k for k in obj if k not in _ENVELOPE_TYPES]
         if missing or extra:
-            raise _Stop("inconsistent", expected, f"an envelope with missing fields {missing} / "
-                        f"unknown fields {extra}")  # fmt: skip
+            raise _Stop(
+                "inconsistent",
+                expected,
+                f"an envelope with missing fields {missing} / unknown fields {extra}",
+            )
         for name, kind in _ENVELOPE_TYPES.items():
             _want(obj[name], kind, f"field {name}", expected)
         env = Envelope.from_dict(obj)
         if env.seq > expected:
             missing_to = env.seq - 1
             gap = f"{expected}" if missing_to == expected else f"{expected} to {missing_to}"
-            raise _Stop("incomplete", expected, f"event {gap} is missing (event {expected - 1} "
-                        f"is followed by event {env.seq})")  # fmt: skip
+            raise _Stop(
+                "incomplete",
+                expected,
+                f"event {gap} is missing (event {expected - 1} is followed by event {env.seq})",
+            )
         if env.seq < expected:
-            raise _Stop("inconsistent", env.seq, f"sequence number {env.seq} where {expected} was "
-                        "expected (events repeated or out of order)")  # fmt: skip
+            raise _Stop(
+                "inconsistent",
+                env.seq,
+                f"sequence number {env.seq} where {expected} was "
+                "expected (events repeated or out of order)",
+            )
         if not _HASH_RE.match(env.hash) or not _HASH_RE.match(env.prev_hash):
             raise _Stop(
                 "inconsistent", env.seq, "hash and prev_hash must be 64 lowercase hex digits"
@@ -296,20 +360,30 @@ class _Check:
                 "inconsistent", env.seq, "prev_hash does not link to the previous event's hash"
             )
         if env.compute_hash() != env.hash:
-            raise _Stop("inconsistent", env.seq, "the hash does not match the event's content "
-                        "(altered event)")  # fmt: skip
+            raise _Stop(
+                "inconsistent",
+                env.seq,
+                "the hash does not match the event's content (altered event)",
+            )
         if self.game_id is None:
             self.game_id = env.game_id
         elif env.game_id != self.game_id:
-            raise _Stop("inconsistent", env.seq, f"game id {env.game_id!r} in a log of game "
-                        f"{self.game_id!r}")  # fmt: skip
+            raise _Stop(
+                "inconsistent",
+                env.seq,
+                f"game id {env.game_id!r} in a log of game {self.game_id!r}",
+            )
         try:
             check_timestamp(env.ts)
         except ValueError as exc:
             raise _Stop("inconsistent", env.seq, str(exc)) from None
         if self.ts and datetime.fromisoformat(env.ts) < datetime.fromisoformat(self.ts):
-            raise _Stop("inconsistent", env.seq, f"timestamp {env.ts} is earlier than the previous "
-                        f"event's {self.ts} (events reordered or retimed)")  # fmt: skip
+            raise _Stop(
+                "inconsistent",
+                env.seq,
+                f"timestamp {env.ts} is earlier than the previous "
+                f"event's {self.ts} (events reordered or retimed)",
+            )
         try:
             engine_event = env.event()
         except TypeError as exc:
@@ -332,29 +406,46 @@ class _Check:
     ) -> None:
         head = batch[0]
         if head["type"] != "GameCreated" or not {"seed", "players", "options"} <= set(head):
-            raise _Stop("inconsistent", 1, "the log does not start with GameCreated carrying the "
-                        "revealed seed")  # fmt: skip
+            raise _Stop(
+                "inconsistent",
+                1,
+                "the log does not start with GameCreated carrying the revealed seed",
+            )
         if self.v.mode == "envelopes" and (
             cid != CREATE_COMMAND_ID or self.batch_actor != "system"
         ):
-            raise _Stop("inconsistent", 1, f"the creation batch has command id {cid!r}, not "
-                        f"{CREATE_COMMAND_ID!r}, or actor {self.batch_actor!r}, not 'system'")  # fmt: skip
+            raise _Stop(
+                "inconsistent",
+                1,
+                f"the creation batch has command id {cid!r}, not "
+                f"{CREATE_COMMAND_ID!r}, or actor {self.batch_actor!r}, not 'system'",
+            )
         _want(head["seed"], str, "GameCreated: field seed", 1)
         _want(head["players"], int, "GameCreated: field players", 1)
         _want(head["options"], dict, "GameCreated: field options", 1)
         _want(head.get("table") or {}, dict, "GameCreated: field table", 1)
         _want(head.get("rules", 1), int, "GameCreated: field rules", 1)
         try:
-            created = engine.create(head["seed"], head["players"], head["options"],
-                                    head.get("table"), head.get("rules", 1))  # fmt: skip
+            created = engine.create(
+                head["seed"],
+                head["players"],
+                head["options"],
+                head.get("table"),
+                head.get("rules", 1),
+            )
         except engine.EngineError as exc:
             raise _Stop("inconsistent", 1, f"GameCreated cannot be reproduced: {exc}") from None
         if self.v.mode == "events" and len(batch) > len(created) and last:
-            raise _Stop("unverifiable", None, "this bare log records no commands (it was written "
-                        "before logs recorded them), so its moves cannot be re-run; export it "
-                        "again with `rfg simulate --export`")  # fmt: skip
-        self._compare(created, batch, first, last, "the game's setup is not what the revealed "
-                      "seed produces")  # fmt: skip
+            raise _Stop(
+                "unverifiable",
+                None,
+                "this bare log records no commands (it was written "
+                "before logs recorded them), so its moves cannot be re-run; export it "
+                "again with `rfg simulate --export`",
+            )
+        self._compare(
+            created, batch, first, last, "the game's setup is not what the revealed seed produces"
+        )
         self.state = engine.replay(created)
 
     def _command(
@@ -364,8 +455,12 @@ class _Check:
         assert state is not None
         rec = batch[0]
         if rec["type"] != "CommandSubmitted":
-            raise _Stop("inconsistent", first, f"the batch at event {first} does not start with "
-                        "its command record (CommandSubmitted)")  # fmt: skip
+            raise _Stop(
+                "inconsistent",
+                first,
+                f"the batch at event {first} does not start with "
+                "its command record (CommandSubmitted)",
+            )
         if state.over:
             raise _Stop("inconsistent", first, "a command after the end of the game")
         _want(rec.get("seat"), int, "CommandSubmitted field seat", first)
@@ -379,13 +474,26 @@ class _Check:
             engine.evolve(state, rec)
             produced = [rec, *engine.play(state, seat, rec["command"])]
         except engine.EngineError as exc:
-            raise _Stop("inconsistent", first, f"the recorded command of seat {seat} is refused by "
-                        f"the rules: {exc}") from None  # fmt: skip
+            raise _Stop(
+                "inconsistent",
+                first,
+                f"the recorded command of seat {seat} is refused by the rules: {exc}",
+            ) from None
         except (KeyError, ValueError, TypeError, IndexError, AttributeError) as exc:
-            raise _Stop("inconsistent", first, f"the recorded command of seat {seat} cannot be "
-                        f"applied: {type(exc).__name__}: {exc}") from None  # fmt: skip
-        self._compare(produced, batch, first, last, "re-running the recorded command gives a "
-                      "different event (altered, illegal or reordered outcome)")  # fmt: skip
+            raise _Stop(
+                "inconsistent",
+                first,
+                f"the recorded command of seat {seat} cannot be "
+                f"applied: {type(exc).__name__}: {exc}",
+            ) from None
+        self._compare(
+            produced,
+            batch,
+            first,
+            last,
+            "re-running the recorded command gives a "
+            "different event (altered, illegal or reordered outcome)",
+        )
         self.v.commands += 1
 
     def _check_actor(self, first: int, seat: int) -> None:
@@ -396,24 +504,41 @@ class _Check:
                 "inconsistent", first, f"actor {actor!r} submitted a command of seat {seat}"
             )
         if not m and not (actor.startswith("bot:") or actor == "timeout"):
-            raise _Stop("inconsistent", first, f"actor {actor!r} is not a seat, a bot or the "
-                        "timeout policy")  # fmt: skip
+            raise _Stop(
+                "inconsistent", first, f"actor {actor!r} is not a seat, a bot or the timeout policy"
+            )
 
-    def _compare(self, produced: list[dict[str, Any]], batch: list[dict[str, Any]], first: int,
-                 last: bool, reason: str) -> None:  # fmt: skip
+    def _compare(
+        self,
+        produced: list[dict[str, Any]],
+        batch: list[dict[str, Any]],
+        first: int,
+        last: bool,
+        reason: str,
+    ) -> None:
         mine = [canonical_json(e) for e in produced]
         theirs = [canonical_json(e) for e in batch]
         if mine == theirs:
             return
         n = len(theirs)
         if last and n < len(mine) and mine[:n] == theirs:
-            raise _Stop("incomplete", first + n, f"the log ends inside the batch that starts at "
-                        f"event {first}: {n} of its {len(mine)} events are there")  # fmt: skip
-        k = next((i for i, (a, b) in enumerate(zip(mine, theirs, strict=False)) if a != b),
-                 min(len(mine), n))  # fmt: skip
+            raise _Stop(
+                "incomplete",
+                first + n,
+                f"the log ends inside the batch that starts at "
+                f"event {first}: {n} of its {len(mine)} events are there",
+            )
+        k = next(
+            (i for i, (a, b) in enumerate(zip(mine, theirs, strict=False)) if a != b),
+            min(len(mine), n),
+        )
         if n == len(mine) - 1 and theirs == mine[:k] + mine[k + 1 :]:
-            raise _Stop("incomplete", first + k, f"event {first + k} is missing (the batch that "
-                        f"starts at event {first} has {n} of its {len(mine)} events)")  # fmt: skip
+            raise _Stop(
+                "incomplete",
+                first + k,
+                f"event {first + k} is missing (the batch that "
+                f"starts at event {first} has {n} of its {len(mine)} events)",
+            )
         raise _Stop("inconsistent", first + k, reason)
 
     # the end ----------------------------------------------------------------------------------
@@ -421,9 +546,13 @@ class _Check:
         state = self.state
         assert state is not None
         if not state.over:
-            raise _Stop("incomplete", self.last_seq + 1, f"the log ends after event "
-                        f"{self.last_seq}, at a command boundary, but the game is not over "
-                        f"(round {state.round}, step {state.step})")  # fmt: skip
+            raise _Stop(
+                "incomplete",
+                self.last_seq + 1,
+                f"the log ends after event "
+                f"{self.last_seq}, at a command boundary, but the game is not over "
+                f"(round {state.round}, step {state.step})",
+            )
         # the final scores and winners were compared byte for byte with the re-run's GameEnded
         self.v.summary = _summary(state)
         self.final = signed_result(state)
@@ -457,16 +586,21 @@ class _Check:
                 v.authenticity = "not checked: a bare engine log is never signed"
             elif self.key is not None or self.require_signature:
                 v.authentic = False
-                v.authenticity = ("the log carries no signature (an export of the server ends "
-                                  "with one), so nothing shows that the server wrote it")  # fmt: skip
+                v.authenticity = (
+                    "the log carries no signature (an export of the server ends "
+                    "with one), so nothing shows that the server wrote it"
+                )
             else:
                 v.authentic = None
-                v.authenticity = ("not checked: give the server's public key (rfg replay --key; "
-                                  "GET /signing-key)")  # fmt: skip
+                v.authenticity = (
+                    "not checked: give the server's public key (rfg replay --key; GET /signing-key)"
+                )
         elif self.key is None:
             v.authentic = None
-            v.authenticity = ("not checked: the log is signed; give the server's public key "
-                              "(rfg replay --key; GET /signing-key) to check it")  # fmt: skip
+            v.authenticity = (
+                "not checked: the log is signed; give the server's public key "
+                "(rfg replay --key; GET /signing-key) to check it"
+            )
         else:
             why = check_signature(self.signature, self.key) or self._signed_claims()
             v.authentic = why is None
@@ -478,9 +612,11 @@ class _Check:
         if s["game_id"] != self.game_id:
             return f"the signature is for game {s['game_id']!r}, not {self.game_id!r}"
         if s["events"] != self.last_seq or s["chain_head"] != self.link:
-            return (f"the signature covers {s['events']} events ending in hash "
-                    f"{str(s['chain_head'])[:12]}..., not this log's {self.last_seq} ending in "
-                    f"{self.link[:12]}... (events added, removed, reordered or altered)")  # fmt: skip
+            return (
+                f"the signature covers {s['events']} events ending in hash "
+                f"{str(s['chain_head'])[:12]}..., not this log's {self.last_seq} ending in "
+                f"{self.link[:12]}... (events added, removed, reordered or altered)"
+            )
         over = bool(self.state is not None and self.state.over)
         if s["over"] is not over:
             return f"the signature says over={s['over']}, the log says over={over}"
@@ -491,11 +627,15 @@ class _Check:
 
 def _summary(state: GameState) -> dict[str, Any]:
     return {
-        "players": len(state.players), "rounds": state.round, "over": state.over,
-        "end_reason": state.end_reason, "winners": state.winners,
-        "scores": [s["total"] for s in state.scores], "state_hash": engine.state_hash(state),
+        "players": len(state.players),
+        "rounds": state.round,
+        "over": state.over,
+        "end_reason": state.end_reason,
+        "winners": state.winners,
+        "scores": [s["total"] for s in state.scores],
+        "state_hash": engine.state_hash(state),
         "rules": state.rules,
-    }  # fmt: skip
+    }
 
 
 def signed_result(state: GameState) -> dict[str, Any] | None:
@@ -506,5 +646,12 @@ def signed_result(state: GameState) -> dict[str, Any] | None:
     return {"scores": scores, "winners": winners}
 
 
-__all__ = ["ChainBroken", "Verdict", "parse_lines", "signed_result", "verify", "verify_stream",
-           "verify_text"]  # fmt: skip
+__all__ = [
+    "ChainBroken",
+    "Verdict",
+    "parse_lines",
+    "signed_result",
+    "verify",
+    "verify_stream",
+    "verify_text",
+]

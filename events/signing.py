@@ -78,9 +78,14 @@ class Signer:
     ) -> dict[str, Any]:
         """The signature record for an export (the value of its ``signature`` line)."""
         record = {
-            "alg": ALG, "key_id": key_id(self.public), "game_id": game_id, "events": events,
-            "chain_head": chain_head, "over": over, "result": result,
-        }  # fmt: skip
+            "alg": ALG,
+            "key_id": key_id(self.public),
+            "game_id": game_id,
+            "events": events,
+            "chain_head": chain_head,
+            "over": over,
+            "result": result,
+        }
         record["sig"] = _b64(self.private.sign(canonical_json(record).encode("utf-8")))
         return record
 
@@ -95,13 +100,16 @@ def _private_from_text(text: str, where: str) -> Ed25519PrivateKey:
                 f"{where}: not a readable unencrypted PEM private key ({exc})"
             ) from None
         if not isinstance(key, Ed25519PrivateKey):
-            raise SigningKeyError(f"{where}: the key is not an Ed25519 key; make one with "
-                                  "`openssl genpkey -algorithm ed25519`")  # fmt: skip
+            raise SigningKeyError(
+                f"{where}: the key is not an Ed25519 key; make one with "
+                "`openssl genpkey -algorithm ed25519`"
+            )
         return key
     raw = _raw32(text)
     if raw is None:
-        raise SigningKeyError(f"{where}: give an Ed25519 private key as PEM or as the base64 of its 32 "
-                              "raw bytes")  # fmt: skip
+        raise SigningKeyError(
+            f"{where}: give an Ed25519 private key as PEM or as the base64 of its 32 raw bytes"
+        )
     return Ed25519PrivateKey.from_private_bytes(raw)
 
 
@@ -173,8 +181,10 @@ def load_public_key(text: str) -> Ed25519PublicKey:
         return key
     raw = _raw32(text)
     if raw is None:
-        raise SigningKeyError("give the server's public key as printed by `rfg signing-key` or served "
-                              "at GET /signing-key: base64 of 32 bytes, PEM, or a file holding either")  # fmt: skip
+        raise SigningKeyError(
+            "give the server's public key as printed by `rfg signing-key` or served "
+            "at GET /signing-key: base64 of 32 bytes, PEM, or a file holding either"
+        )
     return Ed25519PublicKey.from_public_bytes(raw)
 
 
@@ -188,8 +198,10 @@ def check_signature(record: Any, key: Ed25519PublicKey) -> str | None:
     if record["alg"] != ALG:
         return f"the signature's algorithm is {record['alg']!r}, not {ALG}"
     if record["key_id"] != key_id(key):
-        return (f"signed by key {record['key_id']!r}, not by the key given ({key_id(key)}): "
-                "another server's export, or a wrong key")  # fmt: skip
+        return (
+            f"signed by key {record['key_id']!r}, not by the key given ({key_id(key)}): "
+            "another server's export, or a wrong key"
+        )
     body = {f: record[f] for f in SIGNED_FIELDS}
     try:
         sig = base64.b64decode(str(record["sig"]), validate=True)

@@ -28,7 +28,7 @@ except ImportError:  # a source checkout without `pip install ./clients/python`
 def main(url: str = "http://127.0.0.1:8000") -> int:
     api = Client(url)
     game = api.create_game([{"kind": "human"}, {"kind": "bot", "bot": "heuristic"},
-                            {"kind": "bot", "bot": "random"}, {"kind": "bot", "bot": "random"}])  # fmt: skip
+                            {"kind": "bot", "bot": "random"}, {"kind": "bot", "bot": "random"}])
     gid = game["game_id"]
     api.claim(gid, 0)
     me, rng = get_bot("heuristic"), Rng(1)

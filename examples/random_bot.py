@@ -205,7 +205,7 @@ def ship(d: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     rng.shuffle(shippers)
     rng.shuffle(goods)
     tasks = [{"shipper": shippers[i], "good": goods[i], "action": rng.choice(d["actions"])}
-             for i in range(d["count"])]  # fmt: skip
+             for i in range(d["count"])]
     return {"kind": "ship", "tasks": tasks}
 
 
@@ -221,7 +221,7 @@ def manage(d: dict[str, Any], rng: random.Random) -> dict[str, Any]:
 
 CHOOSERS = {"start_tiles": start_tiles, "assign": assign, "explore": explore,
             "place_tiles": place_tiles, "abandon_one": abandon_one, "develop": construct,
-            "settle": construct, "produce": produce, "ship": ship, "manage": manage}  # fmt: skip
+            "settle": construct, "produce": produce, "ship": ship, "manage": manage}
 
 
 def choose(decision: dict[str, Any], rng: random.Random) -> dict[str, Any]:
@@ -307,7 +307,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.register:
         out = Api(args.url).post("/bots/accounts", {"name": args.name, "contact": args.contact,
-                                                    "description": "uniformly random legal moves"})  # fmt: skip
+                                                    "description": "uniformly random legal moves"})
         print(json.dumps({"account_id": out["account_id"], "token": out["token"]}))
         return 0
     if not args.token:

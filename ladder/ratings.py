@@ -95,8 +95,16 @@ class RatingTable:
             e.games += 1
             if rank == 1:
                 e.wins += 1.0 / firsts
-            e.history.append({"game_id": result.game_id, "n": self.applied, "mu": round(e.mu, 6),
-                              "sigma": round(e.sigma, 6), "rating": round(e.rating, 6), "rank": rank})  # fmt: skip
+            e.history.append(
+                {
+                    "game_id": result.game_id,
+                    "n": self.applied,
+                    "mu": round(e.mu, 6),
+                    "sigma": round(e.sigma, 6),
+                    "rating": round(e.rating, 6),
+                    "rank": rank,
+                }
+            )
 
     def leaderboard(self) -> list[dict[str, Any]]:
         rows = [e.to_dict(self.provisional_sigma) for e in self.entries.values()]

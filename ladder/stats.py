@@ -45,6 +45,16 @@ def head_to_head(results: list[Result]) -> list[dict[str, Any]]:
         n = w + lo + ti
         score = w + 0.5 * ti
         low, high = wilson(score, n)
-        rows.append({"a": a, "b": b, "games": n, "wins": w, "losses": lo, "ties": ti,
-                     "win_rate": round(score / n, 6), "ci95": [round(low, 6), round(high, 6)]})  # fmt: skip
+        rows.append(
+            {
+                "a": a,
+                "b": b,
+                "games": n,
+                "wins": w,
+                "losses": lo,
+                "ties": ti,
+                "win_rate": round(score / n, 6),
+                "ci95": [round(low, 6), round(high, 6)],
+            }
+        )
     return rows

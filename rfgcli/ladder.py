@@ -73,7 +73,9 @@ def add_parser(sub: Any) -> None:
     pa.add_argument("name")
     re_ = ls.add_parser("resume", help="let the workers start the ladder's games again")
     re_.add_argument("name")
-    de = ls.add_parser("delete", help="delete a ladder, its results and ratings (running games finish unrecorded)")  # fmt: skip
+    de = ls.add_parser(
+        "delete", help="delete a ladder, its results and ratings (running games finish unrecorded)"
+    )
     de.add_argument("name")
     p.set_defaults(func=run)
 
@@ -128,8 +130,15 @@ def run(args: argparse.Namespace) -> int:
         ladders = _ladders(args.url, args.prefix)
         if args.action == "create":
             tc = {"per_decision": args.seconds_per_decision} if args.seconds_per_decision else {}
-            cfg = ladders.create(LadderConfig(args.name, players=args.players or [4], concurrency=args.concurrency,
-                                              duplicate=args.duplicate, time_control=tc))  # fmt: skip
+            cfg = ladders.create(
+                LadderConfig(
+                    args.name,
+                    players=args.players or [4],
+                    concurrency=args.concurrency,
+                    duplicate=args.duplicate,
+                    time_control=tc,
+                )
+            )
             print(json.dumps(cfg.to_dict(), sort_keys=True))
         elif args.action == "add":
             print(
@@ -156,7 +165,10 @@ def run(args: argparse.Namespace) -> int:
 
             with scheduling_lock(ladders.r, ladders.prefix):
                 running = ladders.delete(args.name)
-            print(f"ladder {args.name} deleted" + (f"; its {running} running game(s) finish as ordinary games" if running else ""))  # fmt: skip
+            print(
+                f"ladder {args.name} deleted"
+                + (f"; its {running} running game(s) finish as ordinary games" if running else "")
+            )
         elif args.action == "leaderboard":
             rows = ladders.leaderboard(args.name)
             if args.json:
@@ -168,13 +180,17 @@ def run(args: argparse.Namespace) -> int:
                 for r in rows:
                     flag = " (provisional)" if r["provisional"] else ""
                     pos = r["position"] if r["position"] is not None else "-"
-                    print(f"{pos:>3} {r['entrant']:<20} {r['rating']:>8.2f} {r['mu']:>7.2f} {r['sigma']:>6.2f} "
-                          f"{r['games']:>6} {100 * r['win_rate']:>5.1f}%{flag}")  # fmt: skip
+                    print(
+                        f"{pos:>3} {r['entrant']:<20} {r['rating']:>8.2f} {r['mu']:>7.2f} {r['sigma']:>6.2f} "
+                        f"{r['games']:>6} {100 * r['win_rate']:>5.1f}%{flag}"
+                    )
         elif args.action == "h2h":
             for r in ladders.head_to_head(args.name):
                 lo, hi = r["ci95"]
-                print(f"{r['a']:<16} vs {r['b']:<16} {r['games']:>5} games  {100 * r['win_rate']:5.1f}% "
-                      f"[{100 * lo:.1f}%, {100 * hi:.1f}%]")  # fmt: skip
+                print(
+                    f"{r['a']:<16} vs {r['b']:<16} {r['games']:>5} games  {100 * r['win_rate']:5.1f}% "
+                    f"[{100 * lo:.1f}%, {100 * hi:.1f}%]"
+                )
         elif args.action == "plot":
             from ladder.plot import history_svg
 
@@ -216,8 +232,10 @@ def _run(ladders: Any, args: argparse.Namespace) -> int:
         games = ladders.ladder_games(args.name)
         done = sum(1 for g in mine if games.get(g, {}).get("status") == "finished")
         if len(mine) < target and ladders.config(args.name).paused:
-            raise LadderError(f"ladder {args.name!r} was paused after {len(mine)} of {target} "
-                              f"games started; {done} finished")  # fmt: skip
+            raise LadderError(
+                f"ladder {args.name!r} was paused after {len(mine)} of {target} "
+                f"games started; {done} finished"
+            )
         rate = done / max(time.perf_counter() - started, 1e-9) * 3600
         top = ladders.leaderboard(args.name)[:1]
         lead = (

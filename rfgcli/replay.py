@@ -20,23 +20,32 @@ from events.signing import SigningKeyError, load_public_key, load_signer
 
 
 def add_parser(sub: Any) -> None:
-    p = sub.add_parser("replay", help="verify an exported game log (JSON Lines)",
-                       description="Re-run an exported log: types, sequence numbers, hash chain, "
-                       "every command against the rules and every chance outcome against the "
-                       "revealed seed, completeness, and (with --key) the server's signature.")  # fmt: skip
+    p = sub.add_parser(
+        "replay",
+        help="verify an exported game log (JSON Lines)",
+        description="Re-run an exported log: types, sequence numbers, hash chain, "
+        "every command against the rules and every chance outcome against the "
+        "revealed seed, completeness, and (with --key) the server's signature.",
+    )
     p.add_argument(
         "file", help="the log: the API's export or rfg simulate --export output ('-' for stdin)"
     )
-    p.add_argument("--key", metavar="PUB",
-                   help="the server's public key (base64 as served at GET /signing-key or printed "
-                        "by rfg signing-key, PEM, or a file holding either): also check that the "
-                        "server signed this very log")  # fmt: skip
+    p.add_argument(
+        "--key",
+        metavar="PUB",
+        help="the server's public key (base64 as served at GET /signing-key or printed "
+        "by rfg signing-key, PEM, or a file holding either): also check that the "
+        "server signed this very log",
+    )
     p.add_argument("--json", action="store_true", help="print the verdict as JSON")
     p.set_defaults(func=run)
-    k = sub.add_parser("signing-key", help="print the public key that signs this server's exports",
-                       description="Print the public half of the key the API signs exports with "
-                       "(RFG_SIGNING_KEY, RFG_SIGNING_KEY_FILE, or run/signing-key.pem, created on "
-                       "first use).")  # fmt: skip
+    k = sub.add_parser(
+        "signing-key",
+        help="print the public key that signs this server's exports",
+        description="Print the public half of the key the API signs exports with "
+        "(RFG_SIGNING_KEY, RFG_SIGNING_KEY_FILE, or run/signing-key.pem, created on "
+        "first use).",
+    )
     k.add_argument("--json", action="store_true", help="print alg, key_id, public_key and pem")
     k.set_defaults(func=signing_key)
 
@@ -72,10 +81,14 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(verdict.to_dict(), sort_keys=True))
     elif verdict.ok:
         s = verdict.summary
-        print(f"OK: {verdict.events} events ({verdict.mode}), {verdict.commands} commands re-run; "
-              f"consistent and complete")  # fmt: skip
-        print(f"  {s['players']} players, rules v{s['rules']}, {s['rounds']} rounds, "
-              f"end: {s['end_reason']}")  # fmt: skip
+        print(
+            f"OK: {verdict.events} events ({verdict.mode}), {verdict.commands} commands re-run; "
+            f"consistent and complete"
+        )
+        print(
+            f"  {s['players']} players, rules v{s['rules']}, {s['rounds']} rounds, "
+            f"end: {s['end_reason']}"
+        )
         print(f"  scores {s['scores']}, winners {s['winners']}")
         print(f"  final state_hash {s['state_hash']}")
         print(f"  authentic: {_authentic(verdict.authentic)} ({verdict.authenticity})")
@@ -83,8 +96,10 @@ def run(args: argparse.Namespace) -> int:
         where = f"event {verdict.bad_seq}" if verdict.bad_seq is not None else "the log"
         print(f"BAD ({verdict.verdict}): {where}: {verdict.reason}", file=sys.stderr)
         if verdict.verdict != "not-authentic" and verdict.authentic is not None:
-            print(f"  authentic: {_authentic(verdict.authentic)} ({verdict.authenticity})",
-                  file=sys.stderr)  # fmt: skip
+            print(
+                f"  authentic: {_authentic(verdict.authentic)} ({verdict.authenticity})",
+                file=sys.stderr,
+            )
     if verdict.ok:
         return 0
     return 2 if verdict.verdict == "malformed" else 1

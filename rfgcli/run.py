@@ -36,18 +36,32 @@ HEALTHY_AFTER = 60.0  # a worker that ran this long has its restart delay reset
 
 
 def add_parser(sub: Any) -> None:
-    p = sub.add_parser("run", help="run the store, the API and the workers in the foreground (Ctrl-C stops all)",
-                       description="The API under gunicorn, supervised rfg worker processes and the embedded store, stopped together.")  # fmt: skip
+    p = sub.add_parser(
+        "run",
+        help="run the store, the API and the workers in the foreground (Ctrl-C stops all)",
+        description="The API under gunicorn, supervised rfg worker processes and the embedded store, stopped together.",
+    )
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     p.add_argument("--workers", type=int, default=2, help="gunicorn worker processes (default 2)")
     p.add_argument("--threads", type=int, default=8, help="threads per gunicorn worker (default 8)")
-    p.add_argument("--bot-workers", type=int, default=1,
-                   help="rfg worker processes playing bots and timeouts (default 1)")  # fmt: skip
-    p.add_argument("--metrics-dir", default="run/metrics",
-                   help="Prometheus multiprocess directory, emptied at start (default run/metrics)")  # fmt: skip
-    p.add_argument("--grace", type=float, default=15.0,
-                   help="seconds the API and workers get to stop before they are killed (default 15)")  # fmt: skip
+    p.add_argument(
+        "--bot-workers",
+        type=int,
+        default=1,
+        help="rfg worker processes playing bots and timeouts (default 1)",
+    )
+    p.add_argument(
+        "--metrics-dir",
+        default="run/metrics",
+        help="Prometheus multiprocess directory, emptied at start (default run/metrics)",
+    )
+    p.add_argument(
+        "--grace",
+        type=float,
+        default=15.0,
+        help="seconds the API and workers get to stop before they are killed (default 15)",
+    )
     p.set_defaults(func=run)
 
 
@@ -108,8 +122,10 @@ class Supervisor:
         while not self.stopping:
             rc = self.api.proc.poll() if self.api.proc is not None else 1
             if rc is not None:
-                say(f"the API (gunicorn, pid {self.api.proc.pid if self.api.proc else '?'}) "
-                    f"exited with status {rc}; stopping the rest")  # fmt: skip
+                say(
+                    f"the API (gunicorn, pid {self.api.proc.pid if self.api.proc else '?'}) "
+                    f"exited with status {rc}; stopping the rest"
+                )
                 return rc or 1
             now = time.monotonic()
             for w in self.workers:
@@ -117,8 +133,10 @@ class Supervisor:
                     ran = now - w.started
                     w.failures = 1 if ran >= HEALTHY_AFTER else w.failures + 1
                     delay = min(RESTART_MAX_DELAY, 2.0 ** (w.failures - 1))
-                    say(f"{w.name} (pid {w.proc.pid}) exited with status {w.proc.returncode} "
-                        f"after {ran:.0f}s; restarting it in {delay:.0f}s")  # fmt: skip
+                    say(
+                        f"{w.name} (pid {w.proc.pid}) exited with status {w.proc.returncode} "
+                        f"after {ran:.0f}s; restarting it in {delay:.0f}s"
+                    )
                     w.proc = None
                     w.restart_at = now + delay
                 if w.proc is None and now >= w.restart_at:
@@ -135,8 +153,10 @@ class Supervisor:
             time.sleep(0.1)
         for c in children:
             if c.alive():
-                say(f"{c.name} (pid {c.proc.pid if c.proc else '?'}) did not stop within "
-                    f"{self.grace:.0f}s: killing it")  # fmt: skip
+                say(
+                    f"{c.name} (pid {c.proc.pid if c.proc else '?'}) did not stop within "
+                    f"{self.grace:.0f}s: killing it"
+                )
             c.signal(signal.SIGKILL)
         for c in children:
             if c.proc is not None:
@@ -164,7 +184,9 @@ def run(args: argparse.Namespace) -> int:
     if not url or url.startswith("embedded:"):
         embedded = events.embedded_server(url)
         if embedded.is_running():
-            say(f"store: the embedded server in {embedded.data_dir} (already running, pid {embedded.pid()})")  # fmt: skip
+            say(
+                f"store: the embedded server in {embedded.data_dir} (already running, pid {embedded.pid()})"
+            )
         else:
             try:
                 embedded.ensure_running()
@@ -172,16 +194,32 @@ def run(args: argparse.Namespace) -> int:
                 say(str(exc))
                 return 2
             started_store = True
-            say(f"store: the embedded server in {embedded.data_dir} (started, pid {embedded.pid()})")  # fmt: skip
+            say(
+                f"store: the embedded server in {embedded.data_dir} (started, pid {embedded.pid()})"
+            )
     else:
         say(f"store: {url}")
     env = dict(os.environ)
     env.setdefault("RFG_DISPATCH", "1")
     env["PROMETHEUS_MULTIPROC_DIR"] = _metrics_dir(args.metrics_dir)
-    gunicorn = [sys.executable, "-m", "gunicorn", "--bind", f"{args.host}:{args.port}",
-                "--workers", str(args.workers), "--worker-class", "gthread",
-                "--threads", str(args.threads), "--graceful-timeout", str(int(args.grace)),
-                "--config", "python:service.gunicorn_conf", "rfgcli.wsgi:create_app()"]  # fmt: skip
+    gunicorn = [
+        sys.executable,
+        "-m",
+        "gunicorn",
+        "--bind",
+        f"{args.host}:{args.port}",
+        "--workers",
+        str(args.workers),
+        "--worker-class",
+        "gthread",
+        "--threads",
+        str(args.threads),
+        "--graceful-timeout",
+        str(int(args.grace)),
+        "--config",
+        "python:service.gunicorn_conf",
+        "rfgcli.wsgi:create_app()",
+    ]
     worker_cmd = [sys.executable, "-m", "rfgcli.main", "worker"]
     api = Child("the API (gunicorn)", gunicorn, env)
     workers = [
@@ -190,19 +228,27 @@ def run(args: argparse.Namespace) -> int:
     sup = Supervisor(api, workers, args.grace)
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, sup.on_signal)
-    say(f"API on http://{args.host}:{args.port}/ (contract: /openapi.yaml, metrics: /metrics); "
-        f"Ctrl-C stops everything")  # fmt: skip
+    say(
+        f"API on http://{args.host}:{args.port}/ (contract: /openapi.yaml, metrics: /metrics); "
+        f"Ctrl-C stops everything"
+    )
     try:
         code = sup.watch()
     finally:
         sup.stop()
         if embedded is not None and started_store:
             embedded.stop()
-            say(f"stopped the API, {len(workers)} worker(s) and the embedded server "
-                f"(data kept in {embedded.data_dir}; make clean removes them)")  # fmt: skip
+            say(
+                f"stopped the API, {len(workers)} worker(s) and the embedded server "
+                f"(data kept in {embedded.data_dir}; make clean removes them)"
+            )
         elif embedded is not None:
-            say(f"stopped the API and {len(workers)} worker(s); the embedded server in "
-                f"{embedded.data_dir} was running before and still is: rfg store stop stops it")  # fmt: skip
+            say(
+                f"stopped the API and {len(workers)} worker(s); the embedded server in "
+                f"{embedded.data_dir} was running before and still is: rfg store stop stops it"
+            )
         else:
-            say(f"stopped the API and {len(workers)} worker(s); the Redis at {url} is not ours to stop")  # fmt: skip
+            say(
+                f"stopped the API and {len(workers)} worker(s); the Redis at {url} is not ours to stop"
+            )
     return code

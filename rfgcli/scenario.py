@@ -22,8 +22,11 @@ from engine import scenario
 
 
 def add_parser(sub: Any) -> None:
-    p = sub.add_parser("scenario", help="run conformance scenario files",
-                       description="Conformance scenarios: a situation, commands, and the expected outcome.")  # fmt: skip
+    p = sub.add_parser(
+        "scenario",
+        help="run conformance scenario files",
+        description="Conformance scenarios: a situation, commands, and the expected outcome.",
+    )
     ssub = p.add_subparsers(dest="action", required=True)
     r = ssub.add_parser("run", help="run scenario files and print pass/fail per file")
     r.add_argument("files", nargs="+", metavar="FILE", help="scenario files (YAML or JSON)")

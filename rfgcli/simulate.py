@@ -21,8 +21,11 @@ from engine.state import canonical_json
 
 
 def add_parser(sub: Any) -> None:
-    p = sub.add_parser("simulate", help="play games between built-in bots in-process",
-                       description="Play K games in-process with bots; --json prints one JSON object per game.")  # fmt: skip
+    p = sub.add_parser(
+        "simulate",
+        help="play games between built-in bots in-process",
+        description="Play K games in-process with bots; --json prints one JSON object per game.",
+    )
     p.add_argument("--players", type=int, default=4, help="seats per game, 2-5 (default 4)")
     p.add_argument("--games", type=int, default=1, help="number of games (default 1)")
     p.add_argument(
@@ -38,13 +41,26 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--first-game", action="store_true", help="use the first-game setup (lower-cost sides up)"
     )
-    p.add_argument("--rules", type=int, default=None, metavar="N",
-                   help="the rules version to play under (default: the current one); old versions "
-                        "exist so that old logs replay")  # fmt: skip
-    p.add_argument("--max-rounds", type=int, default=arena.DEFAULT_MAX_ROUNDS,
-                   help=f"safety cap: a game still running after this many rounds is reported unfinished (default {arena.DEFAULT_MAX_ROUNDS})")  # fmt: skip
-    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                   help="progress bar on stderr (default: when stderr is a terminal)")  # fmt: skip
+    p.add_argument(
+        "--rules",
+        type=int,
+        default=None,
+        metavar="N",
+        help="the rules version to play under (default: the current one); old versions "
+        "exist so that old logs replay",
+    )
+    p.add_argument(
+        "--max-rounds",
+        type=int,
+        default=arena.DEFAULT_MAX_ROUNDS,
+        help=f"safety cap: a game still running after this many rounds is reported unfinished (default {arena.DEFAULT_MAX_ROUNDS})",
+    )
+    p.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="progress bar on stderr (default: when stderr is a terminal)",
+    )
     p.set_defaults(func=run)
 
 
@@ -97,8 +113,10 @@ def run(args: argparse.Namespace) -> int:
             out.write(json.dumps(summary, sort_keys=True) + "\n")
         else:
             status = f"winners {summary['winners']}" if rec.finished else "UNFINISHED (round cap)"
-            out.write(f"game {i:>5} seed {seed}: {summary['rounds']} rounds, {summary['events']} events, "
-                      f"scores {summary['scores']}, {status}\n")  # fmt: skip
+            out.write(
+                f"game {i:>5} seed {seed}: {summary['rounds']} rounds, {summary['events']} events, "
+                f"scores {summary['scores']}, {status}\n"
+            )
         if progress:
             _bar(i + 1, args.games, started)
     if progress:
@@ -108,8 +126,10 @@ def run(args: argparse.Namespace) -> int:
         for name in sorted(seats_played):
             sc = totals[name]
             mean = sum(sc) / len(sc) if sc else 0.0
-            out.write(f"  {name:<12} seats {seats_played[name]:>6}  wins {wins[name]:>6} "
-                      f"({100.0 * wins[name] / seats_played[name]:.1f}% of seats)  mean score {mean:.1f}\n")  # fmt: skip
+            out.write(
+                f"  {name:<12} seats {seats_played[name]:>6}  wins {wins[name]:>6} "
+                f"({100.0 * wins[name] / seats_played[name]:.1f}% of seats)  mean score {mean:.1f}\n"
+            )
     return 1 if unfinished else 0
 
 

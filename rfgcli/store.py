@@ -25,18 +25,27 @@ NOT_RUNNING = 3
 
 
 def add_parser(sub: Any) -> None:
-    p = sub.add_parser("store", help="status of the store, stop the embedded server",
-                       description="The store the API and workers use: the embedded server in ./run/redis, or $REDIS_URL.")  # fmt: skip
+    p = sub.add_parser(
+        "store",
+        help="status of the store, stop the embedded server",
+        description="The store the API and workers use: the embedded server in ./run/redis, or $REDIS_URL.",
+    )
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--url", default=None,
-                        help="store URL (default: $RFG_STORE_URL, $REDIS_URL, else the embedded server in ./run/redis)")  # fmt: skip
+    common.add_argument(
+        "--url",
+        default=None,
+        help="store URL (default: $RFG_STORE_URL, $REDIS_URL, else the embedded server in ./run/redis)",
+    )
     ss = p.add_subparsers(dest="action", required=True)
     ss.add_parser("status", parents=[common], help="is the store up? (exit 0 yes, 3 no)")
     st = ss.add_parser(
         "stop", parents=[common], help="stop the embedded server (flushes its append-only file)"
     )
-    st.add_argument("--force", action="store_true",
-                    help="stop it even while other processes are connected (they will start it again)")  # fmt: skip
+    st.add_argument(
+        "--force",
+        action="store_true",
+        help="stop it even while other processes are connected (they will start it again)",
+    )
     st.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for it to exit")
     p.set_defaults(func=run)
 
@@ -81,8 +90,10 @@ def status(url: str | None) -> int:
         server = events.embedded_server(url)
         where = f"embedded server in {server.data_dir}"
         if not server.is_running():
-            print(f"{where}: not running (it starts with the first command that needs it; "
-                  f"data: {_human(_size(server.data_dir))})")  # fmt: skip
+            print(
+                f"{where}: not running (it starts with the first command that needs it; "
+                f"data: {_human(_size(server.data_dir))})"
+            )
             return NOT_RUNNING
         client = _client(unix_socket_path=str(server.socket_path))
         try:
@@ -90,14 +101,19 @@ def status(url: str | None) -> int:
         finally:
             client.close()
         aof = _size(server.data_dir / "appendonlydir") + _size(server.data_dir / "appendonly.aof")
-        print(f"{where}: running (pid {server.pid()}, socket {server.socket_path}, {keys} keys, "
-              f"append-only file {_human(aof)}, {others} other client(s) connected)")  # fmt: skip
+        print(
+            f"{where}: running (pid {server.pid()}, socket {server.socket_path}, {keys} keys, "
+            f"append-only file {_human(aof)}, {others} other client(s) connected)"
+        )
         return 0
     assert url is not None
     scheme = urlsplit(url).scheme
     if scheme not in ("redis", "rediss", "unix"):
-        print(f"rfg store: {url!r} is not a store URL this command knows (redis://, rediss://, "
-              f"unix://, embedded://)", file=sys.stderr)  # fmt: skip
+        print(
+            f"rfg store: {url!r} is not a store URL this command knows (redis://, rediss://, "
+            f"unix://, embedded://)",
+            file=sys.stderr,
+        )
         return 2
     client = redis.Redis.from_url(url, socket_connect_timeout=2, socket_timeout=5)
     try:
@@ -108,8 +124,10 @@ def status(url: str | None) -> int:
         return NOT_RUNNING
     finally:
         client.close()
-    print(f"Redis at {_redact(url)}: up (version {info.get('redis_version', '?')}, {keys} keys in "
-          f"this database, {others} other client(s) connected)")  # fmt: skip
+    print(
+        f"Redis at {_redact(url)}: up (version {info.get('redis_version', '?')}, {keys} keys in "
+        f"this database, {others} other client(s) connected)"
+    )
     return 0
 
 
@@ -124,9 +142,12 @@ def stop(url: str | None, force: bool, timeout: float) -> int:
     import events
 
     if not _is_embedded(url):
-        print(f"rfg store: the store is the Redis at {_redact(url or '')}, which this project "
-              f"did not start; stop it with its own service manager (e.g. systemctl stop "
-              f"redis), or unset REDIS_URL to manage the embedded server", file=sys.stderr)  # fmt: skip
+        print(
+            f"rfg store: the store is the Redis at {_redact(url or '')}, which this project "
+            f"did not start; stop it with its own service manager (e.g. systemctl stop "
+            f"redis), or unset REDIS_URL to manage the embedded server",
+            file=sys.stderr,
+        )
         return 2
     server = events.embedded_server(url)
     if not server.is_running():
@@ -139,14 +160,20 @@ def stop(url: str | None, force: bool, timeout: float) -> int:
     finally:
         client.close()
     if others and not force:
-        print(f"rfg store: {others} other client(s) (the API, workers, a ladder run?) are "
-              f"connected to the embedded server in {server.data_dir}, and would start it "
-              f"again; stop them first (Ctrl-C on make run), or pass --force", file=sys.stderr)  # fmt: skip
+        print(
+            f"rfg store: {others} other client(s) (the API, workers, a ladder run?) are "
+            f"connected to the embedded server in {server.data_dir}, and would start it "
+            f"again; stop them first (Ctrl-C on make run), or pass --force",
+            file=sys.stderr,
+        )
         return 1
     server.stop(timeout=timeout)
     if server.is_running():
-        print(f"rfg store: the embedded server (pid {pid}) did not stop within {timeout:.0f}s; "
-              f"kill {pid} stops it (its AOF is fsynced on every write)", file=sys.stderr)  # fmt: skip
+        print(
+            f"rfg store: the embedded server (pid {pid}) did not stop within {timeout:.0f}s; "
+            f"kill {pid} stops it (its AOF is fsynced on every write)",
+            file=sys.stderr,
+        )
         return 1
     print(f"stopped the embedded server in {server.data_dir} (pid {pid}); its data stay there")
     return 0

@@ -20,33 +20,77 @@ from workers.settings import WorkerSettings, queue_url, queue_url_from_env, stor
 
 def add_parser(sub: Any) -> None:
     defaults = WorkerSettings.from_env()
-    p = sub.add_parser("worker", help="run a worker: bot turns, timeouts, crash-recovery sweep",
-                       description="Run an RQ worker (with the scheduler and the sweep) that plays bot seats and enforces time control.")  # fmt: skip
-    p.add_argument("--url", default=store_url_from_env(),
-                   help="store URL as for the API: redis://..., unix://..., embedded://<dir> (default: $RFG_STORE_URL, $REDIS_URL, else the embedded server in ./run/redis)")  # fmt: skip
-    p.add_argument("--queue-url", default=queue_url_from_env(),
-                   help="plain Redis for RQ's queue (default $RFG_QUEUE_URL, else the store's URL; required when the store is a redis+cluster:// URL)")  # fmt: skip
-    p.add_argument("--prefix", default=defaults.prefix,
-                   help=f"store key prefix (default $RFG_STORE_PREFIX or {defaults.prefix!r})")  # fmt: skip
-    p.add_argument("--queue", default=None, help="RQ queue name (default $RFG_QUEUE, else the prefix)")  # fmt: skip
+    p = sub.add_parser(
+        "worker",
+        help="run a worker: bot turns, timeouts, crash-recovery sweep",
+        description="Run an RQ worker (with the scheduler and the sweep) that plays bot seats and enforces time control.",
+    )
+    p.add_argument(
+        "--url",
+        default=store_url_from_env(),
+        help="store URL as for the API: redis://..., unix://..., embedded://<dir> (default: $RFG_STORE_URL, $REDIS_URL, else the embedded server in ./run/redis)",
+    )
+    p.add_argument(
+        "--queue-url",
+        default=queue_url_from_env(),
+        help="plain Redis for RQ's queue (default $RFG_QUEUE_URL, else the store's URL; required when the store is a redis+cluster:// URL)",
+    )
+    p.add_argument(
+        "--prefix",
+        default=defaults.prefix,
+        help=f"store key prefix (default $RFG_STORE_PREFIX or {defaults.prefix!r})",
+    )
+    p.add_argument(
+        "--queue", default=None, help="RQ queue name (default $RFG_QUEUE, else the prefix)"
+    )
     p.add_argument("--burst", action="store_true", help="work until nothing is due, then exit")
-    p.add_argument("--sweep-interval", type=float, default=defaults.sweep_interval,
-                   help=f"seconds between sweeps (default {defaults.sweep_interval})")  # fmt: skip
-    p.add_argument("--stale-after", type=float, default=defaults.stale_after,
-                   help=f"seconds after which a started job is presumed dead and a pending bot decision re-dispatched (default {defaults.stale_after})")  # fmt: skip
-    p.add_argument("--ladder-interval", type=float, default=defaults.ladder_interval,
-                   help=f"seconds between ladder scheduling passes; 0 turns ladders off (default {defaults.ladder_interval})")  # fmt: skip
-    p.add_argument("--play-on", type=float, default=defaults.play_on,
-                   help=f"seconds one job may keep playing a game whose pending decisions all belong to built-in bots; 0: one job per decision (default $RFG_PLAY_ON or {defaults.play_on})")  # fmt: skip
-    p.add_argument("--compact-after", type=float, default=defaults.compact_after,
-                   help=f"seconds after a game ends before it is compacted (and archived to $RFG_ARCHIVE_DIR if set); negative: never (default $RFG_COMPACT_AFTER or {defaults.compact_after})")  # fmt: skip
-    p.add_argument("--no-scheduler", action="store_true",
-                   help="do not run RQ's scheduler in this worker (timeouts then wait for a sweep)")  # fmt: skip
-    p.add_argument("--metrics", action="store_true",
-                   help="record each bot job's enqueue-to-applied latency (bench/ladder.py reads it)")  # fmt: skip
+    p.add_argument(
+        "--sweep-interval",
+        type=float,
+        default=defaults.sweep_interval,
+        help=f"seconds between sweeps (default {defaults.sweep_interval})",
+    )
+    p.add_argument(
+        "--stale-after",
+        type=float,
+        default=defaults.stale_after,
+        help=f"seconds after which a started job is presumed dead and a pending bot decision re-dispatched (default {defaults.stale_after})",
+    )
+    p.add_argument(
+        "--ladder-interval",
+        type=float,
+        default=defaults.ladder_interval,
+        help=f"seconds between ladder scheduling passes; 0 turns ladders off (default {defaults.ladder_interval})",
+    )
+    p.add_argument(
+        "--play-on",
+        type=float,
+        default=defaults.play_on,
+        help=f"seconds one job may keep playing a game whose pending decisions all belong to built-in bots; 0: one job per decision (default $RFG_PLAY_ON or {defaults.play_on})",
+    )
+    p.add_argument(
+        "--compact-after",
+        type=float,
+        default=defaults.compact_after,
+        help=f"seconds after a game ends before it is compacted (and archived to $RFG_ARCHIVE_DIR if set); negative: never (default $RFG_COMPACT_AFTER or {defaults.compact_after})",
+    )
+    p.add_argument(
+        "--no-scheduler",
+        action="store_true",
+        help="do not run RQ's scheduler in this worker (timeouts then wait for a sweep)",
+    )
+    p.add_argument(
+        "--metrics",
+        action="store_true",
+        help="record each bot job's enqueue-to-applied latency (bench/ladder.py reads it)",
+    )
     p.add_argument("--name", help="worker name (default: host, pid and a random suffix)")
     p.add_argument("--log-level", default="INFO", help="log level of this worker (default INFO)")
-    p.add_argument("--rq-log-level", default="WARNING", help="log level of RQ itself (default WARNING: no line per job)")  # fmt: skip
+    p.add_argument(
+        "--rq-log-level",
+        default="WARNING",
+        help="log level of RQ itself (default WARNING: no line per job)",
+    )
     p.set_defaults(func=run)
 
 
@@ -79,6 +123,12 @@ def run(args: argparse.Namespace) -> int:
         play_on=args.play_on,
         compact_after=args.compact_after,
     )
-    return process.run(args.url, settings, burst=args.burst, with_scheduler=not args.no_scheduler,
-                       name=args.name, rq_log_level=args.rq_log_level.upper(),
-                       queue_url=args.queue_url)  # fmt: skip
+    return process.run(
+        args.url,
+        settings,
+        burst=args.burst,
+        with_scheduler=not args.no_scheduler,
+        name=args.name,
+        rq_log_level=args.rq_log_level.upper(),
+        queue_url=args.queue_url,
+    )

@@ -67,9 +67,17 @@ class BotAccounts:
         # two keys in two cluster slots, so no MULTI: the account first, then the token that
         # points to it (a crash in between leaves an account without a working token, never a
         # token without an account)
-        self.client.hset(self._key(account), mapping={"name": name, "description": description,
-                                                      "contact": contact, "created_at": now,
-                                                      "token": d, "revoked_at": ""})  # fmt: skip
+        self.client.hset(
+            self._key(account),
+            mapping={
+                "name": name,
+                "description": description,
+                "contact": contact,
+                "created_at": now,
+                "token": d,
+                "revoked_at": "",
+            },
+        )
         self.client.set(self._token_key(d), account)
         return self.get(account) or {}, token
 

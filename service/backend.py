@@ -72,9 +72,16 @@ def init_app(app: Flask) -> Backend:
         queue_client = (
             client if q_url == url else events.connect(q_url, settings=clients.commands())
         )
-    backend = Backend(client, store, games, SeatTokens(store), BotAccounts(client, store.prefix),
-                      blocking_client=blocking_client, signer=signer_for(app),
-                      queue_client=queue_client)  # fmt: skip
+    backend = Backend(
+        client,
+        store,
+        games,
+        SeatTokens(store),
+        BotAccounts(client, store.prefix),
+        blocking_client=blocking_client,
+        signer=signer_for(app),
+        queue_client=queue_client,
+    )
     app.extensions["rfg"] = backend
     return backend
 
@@ -83,8 +90,11 @@ def signer_for(app: Flask) -> Signer:
     """The signing key from the config (``SIGNING_KEY``, ``SIGNING_KEY_FILE``, ``DATA_DIR``), or
     the environment's (``events.signing.load_signer``)."""
     env = {k: v for k, v in os.environ.items() if k.startswith("RFG_")}
-    for key, var in (("SIGNING_KEY", "RFG_SIGNING_KEY"), ("SIGNING_KEY_FILE", "RFG_SIGNING_KEY_FILE"),
-                     ("DATA_DIR", "RFG_DATA_DIR")):  # fmt: skip
+    for key, var in (
+        ("SIGNING_KEY", "RFG_SIGNING_KEY"),
+        ("SIGNING_KEY_FILE", "RFG_SIGNING_KEY_FILE"),
+        ("DATA_DIR", "RFG_DATA_DIR"),
+    ):
         if app.config.get(key):
             env[var] = str(app.config[key])
     return load_signer(env)

@@ -43,8 +43,17 @@ def catalogue() -> dict[str, Any]:
     for color in DIE_COLORS:
         d = DICE[color]
         ids = DICE_OF_COLOR[color]
-        dice.append({"color": color, "name": d.name, "faces": list(d.faces), "count": d.count,
-                     "consume_match": d.consume_match, "first_id": ids[0], "last_id": ids[-1]})  # fmt: skip
+        dice.append(
+            {
+                "color": color,
+                "name": d.name,
+                "faces": list(d.faces),
+                "count": d.count,
+                "consume_match": d.consume_match,
+                "first_id": ids[0],
+                "last_id": ids[-1],
+            }
+        )
     return {
         "phases": list(PHASES),
         "dice": dice,

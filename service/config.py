@@ -106,11 +106,25 @@ def from_env(environ: Mapping[str, str]) -> dict[str, Any]:
     return out
 
 
-_LIMIT_STRINGS = ("LIMIT_PER_ADDRESS", "LIMIT_CREATE_GAME", "LIMIT_REGISTER_BOT", "LIMIT_CLAIM",
-                  "LIMIT_COMMANDS", "LIMIT_REPLAY_UPLOADS", "LIMIT_STREAM_OPENS", "LIMIT_BAD_TOKENS",
-                  "LIMIT_SAMPLES")  # fmt: skip
-_LIMIT_NUMBERS = ("MAX_STREAMS_PER_TOKEN", "MAX_STREAMS_PER_ADDRESS", "MAX_OPEN_GAMES_PER_ADDRESS",
-                  "ABANDONED_GAME_SECONDS", "FINISHED_GAME_SECONDS", "PROXY_HOPS")  # fmt: skip
+_LIMIT_STRINGS = (
+    "LIMIT_PER_ADDRESS",
+    "LIMIT_CREATE_GAME",
+    "LIMIT_REGISTER_BOT",
+    "LIMIT_CLAIM",
+    "LIMIT_COMMANDS",
+    "LIMIT_REPLAY_UPLOADS",
+    "LIMIT_STREAM_OPENS",
+    "LIMIT_BAD_TOKENS",
+    "LIMIT_SAMPLES",
+)
+_LIMIT_NUMBERS = (
+    "MAX_STREAMS_PER_TOKEN",
+    "MAX_STREAMS_PER_ADDRESS",
+    "MAX_OPEN_GAMES_PER_ADDRESS",
+    "ABANDONED_GAME_SECONDS",
+    "FINISHED_GAME_SECONDS",
+    "PROXY_HOPS",
+)
 
 
 def _on(value: str) -> bool:
@@ -124,8 +138,10 @@ def _check_limits(out: dict[str, Any]) -> None:
         try:
             parse_many(str(out[key]))
         except ValueError:
-            raise ValueError(f"{key} (RFG_{key}) is {out[key]!r}; give rates such as "
-                             "'20 per minute;200 per hour'") from None  # fmt: skip
+            raise ValueError(
+                f"{key} (RFG_{key}) is {out[key]!r}; give rates such as "
+                "'20 per minute;200 per hour'"
+            ) from None
     for key in _LIMIT_NUMBERS:
         if not isinstance(out[key], int) or isinstance(out[key], bool) or out[key] < 0:
             raise ValueError(f"{key} (RFG_{key}) is {out[key]!r}; give a whole number >= 0")
@@ -142,9 +158,11 @@ def resolve(config: Mapping[str, Any] | None, environ: Mapping[str, str]) -> dic
         given["STORE_URL"] = given.pop("REDIS_URL")
     out.update(given)
     if out["BOT_REGISTRATION"] not in ("open", "admin"):
-        raise ValueError(f"BOT_REGISTRATION (RFG_BOT_REGISTRATION) is {out['BOT_REGISTRATION']!r}; "
-                         "set it to 'open' (anybody registers bot accounts) or 'admin' (only with "
-                         "the admin token)")  # fmt: skip
+        raise ValueError(
+            f"BOT_REGISTRATION (RFG_BOT_REGISTRATION) is {out['BOT_REGISTRATION']!r}; "
+            "set it to 'open' (anybody registers bot accounts) or 'admin' (only with "
+            "the admin token)"
+        )
     if out["BOT_REGISTRATION"] == "admin" and not out.get("ADMIN_TOKEN"):
         raise ValueError("BOT_REGISTRATION=admin needs an admin token: set RFG_ADMIN_TOKEN too")
     _check_limits(out)

@@ -70,14 +70,22 @@ def pending_decisions(
     for sc in (view.get("clock") or {}).get("seats") or []:
         seat = sc.get("seat")
         if seat in mine and sc.get("pending") and sc.get("decision_version") is not None:
-            out.append({
-                "game_id": game_id, "seat": seat, "kind": sc["pending"],
-                "decision_version": sc["decision_version"],
-                "decision_id": sc["decision_version"], "game_version": version,
-                "since": sc.get("since"), "deadline": sc.get("deadline"),
-                "links": {"view": f"/games/{game_id}/seats/{seat}/view",
-                          "commands": f"/games/{game_id}/seats/{seat}/commands"},
-            })  # fmt: skip
+            out.append(
+                {
+                    "game_id": game_id,
+                    "seat": seat,
+                    "kind": sc["pending"],
+                    "decision_version": sc["decision_version"],
+                    "decision_id": sc["decision_version"],
+                    "game_version": version,
+                    "since": sc.get("since"),
+                    "deadline": sc.get("deadline"),
+                    "links": {
+                        "view": f"/games/{game_id}/seats/{seat}/view",
+                        "commands": f"/games/{game_id}/seats/{seat}/commands",
+                    },
+                }
+            )
     return False, out
 
 

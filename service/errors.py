@@ -46,83 +46,167 @@ class ProblemType:
 
 
 _TYPES = [
-    ProblemType("malformed-request", "Malformed request", 400,
-                "The body is not valid JSON (or not UTF-8), or a header is malformed. Fix the "
-                "syntax and send the request again."),
-    ProblemType("invalid-parameters", "Invalid query parameters", 400,
-                "A query parameter is unknown, of the wrong type or out of range; 'errors' maps "
-                "each parameter to what is wrong."),
-    ProblemType("unauthorized", "Authentication required", 401,
-                "This endpoint needs 'Authorization: Bearer <token>': the seat token that "
-                "POST /games/{game_id}/seats/{seat}/claim returned (or the admin token)."),
-    ProblemType("forbidden", "Not allowed", 403,
-                "The token is valid but does not allow this: a seat token reads and acts only "
-                "for its own seat, a bot token only in the seats a ladder gave its account and only "
-                "its own account; choosing a seed, creating ladders and adding entrants need the "
-                "admin token."),
-    ProblemType("not-found", "Not found", 404,
-                "No such resource: check the path, the game id (GET /games lists games) and "
-                "the seat number (0 to players-1)."),
-    ProblemType("method-not-allowed", "Method not allowed", 405,
-                "The path exists but not with this method; the Allow header lists the methods "
-                "it accepts."),
-    ProblemType("not-acceptable", "Not acceptable", 406,
-                "The server cannot answer in a media type the Accept header allows."),
-    ProblemType("version-conflict", "Version conflict", 409,
-                "The game moved on since the version you sent (If-Match or expected_version); "
-                "nothing was stored. 'current_version' is the game's version: read the seat "
-                "view again, decide on its decision and send a new command with that version."),
-    ProblemType("decision-changed", "Decision changed", 409,
-                "The command named its seat's decision by 'decision_id', and the seat no longer "
-                "owes that decision: it was answered already (perhaps by another command id) or "
-                "the game moved the seat on; nothing was stored. 'current_decision_id' is the "
-                "seat's decision now (null: none; wait for the other seats): read the seat view "
-                "again, decide on its 'decision' and send a new command with that decision_id."),
-    ProblemType("seat-unavailable", "Seat unavailable", 409,
-                "The seat cannot be claimed: it was claimed already, a bot plays it, or the "
-                "game is over. Pick another seat (GET /games/{game_id} lists the seats)."),
-    ProblemType("ladder-conflict", "Ladder conflict", 409,
-                "The ladder or entrant exists already (names are unique), or the ladder cannot "
-                "take this entrant; 'detail' says which. Pick another name."),
-    ProblemType("payload-too-large", "Payload too large", 413,
-                "The body exceeds the limit given in 'max_bytes'; send a smaller one."),
-    ProblemType("unsupported-media-type", "Unsupported media type", 415,
-                "Send the body with the Content-Type this endpoint documents "
-                "(application/json for JSON bodies)."),
-    ProblemType("rate-limited", "Too many requests", 429,
-                "A limit against abuse was reached: too many requests of this kind from this "
-                "address or token, too many open streams, or too many refused tokens. 'limit' "
-                "names it; wait the Retry-After header's seconds (also in 'retry_after') before "
-                "trying again. The RateLimit and RateLimit-Policy headers of every answer say "
-                "how much is left."),
-    ProblemType("too-many-open-games", "Too many open games", 429,
-                "This address has as many unfinished games as the server allows: play or finish "
-                "one (games nobody claimed expire after a while without a command) before "
-                "creating another."),
-    ProblemType("invalid-request", "Invalid request body", 422,
-                "The JSON body does not match the endpoint's schema: 'errors' maps each "
-                "offending field (dotted path) to what is wrong. Unknown fields are refused."),
-    ProblemType("illegal-command", "Illegal command", 422,
-                "The rules do not allow this command now; nothing was stored. 'code' is the "
-                "engine's reason, 'field' the offending part of the command and 'value' its "
-                "value. The seat view's 'decision' lists the legal choices."),
-    ProblemType("idempotency-key-reused", "Command id reused", 422,
-                "This command id was already used by this seat for a different command; a "
-                "retry must resend the identical command. Use a new command id for a new "
-                "command."),
-    ProblemType("http-error", "HTTP error", 400,
-                "The request cannot be served as sent; 'detail' says why."),
-    ProblemType("internal-error", "Internal server error", 500,
-                "The server failed; nothing about the request was wrong. Retrying with the "
-                "same command id is safe."),
-    ProblemType("not-ready", "Service not ready", 503,
-                "The event store (Redis) cannot be reached. Retry later."),
-    ProblemType("store-unavailable", "Event store unavailable", 503,
-                "The event store (Redis) is down, restarting or too slow to answer; nothing about "
-                "the request was wrong. Retry after the Retry-After header's seconds. A command "
-                "may or may not have been stored: resend it with the same command id and it is "
-                "applied at most once."),
-]  # fmt: skip
+    ProblemType(
+        "malformed-request",
+        "Malformed request",
+        400,
+        "The body is not valid JSON (or not UTF-8), or a header is malformed. Fix the "
+        "syntax and send the request again.",
+    ),
+    ProblemType(
+        "invalid-parameters",
+        "Invalid query parameters",
+        400,
+        "A query parameter is unknown, of the wrong type or out of range; 'errors' maps "
+        "each parameter to what is wrong.",
+    ),
+    ProblemType(
+        "unauthorized",
+        "Authentication required",
+        401,
+        "This endpoint needs 'Authorization: Bearer <token>': the seat token that "
+        "POST /games/{game_id}/seats/{seat}/claim returned (or the admin token).",
+    ),
+    ProblemType(
+        "forbidden",
+        "Not allowed",
+        403,
+        "The token is valid but does not allow this: a seat token reads and acts only "
+        "for its own seat, a bot token only in the seats a ladder gave its account and only "
+        "its own account; choosing a seed, creating ladders and adding entrants need the "
+        "admin token.",
+    ),
+    ProblemType(
+        "not-found",
+        "Not found",
+        404,
+        "No such resource: check the path, the game id (GET /games lists games) and "
+        "the seat number (0 to players-1).",
+    ),
+    ProblemType(
+        "method-not-allowed",
+        "Method not allowed",
+        405,
+        "The path exists but not with this method; the Allow header lists the methods it accepts.",
+    ),
+    ProblemType(
+        "not-acceptable",
+        "Not acceptable",
+        406,
+        "The server cannot answer in a media type the Accept header allows.",
+    ),
+    ProblemType(
+        "version-conflict",
+        "Version conflict",
+        409,
+        "The game moved on since the version you sent (If-Match or expected_version); "
+        "nothing was stored. 'current_version' is the game's version: read the seat "
+        "view again, decide on its decision and send a new command with that version.",
+    ),
+    ProblemType(
+        "decision-changed",
+        "Decision changed",
+        409,
+        "The command named its seat's decision by 'decision_id', and the seat no longer "
+        "owes that decision: it was answered already (perhaps by another command id) or "
+        "the game moved the seat on; nothing was stored. 'current_decision_id' is the "
+        "seat's decision now (null: none; wait for the other seats): read the seat view "
+        "again, decide on its 'decision' and send a new command with that decision_id.",
+    ),
+    ProblemType(
+        "seat-unavailable",
+        "Seat unavailable",
+        409,
+        "The seat cannot be claimed: it was claimed already, a bot plays it, or the "
+        "game is over. Pick another seat (GET /games/{game_id} lists the seats).",
+    ),
+    ProblemType(
+        "ladder-conflict",
+        "Ladder conflict",
+        409,
+        "The ladder or entrant exists already (names are unique), or the ladder cannot "
+        "take this entrant; 'detail' says which. Pick another name.",
+    ),
+    ProblemType(
+        "payload-too-large",
+        "Payload too large",
+        413,
+        "The body exceeds the limit given in 'max_bytes'; send a smaller one.",
+    ),
+    ProblemType(
+        "unsupported-media-type",
+        "Unsupported media type",
+        415,
+        "Send the body with the Content-Type this endpoint documents "
+        "(application/json for JSON bodies).",
+    ),
+    ProblemType(
+        "rate-limited",
+        "Too many requests",
+        429,
+        "A limit against abuse was reached: too many requests of this kind from this "
+        "address or token, too many open streams, or too many refused tokens. 'limit' "
+        "names it; wait the Retry-After header's seconds (also in 'retry_after') before "
+        "trying again. The RateLimit and RateLimit-Policy headers of every answer say "
+        "how much is left.",
+    ),
+    ProblemType(
+        "too-many-open-games",
+        "Too many open games",
+        429,
+        "This address has as many unfinished games as the server allows: play or finish "
+        "one (games nobody claimed expire after a while without a command) before "
+        "creating another.",
+    ),
+    ProblemType(
+        "invalid-request",
+        "Invalid request body",
+        422,
+        "The JSON body does not match the endpoint's schema: 'errors' maps each "
+        "offending field (dotted path) to what is wrong. Unknown fields are refused.",
+    ),
+    ProblemType(
+        "illegal-command",
+        "Illegal command",
+        422,
+        "The rules do not allow this command now; nothing was stored. 'code' is the "
+        "engine's reason, 'field' the offending part of the command and 'value' its "
+        "value. The seat view's 'decision' lists the legal choices.",
+    ),
+    ProblemType(
+        "idempotency-key-reused",
+        "Command id reused",
+        422,
+        "This command id was already used by this seat for a different command; a "
+        "retry must resend the identical command. Use a new command id for a new "
+        "command.",
+    ),
+    ProblemType(
+        "http-error", "HTTP error", 400, "The request cannot be served as sent; 'detail' says why."
+    ),
+    ProblemType(
+        "internal-error",
+        "Internal server error",
+        500,
+        "The server failed; nothing about the request was wrong. Retrying with the "
+        "same command id is safe.",
+    ),
+    ProblemType(
+        "not-ready",
+        "Service not ready",
+        503,
+        "The event store (Redis) cannot be reached. Retry later.",
+    ),
+    ProblemType(
+        "store-unavailable",
+        "Event store unavailable",
+        503,
+        "The event store (Redis) is down, restarting or too slow to answer; nothing about "
+        "the request was wrong. Retry after the Retry-After header's seconds. A command "
+        "may or may not have been stored: resend it with the same command id and it is "
+        "applied at most once.",
+    ),
+]
 PROBLEM_TYPES: dict[str, ProblemType] = {t.slug: t for t in _TYPES}
 _BY_STATUS: dict[int, ProblemType] = {}
 for _t in _TYPES:
@@ -287,11 +371,14 @@ def init_app(app: Flask) -> None:
     def _store_unavailable(exc: Exception) -> Response:
         log.warning("event store unavailable on %s %s: %s", request.method, request.path, exc)
         return problem_response(
-            Problem("store-unavailable", "the event store (Redis) does not answer: retry in "
-                    f"{STORE_RETRY_AFTER} s; a command resent with the same command id is "
-                    "applied at most once",
-                    headers={"Retry-After": str(STORE_RETRY_AFTER), "Cache-Control": "no-store"})
-        )  # fmt: skip
+            Problem(
+                "store-unavailable",
+                "the event store (Redis) does not answer: retry in "
+                f"{STORE_RETRY_AFTER} s; a command resent with the same command id is "
+                "applied at most once",
+                headers={"Retry-After": str(STORE_RETRY_AFTER), "Cache-Control": "no-store"},
+            )
+        )
 
     @app.errorhandler(Exception)
     def _unexpected(exc: Exception) -> Response:
@@ -301,5 +388,5 @@ def init_app(app: Flask) -> None:
                 "internal-error",
                 "the server failed to handle this request; it was logged. "
                 "Retrying with the same command id is safe.",
-            )  # fmt: skip
+            )
         )

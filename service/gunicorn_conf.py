@@ -14,8 +14,10 @@ from typing import Any
 
 from service import logs as _logs  # (gunicorn reads every setting-named global here)
 
-logconfig_dict = _logs.logconfig(os.environ.get("RFG_LOG_FORMAT", "json").strip().lower(),
-                                 os.environ.get("RFG_LOG_LEVEL", "INFO"))  # fmt: skip
+logconfig_dict = _logs.logconfig(
+    os.environ.get("RFG_LOG_FORMAT", "json").strip().lower(),
+    os.environ.get("RFG_LOG_LEVEL", "INFO"),
+)
 accesslog = None
 
 

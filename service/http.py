@@ -41,8 +41,11 @@ class _AtMost(LimitedStream):
     def readinto(self, b: Any) -> int | None:
         n = super().readinto(b)
         if self._pos > self.most:  # a Problem: readers that catch other errors let it through
-            raise Problem("payload-too-large", f"the body is larger than {self.most} bytes; send a "
-                          "smaller one", max_bytes=self.most)  # fmt: skip
+            raise Problem(
+                "payload-too-large",
+                f"the body is larger than {self.most} bytes; send a smaller one",
+                max_bytes=self.most,
+            )
         return n
 
 
@@ -70,8 +73,11 @@ class ApiRequest(Request):
     @cached_property
     def stream(self) -> IO[bytes]:
         limit = self.max_content_length
-        if (self.content_length is None and limit is not None
-                and "wsgi.input_terminated" in self.environ):  # fmt: skip
+        if (
+            self.content_length is None
+            and limit is not None
+            and "wsgi.input_terminated" in self.environ
+        ):
             return cast(IO[bytes], _AtMost(self.environ["wsgi.input"], limit))
         return super().stream
 
@@ -79,9 +85,11 @@ class ApiRequest(Request):
 def _check_charset() -> None:
     charset = request.mimetype_params.get("charset")
     if charset is not None and charset.strip().lower() not in ("utf-8", "utf8"):
-        raise Problem("unsupported-media-type",
-                      f"the body is declared as charset={charset!r}; send it as UTF-8 "
-                      f"(charset=utf-8, or no charset)")  # fmt: skip
+        raise Problem(
+            "unsupported-media-type",
+            f"the body is declared as charset={charset!r}; send it as UTF-8 "
+            f"(charset=utf-8, or no charset)",
+        )
 
 
 def init_app(app: Flask) -> None:
@@ -112,22 +120,30 @@ def read_json(optional: bool = False) -> Any:
     except orjson.JSONDecodeError:
         pass
     if _depth_over(raw, MAX_DEPTH):
-        raise Problem("malformed-request", f"the body nests arrays and objects more than {MAX_DEPTH} "
-                      "deep; send a flatter document")  # fmt: skip
+        raise Problem(
+            "malformed-request",
+            f"the body nests arrays and objects more than {MAX_DEPTH} "
+            "deep; send a flatter document",
+        )
     try:  # the standard parser decides what orjson refused (its messages, integers past 64 bits)
         text = raw.decode("utf-8")
         data = json.loads(text, parse_constant=_no_constant)
     except RecursionError:
-        raise Problem("malformed-request", "the body nests arrays and objects too deeply; send a "
-                      "flatter document") from None  # fmt: skip
+        raise Problem(
+            "malformed-request",
+            "the body nests arrays and objects too deeply; send a flatter document",
+        ) from None
     except (UnicodeDecodeError, ValueError) as exc:
         raise Problem("malformed-request", f"the body is not valid JSON: {exc}") from None
     try:  # what orjson refused and json took: a string with a lone surrogate ("\ud800")?
         json.dumps(data, ensure_ascii=False).encode("utf-8")
     except UnicodeEncodeError:
-        raise Problem("malformed-request", "a string in the body is not valid Unicode (a lone "
-                      "UTF-16 surrogate such as \\ud800); send real characters, surrogates "
-                      "only in pairs") from None  # fmt: skip
+        raise Problem(
+            "malformed-request",
+            "a string in the body is not valid Unicode (a lone "
+            "UTF-16 surrogate such as \\ud800); send real characters, surrogates "
+            "only in pairs",
+        ) from None
     return data
 
 
@@ -161,8 +177,10 @@ def _no_constant(name: str) -> Any:
 def load_body(schema: Schema, optional: bool = False) -> dict[str, Any]:
     data = read_json(optional)
     if data is None and request.get_data(cache=True).strip():
-        raise Problem("malformed-request", "the body is null; send a JSON object (or no body where "
-                      "it is optional)")  # fmt: skip
+        raise Problem(
+            "malformed-request",
+            "the body is null; send a JSON object (or no body where it is optional)",
+        )
     if data is None:
         data = {}
     if not isinstance(data, dict):
@@ -188,8 +206,11 @@ def load_query(schema: Schema) -> dict[str, Any]:
     for key in request.args:
         values = request.args.getlist(key)
         if len(values) > 1:
-            raise Problem("invalid-parameters", f"{key}: give the parameter once",
-                          errors={key: ["given more than once"]})  # fmt: skip
+            raise Problem(
+                "invalid-parameters",
+                f"{key}: give the parameter once",
+                errors={key: ["given more than once"]},
+            )
         args[key] = values[0]
     try:
         out: dict[str, Any] = schema.load(args)

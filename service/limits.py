@@ -124,13 +124,16 @@ class Limits:
             if not self.strategy.test(item, "bad-token", addr):
                 reset, _left = self.strategy.get_window_stats(item, "bad-token", addr)
                 wait = _retry_after(reset)
-                raise Problem("rate-limited",
-                              f"too many requests from {addr} carried a token that was refused "
-                              f"(the limit is {item.amount} per {_window(item)}); check the token "
-                              f"(POST /games/{{game_id}}/seats/{{seat}}/claim or POST /bots/accounts "
-                              f"issue one) and retry after {wait} s",
-                              headers={"Retry-After": str(wait)},
-                              limit="bad-tokens", retry_after=wait)  # fmt: skip
+                raise Problem(
+                    "rate-limited",
+                    f"too many requests from {addr} carried a token that was refused "
+                    f"(the limit is {item.amount} per {_window(item)}); check the token "
+                    f"(POST /games/{{game_id}}/seats/{{seat}}/claim or POST /bots/accounts "
+                    f"issue one) and retry after {wait} s",
+                    headers={"Retry-After": str(wait)},
+                    limit="bad-tokens",
+                    retry_after=wait,
+                )
 
     def count_bad_token(self, resp: Response) -> None:
         if resp.status_code in (401, 403) and _token() is not None and not _is_admin():
@@ -142,8 +145,10 @@ class Limits:
         """The stream, counted among the client's open streams while it runs (429 if full)."""
         cfg = current_app.config
         key, addr = client_key(), client_address()
-        keys = [f"{self.prefix}:limits:{{streams}}:{key}",
-                f"{self.prefix}:limits:{{streams}}:address:{addr}"]  # fmt: skip
+        keys = [
+            f"{self.prefix}:limits:{{streams}}:{key}",
+            f"{self.prefix}:limits:{{streams}}:address:{addr}",
+        ]
         if key.startswith("address:"):
             keys[0] += ":own"  # the address's own cap (no token) next to its overall cap
         member = uuid.uuid4().hex
@@ -153,10 +158,14 @@ class Limits:
         full = int(self.client.eval(ACQUIRE_STREAM_LUA, 2, *keys, now, until, member, *caps))
         if full:
             who = "this token" if full == 1 and key.startswith("token:") else f"address {addr}"
-            raise Problem("rate-limited",
-                          f"{who} has {caps[full - 1]} streams open already, the most allowed; "
-                          f"close one (or let it end) before opening another",
-                          headers={"Retry-After": "5"}, limit="open-streams", retry_after=5)  # fmt: skip
+            raise Problem(
+                "rate-limited",
+                f"{who} has {caps[full - 1]} streams open already, the most allowed; "
+                f"close one (or let it end) before opening another",
+                headers={"Retry-After": "5"},
+                limit="open-streams",
+                retry_after=5,
+            )
         return _released(gen, self.client, keys, member)
 
     # --- open games ------------------------------------------------------------------------
@@ -174,17 +183,24 @@ class Limits:
         pipe = self.client.pipeline(transaction=False)
         for gid in ids:
             pipe.hget(store.keys(gid)[1], "status")
-        closed = [gid for gid, st in zip(ids, pipe.execute(), strict=True)
-                  if st is None or text(st) == "finished"]  # fmt: skip
+        closed = [
+            gid
+            for gid, st in zip(ids, pipe.execute(), strict=True)
+            if st is None or text(st) == "finished"
+        ]
         if closed:
             self.client.zrem(key, *closed)
         if len(ids) - len(closed) >= cap:
             idle = int(current_app.config["ABANDONED_GAME_SECONDS"])
             expiry = f"; unclaimed games expire after {idle} s without a command" if idle else ""
-            raise Problem("too-many-open-games",
-                          f"address {client_address()} has {cap} unfinished games already, the "
-                          f"most allowed: play or finish one before creating another{expiry}",
-                          headers={"Retry-After": "60"}, limit="open-games", retry_after=60)  # fmt: skip
+            raise Problem(
+                "too-many-open-games",
+                f"address {client_address()} has {cap} unfinished games already, the "
+                f"most allowed: play or finish one before creating another{expiry}",
+                headers={"Retry-After": "60"},
+                limit="open-games",
+                retry_after=60,
+            )
 
     def opened_game(self, game_id: str) -> None:
         if int(current_app.config["MAX_OPEN_GAMES_PER_ADDRESS"]) <= 0 or _is_admin():
@@ -267,12 +283,17 @@ def init_app(app: Flask, client: Any, prefix: str) -> Limits | None:
         storage_uri = "memory://"
     elif is_cluster_url(url):  # limits' own RedisCluster client; its keys are hash-tagged
         storage_uri = url.split("?", 1)[0]
-        storage_options = {"key_prefix": f"{prefix}:limits", "socket_timeout": 5,
-                           "socket_connect_timeout": 2}  # fmt: skip
+        storage_options = {
+            "key_prefix": f"{prefix}:limits",
+            "socket_timeout": 5,
+            "socket_connect_timeout": 2,
+        }
     else:
         storage_uri = "redis://"
-        storage_options = {"connection_pool": client.connection_pool,
-                           "key_prefix": f"{prefix}:limits"}  # fmt: skip
+        storage_options = {
+            "connection_pool": client.connection_pool,
+            "key_prefix": f"{prefix}:limits",
+        }
     limiter = Limiter(
         client_address,
         app=app,
@@ -292,8 +313,13 @@ def init_app(app: Flask, client: Any, prefix: str) -> Limits | None:
         key_func: Callable[[], str] = client_key if whose == "token" else client_address
         limited: Any = limiter.shared_limit(str(cfg[key]), scope=name, key_func=key_func)(view)
         app.view_functions[endpoint] = limited
-    lim = Limits(limiter, client, prefix, parse_many(str(cfg["LIMIT_BAD_TOKENS"])),
-                 SlidingWindowCounterRateLimiter(limiter.storage))  # fmt: skip
+    lim = Limits(
+        limiter,
+        client,
+        prefix,
+        parse_many(str(cfg["LIMIT_BAD_TOKENS"])),
+        SlidingWindowCounterRateLimiter(limiter.storage),
+    )
     app.extensions["rfg-limits"] = lim
     app.before_request(lim.check_bad_tokens)
 
@@ -314,8 +340,11 @@ def init_app(app: Flask, client: Any, prefix: str) -> Limits | None:
         item = exc.limit.limit
         wait = _retry_after(cur.reset_at) if cur is not None else item.get_expiry()
         name = exc.limit.scope if exc.limit.scope and exc.limit.scope != "global" else GENERAL
-        whose = "this token" if client_key().startswith("token:") and name in ("commands", "streams") \
-            else f"address {client_address()}"  # fmt: skip
+        whose = (
+            "this token"
+            if client_key().startswith("token:") and name in ("commands", "streams")
+            else f"address {client_address()}"
+        )
         return problem_response(
             Problem(
                 "rate-limited",
@@ -324,7 +353,7 @@ def init_app(app: Flask, client: Any, prefix: str) -> Limits | None:
                 headers={"Retry-After": str(wait)},
                 limit=name,
                 retry_after=wait,
-            )  # fmt: skip
+            )
         )
 
     return lim

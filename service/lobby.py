@@ -41,8 +41,11 @@ def encode_cursor(score: float, game_id: str) -> str:
 def decode_cursor(cursor: str) -> tuple[float, str]:
     m = CURSOR_RE.match(cursor)
     if m is None:
-        raise Problem("invalid-parameters", "cursor: not a cursor this API issued; use next_cursor from the previous page",
-                      errors={"cursor": ["not a valid cursor"]})  # fmt: skip
+        raise Problem(
+            "invalid-parameters",
+            "cursor: not a cursor this API issued; use next_cursor from the previous page",
+            errors={"cursor": ["not a valid cursor"]},
+        )
     return float(m.group(1)), m.group(2)
 
 

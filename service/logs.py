@@ -86,11 +86,19 @@ def _after(resp: Response) -> Response:
         took = (time.perf_counter() - g.get("started", time.perf_counter())) * 1000
         route = request.url_rule.rule if request.url_rule is not None else None
         access_log.info(
-            "%s %s %s", request.method, request.path, resp.status_code,
-            extra={"method": request.method, "path": request.path, "route": route,
-                   "status": resp.status_code, "duration_ms": round(took, 2),
-                   "remote_addr": request.remote_addr},
-        )  # fmt: skip
+            "%s %s %s",
+            request.method,
+            request.path,
+            resp.status_code,
+            extra={
+                "method": request.method,
+                "path": request.path,
+                "route": route,
+                "status": resp.status_code,
+                "duration_ms": round(took, 2),
+                "remote_addr": request.remote_addr,
+            },
+        )
     return resp
 
 
@@ -114,12 +122,16 @@ def logconfig(fmt: str = "json", level: str = "INFO") -> dict[str, Any]:
                 "levelname": "level",
                 "name": "logger",
                 "process": "pid",
-            },  # fmt: skip
+            },
         }
     else:
         formatter = {"format": "%(asctime)s %(levelname)s %(name)s [%(process)d]: %(message)s"}
-    handler = {"class": "logging.StreamHandler", "stream": "ext://sys.stderr",
-               "formatter": "main", "filters": ["request"]}  # fmt: skip
+    handler = {
+        "class": "logging.StreamHandler",
+        "stream": "ext://sys.stderr",
+        "formatter": "main",
+        "filters": ["request"],
+    }
     return {
         "version": 1,
         "disable_existing_loggers": False,

@@ -47,8 +47,11 @@ GAMES_CACHE_SECONDS = 30.0
 GAMES_SCAN_LIMIT = 200_000
 _CHUNK = 1000
 
-REQUESTS = Counter("rfg_http_requests_total", "HTTP requests answered, by method, route and status",
-                   ["method", "route", "status"])  # fmt: skip
+REQUESTS = Counter(
+    "rfg_http_requests_total",
+    "HTTP requests answered, by method, route and status",
+    ["method", "route", "status"],
+)
 COMMANDS = Counter(
     "rfg_commands_total",
     "Commands seats submitted through the API, by result: applied, duplicate (a retry), "
@@ -60,8 +63,9 @@ APPEND_SECONDS = Histogram(
     "Time of one append to the event store (a command's events or a new game), in seconds",
     buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5),
 )
-SSE_CLIENTS = Gauge("rfg_sse_clients", "Server-sent event streams open now",
-                    multiprocess_mode="livesum")  # fmt: skip
+SSE_CLIENTS = Gauge(
+    "rfg_sse_clients", "Server-sent event streams open now", multiprocess_mode="livesum"
+)
 
 
 def multiprocess_mode() -> bool:
@@ -98,8 +102,11 @@ class StoreCollector(Collector):
 
         from events.job_latency import KINDS, read_job_latency
 
-        depth = GaugeMetricFamily("rfg_queue_jobs", "RQ jobs of the bot/timeout queue, by state",
-                                  labels=["queue", "state"])  # fmt: skip
+        depth = GaugeMetricFamily(
+            "rfg_queue_jobs",
+            "RQ jobs of the bot/timeout queue, by state",
+            labels=["queue", "state"],
+        )
         if self.queue_client is not None:
             q = Queue(self.queue, connection=self.queue_client)
             depth.add_metric([self.queue, "queued"], q.count)
@@ -111,9 +118,11 @@ class StoreCollector(Collector):
         for status, n in sorted(self.games_by_status().items()):
             games.add_metric([status], n)
         yield games
-        lat = HistogramMetricFamily("rfg_job_latency_seconds",
-                                    "Bot and timeout jobs: from enqueued to their command applied, in seconds",
-                                    labels=["kind"])  # fmt: skip
+        lat = HistogramMetricFamily(
+            "rfg_job_latency_seconds",
+            "Bot and timeout jobs: from enqueued to their command applied, in seconds",
+            labels=["kind"],
+        )
         for kind in KINDS:
             buckets, total = read_job_latency(self.client, self.store.prefix, kind)
             lat.add_metric([kind], buckets, total)

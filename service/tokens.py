@@ -98,8 +98,12 @@ class SeatTokens:
         holder's token (the rotation fails with "stale" if another rotation came first), None
         for the admin. Returns (outcome, new token or None)."""
         token = secrets.token_urlsafe(32)
-        out = text(self._rotate(keys=[self.key(game_id), self.store.keys(game_id)[1]],
-                              args=[f"seat:{seat}", digest(token), digest(old) if old else ""]))  # fmt: skip
+        out = text(
+            self._rotate(
+                keys=[self.key(game_id), self.store.keys(game_id)[1]],
+                args=[f"seat:{seat}", digest(token), digest(old) if old else ""],
+            )
+        )
         if out != "ok":
             return out, None  # type: ignore[return-value]
         return "ok", token

@@ -60,8 +60,15 @@ def purge_prefix(client: Any, prefix: str) -> None:
     and registries named ``prefix``, its jobs (ids start with ``prefix-``) with their results and
     executions, and the workers and schedulers that served that queue - also those killed with
     SIGKILL, which never deregistered - with their entries in RQ's shared sets."""
-    patterns = [f"{prefix}:*", f"rq:job:{prefix}-*", f"rq:*:{prefix}", f"rq:*:{prefix}:*",
-                f"rq:results:{prefix}-*", f"rq:execution:{prefix}-*", f"rq:executions:{prefix}-*"]  # fmt: skip
+    patterns = [
+        f"{prefix}:*",
+        f"rq:job:{prefix}-*",
+        f"rq:*:{prefix}",
+        f"rq:*:{prefix}:*",
+        f"rq:results:{prefix}-*",
+        f"rq:execution:{prefix}-*",
+        f"rq:executions:{prefix}-*",
+    ]
     doomed: set[Any] = set()
     for pattern in patterns:
         doomed.update(client.scan_iter(match=pattern, count=1000))

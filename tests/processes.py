@@ -47,8 +47,15 @@ class Proc(subprocess.Popen[bytes]):
 def spawn(cmd: list[str], env: dict[str, str], log_path: Path) -> Proc:
     """Start ``cmd`` from the repository root in its own session, its output in ``log_path``."""
     out = open(log_path, "wb")  # noqa: SIM115 - closed with the process
-    proc = Proc(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                env={**os.environ, **env}, start_new_session=True)  # fmt: skip
+    proc = Proc(
+        cmd,
+        cwd=ROOT,
+        stdout=out,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        env={**os.environ, **env},
+        start_new_session=True,
+    )
     proc.log_path = log_path
     return proc
 

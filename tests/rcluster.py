@@ -76,11 +76,30 @@ class Node:
     def __init__(self, server: str, port: int, data: Path, cluster: bool) -> None:
         self.port = port
         self.data = data
-        args = [server, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(data),
-                "--save", "", "--appendonly", "no", "--logfile", str(data / f"{port}.log")]  # fmt: skip
+        args = [
+            server,
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--dir",
+            str(data),
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--logfile",
+            str(data / f"{port}.log"),
+        ]
         if cluster:
-            args += ["--cluster-enabled", "yes", "--cluster-config-file", str(data / f"nodes-{port}.conf"),
-                     "--cluster-node-timeout", str(NODE_TIMEOUT_MS)]  # fmt: skip
+            args += [
+                "--cluster-enabled",
+                "yes",
+                "--cluster-config-file",
+                str(data / f"nodes-{port}.conf"),
+                "--cluster-node-timeout",
+                str(NODE_TIMEOUT_MS),
+            ]
         self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, start_new_session=True)
         self.client = redis.Redis(port=port, socket_connect_timeout=1, socket_timeout=5)
 
@@ -137,10 +156,20 @@ class RedisClusterProcs:
                     raise
         try:
             out = subprocess.run(
-                [cli, "--cluster", "create", *(f"127.0.0.1:{p}" for p in ports),
-                 "--cluster-replicas", str(self.replicas), "--cluster-yes"],  # fmt: skip
-                capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
-            )  # fmt: skip
+                [
+                    cli,
+                    "--cluster",
+                    "create",
+                    *(f"127.0.0.1:{p}" for p in ports),
+                    "--cluster-replicas",
+                    str(self.replicas),
+                    "--cluster-yes",
+                ],
+                capture_output=True,
+                text=True,
+                timeout=60,
+                stdin=subprocess.DEVNULL,
+            )
             if out.returncode != 0:
                 raise RuntimeError(
                     f"redis-cli --cluster create failed:\n{out.stdout}\n{out.stderr}"
@@ -154,8 +183,11 @@ class RedisClusterProcs:
         return self
 
     def _ok(self) -> bool:
-        return all(b"cluster_state:ok" in n.client.execute_command("CLUSTER", "INFO")
-                   for n in self.nodes if n.alive())  # fmt: skip
+        return all(
+            b"cluster_state:ok" in n.client.execute_command("CLUSTER", "INFO")
+            for n in self.nodes
+            if n.alive()
+        )
 
     def _replicas_linked(self) -> bool:
         for n in self.nodes:

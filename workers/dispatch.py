@@ -141,8 +141,9 @@ class Dispatcher:
         self.settings = settings
         self.clock = clock
         # the agenda is the store's (it must survive the queue's Redis); one server by default
-        self.agenda = Agenda(queue.connection if store_client is None else store_client,
-                             settings.prefix)  # fmt: skip
+        self.agenda = Agenda(
+            queue.connection if store_client is None else store_client, settings.prefix
+        )
         #: games a job of this process is playing on: their appends enqueue nothing (the job
         #: plays the next decision itself and hands the game back when it stops)
         self.kept: set[str] = set()
@@ -254,11 +255,20 @@ class Dispatcher:
             if status == JobStatus.STARTED and job.started_at and now - job.started_at < stale:
                 return False
             if status == JobStatus.FAILED and job.meta.get("rejected"):
-                log.error("job %s: its command was rejected by the rules (a bug); the decision "
-                          "stays pending until someone looks at it", job_id)  # fmt: skip
+                log.error(
+                    "job %s: its command was rejected by the rules (a bug); the decision "
+                    "stays pending until someone looks at it",
+                    job_id,
+                )
                 return False
-            log.warning("job %s is %s but %s seat %d still owes decision @%d: enqueuing it again",
-                        job_id, status, plan.game_id, plan.seat, plan.since)  # fmt: skip
+            log.warning(
+                "job %s is %s but %s seat %d still owes decision @%d: enqueuing it again",
+                job_id,
+                status,
+                plan.game_id,
+                plan.seat,
+                plan.since,
+            )
             job.delete()
         try:
             self._enqueue(plan, now)

@@ -34,8 +34,10 @@ def play_decision(game_id: str, seat: int, since: int, prefix: str) -> dict[str,
     """Play ``seat``'s decision of ``game_id`` that became pending at version ``since``."""
     rt = runtime.current()
     if prefix != rt.settings.prefix:
-        raise RuntimeError(f"job for store prefix {prefix!r} reached a worker on prefix "
-                           f"{rt.settings.prefix!r}; give each store its own queue")  # fmt: skip
+        raise RuntimeError(
+            f"job for store prefix {prefix!r} reached a worker on prefix "
+            f"{rt.settings.prefix!r}; give each store its own queue"
+        )
     job = get_current_job()
     try:
         outcome = play(rt, game_id, seat, since, hooks=faults.HOOKS)
@@ -45,8 +47,9 @@ def play_decision(game_id: str, seat: int, since: int, prefix: str) -> dict[str,
             job.save_meta()
         raise
     except INFRASTRUCTURE_ERRORS as exc:
-        log.warning("infrastructure error in %s seat %d @%d: %r; retrying", game_id, seat,
-                    since, exc)  # fmt: skip
+        log.warning(
+            "infrastructure error in %s seat %d @%d: %r; retrying", game_id, seat, since, exc
+        )
         return Retry(
             max=len(rt.settings.retry_intervals), interval=list(rt.settings.retry_intervals)
         )
@@ -56,8 +59,12 @@ def play_decision(game_id: str, seat: int, since: int, prefix: str) -> dict[str,
         kind = (outcome.command_id or "bot").split(":", 1)[0]
         if job is not None and job.enqueued_at:
             try:
-                record_job_latency(rt.client, rt.settings.prefix, kind,
-                                   (rq_now() - job.enqueued_at).total_seconds())  # fmt: skip
+                record_job_latency(
+                    rt.client,
+                    rt.settings.prefix,
+                    kind,
+                    (rq_now() - job.enqueued_at).total_seconds(),
+                )
             except INFRASTRUCTURE_ERRORS as exc:  # the move is played; only the metric is lost
                 log.warning("could not record the job latency of %s: %r", game_id, exc)
     if rt.settings.metrics and outcome.status == "played" and job is not None and job.enqueued_at:

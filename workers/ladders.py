@@ -45,8 +45,9 @@ def scheduling_lock(
     deadline = time.monotonic() + wait
     while not client.set(lock_key(prefix), me, nx=True, px=int(ttl * 1000)):
         if time.monotonic() > deadline:
-            raise TimeoutError(f"a ladder scheduling pass held {lock_key(prefix)} for over "
-                               f"{wait:.0f}s; try again")  # fmt: skip
+            raise TimeoutError(
+                f"a ladder scheduling pass held {lock_key(prefix)} for over {wait:.0f}s; try again"
+            )
         time.sleep(0.05)
     try:
         yield

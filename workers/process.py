@@ -95,9 +95,14 @@ def wait_for_store(rt: Runtime, stop: _Stop, what: str, poll: float = 0.5) -> bo
         except STORE_ERRORS as exc:
             waited = time.monotonic() - started
             if said < 0 or waited - said >= 30:
-                log.warning("%s: Redis does not answer (%s); waited %.0fs, retrying every %.1fs "
-                            "(check that the server runs and the URL is right; Ctrl-C stops)",
-                            what, exc, waited, poll)  # fmt: skip
+                log.warning(
+                    "%s: Redis does not answer (%s); waited %.0fs, retrying every %.1fs "
+                    "(check that the server runs and the URL is right; Ctrl-C stops)",
+                    what,
+                    exc,
+                    waited,
+                    poll,
+                )
                 said = waited
             stop.event.wait(poll)
             continue
@@ -131,8 +136,13 @@ def run(
         return 0
     sweeper = Sweeper(rt)
     worker = make_worker(rt, base)
-    log.info("worker %s on queue %r (store prefix %r), sweep every %.2fs", worker.name,
-             settings.queue, settings.prefix, settings.sweep_interval)  # fmt: skip
+    log.info(
+        "worker %s on queue %r (store prefix %r), sweep every %.2fs",
+        worker.name,
+        settings.queue,
+        settings.prefix,
+        settings.sweep_interval,
+    )
     if burst:
         return _burst(rt, sweeper, worker, with_scheduler, rq_log_level)
     try:
@@ -152,8 +162,13 @@ def run(
                 return 0
             generation += 1
             pause = 0.5 if time.monotonic() - started > 30 else min(pause * 2, 5.0)
-            log.warning("worker %s stopped without being asked to (Redis lost?); starting "
-                        "%s-r%d once Redis answers", worker.name, base, generation)  # fmt: skip
+            log.warning(
+                "worker %s stopped without being asked to (Redis lost?); starting "
+                "%s-r%d once Redis answers",
+                worker.name,
+                base,
+                generation,
+            )
             if stop.event.wait(pause) or not wait_for_store(rt, stop, f"worker {base}"):
                 return 0
             worker = make_worker(rt, f"{base}-r{generation}")

@@ -56,8 +56,10 @@ class Runtime:
         self.queue_client = client if queue_client is None else queue_client
         self.rq_client = self.queue_client if rq_client is None else rq_client
         if events.is_cluster(self.queue_client):
-            raise ValueError("RQ cannot run on a Redis Cluster: give the Runtime a queue_client "
-                             "on a plain Redis (RFG_QUEUE_URL)")  # fmt: skip
+            raise ValueError(
+                "RQ cannot run on a Redis Cluster: give the Runtime a queue_client "
+                "on a plain Redis (RFG_QUEUE_URL)"
+            )
         self.clock = clock
         self.store = events.RedisStore(client, prefix=self.settings.prefix)
         self.games = Games(self.store, clock=clock)
@@ -81,8 +83,11 @@ class Runtime:
         when that is a single Redis; ``ValueError`` for a cluster without a queue URL)."""
         q_url = queue_url(url, queue_url_)
         client = events.connect(url, decode_responses=False, settings=clients.commands())
-        queue_client = (client if q_url == url else
-                        events.connect(q_url, decode_responses=False, settings=clients.commands()))  # fmt: skip
+        queue_client = (
+            client
+            if q_url == url
+            else events.connect(q_url, decode_responses=False, settings=clients.commands())
+        )
         # RQ's dequeue is a BLPOP of WORKER_TTL - 15 s: its own client waits longer than that
         rq_client = events.connect(q_url, settings=clients.blocking(WORKER_TTL - 15))
         return cls(client, settings, rq_client=rq_client, queue_client=queue_client, **kwargs)
@@ -103,8 +108,9 @@ def current() -> Runtime:
     global _current
     with _lock:
         if _current is None:
-            _current = Runtime.from_url(store_url_from_env(), WorkerSettings.from_env(),
-                                        queue_url_=queue_url_from_env())  # fmt: skip
+            _current = Runtime.from_url(
+                store_url_from_env(), WorkerSettings.from_env(), queue_url_=queue_url_from_env()
+            )
         return _current
 
 
@@ -122,7 +128,8 @@ def attach(
         prefix = getattr(games.store, "prefix", "rfg")
         settings = WorkerSettings(prefix=prefix, queue=prefix)
     q_client = client if queue_client is None else queue_client
-    dispatcher = Dispatcher(Queue(settings.queue, connection=q_client), settings, games.clock,
-                            store_client=client)  # fmt: skip
+    dispatcher = Dispatcher(
+        Queue(settings.queue, connection=q_client), settings, games.clock, store_client=client
+    )
     games.subscribe(dispatcher.after_append)
     return dispatcher

@@ -62,9 +62,12 @@ class WorkerSettings:
         prefix = env.get("RFG_STORE_PREFIX") or s.prefix
         play_on = env.get("RFG_PLAY_ON")
         compact_after = env.get("RFG_COMPACT_AFTER")
-        return s.with_(prefix=prefix, queue=env.get("RFG_QUEUE") or prefix,
-                       play_on=float(play_on) if play_on else None,
-                       compact_after=float(compact_after) if compact_after else None)  # fmt: skip
+        return s.with_(
+            prefix=prefix,
+            queue=env.get("RFG_QUEUE") or prefix,
+            play_on=float(play_on) if play_on else None,
+            compact_after=float(compact_after) if compact_after else None,
+        )
 
 
 def queue_url_from_env(environ: Mapping[str, str] | None = None) -> str | None:

@@ -74,8 +74,11 @@ class Sweeper:
         versions = self._versions([g for g, _, _ in entries])
         wiped = self._queue_wiped()
         if wiped and entries:
-            log.warning("sweep: the queue's Redis holds no marker (new or wiped): looking at all "
-                        "%d game(s) on the agenda to enqueue their jobs again", len(entries))  # fmt: skip
+            log.warning(
+                "sweep: the queue's Redis holds no marker (new or wiped): looking at all "
+                "%d game(s) on the agenda to enqueue their jobs again",
+                len(entries),
+            )
         for (game_id, due, seen), version in zip(entries, versions, strict=True):
             looked_for = version is None or version != seen or due <= now
             if not looked_for and not wiped:
@@ -83,8 +86,13 @@ class Sweeper:
             # a visit only for the wipe enqueues the missing jobs and replaces none
             jobs = self.visit(game_id, rescue=looked_for)
             if jobs:
-                log.info("sweep: %s (version %s, last dispatched %s) needed %s", game_id,
-                         version, seen, ", ".join(jobs))  # fmt: skip
+                log.info(
+                    "sweep: %s (version %s, last dispatched %s) needed %s",
+                    game_id,
+                    version,
+                    seen,
+                    ", ".join(jobs),
+                )
             enqueued += jobs
         if s.compact_after >= 0:
             self.compact(now - s.compact_after)
@@ -161,8 +169,11 @@ class Sweeper:
             if version is not None and int(version) > 0 and text(status or b"") == "active"
         ]
         if active:
-            log.info("sweep: %d active game(s) not on the agenda yet: %s", len(active),
-                     ", ".join(active[:5]))  # fmt: skip
+            log.info(
+                "sweep: %d active game(s) not on the agenda yet: %s",
+                len(active),
+                ", ".join(active[:5]),
+            )
             self.agenda.add_new(active, now)
 
     # --- background thread -----------------------------------------------------------------
@@ -189,8 +200,9 @@ class Sweeper:
                 down = False
             except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as exc:
                 if not down:
-                    log.warning("sweep: Redis does not answer (%s); retrying every %.2fs",
-                                exc, interval)  # fmt: skip
+                    log.warning(
+                        "sweep: Redis does not answer (%s); retrying every %.2fs", exc, interval
+                    )
                 down = True
             except Exception:  # noqa: BLE001 - keep sweeping; a bug in one game must not stop it
                 log.exception("sweep or ladder scheduling failed")

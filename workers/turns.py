@@ -129,8 +129,12 @@ def _play_on(rt: Runtime, game_id: str, key: str, token: bytes, lease_ms: int, h
             return played
         if now - renewed >= renew_every:
             if not rt.client.eval(_RENEW_LUA, 1, key, token, lease_ms):
-                log.warning("lost the keeper lease of %s (paused longer than %d ms?): handing "
-                            "the game back", game_id, lease_ms)  # fmt: skip
+                log.warning(
+                    "lost the keeper lease of %s (paused longer than %d ms?): handing "
+                    "the game back",
+                    game_id,
+                    lease_ms,
+                )
                 return played
             renewed = now
         try:
@@ -191,34 +195,55 @@ def _play_one(
             if plan.kind == "timeout":
                 command = timeout_command(state, seat, plan.player, rng)
             else:
-                command = bot_command(state, seat, plan.player, rng,
-                                      games.observed(game_id, version, seat))  # fmt: skip
+                command = bot_command(
+                    state, seat, plan.player, rng, games.observed(game_id, version, seat)
+                )
         except ValueError as exc:  # an unknown bot name in the table: nothing to retry
             log.error("CANNOT PLAY game %s seat %d decision @%d: %s", game_id, seat, since, exc)
             raise CommandRejected(str(exc)) from exc
         if hooks is not None:
             hooks.before_append(game_id, seat)
         try:
-            sub = games.submit(game_id, seat, command, plan.command_id, expected_version=version,
-                               actor=plan.actor)  # fmt: skip
+            sub = games.submit(
+                game_id, seat, command, plan.command_id, expected_version=version, actor=plan.actor
+            )
         except ConcurrencyConflict:
             continue
         except engine.IllegalCommand as exc:
             log.error(
                 "REJECTED COMMAND (bug in %s %r): game %s seat %d decision @%d: %s\n"
                 "decision: %s\ncommand: %s",
-                plan.kind, plan.player, game_id, seat, since, exc,
-                engine.legal(state, seat), command,
-            )  # fmt: skip
-            raise CommandRejected(f"{plan.kind} {plan.player!r} made an illegal command in "
-                                  f"{game_id} seat {seat} @{since}: {exc}") from exc  # fmt: skip
+                plan.kind,
+                plan.player,
+                game_id,
+                seat,
+                since,
+                exc,
+                engine.legal(state, seat),
+                command,
+            )
+            raise CommandRejected(
+                f"{plan.kind} {plan.player!r} made an illegal command in "
+                f"{game_id} seat {seat} @{since}: {exc}"
+            ) from exc
         status = "duplicate" if sub.result.duplicate else "played"
         if status == "played":  # every move, whether its own job played it or a job playing on
-            log.info("played %s seat %d: %s (command %s, version %s)", game_id, seat,
-                     command.get("kind"), plan.command_id, sub.version,
-                     extra={"game_id": game_id, "seat": seat, "decision": command.get("kind"),
-                            "command_id": plan.command_id, "version": sub.version,
-                            "player": plan.kind})  # fmt: skip
+            log.info(
+                "played %s seat %d: %s (command %s, version %s)",
+                game_id,
+                seat,
+                command.get("kind"),
+                plan.command_id,
+                sub.version,
+                extra={
+                    "game_id": game_id,
+                    "seat": seat,
+                    "decision": command.get("kind"),
+                    "command_id": plan.command_id,
+                    "version": sub.version,
+                    "player": plan.kind,
+                },
+            )
         return Outcome(
             status, game_id, seat, since, plan.command_id, sub.version, command.get("kind")
         )

@@ -242,8 +242,18 @@ def apply(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx) -> No
     for _pid, check in registry.handlers(p, "assign_done"):
         check(state, p, plan)
     columns = {ph: sorted(d for d, c in plan.col.items() if c == i) for i, ph in enumerate(PHASES)}
-    ctx.emit(ev("AssignmentSealed", seat=p.seat, selected=PHASES[plan.selected], selector=plan.selector,
-                columns=columns, dictate=plan.dictate, used=plan.used, public={}))  # fmt: skip
+    ctx.emit(
+        ev(
+            "AssignmentSealed",
+            seat=p.seat,
+            selected=PHASES[plan.selected],
+            selector=plan.selector,
+            columns=columns,
+            dictate=plan.dictate,
+            used=plan.used,
+            public={},
+        )
+    )
 
 
 def _dictate(state: GameState, p: PlayerState, plan: Plan, use: dict[str, Any], field: str) -> None:
@@ -327,11 +337,16 @@ def reveal(state: GameState, ctx: Ctx) -> None:
             _, face = rngmod.below(state.rng, 6)
             extra = DICE["white"].faces[face]
     seats = [
-        {"seat": p.seat, "selected": PHASES[p.selected] if p.selected >= 0 else None, "selector": p.selector,
-         "columns": {ph: p.columns[i][:] for i, ph in enumerate(PHASES)}, "dictate": p.dictate[:],
-         "faces": {str(d): DIE_FACES[d][f] for d, f in sorted(p.faces.items())}}
+        {
+            "seat": p.seat,
+            "selected": PHASES[p.selected] if p.selected >= 0 else None,
+            "selector": p.selector,
+            "columns": {ph: p.columns[i][:] for i, ph in enumerate(PHASES)},
+            "dictate": p.dictate[:],
+            "faces": {str(d): DIE_FACES[d][f] for d, f in sorted(p.faces.items())},
+        }
         for p in state.players
-    ]  # fmt: skip
+    ]
     phases = set(selected)
     if extra is not None and extra != WILD:
         phases.add(PHASE_INDEX[extra])

@@ -347,8 +347,17 @@ def apply(
         # choices are checked as each completion happens: try them on a copy first, so that an
         # illegal command leaves the state untouched
         sim = state.copy()
-        resolve(sim, sim.players[p.seat], phase, list(order), list(remove), returns, Ctx(sim), auto,
-                list(stack_order))  # fmt: skip
+        resolve(
+            sim,
+            sim.players[p.seat],
+            phase,
+            list(order),
+            list(remove),
+            returns,
+            Ctx(sim),
+            auto,
+            list(stack_order),
+        )
     resolve(state, p, phase, list(order), list(remove), returns, ctx, auto, list(stack_order))
 
 
@@ -469,9 +478,21 @@ def complete(
             taken.add(die)
             gained.append({"die": die, "to": g["to"]})
     credits = int(imm.get("credits") or 0)
-    ctx.emit(ev("TileCompleted", seat=p.seat, phase=phase, tile=card.tile, card=card.key, dice=dice,
-                returned=picks + auto, removed=removed, gained=gained, credits=credits,
-                powers=powers))  # fmt: skip
+    ctx.emit(
+        ev(
+            "TileCompleted",
+            seat=p.seat,
+            phase=phase,
+            tile=card.tile,
+            card=card.key,
+            dice=dice,
+            returned=picks + auto,
+            removed=removed,
+            gained=gained,
+            credits=credits,
+            powers=powers,
+        )
+    )
     for _pid, h in registry.handlers(p, "completed"):
         h(state, p, card, dice, ctx)
 

@@ -89,12 +89,18 @@ def legal(state: GameState, p: PlayerState) -> dict[str, Any]:
             "on_top": registry.has_power(p, "improved_reconnaissance"),
             "source": "alien_research_team" if p.marks.get(EXTRA_DRAWN) else "scout",
             "help": "place every drawn tile, in order, under its stack (as development or world)"
-            + ("; on_top: true puts it on top instead (Improved Reconnaissance)"
-               if registry.has_power(p, "improved_reconnaissance") else ""),
-        }  # fmt: skip
+            + (
+                "; on_top: true puts it on top instead (Improved Reconnaissance)"
+                if registry.has_power(p, "improved_reconnaissance")
+                else ""
+            ),
+        }
     if p.waiting == "abandon_one":
-        return {"kind": "abandon_one", "tiles": p.dev_stack + p.world_stack,
-                "help": "the bag ran out: abandon one construction-zone tile into the bag"}  # fmt: skip
+        return {
+            "kind": "abandon_one",
+            "tiles": p.dev_stack + p.world_stack,
+            "help": "the bag ran out: abandon one construction-zone tile into the bag",
+        }
     explorers = [
         {
             "die": d,
@@ -194,9 +200,25 @@ def apply(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx) -> No
     drawn, refilled, short = _draw(state, len(abandon) + 1, extra_abandoned=abandon)
     powers = phantom_powers(state, p, explorer)
     extra = {"powers": powers} if powers else {}
-    ctx.emit(ev("TilesScouted", seat=p.seat, explorer=explorer, abandoned=list(abandon), drawn=drawn,
-                refilled_at=refilled, short=short, **extra,
-                public={"explorer": explorer, "abandoned": len(abandon), "drawn": len(drawn), "short": short, **extra}))  # fmt: skip
+    ctx.emit(
+        ev(
+            "TilesScouted",
+            seat=p.seat,
+            explorer=explorer,
+            abandoned=list(abandon),
+            drawn=drawn,
+            refilled_at=refilled,
+            short=short,
+            **extra,
+            public={
+                "explorer": explorer,
+                "abandoned": len(abandon),
+                "drawn": len(drawn),
+                "short": short,
+                **extra,
+            },
+        )
+    )
     for _pid, h in registry.handlers(p, "scouted"):
         h(state, p, explorer, ctx)
 
@@ -455,10 +477,14 @@ def _rearrange(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx) 
             development=list(dev),
             world=list(world),
             powers=[LOGISTICS],
-            public={"tops": tops, "dev_stack_size": len(dev), "world_stack_size": len(world),
-                    "powers": [LOGISTICS]},
+            public={
+                "tops": tops,
+                "dev_stack_size": len(dev),
+                "world_stack_size": len(world),
+                "powers": [LOGISTICS],
+            },
         )
-    )  # fmt: skip
+    )
 
 
 @folds("ConstructionRearranged")
@@ -508,8 +534,17 @@ def draw_extra(state: GameState, p: PlayerState, power_id: str, n: int, ctx: Ctx
     if p.marks.get(EXTRA_DRAWN):
         return
     drawn, refilled, short = _draw(state, n, extra_abandoned=[])
-    ctx.emit(ev("ExtraTilesDrawn", seat=p.seat, drawn=drawn, refilled_at=refilled, short=short,
-                powers=[power_id], public={"drawn": len(drawn), "powers": [power_id]}))  # fmt: skip
+    ctx.emit(
+        ev(
+            "ExtraTilesDrawn",
+            seat=p.seat,
+            drawn=drawn,
+            refilled_at=refilled,
+            short=short,
+            powers=[power_id],
+            public={"drawn": len(drawn), "powers": [power_id]},
+        )
+    )
 
 
 @folds("ExtraTilesDrawn")

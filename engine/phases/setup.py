@@ -103,9 +103,14 @@ def create(
     ctx = Ctx(None)
     # the commitment's field name says what it is: a bare sha256 of the seed before version 3
     commit_field = "seed_commitment" if rules >= rngmod.KEYED_SINCE_RULES else "seed_sha256"
-    created: dict[str, Any] = {"seed": seed, commit_field: rngmod.commitment(seed, rules),
-                               "players": players, "options": opts, "seats": seats,
-                               "table": table or {}}  # fmt: skip
+    created: dict[str, Any] = {
+        "seed": seed,
+        commit_field: rngmod.commitment(seed, rules),
+        "players": players,
+        "options": opts,
+        "seats": seats,
+        "table": table or {},
+    }
     if rules > 1:  # version 1 logs carry no rules field; they must be reproduced as they are
         created["rules"] = rules
     ctx.emit(ev("GameCreated", **created))

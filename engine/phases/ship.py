@@ -128,11 +128,17 @@ def legal(state: GameState, p: PlayerState) -> dict[str, Any]:
     for d, w in goods:
         trade, _ = trade_value(state, p, w, d)
         credits, _ = consume_credits(state, p, w, d, shippers[0]) if shippers else (0, [])
-        out_goods.append({
-            "die": d, "color": color_of(d), "world": w, "world_color": CARDS[w].color,
-            "trade": trade, "consume_credits": credits,
-            "consume_vp": [consume_vp(state, p, w, d, s)[0] for s in shippers],
-        })  # fmt: skip
+        out_goods.append(
+            {
+                "die": d,
+                "color": color_of(d),
+                "world": w,
+                "world_color": CARDS[w].color,
+                "trade": trade,
+                "consume_credits": credits,
+                "consume_vp": [consume_vp(state, p, w, d, s)[0] for s in shippers],
+            }
+        )
     return {
         "kind": "ship",
         "shippers": out_shippers,
@@ -228,11 +234,28 @@ def apply(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx) -> No
         used_g.add(g)
         checked.append((s, g, a, credits, vp, used, chosen))
     for s, g, a, credits, vp, used, chosen in checked:
-        ctx.emit(ev("GoodShipped", seat=p.seat, shipper=s, good=g, world=where[g], action=a,
-                    credits=credits, vp=vp, powers=used))  # fmt: skip
+        ctx.emit(
+            ev(
+                "GoodShipped",
+                seat=p.seat,
+                shipper=s,
+                good=g,
+                world=where[g],
+                action=a,
+                credits=credits,
+                vp=vp,
+                powers=used,
+            )
+        )
         for opt in chosen:
-            pay(ctx, p, opt["power"], credits=opt["credits"], vp=opt["vp"],
-                why=f"{a} task option '{opt['option']}'")  # fmt: skip
+            pay(
+                ctx,
+                p,
+                opt["power"],
+                credits=opt["credits"],
+                vp=opt["vp"],
+                why=f"{a} task option '{opt['option']}'",
+            )
     rest = [d for d in p.columns[SHIP]]
     if rest:
         ctx.emit(ev("WorkersReturned", seat=p.seat, phase="ship", dice=rest, source="column"))

@@ -69,9 +69,10 @@ def _applies(applies_to: dict[str, Any], card: Card) -> bool:
         return False
     if "world_colors" in applies_to and card.color not in applies_to["world_colors"]:
         return False
-    return not ("has_reassign_power" in applies_to and (
-        card.has_reassign_power != bool(applies_to["has_reassign_power"])
-    ))  # fmt: skip
+    return not (
+        "has_reassign_power" in applies_to
+        and (card.has_reassign_power != bool(applies_to["has_reassign_power"]))
+    )
 
 
 # --- cost discounts ------------------------------------------------------------------------------

@@ -175,9 +175,11 @@ def _use(pid: str) -> Any:
         moves = use.get("moves")
         if not isinstance(moves, list) or not all(isinstance(m, dict) for m in moves):
             raise IllegalCommand(
-                "moves", f"{field}.moves: {name} needs a list of moves {{die, to}}",
-                f"{field}.moves", moves,
-            )  # fmt: skip
+                "moves",
+                f"{field}.moves: {name} needs a list of moves {{die, to}}",
+                f"{field}.moves",
+                moves,
+            )
         if not lo <= len(moves) <= hi:
             if lo == hi:
                 need = f"exactly {lo}"

@@ -19,6 +19,15 @@ from service.api import (
 )
 
 BLUEPRINTS: list[Blueprint] = [
-    meta.bp, health.bp, games.bp, seats.bp, commands.bp, events.bp, logs.bp, accounts.bp, ladders.bp,
-    docs.bp, samples.bp,
-]  # fmt: skip
+    meta.bp,
+    health.bp,
+    games.bp,
+    seats.bp,
+    commands.bp,
+    events.bp,
+    logs.bp,
+    accounts.bp,
+    ladders.bp,
+    docs.bp,
+    samples.bp,
+]

@@ -36,8 +36,11 @@ def _accounts() -> BotAccounts:
 
 
 def _links(account_id: str) -> dict[str, str]:
-    return {"self": f"/bots/accounts/{account_id}", "token": f"/bots/accounts/{account_id}/token",
-            "decisions": "/bots/me/decisions/stream"}  # fmt: skip
+    return {
+        "self": f"/bots/accounts/{account_id}",
+        "token": f"/bots/accounts/{account_id}/token",
+        "decisions": "/bots/me/decisions/stream",
+    }
 
 
 def _resource(account: dict[str, Any]) -> dict[str, Any]:
@@ -52,9 +55,15 @@ def register() -> Response:
     body = load_body(_register)
     account, token = _accounts().register(body["name"], body["description"], body["contact"])
     out = dict(_resource(account), token=token, token_type="Bearer")
-    return respond(_registration, out, status=201,
-                   headers={"Location": f"/bots/accounts/{account['account_id']}",
-                            "Cache-Control": "no-store"})  # fmt: skip
+    return respond(
+        _registration,
+        out,
+        status=201,
+        headers={
+            "Location": f"/bots/accounts/{account['account_id']}",
+            "Cache-Control": "no-store",
+        },
+    )
 
 
 @bp.get("/bots/me")
@@ -94,16 +103,25 @@ def decisions() -> Response:
     account_id = require_bot("the decisions stream")
     last = (request.headers.get("Last-Event-ID") or "").strip() or None
     if last is not None and len(last) > 200:
-        raise Problem("malformed-request", "Last-Event-ID is longer than 200 characters; send the id "
-                      "of the last decision event you had (or none)")  # fmt: skip
+        raise Problem(
+            "malformed-request",
+            "Last-Event-ID is longer than 200 characters; send the id "
+            "of the last decision event you had (or none)",
+        )
     cfg = current_app.config
     b = backend()
-    gen = decision_stream(b.games, b.store, _accounts(), account_id, last_event_id=last,
-                          max_seconds=float(cfg["SSE_MAX_SECONDS"]),
-                          keepalive=float(cfg["SSE_KEEPALIVE_SECONDS"]),
-                          poll=float(cfg.get("DECISIONS_POLL_SECONDS", 0.2)),
-                          allowed=credential_check(),
-                          blocking_client=b.blocking_client)  # fmt: skip
+    gen = decision_stream(
+        b.games,
+        b.store,
+        _accounts(),
+        account_id,
+        last_event_id=last,
+        max_seconds=float(cfg["SSE_MAX_SECONDS"]),
+        keepalive=float(cfg["SSE_KEEPALIVE_SECONDS"]),
+        poll=float(cfg.get("DECISIONS_POLL_SECONDS", 0.2)),
+        allowed=credential_check(),
+        blocking_client=b.blocking_client,
+    )
     resp = Response(hold_stream(gen), mimetype="text/event-stream")
     resp.headers["Cache-Control"] = "no-cache"
     resp.headers["X-Accel-Buffering"] = "no"

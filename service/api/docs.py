@@ -76,10 +76,15 @@ def operations(spec: dict[str, Any]) -> list[dict[str, str]]:
         for method in _METHODS:
             op = item.get(method)
             if isinstance(op, dict):
-                out.append({"method": method.upper(), "path": path,
-                            "operation_id": str(op.get("operationId", "")),
-                            "tag": str((op.get("tags") or ["default"])[0]),
-                            "summary": str(op.get("summary", ""))})  # fmt: skip
+                out.append(
+                    {
+                        "method": method.upper(),
+                        "path": path,
+                        "operation_id": str(op.get("operationId", "")),
+                        "tag": str((op.get("tags") or ["default"])[0]),
+                        "summary": str(op.get("summary", "")),
+                    }
+                )
     return out
 
 

@@ -41,8 +41,13 @@ def _feed(game_id: str, viewer: Viewer) -> Response:
     items = backend().games.feed(game_id, viewer, after=after, limit=limit + 1)
     more = len(items) > limit
     items = items[:limit]
-    body = {"game_id": game_id, "viewer": _viewer_name(viewer), "events": items,
-            "next_after": items[-1]["seq"] if items else after, "more": more}  # fmt: skip
+    body = {
+        "game_id": game_id,
+        "viewer": _viewer_name(viewer),
+        "events": items,
+        "next_after": items[-1]["seq"] if items else after,
+        "more": more,
+    }
     return respond(_feed_schema, body, headers={"Cache-Control": "no-cache"})
 
 
@@ -63,10 +68,19 @@ def _stream(game_id: str, viewer: Viewer) -> Response:
     pos, text = b.games.view(game_id, "summary")  # 404 for an unknown game, before streaming
     finished = json.loads(text).get("status") == "finished"
     cfg = current_app.config
-    gen = event_stream(b.games, b.store, game_id, viewer, after, finished=finished, version=pos,
-                       max_seconds=float(cfg["SSE_MAX_SECONDS"]),
-                       keepalive=float(cfg["SSE_KEEPALIVE_SECONDS"]),
-                       blocking_client=b.blocking_client, allowed=allowed)  # fmt: skip
+    gen = event_stream(
+        b.games,
+        b.store,
+        game_id,
+        viewer,
+        after,
+        finished=finished,
+        version=pos,
+        max_seconds=float(cfg["SSE_MAX_SECONDS"]),
+        keepalive=float(cfg["SSE_KEEPALIVE_SECONDS"]),
+        blocking_client=b.blocking_client,
+        allowed=allowed,
+    )
     resp = Response(hold_stream(gen), mimetype="text/event-stream")
     resp.headers["Cache-Control"] = "no-cache"
     resp.headers["X-Accel-Buffering"] = "no"

@@ -91,8 +91,12 @@ def create_game() -> Response:
     )
     opened_game(game_id)
     _pos, summary = read_summary(game_id)
-    return respond(_game, game_resource(summary, set()), status=201,
-                   headers={"Location": f"/games/{game_id}", "ETag": etag(version)})  # fmt: skip
+    return respond(
+        _game,
+        game_resource(summary, set()),
+        status=201,
+        headers={"Location": f"/games/{game_id}", "ETag": etag(version)},
+    )
 
 
 @bp.get("/games")
@@ -129,5 +133,8 @@ def public_view(game_id: str) -> Response:
     pos, text = backend().games.view(game_id, "public")
     if not_modified(pos):
         return not_modified_response(pos)
-    return respond(_view, {"game_id": game_id, "version": pos, "view": served_view(json.loads(text))},
-                   headers={"ETag": etag(pos), "Cache-Control": "no-cache"})  # fmt: skip
+    return respond(
+        _view,
+        {"game_id": game_id, "version": pos, "view": served_view(json.loads(text))},
+        headers={"ETag": etag(pos), "Cache-Control": "no-cache"},
+    )

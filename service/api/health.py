@@ -21,6 +21,9 @@ def healthz() -> Response:
 @bp.get("/readyz")
 def readyz() -> Response:
     if not backend().ping():
-        raise Problem("not-ready", "the event store (Redis) does not answer; retry later",
-                      headers={"Retry-After": "5", "Cache-Control": "no-store"})  # fmt: skip
+        raise Problem(
+            "not-ready",
+            "the event store (Redis) does not answer; retry later",
+            headers={"Retry-After": "5", "Cache-Control": "no-store"},
+        )
     return respond(_status, {"status": "ready"}, headers={"Cache-Control": "no-store"})

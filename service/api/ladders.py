@@ -51,15 +51,24 @@ def _config(lad: Ladders, name: str) -> LadderConfig:
 
 def _links(name: str) -> dict[str, str]:
     base = f"/ladders/{name}"
-    return {"self": base, "entrants": f"{base}/entrants", "leaderboard": f"{base}/leaderboard",
-            "head_to_head": f"{base}/head-to-head",
-            "history": base + "/entrants/{entrant}/history"}  # fmt: skip
+    return {
+        "self": base,
+        "entrants": f"{base}/entrants",
+        "leaderboard": f"{base}/leaderboard",
+        "head_to_head": f"{base}/head-to-head",
+        "history": base + "/entrants/{entrant}/history",
+    }
 
 
 def _resource(lad: Ladders, cfg: LadderConfig) -> dict[str, Any]:
     entrants = [lad.entrants(cfg.name)[e] for e in sorted(lad.entrants(cfg.name))]
-    return dict(cfg.to_dict(), entrants=entrants, running=len(lad.running(cfg.name)),
-                results=len(lad.results(cfg.name)), links=_links(cfg.name))  # fmt: skip
+    return dict(
+        cfg.to_dict(),
+        entrants=entrants,
+        running=len(lad.running(cfg.name)),
+        results=len(lad.results(cfg.name)),
+        links=_links(cfg.name),
+    )
 
 
 @bp.post("/ladders")
@@ -73,12 +82,23 @@ def create() -> Response:
         raise Problem("invalid-request", str(exc), errors={"time_control": [str(exc)]}) from None
     lad = ladders()
     try:
-        cfg = lad.create(LadderConfig(body["name"], players=body["players"], concurrency=body["concurrency"],
-                                      duplicate=body["duplicate"], time_control=body["time_control"]))  # fmt: skip
+        cfg = lad.create(
+            LadderConfig(
+                body["name"],
+                players=body["players"],
+                concurrency=body["concurrency"],
+                duplicate=body["duplicate"],
+                time_control=body["time_control"],
+            )
+        )
     except LadderError as exc:
         raise Problem("ladder-conflict", str(exc)) from None
-    return respond(LadderSchema(), _resource(lad, cfg), status=201,
-                   headers={"Location": f"/ladders/{cfg.name}"})  # fmt: skip
+    return respond(
+        LadderSchema(),
+        _resource(lad, cfg),
+        status=201,
+        headers={"Location": f"/ladders/{cfg.name}"},
+    )
 
 
 @bp.get("/ladders")
@@ -115,8 +135,11 @@ def add_entrant(ladder: str) -> Response:
     if "account" in body:
         accounts = backend().accounts
         if accounts is None or accounts.get(body["account"]) is None:
-            raise Problem("invalid-request", f"no bot account {body['account']!r} (POST /bots/accounts registers one)",
-                          errors={"account": ["unknown bot account"]})  # fmt: skip
+            raise Problem(
+                "invalid-request",
+                f"no bot account {body['account']!r} (POST /bots/accounts registers one)",
+                errors={"account": ["unknown bot account"]},
+            )
     try:
         spec = lad.add_entrant(
             ladder, body["entrant"], bot=body.get("bot"), account=body.get("account")

@@ -77,8 +77,12 @@ def _upload(limit: int) -> Iterator[bytes]:
             return
         seen += len(chunk)
         if seen > limit:
-            raise Problem("payload-too-large", max_bytes=limit, detail=f"the log is larger than {limit} bytes; this server verifies "
-                          "logs up to that size (rfg replay has no such limit)")  # fmt: skip
+            raise Problem(
+                "payload-too-large",
+                max_bytes=limit,
+                detail=f"the log is larger than {limit} bytes; this server verifies "
+                "logs up to that size (rfg replay has no such limit)",
+            )
         yield chunk
 
 
@@ -87,12 +91,18 @@ def verify() -> Response:
     load_query(_empty)
     limit = int(current_app.config["REPLAY_MAX_BYTES"])
     if request.content_length is not None and request.content_length > limit:
-        raise Problem("payload-too-large", max_bytes=limit, detail=f"the log is larger than {limit} bytes; this server verifies "
-                      "logs up to that size (rfg replay has no such limit)")  # fmt: skip
+        raise Problem(
+            "payload-too-large",
+            max_bytes=limit,
+            detail=f"the log is larger than {limit} bytes; this server verifies "
+            "logs up to that size (rfg replay has no such limit)",
+        )
     if request.mimetype not in LOG_TYPES:
-        raise Problem("unsupported-media-type",
-                      f"send the log as JSON Lines with Content-Type: {NDJSON} (or text/plain), "
-                      f"not {request.mimetype or 'none'!r}")  # fmt: skip
+        raise Problem(
+            "unsupported-media-type",
+            f"send the log as JSON Lines with Content-Type: {NDJSON} (or text/plain), "
+            f"not {request.mimetype or 'none'!r}",
+        )
     charset = request.mimetype_params.get("charset", "utf-8").lower()
     if charset not in ("utf-8", "utf8"):
         raise Problem("unsupported-media-type", f"send the log as UTF-8 (charset={charset} given)")

@@ -34,10 +34,17 @@ def index() -> Response:
             status=303, headers={"Location": "/play/"}
         )  # a person's browser: the web client (API clients get JSON)
     links = {
-        "openapi": "/openapi.yaml", "games": "/games", "catalogue": "/catalogue",
-        "bots": "/bots", "health": "/healthz", "ready": "/readyz", "verify": "/replays/verify",
-        "signing_key": "/signing-key", "play": "/play/", "docs": "/docs",
-    }  # fmt: skip
+        "openapi": "/openapi.yaml",
+        "games": "/games",
+        "catalogue": "/catalogue",
+        "bots": "/bots",
+        "health": "/healthz",
+        "ready": "/readyz",
+        "verify": "/replays/verify",
+        "signing_key": "/signing-key",
+        "play": "/play/",
+        "docs": "/docs",
+    }
     return respond(IndexSchema(), {"name": "Roll for the Galaxy API", "links": links})
 
 
@@ -56,8 +63,11 @@ def get_catalogue() -> Response:
     tag = catalogue_etag()
     if request.headers.get("If-None-Match") == tag:
         return Response(status=304, headers={"ETag": tag})
-    return respond(CatalogueSchema(), catalogue(),
-                   headers={"ETag": tag, "Cache-Control": "public, max-age=3600"})  # fmt: skip
+    return respond(
+        CatalogueSchema(),
+        catalogue(),
+        headers={"ETag": tag, "Cache-Control": "public, max-age=3600"},
+    )
 
 
 @bp.get("/signing-key")
@@ -67,8 +77,9 @@ def signing_key() -> Response:
     signer = backend().signer
     if signer is None:
         raise Problem("not-found", "this server signs no exports")
-    return respond(SigningKeySchema(), signer.public_info(),
-                   headers={"Cache-Control": "public, max-age=300"})  # fmt: skip
+    return respond(
+        SigningKeySchema(), signer.public_info(), headers={"Cache-Control": "public, max-age=300"}
+    )
 
 
 @bp.get("/bots")
@@ -83,5 +94,7 @@ def problem_type(slug: str) -> Response:
     t = PROBLEM_TYPES.get(slug)
     if t is None:
         raise Problem("not-found", f"no problem type {slug!r}; known: {sorted(PROBLEM_TYPES)}")
-    return respond(ProblemTypeSchema(),
-                   {"type": t.uri, "title": t.title, "status": t.status, "description": t.description})  # fmt: skip
+    return respond(
+        ProblemTypeSchema(),
+        {"type": t.uri, "title": t.title, "status": t.status, "description": t.description},
+    )

@@ -60,9 +60,18 @@ def samples(game_id: str, seat: int) -> Response:
         states = [s.to_dict() for s in sampler.draws(args["count"])]
     except SamplerError as exc:  # the very rare Explore shortfall: no samples, and why
         states, unsampled = [], str(exc)
-    body = {"game_id": game_id, "seat": seat, "version": pos, "seed": seed, "samples": states,
-            "unsampled": unsampled}  # fmt: skip
+    body = {
+        "game_id": game_id,
+        "seat": seat,
+        "version": pos,
+        "seed": seed,
+        "samples": states,
+        "unsampled": unsampled,
+    }
     # a sample's generator state is a big integer (beyond 64 bits: see engine.rng), which orjson
     # refuses; the engine's canonical JSON writes it exactly
-    return Response(canonical_json(_out.dump(body)), mimetype="application/json",
-                    headers={"Cache-Control": "private, no-store"})  # fmt: skip
+    return Response(
+        canonical_json(_out.dump(body)),
+        mimetype="application/json",
+        headers={"Cache-Control": "private, no-store"},
+    )

@@ -57,10 +57,19 @@ def claim(game_id: str, seat: int) -> Response:
         raise Problem(
             "seat-unavailable", f"seat {seat} was claimed already; claim another human seat"
         )
-    body = {"game_id": game_id, "seat": seat, "token": token, "token_type": "Bearer",
-            "links": seat_links(game_id, seat)}  # fmt: skip
-    return respond(_claim, body, status=201,
-                   headers={"Location": f"/games/{game_id}/seats/{seat}/view", "Cache-Control": "no-store"})  # fmt: skip
+    body = {
+        "game_id": game_id,
+        "seat": seat,
+        "token": token,
+        "token_type": "Bearer",
+        "links": seat_links(game_id, seat),
+    }
+    return respond(
+        _claim,
+        body,
+        status=201,
+        headers={"Location": f"/games/{game_id}/seats/{seat}/view", "Cache-Control": "no-store"},
+    )
 
 
 @bp.get("/games/<gid:game_id>/seats/<int:seat>/view")
@@ -84,8 +93,11 @@ def rotate_token(game_id: str, seat: int) -> Response:
         require_seat(game_id, seat)
         accounts = backend().accounts
         if token and accounts is not None and accounts.account_of(token) is not None:
-            raise Problem("forbidden", "a bot token is not a seat token; revoke or replace it with "
-                          "DELETE /bots/accounts/{account_id}/token")  # fmt: skip
+            raise Problem(
+                "forbidden",
+                "a bot token is not a seat token; revoke or replace it with "
+                "DELETE /bots/accounts/{account_id}/token",
+            )
         old = token
     load_body(_claim_body, optional=True)
     _pos, summary = read_summary(game_id)
@@ -97,12 +109,27 @@ def rotate_token(game_id: str, seat: int) -> Response:
     if outcome == "nogame":
         raise Problem("not-found", f"game {game_id!r} does not exist; GET /games lists games")
     if outcome == "unclaimed":
-        raise Problem("seat-unavailable", f"seat {seat} has no token to rotate: nobody claimed it "
-                      f"(POST /games/{game_id}/seats/{seat}/claim)")  # fmt: skip
+        raise Problem(
+            "seat-unavailable",
+            f"seat {seat} has no token to rotate: nobody claimed it "
+            f"(POST /games/{game_id}/seats/{seat}/claim)",
+        )
     if outcome == "stale" or new is None:
-        raise Problem("unauthorized", "this token was replaced meanwhile; use the newest token of "
-                      "the seat (or ask the operator to rotate it)")  # fmt: skip
-    body = {"game_id": game_id, "seat": seat, "token": new, "token_type": "Bearer",
-            "links": seat_links(game_id, seat)}  # fmt: skip
-    return respond(_claim, body, status=201,
-                   headers={"Location": f"/games/{game_id}/seats/{seat}/view", "Cache-Control": "no-store"})  # fmt: skip
+        raise Problem(
+            "unauthorized",
+            "this token was replaced meanwhile; use the newest token of "
+            "the seat (or ask the operator to rotate it)",
+        )
+    body = {
+        "game_id": game_id,
+        "seat": seat,
+        "token": new,
+        "token_type": "Bearer",
+        "links": seat_links(game_id, seat),
+    }
+    return respond(
+        _claim,
+        body,
+        status=201,
+        headers={"Location": f"/games/{game_id}/seats/{seat}/view", "Cache-Control": "no-store"},
+    )

@@ -66,9 +66,11 @@ class Assign(_Kind):
 class Explore(_Kind):
     task = StrictStr(
         required=True,
-        validate=OneOf(("scout", "stock", "rearrange", "finish"),
-                       error="must be scout, stock, rearrange (Advanced Logistics) or finish"),
-    )  # fmt: skip
+        validate=OneOf(
+            ("scout", "stock", "rearrange", "finish"),
+            error="must be scout, stock, rearrange (Advanced Logistics) or finish",
+        ),
+    )
     explorer = die_id(required=False)
     abandon = _tiles()
     development = _tiles()
@@ -77,8 +79,12 @@ class Explore(_Kind):
 
 class Placement(_Strict):
     tile = tile_id()
-    as_ = StrictStr(required=True, data_key="as", attribute="as",
-                    validate=OneOf(SIDES, error="must be development or world"))  # fmt: skip
+    as_ = StrictStr(
+        required=True,
+        data_key="as",
+        attribute="as",
+        validate=OneOf(SIDES, error="must be development or world"),
+    )
     on_top = StrictBool()
 
 
@@ -109,8 +115,9 @@ class Produce(_Kind):
 class ShipTask(_Strict):
     shipper = die_id()
     good = die_id()
-    action = StrictStr(required=True, validate=OneOf(("trade", "consume"),
-                                                     error="must be trade or consume"))  # fmt: skip
+    action = StrictStr(
+        required=True, validate=OneOf(("trade", "consume"), error="must be trade or consume")
+    )
     bankers = StrictBool()
 
 
@@ -155,7 +162,7 @@ class CommandField(fields.Field):
                         f"must be one of {', '.join(COMMAND_SCHEMAS)} (the 'kind' of the "
                         f"seat's decision in its view)"
                     ]
-                }  # fmt: skip
+                }
             )
         return schema.load(value)
 

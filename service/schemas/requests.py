@@ -88,8 +88,11 @@ class CreateGameSchema(Strict):
     options = fields.Nested(GameOptionsSchema)
     seed = StrictStr(validate=Length(min=1, max=200))
     time_control = fields.Nested(TimeControlSchema)
-    timeout_policy = StrictStr(validate=OneOf(("heuristic", "ismcts", "minimal"),
-                                              error="must be heuristic, ismcts or minimal"))  # fmt: skip
+    timeout_policy = StrictStr(
+        validate=OneOf(
+            ("heuristic", "ismcts", "minimal"), error="must be heuristic, ismcts or minimal"
+        )
+    )
     abandon_after = StrictInt(validate=Range(min=0, max=1000))
 
 
@@ -140,8 +143,9 @@ class RegisterBotSchema(Strict):
 
 class CreateLadderSchema(Strict):
     name = StrictStr(required=True, validate=LADDER_NAME)
-    players = StrictList(StrictInt(validate=Range(2, 5)), load_default=lambda: [4],
-                         validate=Length(1, 4))  # fmt: skip
+    players = StrictList(
+        StrictInt(validate=Range(2, 5)), load_default=lambda: [4], validate=Length(1, 4)
+    )
     concurrency = StrictInt(load_default=4, validate=Range(1, 1000))
     duplicate = StrictBool(load_default=False)
     time_control = fields.Nested(TimeControlSchema, load_default=dict)

@@ -52,8 +52,14 @@ def test_an_illegal_command_is_refused() -> None:
 
 
 def test_the_documented_example_runs() -> None:
-    out = subprocess.run([sys.executable, str(ROOT / "docs" / "env_example.py")], cwd=ROOT,
-                         capture_output=True, text=True, timeout=120, check=True)  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "docs" / "env_example.py")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
     lines = out.stdout.strip().splitlines()
     assert len(lines) == 3 and all(line.startswith(f"episode {i}:") for i, line in enumerate(lines))
     assert len((ROOT / "docs" / "env_example.py").read_text().splitlines()) <= 22

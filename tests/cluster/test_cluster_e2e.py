@@ -77,8 +77,14 @@ class Person:
                 cid = f"{self.gid}-p{n}"
                 n += 1
                 try:
-                    out = self.api().submit(self.gid, 0, command, command_id=cid,
-                                            expected_version=mine["version"], token=self.token)  # fmt: skip
+                    out = self.api().submit(
+                        self.gid,
+                        0,
+                        command,
+                        command_id=cid,
+                        expected_version=mine["version"],
+                        token=self.token,
+                    )
                 except ApiError as exc:
                     if exc.status == 409:  # the bot moved first: read again, decide again
                         self.conflicts += 1
@@ -103,12 +109,29 @@ def test_games_sse_exports_and_a_ladder_on_a_cluster_with_two_apis_and_two_worke
 ) -> None:
     started = time.monotonic()
     url = redis_cluster.url
-    env = {"RFG_QUEUE_URL": queue_url, "RFG_DISPATCH": "1",
-           "RFG_LIMIT_PER_ADDRESS": "1000000 per minute", "RFG_LIMIT_COMMANDS": "1000000 per minute"}  # fmt: skip
+    env = {
+        "RFG_QUEUE_URL": queue_url,
+        "RFG_DISPATCH": "1",
+        "RFG_LIMIT_PER_ADDRESS": "1000000 per minute",
+        "RFG_LIMIT_COMMANDS": "1000000 per minute",
+    }
     apis = [start_api(url, cprefix, 1, **env) for _ in range(2)]
     bases = [base for _, base in apis]
-    workers = [start_worker(url, cprefix, "--queue-url", queue_url, "--sweep-interval", "0.2",
-                            "--stale-after", "2", "--ladder-interval", "0.2") for _ in range(2)]  # fmt: skip
+    workers = [
+        start_worker(
+            url,
+            cprefix,
+            "--queue-url",
+            queue_url,
+            "--sweep-interval",
+            "0.2",
+            "--stale-after",
+            "2",
+            "--ladder-interval",
+            "0.2",
+        )
+        for _ in range(2)
+    ]
     procs = [p for p, _ in apis] + workers
     admin = [Client(b, admin_token=ADMIN, timeout=30) for b in bases]
     client = events.connect(url)
@@ -127,8 +150,12 @@ def test_games_sse_exports_and_a_ladder_on_a_cluster_with_two_apis_and_two_worke
     ]
     people = [Person(bases, gid, i) for i, gid in enumerate(gids)]
     streamed: list[dict[str, Any]] = []
-    sse = threading.Thread(target=lambda: streamed.extend(
-        Client(bases[1], timeout=30).stream(gids[0], reconnect=True)), daemon=True)  # fmt: skip
+    sse = threading.Thread(
+        target=lambda: streamed.extend(
+            Client(bases[1], timeout=30).stream(gids[0], reconnect=True)
+        ),
+        daemon=True,
+    )
     sse.start()
     for p in people:
         p.thread.start()
@@ -137,13 +164,29 @@ def test_games_sse_exports_and_a_ladder_on_a_cluster_with_two_apis_and_two_worke
     acct = admin[0]._json(
         "POST", "/bots/accounts", body={"name": "cluster-bot", "contact": "t@example.org"}
     )
-    admin[1].request("POST", "/ladders", body={"name": "cl", "players": [2], "concurrency": 2},
-                     token=ADMIN)  # fmt: skip
-    for body in ({"entrant": "heur", "bot": "heuristic"}, {"entrant": "rand", "bot": "random"},
-                 {"entrant": "ext", "account": acct["account_id"]}):  # fmt: skip
+    admin[1].request(
+        "POST", "/ladders", body={"name": "cl", "players": [2], "concurrency": 2}, token=ADMIN
+    )
+    for body in (
+        {"entrant": "heur", "bot": "heuristic"},
+        {"entrant": "rand", "bot": "random"},
+        {"entrant": "ext", "account": acct["account_id"]},
+    ):
         admin[0].request("POST", "/ladders/cl/entrants", body=body, token=ADMIN)
-    bot = spawn([sys.executable, "examples/random_bot.py", "--url", bases[1], "--token", acct["token"],
-                  "--seed", "1"], {}, tmp_path / "ext-bot.log")  # fmt: skip
+    bot = spawn(
+        [
+            sys.executable,
+            "examples/random_bot.py",
+            "--url",
+            bases[1],
+            "--token",
+            acct["token"],
+            "--seed",
+            "1",
+        ],
+        {},
+        tmp_path / "ext-bot.log",
+    )
     bot.log_path = tmp_path / "ext-bot.log"
     procs.append(bot)
     try:
@@ -165,8 +208,11 @@ def test_games_sse_exports_and_a_ladder_on_a_cluster_with_two_apis_and_two_worke
     for p in people:
         assert not p.errors, p.errors
     ladder_gids = list(lad.ladder_games("cl"))
-    ext_games = [g for g in ladder_gids if any(
-        s.get("kind") == "external" for s in games.load(g)[0].table["seats"])]  # fmt: skip
+    ext_games = [
+        g
+        for g in ladder_gids
+        if any(s.get("kind") == "external" for s in games.load(g)[0].table["seats"])
+    ]
     wait_for(lambda: all(games.load(g)[0].over for g in bot_gids), 60, "the bot games")
 
     # every game verifies end to end; each person's acknowledged commands are all stored
@@ -197,10 +243,18 @@ def test_games_sse_exports_and_a_ladder_on_a_cluster_with_two_apis_and_two_worke
         redis_cluster.master_of(store.keys(g)[0]).port for g in gids + bot_gids + ladder_gids
     }
     assert len(masters) >= 2, masters
-    print(json.dumps({"games": len(gids + bot_gids + ladder_gids), "masters_used": len(masters),
-                      "acknowledged": sum(len(p.acked) for p in people),
-                      "conflicts_409": sum(p.conflicts for p in people),
-                      "sse_events": len(streamed), "seconds": round(time.monotonic() - started, 1)}))  # fmt: skip
+    print(
+        json.dumps(
+            {
+                "games": len(gids + bot_gids + ladder_gids),
+                "masters_used": len(masters),
+                "acknowledged": sum(len(p.acked) for p in people),
+                "conflicts_409": sum(p.conflicts for p in people),
+                "sse_events": len(streamed),
+                "seconds": round(time.monotonic() - started, 1),
+            }
+        )
+    )
     for proc in procs[:-1]:
         assert "Traceback" not in proc.log(), proc.log()[-3000:]
     client.close()

@@ -44,10 +44,15 @@ pytestmark = pytest.mark.cluster
 PLAYERS = 4  # long games: none ends before the master is killed
 TABLE = {"seats": [{"kind": "human"}] * PLAYERS}
 #: what a writer may meet while a master dies and a replica takes over: retried, same command id
-TRANSIENT = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError,
-             redis.exceptions.ClusterDownError, redis.exceptions.TryAgainError,
-             redis.exceptions.ReadOnlyError, redis.exceptions.AskError,
-             redis.exceptions.ClusterError)  # fmt: skip
+TRANSIENT = (
+    redis.exceptions.ConnectionError,
+    redis.exceptions.TimeoutError,
+    redis.exceptions.ClusterDownError,
+    redis.exceptions.TryAgainError,
+    redis.exceptions.ReadOnlyError,
+    redis.exceptions.AskError,
+    redis.exceptions.ClusterError,
+)
 
 
 class Writer:
@@ -86,8 +91,11 @@ class Writer:
                 cid = f"w{n}"
                 n += 1
                 try:
-                    out = self._again(lambda c=cmd, i=cid, s=seat, v=version:
-                                      self.games.submit(self.gid, s, c, i, v))  # fmt: skip
+                    out = self._again(
+                        lambda c=cmd, i=cid, s=seat, v=version: self.games.submit(
+                            self.gid, s, c, i, v
+                        )
+                    )
                 except ConcurrencyConflict:
                     continue
                 self.acked[out.result.command_id] = out.result.last_seq
@@ -133,8 +141,12 @@ def _round(cluster: RedisClusterProcs, url: str, prefix: str) -> dict[str, Any]:
     time.sleep(1.0)  # the promoted replica has no replica of its own yet
     acked_alone = len(writers[0].acked) - after
     # the killed node comes back and joins as the new master's replica: writes are acked again
-    cluster.nodes[cluster.nodes.index(master)] = Node(str(master.proc.args[0]), master.port,  # type: ignore[index]
-                                                      master.data, cluster=True)  # fmt: skip
+    cluster.nodes[cluster.nodes.index(master)] = Node(
+        str(master.proc.args[0]),
+        master.port,  # type: ignore[index]
+        master.data,
+        cluster=True,
+    )
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and not cluster._replicas_linked():
         time.sleep(0.1)
@@ -156,13 +168,17 @@ def _round(cluster: RedisClusterProcs, url: str, prefix: str) -> dict[str, Any]:
             if got is None or got.last_seq != last:
                 lost.append((w.gid, cid))
         verify_chain(check_store.read(w.gid, upcast=False))
-    report = {"acknowledged": sum(len(w.acked) for w in writers),
-              "acked_on_game0_while_replica_stopped": acked_in_window,
-              "acked_on_game0_promoted_without_replica": acked_alone,
-              "acked_on_game0_once_a_replica_is_back": len(writers[0].acked) - after,
-              "retries": sum(w.retries for w in writers), "lost": len(lost),
-              "failover_s": round(failover_s, 2), "old_master": master.port,
-              "new_master": promoted.port}  # fmt: skip
+    report = {
+        "acknowledged": sum(len(w.acked) for w in writers),
+        "acked_on_game0_while_replica_stopped": acked_in_window,
+        "acked_on_game0_promoted_without_replica": acked_alone,
+        "acked_on_game0_once_a_replica_is_back": len(writers[0].acked) - after,
+        "retries": sum(w.retries for w in writers),
+        "lost": len(lost),
+        "failover_s": round(failover_s, 2),
+        "old_master": master.port,
+        "new_master": promoted.port,
+    }
     client.close()
     check.close()
     return {"report": report, "lost": lost}

@@ -33,9 +33,12 @@ BOTS2 = {"seats": [{"kind": "bot", "bot": "heuristic"}, {"kind": "bot", "bot": "
 
 
 def test_wiping_the_queue_redis_loses_no_job(
-    redis_cluster: Any, queue_redis: Any, queue_url: str, cprefix: str,
+    redis_cluster: Any,
+    queue_redis: Any,
+    queue_url: str,
+    cprefix: str,
     start_worker: Callable[..., Proc],
-) -> None:  # fmt: skip
+) -> None:
     settings = WorkerSettings(prefix=cprefix, queue=cprefix)
     rt = Runtime.from_url(redis_cluster.url, settings, queue_url_=queue_url)
     args = ("--queue-url", queue_url, "--sweep-interval", "0.2", "--stale-after", "60")
@@ -64,17 +67,28 @@ def test_wiping_the_queue_redis_loses_no_job(
         check_finished_game(rt.games, g)
     for w in workers:
         assert w.poll() is None, w.log()[-3000:]
-    print(json.dumps({"first_moves_s_after_wipe": round(first_moves, 2),
-                      "events_at_second_wipe": progress,
-                      "finished_s_after_second_wipe": round(finished, 2),
-                      "total_s": round(time.monotonic() - wiped_at, 1)}))  # fmt: skip
+    print(
+        json.dumps(
+            {
+                "first_moves_s_after_wipe": round(first_moves, 2),
+                "events_at_second_wipe": progress,
+                "finished_s_after_second_wipe": round(finished, 2),
+                "total_s": round(time.monotonic() - wiped_at, 1),
+            }
+        )
+    )
     assert "(new or wiped)" in workers[0].log() + workers[1].log()
 
 
 def _rfg_worker(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "rfgcli.main", "worker", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=60,
-                          env={"PATH": "/usr/bin:/bin"})  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "rfgcli.main", "worker", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"PATH": "/usr/bin:/bin"},
+    )
 
 
 def test_a_cluster_queue_or_none_is_refused_with_what_to_set(
@@ -87,8 +101,14 @@ def test_a_cluster_queue_or_none_is_refused_with_what_to_set(
     assert "Traceback" not in out.stderr
     with pytest.raises(ValueError, match="RFG_QUEUE_URL"):
         create_app({"STORE_URL": redis_cluster.url, "DISPATCH_TURNS": True, "RATE_LIMITS": False})
-    app = create_app({"STORE_URL": redis_cluster.url, "DISPATCH_TURNS": True, "QUEUE_URL": queue_url,
-                      "RATE_LIMITS": False})  # fmt: skip
+    app = create_app(
+        {
+            "STORE_URL": redis_cluster.url,
+            "DISPATCH_TURNS": True,
+            "QUEUE_URL": queue_url,
+            "RATE_LIMITS": False,
+        }
+    )
     assert app.test_client().get("/readyz").status_code == 200
     with pytest.raises(ValueError, match="is a Redis Cluster"):
         Runtime.from_url(queue_url, queue_url_=redis_cluster.url)

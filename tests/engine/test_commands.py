@@ -19,9 +19,13 @@ def test_pending_lists_every_seat_in_assign(game: engine.GameState) -> None:
     assert engine.pending(game) == {0: "assign", 1: "assign", 2: "assign"}
     d = engine.legal(game, 1)
     assert d["kind"] == "assign" and d["seat"] == 1
-    assert {x["die"] for x in d["dice"]} == set(game.players[1].columns[0] + game.players[1].columns[1]
-                                                 + game.players[1].columns[2] + game.players[1].columns[3]
-                                                 + game.players[1].columns[4])  # fmt: skip
+    assert {x["die"] for x in d["dice"]} == set(
+        game.players[1].columns[0]
+        + game.players[1].columns[1]
+        + game.players[1].columns[2]
+        + game.players[1].columns[3]
+        + game.players[1].columns[4]
+    )
 
 
 def _die(game: engine.GameState, seat: int) -> int:

@@ -81,6 +81,8 @@ def test_tampered_setup_is_detected() -> None:
     events = engine.create("setup:1", 3)
     events = json.loads(json.dumps(events))
     events[0]["seats"][0]["faction"], events[0]["seats"][1]["faction"] = (
-        events[0]["seats"][1]["faction"], events[0]["seats"][0]["faction"])  # fmt: skip
+        events[0]["seats"][1]["faction"],
+        events[0]["seats"][0]["faction"],
+    )
     with pytest.raises(ChanceMismatch):
         engine.replay(events)

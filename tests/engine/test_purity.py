@@ -9,9 +9,24 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 FORBIDDEN = {
-    "redis", "flask", "rq", "requests", "time", "random", "socket", "subprocess", "urllib", "http",
-    "datetime", "threading", "asyncio", "marshmallow", "fakeredis", "secrets", "uuid",
-}  # fmt: skip
+    "redis",
+    "flask",
+    "rq",
+    "requests",
+    "time",
+    "random",
+    "socket",
+    "subprocess",
+    "urllib",
+    "http",
+    "datetime",
+    "threading",
+    "asyncio",
+    "marshmallow",
+    "fakeredis",
+    "secrets",
+    "uuid",
+}
 
 
 def imported_modules(path: Path) -> set[str]:

@@ -21,8 +21,13 @@ def _cap() -> None:
 
 
 def run_scenario(path: Path, timeout: float = 60) -> tuple[int, list[str], str]:
-    out = subprocess.run([RFG, "scenario", "run", str(path)], cwd=ROOT, capture_output=True,
-                         timeout=timeout, preexec_fn=_cap)  # fmt: skip
+    out = subprocess.run(
+        [RFG, "scenario", "run", str(path)],
+        cwd=ROOT,
+        capture_output=True,
+        timeout=timeout,
+        preexec_fn=_cap,
+    )
     lines = [ln for ln in out.stdout.decode().splitlines() if ln.startswith("ERROR")]
     return out.returncode, lines, out.stderr.decode()
 
@@ -66,10 +71,13 @@ def test_billion_laughs_is_refused_without_expanding(tmp_path: Path) -> None:
     assert_refused(f, "line 1", "aliases")
 
 
-@pytest.mark.parametrize("suffix,text", [
-    (".yaml", "seats: " + "[" * 50_000 + "]" * 50_000 + "\n"),
-    (".json", '{"seats": ' + "[" * 50_000 + "]" * 50_000 + "}"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "suffix,text",
+    [
+        (".yaml", "seats: " + "[" * 50_000 + "]" * 50_000 + "\n"),
+        (".json", '{"seats": ' + "[" * 50_000 + "]" * 50_000 + "}"),
+    ],
+)
 def test_deep_nesting_is_refused(tmp_path: Path, suffix: str, text: str) -> None:
     f = tmp_path / f"deep{suffix}"
     f.write_text(text)
@@ -88,24 +96,36 @@ def test_a_binary_file_is_refused(tmp_path: Path) -> None:
     assert_refused(f, "not UTF-8")
 
 
-@pytest.mark.parametrize("body,needles", [
-    ("step: ship\nseats: [{faction: x}, {}]", ("seats[0].faction", "'x'")),
-    ("step: ship\nrules: abc\nseats: [{}, {}]", ("rules:", "'abc'")),
-    ("step: ship\nseats: [{dev_stack: [999]}, {}]", ("seats[0].dev_stack[0]", "unknown tile 999")),
-    ("step: ship\nseats: [{columns: [blue]}, {}]", ("seats[0].columns", "must be a mapping")),
-    ("step: ship\nbag: [999]\nseats: [{}, {}]", ("bag[0]", "unknown tile 999")),
-    ("step: ship\nvp_pool: -5\nseats: [{}, {}]", ("vp_pool", "-5")),
-    ("step: ship\nseats: [{home: 10}, {}]", ("seats[0].home", "1 to 9")),
-    ("step: ship\nseats: [{cup: [blue]}, {}]\nsteps: []", ("steps", "unknown field")),
-    ("step: ship\nseats: [{}, {credit: 3}]", ("seats[1].credit", "unknown field")),
-    ("step: ship\nseats: [{}, {}]\nscript: [{seat: 7, command: {kind: ship}}]", ("script[0].seat", "0 to 1")),
-    ("step: ship\nseats: [{}, {}]\nbag: [3]\nround: 1\nchance: {tiles: [3], dice: []}", ("chance.dice", "unknown field")),
-    ("step: ship\nseats: [{dev_stack: [3]}, {}]\nbag: [3]", ("bag", "[3]")),
-    ("step: ship\nseats: {a: 1}", ("seats", "must be a list")),
-    ("round: 99999999999999999999999\nseats: [{}, {}]", ("round", "1 to 100")),
-    ("- 1\n- 2", ("one scenario mapping",)),
-    ("seats: [{}, {}\n", ("not valid YAML",)),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "body,needles",
+    [
+        ("step: ship\nseats: [{faction: x}, {}]", ("seats[0].faction", "'x'")),
+        ("step: ship\nrules: abc\nseats: [{}, {}]", ("rules:", "'abc'")),
+        (
+            "step: ship\nseats: [{dev_stack: [999]}, {}]",
+            ("seats[0].dev_stack[0]", "unknown tile 999"),
+        ),
+        ("step: ship\nseats: [{columns: [blue]}, {}]", ("seats[0].columns", "must be a mapping")),
+        ("step: ship\nbag: [999]\nseats: [{}, {}]", ("bag[0]", "unknown tile 999")),
+        ("step: ship\nvp_pool: -5\nseats: [{}, {}]", ("vp_pool", "-5")),
+        ("step: ship\nseats: [{home: 10}, {}]", ("seats[0].home", "1 to 9")),
+        ("step: ship\nseats: [{cup: [blue]}, {}]\nsteps: []", ("steps", "unknown field")),
+        ("step: ship\nseats: [{}, {credit: 3}]", ("seats[1].credit", "unknown field")),
+        (
+            "step: ship\nseats: [{}, {}]\nscript: [{seat: 7, command: {kind: ship}}]",
+            ("script[0].seat", "0 to 1"),
+        ),
+        (
+            "step: ship\nseats: [{}, {}]\nbag: [3]\nround: 1\nchance: {tiles: [3], dice: []}",
+            ("chance.dice", "unknown field"),
+        ),
+        ("step: ship\nseats: [{dev_stack: [3]}, {}]\nbag: [3]", ("bag", "[3]")),
+        ("step: ship\nseats: {a: 1}", ("seats", "must be a list")),
+        ("round: 99999999999999999999999\nseats: [{}, {}]", ("round", "1 to 100")),
+        ("- 1\n- 2", ("one scenario mapping",)),
+        ("seats: [{}, {}\n", ("not valid YAML",)),
+    ],
+)
 def test_schema_errors_name_the_field(tmp_path: Path, body: str, needles: tuple[str, ...]) -> None:
     f = tmp_path / "bad.yaml"
     f.write_text(body + "\n")
@@ -113,6 +133,10 @@ def test_schema_errors_name_the_field(tmp_path: Path, body: str, needles: tuple[
 
 
 def test_a_good_file_still_passes(tmp_path: Path) -> None:
-    out = subprocess.run([RFG, "scenario", "run", str(ROOT / "tests/scenarios/rules/scoring-example.yaml")],
-                         cwd=ROOT, capture_output=True, timeout=60)  # fmt: skip
+    out = subprocess.run(
+        [RFG, "scenario", "run", str(ROOT / "tests/scenarios/rules/scoring-example.yaml")],
+        cwd=ROOT,
+        capture_output=True,
+        timeout=60,
+    )
     assert out.returncode == 0, out.stdout.decode() + out.stderr.decode()

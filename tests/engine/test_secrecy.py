@@ -19,8 +19,16 @@ def test_views_and_redacted_events_leak_nothing(players: int) -> None:
     def after_event(state: engine.GameState, event: dict) -> None:
         for v in viewers:
             check_event(state, v, engine.redact(event, v))
-            if event["type"] in ("DiceRolled", "AssignmentSealed", "TilesPlaced", "PhasesRevealed",
-                                 "TileCompleted", "RoundStarted", "GameEnded", "TilesScouted"):  # fmt: skip
+            if event["type"] in (
+                "DiceRolled",
+                "AssignmentSealed",
+                "TilesPlaced",
+                "PhasesRevealed",
+                "TileCompleted",
+                "RoundStarted",
+                "GameEnded",
+                "TilesScouted",
+            ):
                 check_view(state, v, engine.observe(state, v))
 
     for i in range(6):

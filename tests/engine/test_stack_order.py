@@ -187,10 +187,15 @@ def test_when_the_stack_empties_the_dice_left_go_to_the_cup() -> None:
     spec = {
         "step": "settle",
         "seats": [
-            {"faction": 1, "home": 9, "world_stack": [23], "world_dice": ["white:a", "red:b", "green:c"]},
+            {
+                "faction": 1,
+                "home": 9,
+                "world_stack": [23],
+                "world_dice": ["white:a", "red:b", "green:c"],
+            },
             {},
         ],
-    }  # fmt: skip
+    }
     state, lab = _open(spec)
     assert engine.pending(state) == {0: "settle"}
     events = engine.play(
@@ -207,11 +212,16 @@ def test_returns_are_checked_against_the_chosen_dice() -> None:
     spec = {
         "step": "settle",
         "seats": [
-            {"faction": 1, "home": 9, "tableau": ["T15d"], "world_stack": [23, 10],
-             "world_dice": ["white:a", "red:b", "green:c"]},
+            {
+                "faction": 1,
+                "home": 9,
+                "tableau": ["T15d"],
+                "world_stack": [23, 10],
+                "world_dice": ["white:a", "red:b", "green:c"],
+            },
             {},
         ],
-    }  # fmt: skip
+    }
     state, lab = _open(spec)
     cmd: dict[str, Any] = {
         "kind": "settle",
@@ -233,17 +243,26 @@ def test_a_removal_may_take_a_chosen_die_still_on_the_stack() -> None:
     spec = {
         "step": "settle",
         "seats": [
-            {"faction": 1, "home": 9, "world_stack": [13, 10],
-             "world_dice": ["white:a", "red:b", "green:c"]},
+            {
+                "faction": 1,
+                "home": 9,
+                "world_stack": [13, 10],
+                "world_dice": ["white:a", "red:b", "green:c"],
+            },
             {},
         ],
-    }  # fmt: skip
+    }
     state, lab = _open(spec)
     engine.play(
         state,
         0,
-        {"kind": "settle", "order": [], "stack_order": [lab["b"], lab["c"], lab["a"]], "remove": [lab["c"]]},
-    )  # fmt: skip
+        {
+            "kind": "settle",
+            "order": [],
+            "stack_order": [lab["b"], lab["c"], lab["a"]],
+            "remove": [lab["c"]],
+        },
+    )
     p = state.players[0]
     assert p.citizenry == [lab["b"]] and p.world_dice == [lab["a"]]
     assert lab["c"] not in p.owned_dice()
@@ -281,8 +300,15 @@ def test_a_game_played_under_rules_version_1_keeps_its_oldest_first_rule() -> No
     assert decision is not None and decision["kind"] == "develop"
     assert decision["stack_choice"] is None
     with pytest.raises(IllegalCommand, match="rules version 1"):
-        engine.play(state, 0, {"kind": "develop", "order": [lab["d"], lab["e"]],
-                               "stack_order": [lab["c"], lab["a"], lab["b"]]})  # fmt: skip
+        engine.play(
+            state,
+            0,
+            {
+                "kind": "develop",
+                "order": [lab["d"], lab["e"]],
+                "stack_order": [lab["c"], lab["a"], lab["b"]],
+            },
+        )
     assert engine.legal(_open(two)[0], 0)["stack_choice"] is not None  # version 2 asks
 
 

@@ -41,8 +41,11 @@ def prefix(real_redis: Any) -> Iterator[str]:
 
 def finished_game(prefix: str, seed: str) -> str:
     """A 4-player bot game played to its end in this process (one job's worth of playing on)."""
-    rt = Runtime(redis.Redis.from_url(REDIS_URL),
-                 WorkerSettings(prefix=prefix, queue=prefix, play_on=600), listen=False)  # fmt: skip
+    rt = Runtime(
+        redis.Redis.from_url(REDIS_URL),
+        WorkerSettings(prefix=prefix, queue=prefix, play_on=600),
+        listen=False,
+    )
     gid, _ = rt.games.create(4, seed=seed, table=BOTS4)
     state, _v, clocks = rt.games.load_clocks(gid)
     nxt = next_plan(plans(gid, state, clocks, "heuristic"))
@@ -95,8 +98,9 @@ def test_a_compacted_game_is_served_as_before_in_a_tenth_of_the_memory(
         store.append(gid, before["head"].version, "late", [])
 
     # archived: only the meta hash (and the seat tokens, the lobby entry) stay in Redis
-    archiving = RedisStore(redis.Redis.from_url(REDIS_URL), prefix=prefix,
-                           archive_dir=str(tmp_path))  # fmt: skip
+    archiving = RedisStore(
+        redis.Redis.from_url(REDIS_URL), prefix=prefix, archive_dir=str(tmp_path)
+    )
     path = archiving.archive(gid)
     assert path is not None and Path(path).is_file()
     assert not real_redis.exists(store.compacted_key(gid))
@@ -135,9 +139,13 @@ def test_a_compaction_killed_midway_loses_nothing_and_can_run_again(
     gid = finished_game(prefix, f"crash-{point}")
     store = RedisStore(redis.Redis.from_url(REDIS_URL), prefix=prefix, archive_dir=str(tmp_path))
     before = snapshot(store, gid)
-    proc = subprocess.run([sys.executable, "-c", CRASHER, REDIS_URL, prefix, gid, point,
-                           str(tmp_path)], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
-                          capture_output=True, timeout=60)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-c", CRASHER, REDIS_URL, prefix, gid, point, str(tmp_path)],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        timeout=60,
+    )
     assert proc.returncode == -signal.SIGKILL, proc.stderr.decode()[-2000:]
     assert snapshot(store, gid) == before  # still served, whole, from wherever it is now
     store.compact(gid)

@@ -45,9 +45,14 @@ payloads = st.dictionaries(
 
 def one(payload: dict[str, Any] | None = None, **kw: Any) -> Envelope:
     args: dict[str, Any] = dict(
-        game_id="g1", seq=1, visibility="public", command_id="c1", actor="seat:0", ts=TS,
+        game_id="g1",
+        seq=1,
+        visibility="public",
+        command_id="c1",
+        actor="seat:0",
+        ts=TS,
         prev_hash=GENESIS_HASH,
-    )  # fmt: skip
+    )
     args.update(kw)
     return Envelope.from_event({"type": "DiceRolled", "v": 2, **(payload or {})}, **args)
 
@@ -90,11 +95,18 @@ def test_hash_is_sha256_of_canonical_body() -> None:
 @pytest.mark.parametrize(
     "field,value",
     [
-        ("type", "Other"), ("schema_version", 3), ("game_id", "g2"), ("seq", 2),
-        ("visibility", "seat:1"), ("command_id", "c2"), ("actor", "timeout"),
-        ("ts", "2025-03-01T12:00:01Z"), ("payload", {"x": 2}), ("prev_hash", "1" * 64),
+        ("type", "Other"),
+        ("schema_version", 3),
+        ("game_id", "g2"),
+        ("seq", 2),
+        ("visibility", "seat:1"),
+        ("command_id", "c2"),
+        ("actor", "timeout"),
+        ("ts", "2025-03-01T12:00:01Z"),
+        ("payload", {"x": 2}),
+        ("prev_hash", "1" * 64),
     ],
-)  # fmt: skip
+)
 def test_every_field_is_covered_by_the_hash(field: str, value: Any) -> None:
     env = one({"x": 1})
     changed = replace(env, **{field: value})
@@ -106,9 +118,14 @@ def test_every_field_is_covered_by_the_hash(field: str, value: Any) -> None:
 def test_seal_batch_chains_and_numbers() -> None:
     envs = seal_batch(
         [{"type": "A"}, {"type": "B", "v": 4, "vis": "seat:2"}, {"type": "C", "x": None}],
-        game_id="g", expected_version=7, prev_hash="ab" * 32, command_id="cmd", actor="bot:random",
-        ts=TS, visibility=lambda e: e.get("vis", "server"),
-    )  # fmt: skip
+        game_id="g",
+        expected_version=7,
+        prev_hash="ab" * 32,
+        command_id="cmd",
+        actor="bot:random",
+        ts=TS,
+        visibility=lambda e: e.get("vis", "server"),
+    )
     assert [e.seq for e in envs] == [8, 9, 10]
     assert envs[0].prev_hash == "ab" * 32
     assert [e.prev_hash for e in envs[1:]] == [e.hash for e in envs[:-1]]
@@ -128,8 +145,15 @@ def test_seal_batch_chains_and_numbers() -> None:
 )
 def test_timestamps_must_be_iso_utc(ts: str) -> None:
     with pytest.raises(ValueError, match="iso_utc"):
-        seal_batch([{"type": "A"}], game_id="g", expected_version=0, prev_hash=GENESIS_HASH,
-                   command_id="c", actor="system", ts=ts)  # fmt: skip
+        seal_batch(
+            [{"type": "A"}],
+            game_id="g",
+            expected_version=0,
+            prev_hash=GENESIS_HASH,
+            command_id="c",
+            actor="system",
+            ts=ts,
+        )
 
 
 def test_iso_utc() -> None:
@@ -143,8 +167,16 @@ def test_iso_utc() -> None:
 @pytest.mark.parametrize("vis", ["everyone", "seat:", "seat:x", "", "Public"])
 def test_visibility_is_checked(vis: str) -> None:
     with pytest.raises(ValueError, match="seat:N"):
-        seal_batch([{"type": "A"}], game_id="g", expected_version=0, prev_hash=GENESIS_HASH,
-                   command_id="c", actor="system", ts=TS, visibility=vis)  # fmt: skip
+        seal_batch(
+            [{"type": "A"}],
+            game_id="g",
+            expected_version=0,
+            prev_hash=GENESIS_HASH,
+            command_id="c",
+            actor="system",
+            ts=TS,
+            visibility=vis,
+        )
 
 
 @pytest.mark.parametrize(
@@ -153,9 +185,15 @@ def test_visibility_is_checked(vis: str) -> None:
 def test_bad_events_are_refused(event: dict[str, Any]) -> None:
     with pytest.raises(InvalidBatch):
         Envelope.from_event(
-            event, game_id="g", seq=1, visibility="public", command_id="c", actor="system", ts=TS,
+            event,
+            game_id="g",
+            seq=1,
+            visibility="public",
+            command_id="c",
+            actor="system",
+            ts=TS,
             prev_hash=GENESIS_HASH,
-        )  # fmt: skip
+        )
 
 
 def test_from_json_rejects_foreign_documents() -> None:
@@ -169,9 +207,15 @@ def test_upcaster_registry_chains_versions_and_copies() -> None:
     reg.add("A", 2, lambda p: {"c": p["b"] + 1})
     assert reg.current_version("A", 1) == 3 and reg.current_version("B", 1) == 1
     env = Envelope.from_event(
-        {"type": "A", "v": 1, "a": 5}, game_id="g", seq=1, visibility="public",
-        command_id="c", actor="system", ts=TS, prev_hash=GENESIS_HASH,
-    )  # fmt: skip
+        {"type": "A", "v": 1, "a": 5},
+        game_id="g",
+        seq=1,
+        visibility="public",
+        command_id="c",
+        actor="system",
+        ts=TS,
+        prev_hash=GENESIS_HASH,
+    )
     up = reg.upcast(env)
     assert (up.schema_version, up.payload) == (3, {"c": 11})
     assert env.payload == {"a": 5}  # the original is untouched

@@ -168,10 +168,15 @@ def test_racing_appends_exactly_one_wins(store: RedisStore, game_id: str) -> Non
         exp = store.version(game_id)
         prev = store.head(game_id).last_hash
         batches = [
-            batch(store, game_id, [{"type": "Move", "t": i}, {"type": "Roll", "t": i}],
-                  expected=exp, prev_hash=prev)
+            batch(
+                store,
+                game_id,
+                [{"type": "Move", "t": i}, {"type": "Roll", "t": i}],
+                expected=exp,
+                prev_hash=prev,
+            )
             for i in range(32)
-        ]  # fmt: skip
+        ]
         results = run_threads(32, lambda i, b=batches: store.append(game_id, *b[i]))
         wins = [r for r in results if isinstance(r, AppendResult)]
         conflicts = [r for r in results if isinstance(r, ConcurrencyConflict)]
@@ -483,9 +488,15 @@ def test_works_with_decode_responses(
 def test_envelopes_built_by_hand_are_checked(store: RedisStore, game_id: str) -> None:
     def hand(**kw: Any) -> Envelope:
         base: dict[str, Any] = dict(
-            type="A", schema_version=1, game_id=game_id, seq=1, visibility="public",
-            command_id="c", actor="system", ts=TS,
-        )  # fmt: skip
+            type="A",
+            schema_version=1,
+            game_id=game_id,
+            seq=1,
+            visibility="public",
+            command_id="c",
+            actor="system",
+            ts=TS,
+        )
         return Envelope(**{**base, **kw}).sealed()
 
     for bad, match in [

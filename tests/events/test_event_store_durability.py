@@ -52,10 +52,22 @@ class Server:
 
     def start(self) -> None:
         args = [
-            self.binary, "--port", str(self.port), "--bind", "127.0.0.1",
-            "--dir", str(self.data_dir), "--appendonly", "yes", "--appendfsync", "always",
-            "--save", "", "--logfile", str(self.data_dir / "server.log"),
-        ]  # fmt: skip
+            self.binary,
+            "--port",
+            str(self.port),
+            "--bind",
+            "127.0.0.1",
+            "--dir",
+            str(self.data_dir),
+            "--appendonly",
+            "yes",
+            "--appendfsync",
+            "always",
+            "--save",
+            "",
+            "--logfile",
+            str(self.data_dir / "server.log"),
+        ]
         self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
         deadline = time.monotonic() + 10
         while True:
@@ -114,9 +126,13 @@ def test_acknowledged_appends_survive_sigkill(server: Server) -> None:
             cmd = f"cmd-{i}"
             envs = seal_batch(
                 [{"type": "Roll", "i": i, "k": k} for k in range(3)],
-                game_id=game, expected_version=version, prev_hash=prev, command_id=cmd,
-                actor="seat:0", ts=TS,
-            )  # fmt: skip
+                game_id=game,
+                expected_version=version,
+                prev_hash=prev,
+                command_id=cmd,
+                actor="seat:0",
+                ts=TS,
+            )
             try:
                 result = store.append(
                     game, version, cmd, envs, views={"public": f'{{"i":{i}}}'}, status="playing"

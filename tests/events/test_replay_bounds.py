@@ -70,10 +70,10 @@ HOSTILE = {
             "prev_hash": "0" * 64,
             "hash": "0" * 64,
         }
-    ).encode(),  # fmt: skip
+    ).encode(),
     "players-million": json.dumps(
         {"type": "GameCreated", "v": 1, "seed": "s", "players": 10**6, "options": {}, "seats": []}
-    ).encode(),  # fmt: skip
+    ).encode(),
     "no-seat": b"",  # filled below from a golden log
 }
 

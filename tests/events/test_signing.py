@@ -19,8 +19,13 @@ RFG = os.path.join(os.path.dirname(sys.executable), "rfg")
 
 
 def _cli(env: dict[str, str]) -> dict[str, str]:
-    out = subprocess.run([RFG, "signing-key", "--json"], capture_output=True, text=True, timeout=60,
-                         env={**os.environ, **env})  # fmt: skip
+    out = subprocess.run(
+        [RFG, "signing-key", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, **env},
+    )
     assert out.returncode == 0, out.stderr
     info: dict[str, str] = json.loads(out.stdout)
     return info

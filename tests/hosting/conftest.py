@@ -41,9 +41,23 @@ class RedisServer:
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
-        args = [self.binary, "--port", str(self.port), "--bind", "127.0.0.1",
-                "--dir", str(self.data_dir), "--appendonly", "yes", "--appendfsync", "always",
-                "--save", "", "--logfile", str(self.data_dir / "server.log")]  # fmt: skip
+        args = [
+            self.binary,
+            "--port",
+            str(self.port),
+            "--bind",
+            "127.0.0.1",
+            "--dir",
+            str(self.data_dir),
+            "--appendonly",
+            "yes",
+            "--appendfsync",
+            "always",
+            "--save",
+            "",
+            "--logfile",
+            str(self.data_dir / "server.log"),
+        ]
         self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, start_new_session=True)
         probe = redis.Redis(port=self.port, socket_connect_timeout=1, socket_timeout=1)
         try:
@@ -107,12 +121,28 @@ def start_api(tmp_path: Path) -> Iterator[Callable[..., tuple[Proc, str]]]:
 
     def start(url: str, prefix: str, workers: int = 1, **env: str) -> tuple[Proc, str]:
         port = free_port()
-        cmd = [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}",
-               "--workers", str(workers), "--worker-class", "gthread", "--threads", "8",
-               "--no-control-socket",  # not a shared socket in the home directory
-               "rfgcli.wsgi:create_app()"]  # fmt: skip
-        full = {"REDIS_URL": url, "RFG_STORE_URL": url, "RFG_STORE_PREFIX": prefix,
-                "RFG_ADMIN_TOKEN": ADMIN, **env}  # fmt: skip
+        cmd = [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--workers",
+            str(workers),
+            "--worker-class",
+            "gthread",
+            "--threads",
+            "8",
+            "--no-control-socket",  # not a shared socket in the home directory
+            "rfgcli.wsgi:create_app()",
+        ]
+        full = {
+            "REDIS_URL": url,
+            "RFG_STORE_URL": url,
+            "RFG_STORE_PREFIX": prefix,
+            "RFG_ADMIN_TOKEN": ADMIN,
+            **env,
+        }
         proc = spawn(cmd, full, tmp_path / f"api-{len(procs)}.log")
         procs.append(proc)
         base = f"http://127.0.0.1:{port}"

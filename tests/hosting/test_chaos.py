@@ -83,8 +83,9 @@ class Person:
                 version: int = mine["version"]
 
                 def submit(c: dict[str, Any] = command, i: str = cid, v: int = version) -> Any:
-                    return self.api.submit(self.gid, 0, c, command_id=i, expected_version=v,
-                                           token=self.token)  # fmt: skip
+                    return self.api.submit(
+                        self.gid, 0, c, command_id=i, expected_version=v, token=self.token
+                    )
 
                 try:
                     out = self._retrying(submit)
@@ -104,9 +105,14 @@ def test_redis_killed_three_times_during_play_loses_nothing(
 ) -> None:
     prefix = "chaos"
     # the rate limits stay on (they live in the same Redis) but high: four people poll fast
-    api_proc, base = start_api(own_redis.url, prefix, workers=2, RFG_DISPATCH="1",
-                               RFG_LIMIT_PER_ADDRESS="1000000 per minute",
-                               RFG_LIMIT_COMMANDS="1000000 per minute")  # fmt: skip
+    api_proc, base = start_api(
+        own_redis.url,
+        prefix,
+        workers=2,
+        RFG_DISPATCH="1",
+        RFG_LIMIT_PER_ADDRESS="1000000 per minute",
+        RFG_LIMIT_COMMANDS="1000000 per minute",
+    )
     workers = [start_worker(own_redis.url, prefix) for _ in range(2)]
     admin = Client(base, admin_token=ADMIN, timeout=30)
     seats = [
@@ -119,8 +125,11 @@ def test_redis_killed_three_times_during_play_loses_nothing(
     for p in people:
         p.thread.start()
 
-    rt = Runtime(redis.Redis.from_url(own_redis.url), WorkerSettings(prefix=prefix, queue=prefix),
-                 listen=False)  # fmt: skip
+    rt = Runtime(
+        redis.Redis.from_url(own_redis.url),
+        WorkerSettings(prefix=prefix, queue=prefix),
+        listen=False,
+    )
 
     def versions() -> list[int]:
         return [rt.store.version(g) for g in gids]
@@ -139,11 +148,16 @@ def test_redis_killed_three_times_during_play_loses_nothing(
         f"an outage came after play ended: {outages}"
     )
 
-    finished = wait_for(lambda: all(not p.thread.is_alive() for p in people), 180,
-                        "every game to finish")  # fmt: skip
-    report: dict[str, Any] = {"outages": outages, "finished_s_after_last_restart": round(finished, 1),
-              "503s": sum(p.unavailable for p in people),
-              "acknowledged": sum(len(p.acked) for p in people), "versions": versions()}  # fmt: skip
+    finished = wait_for(
+        lambda: all(not p.thread.is_alive() for p in people), 180, "every game to finish"
+    )
+    report: dict[str, Any] = {
+        "outages": outages,
+        "finished_s_after_last_restart": round(finished, 1),
+        "503s": sum(p.unavailable for p in people),
+        "acknowledged": sum(len(p.acked) for p in people),
+        "versions": versions(),
+    }
     print(json.dumps(report))
     for p in people:
         assert not p.errors, p.errors
@@ -159,8 +173,11 @@ def test_redis_killed_three_times_during_play_loses_nothing(
                 f"acknowledged command {cid} (version {version}) lost"
             )
         # the seat's commands are exactly those acknowledged (none stored behind the API's back)
-        person = {c.command_id.removeprefix("seat:0:") for c in commands
-                  if c.seat == 0 and c.actor != "timeout" and not c.actor.startswith("bot:")}  # fmt: skip
+        person = {
+            c.command_id.removeprefix("seat:0:")
+            for c in commands
+            if c.seat == 0 and c.actor != "timeout" and not c.actor.startswith("bot:")
+        }
         assert person == set(p.acked), (
             sorted(person - set(p.acked)),
             sorted(set(p.acked) - person),

@@ -52,8 +52,10 @@ def test_an_idle_stream_stays_open_for_30s_with_keep_alives(
     keepalives: list[float] = []
     while len(keepalives) < 2:  # two keep-alives, 15 s apart: the stream was held 30 s
         line = resp.fp.readline()
-        assert line, (f"the stream was closed after {time.monotonic() - opened:.1f}s of quiet; "
-                      f"API log:\n{api_proc.log()[-3000:]}")  # fmt: skip
+        assert line, (
+            f"the stream was closed after {time.monotonic() - opened:.1f}s of quiet; "
+            f"API log:\n{api_proc.log()[-3000:]}"
+        )
         if line.startswith(b"id: "):
             ids.append(int(line[4:]))
         elif line.startswith(b": keep-alive"):
@@ -101,8 +103,15 @@ def test_an_idle_worker_plays_a_bot_game_promptly_after_a_minute(
     finished = wait_for(lambda: rt.games.load(gid)[0].over, 120, "the game to finish")
     total = time.monotonic() - created
     log = worker.log()
-    print(json.dumps({"first_move_s": round(first, 3), "game_s": round(total, 2),
-                      "version": rt.store.version(gid)}))  # fmt: skip
+    print(
+        json.dumps(
+            {
+                "first_move_s": round(first, 3),
+                "game_s": round(total, 2),
+                "version": rt.store.version(gid),
+            }
+        )
+    )
     assert first < 2.0, (
         f"first bot move {first:.1f}s after {IDLE_WORKER:.0f}s idle; worker log:\n{log[-3000:]}"
     )

@@ -23,8 +23,14 @@ from .conftest import RedisServer
 pytestmark = pytest.mark.slow
 
 
-def call(base: str, method: str, path: str, body: Any = None, token: str | None = None,
-         timeout: float = 30) -> tuple[int, dict[str, str], Any, float]:  # fmt: skip
+def call(
+    base: str,
+    method: str,
+    path: str,
+    body: Any = None,
+    token: str | None = None,
+    timeout: float = 30,
+) -> tuple[int, dict[str, str], Any, float]:
     """(status, headers, parsed body, seconds) of one request."""
     data = None if body is None else json.dumps(body).encode()
     req = urllib.request.Request(base + path, data=data, method=method)
@@ -91,8 +97,10 @@ def test_the_api_answers_503_while_redis_is_down_or_stalled(
     own_redis.signal(signal.SIGSTOP)
     try:
         bound = COMMAND_TIMEOUT + 2.5
-        stalled = [call(base, "GET", f"/games/{gid}", timeout=60),
-                   call(base, "GET", f"/games/{gid}/seats/0/view", token=token, timeout=60)]  # fmt: skip
+        stalled = [
+            call(base, "GET", f"/games/{gid}", timeout=60),
+            call(base, "GET", f"/games/{gid}/seats/0/view", token=token, timeout=60),
+        ]
         for answer in stalled:
             assert_unavailable(answer, bound=bound)
     finally:

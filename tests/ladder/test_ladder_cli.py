@@ -34,8 +34,9 @@ def prefix(real_redis: Any) -> Iterator[str]:
 def rfg(prefix: str, *args: str, timeout: float = 180) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "REDIS_URL": REDIS_URL, "RFG_STORE_PREFIX": prefix}
     env.pop("RFG_ADMIN_TOKEN", None)
-    return subprocess.run([RFG, "ladder", *args], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=timeout)  # fmt: skip
+    return subprocess.run(
+        [RFG, "ladder", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout
+    )
 
 
 def ladders(prefix: str) -> Ladders:
@@ -44,8 +45,11 @@ def ladders(prefix: str) -> Ladders:
 
 
 def make_ladder(prefix: str, name: str, concurrency: int) -> None:
-    for args in (["create", name, "--players", "2", "--concurrency", str(concurrency)],
-                 ["add", name, "h", "--bot", "heuristic"], ["add", name, "r", "--bot", "random"]):  # fmt: skip
+    for args in (
+        ["create", name, "--players", "2", "--concurrency", str(concurrency)],
+        ["add", name, "h", "--bot", "heuristic"],
+        ["add", name, "r", "--bot", "random"],
+    ):
         out = rfg(prefix, *args)
         assert out.returncode == 0, out.stderr
 

@@ -49,10 +49,18 @@ def prefix(real_redis: Any) -> Iterator[str]:
 
 @pytest.fixture
 def server(prefix: str) -> Iterator[str]:
-    app = create_app({"STORE_URL": REDIS_URL, "STORE_PREFIX": prefix, "ADMIN_TOKEN": ADMIN,
-                      "SSE_MAX_SECONDS": 5.0, "SSE_KEEPALIVE_SECONDS": 1.0,
-                      "DECISIONS_POLL_SECONDS": 0.05, "DISPATCH_TURNS": True,
-                      "RATE_LIMITS": False})  # fmt: skip  # an external bot polls far faster than a person
+    app = create_app(
+        {
+            "STORE_URL": REDIS_URL,
+            "STORE_PREFIX": prefix,
+            "ADMIN_TOKEN": ADMIN,
+            "SSE_MAX_SECONDS": 5.0,
+            "SSE_KEEPALIVE_SECONDS": 1.0,
+            "DECISIONS_POLL_SECONDS": 0.05,
+            "DISPATCH_TURNS": True,
+            "RATE_LIMITS": False,
+        }
+    )  # an external bot polls far faster than a person
     srv: BaseWSGIServer = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=srv.serve_forever, daemon=True)
     thread.start()
@@ -80,8 +88,14 @@ def call(
 
 
 def spawn(cmd: list[str], log: Path, **kw: Any) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(cmd, cwd=ROOT, stdout=open(log, "wb"), stderr=subprocess.STDOUT,  # noqa: SIM115
-                            start_new_session=True, **kw)  # fmt: skip
+    return subprocess.Popen(
+        cmd,
+        cwd=ROOT,
+        stdout=open(log, "wb"),
+        stderr=subprocess.STDOUT,  # noqa: SIM115
+        start_new_session=True,
+        **kw,
+    )
 
 
 def stop(proc: subprocess.Popen[bytes], sig: int = signal.SIGKILL) -> None:
@@ -104,20 +118,64 @@ def test_a_ladder_with_an_external_bot_and_two_builtin_bots(
         server, "POST", "/bots/accounts", {"name": "example", "contact": "t@example.org"}
     )
     assert status == 201, acct
-    assert call(server, "POST", "/ladders", {"name": "e2e", "players": [2, 3], "concurrency": 6,
-                                             "time_control": {"per_decision": 20}}, ADMIN)[0] == 201  # fmt: skip
-    for body in ({"entrant": "heur", "bot": "heuristic"}, {"entrant": "rand", "bot": "random"},
-                 {"entrant": "ext", "account": acct["account_id"]}):  # fmt: skip
+    assert (
+        call(
+            server,
+            "POST",
+            "/ladders",
+            {
+                "name": "e2e",
+                "players": [2, 3],
+                "concurrency": 6,
+                "time_control": {"per_decision": 20},
+            },
+            ADMIN,
+        )[0]
+        == 201
+    )
+    for body in (
+        {"entrant": "heur", "bot": "heuristic"},
+        {"entrant": "rand", "bot": "random"},
+        {"entrant": "ext", "account": acct["account_id"]},
+    ):
         assert call(server, "POST", "/ladders/e2e/entrants", body, ADMIN)[0] == 201
 
     procs = []
     try:
-        bot = spawn([sys.executable, "examples/random_bot.py", "--url", server, "--token", acct["token"],
-                     "--seed", "1"], tmp_path / "bot.log")  # fmt: skip
+        bot = spawn(
+            [
+                sys.executable,
+                "examples/random_bot.py",
+                "--url",
+                server,
+                "--token",
+                acct["token"],
+                "--seed",
+                "1",
+            ],
+            tmp_path / "bot.log",
+        )
         procs.append(bot)
         for i in range(2):
-            procs.append(spawn([RFG, "worker", "--url", REDIS_URL, "--prefix", prefix, "--sweep-interval", "0.2",
-                                "--stale-after", "2", "--ladder-interval", "0.2"], tmp_path / f"worker-{i}.log"))  # fmt: skip
+            procs.append(
+                spawn(
+                    [
+                        RFG,
+                        "worker",
+                        "--url",
+                        REDIS_URL,
+                        "--prefix",
+                        prefix,
+                        "--sweep-interval",
+                        "0.2",
+                        "--stale-after",
+                        "2",
+                        "--ladder-interval",
+                        "0.2",
+                    ],
+                    tmp_path / f"worker-{i}.log",
+                )
+            )
 
         def ladder() -> dict[str, Any]:
             return call(server, "GET", "/ladders/e2e")[1]
@@ -164,8 +222,11 @@ def test_a_ladder_with_an_external_bot_and_two_builtin_bots(
         if "ext" in info["seats"]:
             ext_games += 1
             seat = info["seats"].index("ext")
-            actors = {e.actor for e in ladders.games.store.read(gid)
-                      if e.type == "CommandSubmitted" and e.payload.get("seat") == seat}  # fmt: skip
+            actors = {
+                e.actor
+                for e in ladders.games.store.read(gid)
+                if e.type == "CommandSubmitted" and e.payload.get("seat") == seat
+            }
             assert actors == {f"seat:{seat}"}, (gid, actors)  # only the example bot played it
             _, text = ladders.games.view(gid, "summary")
             timeouts += sum(json.loads(text).get("timeouts") or [])
@@ -173,9 +234,11 @@ def test_a_ladder_with_an_external_bot_and_two_builtin_bots(
     assert played["played"] > ext_games and played["rejected"] == 0, played
     # every external decision was answered by the example bot itself: none timed out
     assert timeouts == 0, "the example bot answered every decision before its deadline"
-    print(f"\n{len(games)} ladder games ({ext_games} with the external bot, {played['played']} of its "
-          f"commands) in {elapsed:.1f}s; leaderboard: "
-          + ", ".join(f"{r['entrant']} {r['rating']:.2f}" for r in board["rows"]))  # fmt: skip
+    print(
+        f"\n{len(games)} ladder games ({ext_games} with the external bot, {played['played']} of its "
+        f"commands) in {elapsed:.1f}s; leaderboard: "
+        + ", ".join(f"{r['entrant']} {r['rating']:.2f}" for r in board["rows"])
+    )
 
 
 def _logs(tmp_path: Path) -> str:
@@ -187,14 +250,22 @@ def _logs(tmp_path: Path) -> str:
 def test_the_rfg_ladder_cli_still_runs_inline(prefix: str) -> None:
     """``rfg ladder run --inline`` (no worker) keeps working next to the workers' scheduler."""
     env = {**os.environ, "REDIS_URL": REDIS_URL, "RFG_STORE_PREFIX": prefix}
-    for args in (["create", "cli", "--players", "2", "--concurrency", "2"],
-                 ["add", "cli", "h", "--bot", "heuristic"], ["add", "cli", "r", "--bot", "random"],
-                 ["run", "cli", "--games", "2", "--inline"]):  # fmt: skip
+    for args in (
+        ["create", "cli", "--players", "2", "--concurrency", "2"],
+        ["add", "cli", "h", "--bot", "heuristic"],
+        ["add", "cli", "r", "--bot", "random"],
+        ["run", "cli", "--games", "2", "--inline"],
+    ):
         out = subprocess.run(
             [RFG, "ladder", *args], cwd=ROOT, env=env, capture_output=True, timeout=120
         )
         assert out.returncode == 0, out.stderr.decode()
-    out = subprocess.run([RFG, "ladder", "leaderboard", "cli", "--json"], cwd=ROOT, env=env,
-                         capture_output=True, timeout=60)  # fmt: skip
+    out = subprocess.run(
+        [RFG, "ladder", "leaderboard", "cli", "--json"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        timeout=60,
+    )
     rows = json.loads(out.stdout)
     assert {r["entrant"] for r in rows} == {"h", "r"} and all(r["games"] >= 2 for r in rows)

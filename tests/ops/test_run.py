@@ -55,8 +55,12 @@ def call(
     h = dict(headers or {})
     if body is not None:
         h["Content-Type"] = "application/json"
-    req = urllib.request.Request(base + path, data=None if body is None else json.dumps(body).encode(),
-                                 method=method, headers=h)  # fmt: skip
+    req = urllib.request.Request(
+        base + path,
+        data=None if body is None else json.dumps(body).encode(),
+        method=method,
+        headers=h,
+    )
     try:
         with urllib.request.urlopen(req, timeout=10) as r:
             raw = r.read()
@@ -106,9 +110,27 @@ def server(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], str, Path]
         if k not in ("REDIS_URL", "RFG_STORE_URL", "RFG_ADMIN_TOKEN")
     }
     env["PYTHONPATH"] = str(ROOT)
-    proc = subprocess.Popen([RFG, "run", "--port", str(port), "--workers", "2", "--threads", "4",
-                             "--bot-workers", "1", "--grace", "5"], cwd=tmp_path, env=env,
-                            stdout=open(log, "wb"), stderr=subprocess.STDOUT, start_new_session=True)  # noqa: SIM115  # fmt: skip
+    proc = subprocess.Popen(
+        [
+            RFG,
+            "run",
+            "--port",
+            str(port),
+            "--workers",
+            "2",
+            "--threads",
+            "4",
+            "--bot-workers",
+            "1",
+            "--grace",
+            "5",
+        ],
+        cwd=tmp_path,
+        env=env,
+        stdout=open(log, "wb"),
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )  # noqa: SIM115
     base = f"http://127.0.0.1:{port}"
     try:
         wait_for(lambda: _up(base), 60, "the API to answer /healthz")
@@ -155,8 +177,11 @@ def test_rfg_run_serves_logs_measures_restarts_and_stops_everything(
     code, game = call(base, "POST", "/games", {"seats": [{"kind": "bot", "bot": "random"}] * 2})
     assert code == 201, game
     bots = game["game_id"]
-    wait_for(lambda: call(base, "GET", f"/games/{bots}/view")[1]["view"]["step"] == "over", 90,
-             "the bot game to finish")  # fmt: skip
+    wait_for(
+        lambda: call(base, "GET", f"/games/{bots}/view")[1]["view"]["step"] == "over",
+        90,
+        "the bot game to finish",
+    )
 
     # a person's command, with a request id of the client's choosing
     code, game = call(
@@ -168,9 +193,13 @@ def test_rfg_run_serves_logs_measures_restarts_and_stops_everything(
     auth = {"Authorization": f"Bearer {claim['token']}"}
     _, sv = call(base, "GET", f"/games/{gid}/seats/0/view", headers=auth)
     command = get_bot("random").act(sv["view"]["decision"], None, Rng(1))
-    code, out = call(base, "POST", f"/games/{gid}/seats/0/commands",
-                     {"command_id": "cmd-ops-1", "expected_version": sv["version"], "command": command},
-                     headers={**auth, "X-Request-ID": "req-ops-1"})  # fmt: skip
+    code, out = call(
+        base,
+        "POST",
+        f"/games/{gid}/seats/0/commands",
+        {"command_id": "cmd-ops-1", "expected_version": sv["version"], "command": command},
+        headers={**auth, "X-Request-ID": "req-ops-1"},
+    )
     assert code == 201, out
 
     # an SSE stream held open while /metrics is scraped
@@ -213,8 +242,11 @@ def test_rfg_run_serves_logs_measures_restarts_and_stops_everything(
     assert line["logger"] == "service.access" and line["level"] == "INFO" and line["status"] == 201
     assert (line["game_id"], line["seat"], line["command_id"]) == (gid, 0, "cmd-ops-1")
     # and the worker logged the moves it played, as JSON lines with the move's context
-    moves = [r for r in _json_lines(log) if r.get("logger") == "workers.turns"
-             and r.get("game_id") == bots and r.get("seat") == 1]  # fmt: skip
+    moves = [
+        r
+        for r in _json_lines(log)
+        if r.get("logger") == "workers.turns" and r.get("game_id") == bots and r.get("seat") == 1
+    ]
     assert (
         moves and moves[0]["level"] == "INFO" and moves[0]["message"].startswith(f"played {bots}")
     )
@@ -236,7 +268,12 @@ def test_rfg_run_serves_logs_measures_restarts_and_stops_everything(
     assert proc.wait(timeout=60) == 0, log.read_text()[-2000:]
     for pid in (api, restarted, store_pid):
         wait_for(lambda p=pid: not alive(p), 10, f"pid {pid} to be gone")  # type: ignore[misc]
-    status = subprocess.run([RFG, "store", "status"], cwd=tmp_path, capture_output=True, text=True,
-                            env={k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "RFG_STORE_URL")})  # fmt: skip
+    status = subprocess.run(
+        [RFG, "store", "status"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "RFG_STORE_URL")},
+    )
     assert status.returncode == 3 and "not running" in status.stdout
     assert "stopped the API, 1 worker(s) and the embedded server" in log.read_text()

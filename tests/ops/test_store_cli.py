@@ -23,8 +23,9 @@ RFG = str(Path(sys.executable).parent / "rfg")
 
 def rfg(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
     base = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "RFG_STORE_URL")}
-    return subprocess.run([RFG, *args], cwd=cwd, env={**base, **env}, capture_output=True,
-                          text=True, timeout=60)  # fmt: skip
+    return subprocess.run(
+        [RFG, *args], cwd=cwd, env={**base, **env}, capture_output=True, text=True, timeout=60
+    )
 
 
 def alive(pid: int) -> bool:
@@ -98,8 +99,14 @@ def test_make_clean_stops_the_embedded_server_and_removes_its_data(
     (venv / "bin").mkdir(parents=True)
     (venv / "bin" / "rfg").symlink_to(RFG)
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "RFG_STORE_URL")}
-    out = subprocess.run(["make", "clean", f"VENV={venv}"], cwd=tmp_path, env=env,
-                         capture_output=True, text=True, timeout=60)  # fmt: skip
+    out = subprocess.run(
+        ["make", "clean", f"VENV={venv}"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     client.close()
     assert out.returncode == 0, out.stdout + out.stderr
     assert not alive(pid), "make clean left the embedded server running"

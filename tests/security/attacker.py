@@ -45,8 +45,10 @@ def generators(candidate: str) -> Iterator[int]:
 def _deal(r: Rng, players: int) -> list[tuple[int, int]]:
     """setup.deal's draws, replayed on a candidate generator: (faction, home world) per seat."""
     factions, homes, bag = sorted(FACTIONS), sorted(HOME_WORLDS), list(TILE_IDS)
-    seats = [(factions.pop(r.below(len(factions))), homes.pop(r.below(len(homes))))
-             for _ in range(players)]  # fmt: skip
+    seats = [
+        (factions.pop(r.below(len(factions))), homes.pop(r.below(len(homes))))
+        for _ in range(players)
+    ]
     for _ in range(players):
         bag.pop(r.below(len(bag)))
         bag.pop(r.below(len(bag)))

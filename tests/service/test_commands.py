@@ -17,10 +17,12 @@ def _decision(api: ValidatingClient, gid: str, seat: int, token: str) -> tuple[i
     return r.get_json()["version"], r.get_json()["view"]["decision"]
 
 
-def _post(api: ValidatingClient, gid: str, seat: int, token: str, body: dict[str, Any],
-          **headers: str) -> Any:  # fmt: skip
-    return api.post(f"/games/{gid}/seats/{seat}/commands", json=body,
-                    headers={**bearer(token), **headers})  # fmt: skip
+def _post(
+    api: ValidatingClient, gid: str, seat: int, token: str, body: dict[str, Any], **headers: str
+) -> Any:
+    return api.post(
+        f"/games/{gid}/seats/{seat}/commands", json=body, headers={**bearer(token), **headers}
+    )
 
 
 def _start(decision: dict[str, Any]) -> dict[str, Any]:
@@ -31,8 +33,14 @@ def test_a_command_answers_with_the_new_version_and_views_show_it(api: Validatin
     gid, tokens = new_game(api, players=2, seed="cmd-1")
     version, decision = _decision(api, gid, 0, tokens[0])
     assert decision["kind"] == "start_tiles" and decision["seat"] == 0
-    r = _post(api, gid, 0, tokens[0], {"command_id": "a-1", "command": _start(decision)},
-              **{"If-Match": f'"{version}"'})  # fmt: skip
+    r = _post(
+        api,
+        gid,
+        0,
+        tokens[0],
+        {"command_id": "a-1", "command": _start(decision)},
+        **{"If-Match": f'"{version}"'},
+    )
     assert r.status_code == 201, r.get_json()
     out = r.get_json()
     assert out["version"] == out["last_seq"] > version and out["first_seq"] == version + 1
@@ -106,8 +114,14 @@ def test_a_stale_version_is_a_conflict_and_nothing_is_stored(api: ValidatingClie
     )
     assert r.status_code == 201
     # If-Match and expected_version must agree
-    r = _post(api, gid, 1, tokens[1], {"command_id": "s2", "expected_version": 1, "command": _start(d1)},
-              **{"If-Match": '"2"'})  # fmt: skip
+    r = _post(
+        api,
+        gid,
+        1,
+        tokens[1],
+        {"command_id": "s2", "expected_version": 1, "command": _start(d1)},
+        **{"If-Match": '"2"'},
+    )
     assert r.status_code == 422
     r = _post(
         api,
@@ -149,19 +163,28 @@ def test_an_illegal_command_is_a_422_with_the_engines_reason(api: ValidatingClie
         ({"kind": "start_tiles", "development": 12, "extra": 1}, "command.extra"),
         ({"kind": "teleport"}, "command.kind"),
         ({"kind": "assign", "select": {"die": 1, "phase": "party"}}, "command.select.phase"),
-        ({"kind": "ship", "tasks": [{"shipper": 1, "good": 2, "action": "sell"}]}, "command.tasks[0].action"),
-        ({"kind": "place_tiles", "placements": [{"tile": 3, "as": "world", "on_top": "yes"}]},
-         "command.placements[0].on_top"),
+        (
+            {"kind": "ship", "tasks": [{"shipper": 1, "good": 2, "action": "sell"}]},
+            "command.tasks[0].action",
+        ),
+        (
+            {"kind": "place_tiles", "placements": [{"tile": 3, "as": "world", "on_top": "yes"}]},
+            "command.placements[0].on_top",
+        ),
         ({"kind": "develop", "order": [1, -2]}, "command.order[1]"),
         ("start_tiles", "command"),
     ],
-)  # fmt: skip
+)
 def test_command_shapes_are_checked_strictly(
     api: ValidatingClient, command: Any, field: str
 ) -> None:
     gid, tokens = new_game(api, players=2)
-    r = api.post(f"/games/{gid}/seats/0/commands", json={"command_id": "c", "command": command},
-                 headers=bearer(tokens[0]), validate=False)  # fmt: skip
+    r = api.post(
+        f"/games/{gid}/seats/0/commands",
+        json={"command_id": "c", "command": command},
+        headers=bearer(tokens[0]),
+        validate=False,
+    )
     assert r.status_code == 422, r.get_json()
     p = r.get_json()
     assert p["type"] == "/problems/invalid-request" and field in p["errors"], p

@@ -110,8 +110,13 @@ def test_decision_id_and_a_version_together_are_refused(server: str) -> None:
     mine = api.view(gid, seat=0)
     command = answer(api, gid, 0, Rng(3))
     with pytest.raises(ApiError) as both:
-        api.submit(gid, 0, command, decision_id=mine["view"]["decision"]["decision_id"],
-                   expected_version=mine["version"])  # fmt: skip
+        api.submit(
+            gid,
+            0,
+            command,
+            decision_id=mine["view"]["decision"]["decision_id"],
+            expected_version=mine["version"],
+        )
     assert both.value.status == 422 and "not both" in both.value.problem["detail"]
 
 

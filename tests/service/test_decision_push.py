@@ -25,15 +25,21 @@ pytestmark = pytest.mark.redis
 @pytest.fixture
 def push_app(real_redis: Any) -> Iterator[Flask]:
     prefix = f"t{uuid.uuid4().hex[:12]}"
-    app = make_app(REDIS_URL, STORE_PREFIX=prefix, DECISIONS_POLL_SECONDS=3600.0,
-                   SSE_MAX_SECONDS=8.0, SSE_KEEPALIVE_SECONDS=5.0)  # fmt: skip
+    app = make_app(
+        REDIS_URL,
+        STORE_PREFIX=prefix,
+        DECISIONS_POLL_SECONDS=3600.0,
+        SSE_MAX_SECONDS=8.0,
+        SSE_KEEPALIVE_SECONDS=5.0,
+    )
     yield app
     purge_prefix(real_redis, prefix)
 
 
 def _register(app: Flask, name: str) -> dict[str, Any]:
-    r = app.test_client().post("/bots/accounts",
-                               json={"name": name, "description": "t", "contact": "a@b.c"})  # fmt: skip
+    r = app.test_client().post(
+        "/bots/accounts", json={"name": name, "description": "t", "contact": "a@b.c"}
+    )
     assert r.status_code == 201
     out: dict[str, Any] = r.get_json()
     return out
@@ -44,10 +50,15 @@ def test_a_decision_reaches_the_account_stream_without_waiting_for_a_poll(
 ) -> None:
     a, b = _register(push_app, "a"), _register(push_app, "b")
     games = push_app.extensions["rfg"].games
-    table = {"seats": [{"kind": "external", "account": a["account_id"]},
-                       {"kind": "external", "account": b["account_id"]}]}  # fmt: skip
-    resp = push_app.test_client().get("/bots/me/decisions/stream",
-                                      headers=bearer(a["token"]), buffered=False)  # fmt: skip
+    table = {
+        "seats": [
+            {"kind": "external", "account": a["account_id"]},
+            {"kind": "external", "account": b["account_id"]},
+        ]
+    }
+    resp = push_app.test_client().get(
+        "/bots/me/decisions/stream", headers=bearer(a["token"]), buffered=False
+    )
     assert resp.status_code == 200
     lines = iter(resp.response)
     got: list[tuple[str, str, str | None, float]] = []
@@ -80,8 +91,7 @@ def test_a_decision_reaches_the_account_stream_without_waiting_for_a_poll(
         for seat in (0, 1):
             state, version, _ = games.load(gid)
             decision = engine.legal(state, seat)
-            command = {"kind": "start_tiles",
-                       "development": decision["options"][0]["development"]}  # fmt: skip
+            command = {"kind": "start_tiles", "development": decision["options"][0]["development"]}
             games.submit(gid, seat, command, f"c{seat}")
         answered_at.append(time.monotonic())
 

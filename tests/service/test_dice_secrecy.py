@@ -40,9 +40,13 @@ def _attack(api: Any, spectator: bool) -> tuple[int, int, int]:
     for g in range(GAMES):
         gid, tokens = new_game(api, PLAYERS)
         before = api.get(f"/games/{gid}/view").get_json()["view"]
-        shown: list[Any] = [before, api.get(f"/games/{gid}/events").get_json(),
-                            api.get("/games").get_json(), api.get(f"/games/{gid}").get_json(),
-                            {"game_id": gid}]  # fmt: skip
+        shown: list[Any] = [
+            before,
+            api.get(f"/games/{gid}/events").get_json(),
+            api.get("/games").get_json(),
+            api.get(f"/games/{gid}").get_json(),
+            {"game_id": gid},
+        ]
         if g < 2:  # the live stream carries the feed's items (it closes after SSE_MAX_SECONDS)
             shown.append(api.get(f"/games/{gid}/events/stream").get_data(as_text=True).split())
         if not spectator:  # seat 0: its own view and its own log as well
@@ -61,8 +65,11 @@ def _attack(api: Any, spectator: bool) -> tuple[int, int, int]:
                 f"/games/{gid}/seats/{seat}/view", headers=bearer(tokens[seat])
             ).get_json()
             start = view["view"]["decision"]["options"][0]["development"]
-            r = api.post(f"/games/{gid}/seats/{seat}/commands", headers=bearer(tokens[seat]),
-                         json={"command_id": "s", "command": {"kind": "start_tiles", "development": start}})  # fmt: skip
+            r = api.post(
+                f"/games/{gid}/seats/{seat}/commands",
+                headers=bearer(tokens[seat]),
+                json={"command_id": "s", "command": {"kind": "start_tiles", "development": start}},
+            )
             assert r.status_code == 201, r.get_json()
         actual = _actual_first_roll(api, gid)
         for seat, faces in actual.items():

@@ -49,14 +49,20 @@ def test_other_media_types_are_415(api: ValidatingClient) -> None:
         ({"seats": [{"kind": "bot"}, {"kind": "human"}]}, "seats[0].bot"),
         ({"seats": [{"kind": "human", "bot": "random"}, {"kind": "human"}]}, "seats[0].bot"),
         ({"seats": [{"kind": "alien"}, {"kind": "human"}]}, "seats[0].kind"),
-        ({"seats": [{"kind": "human"}] * 2, "options": {"first_game": "yes"}}, "options.first_game"),
+        (
+            {"seats": [{"kind": "human"}] * 2, "options": {"first_game": "yes"}},
+            "options.first_game",
+        ),
         ({"seats": [{"kind": "human"}] * 2, "options": {"first_game": 1}}, "options.first_game"),
         ({"seats": [{"kind": "human"}] * 2, "options": {"ambition": True}}, "options.ambition"),
-        ({"seats": [{"kind": "human"}] * 2, "options": {"expansions": ["ambition"]}}, "options.expansions"),
+        (
+            {"seats": [{"kind": "human"}] * 2, "options": {"expansions": ["ambition"]}},
+            "options.expansions",
+        ),
         ({"seats": [{"kind": "human"}] * 2, "seed": 7}, "seed"),
         ({}, "seats"),
     ],
-)  # fmt: skip
+)
 def test_invalid_bodies_are_422_with_field_errors(
     api: ValidatingClient, body: dict[str, Any], field: str
 ) -> None:
@@ -71,8 +77,16 @@ def test_a_json_array_is_not_an_object(api: ValidatingClient) -> None:
 
 
 def test_unknown_and_invalid_query_parameters_are_400(api: ValidatingClient) -> None:
-    for query in ("palyers=3", "players=9", "players=two", "limit=0", "status=won",
-                  "created_after=yesterday", "cursor=%%%", "limit=1&limit=2"):  # fmt: skip
+    for query in (
+        "palyers=3",
+        "players=9",
+        "players=two",
+        "limit=0",
+        "status=won",
+        "created_after=yesterday",
+        "cursor=%%%",
+        "limit=1&limit=2",
+    ):
         r = api.get(f"/games?{query}", validate=False)
         _problem(r, 400, "invalid-parameters")
     _problem(api.get("/games/x/events?after=-1", validate=False), 400, "invalid-parameters")

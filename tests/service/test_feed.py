@@ -65,8 +65,12 @@ def test_a_stream_resumes_after_last_event_id_and_ends_with_the_game(api: Valida
     gid, tokens = new_game(api, players=2, seed="sse-2")
     play_http(api, gid, tokens, seed=5)
     version = api.get(f"/games/{gid}/view").get_json()["version"]
-    events, _ = _read_stream(api, f"/games/{gid}/seats/1/events/stream", **bearer(tokens[1]),
-                             **{"Last-Event-ID": str(version - 3)})  # fmt: skip
+    events, _ = _read_stream(
+        api,
+        f"/games/{gid}/seats/1/events/stream",
+        **bearer(tokens[1]),
+        **{"Last-Event-ID": str(version - 3)},
+    )
     kinds = [k for k, _d, _i in events]
     assert kinds == ["message"] * 3 + ["end"]
     assert [int(i) for _k, _d, i in events[:3]] == [version - 2, version - 1, version]

@@ -62,8 +62,15 @@ def signed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
     data = tmp_path_factory.mktemp("server")
     url = f"memory://forgery-{os.getpid()}"
-    app = create_app({"STORE_URL": url, "ADMIN_TOKEN": "admin-secret-for-tests", "TESTING": True,
-                      "DATA_DIR": str(data), "RATE_LIMITS": False})  # fmt: skip
+    app = create_app(
+        {
+            "STORE_URL": url,
+            "ADMIN_TOKEN": "admin-secret-for-tests",
+            "TESTING": True,
+            "DATA_DIR": str(data),
+            "RATE_LIMITS": False,
+        }
+    )
     api = app.test_client()
     gid, tokens = new_game(api, 2)
     play_http(api, gid, tokens, seed=3)
@@ -76,14 +83,19 @@ def signed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 def _both(
     signed: dict[str, Any], text: str
 ) -> tuple[dict[str, Any], subprocess.CompletedProcess[str]]:
-    r = signed["api"].post("/replays/verify", data=text.encode("utf-8"),
-                           content_type="application/x-ndjson")  # fmt: skip
+    r = signed["api"].post(
+        "/replays/verify", data=text.encode("utf-8"), content_type="application/x-ndjson"
+    )
     assert r.status_code == 200, r.get_json()
     with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as f:
         f.write(text)
     try:
-        cli = subprocess.run([RFG, "replay", "--key", signed["key"], f.name], capture_output=True,
-                             text=True, timeout=120)  # fmt: skip
+        cli = subprocess.run(
+            [RFG, "replay", "--key", signed["key"], f.name],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
     finally:
         os.unlink(f.name)
     return r.get_json(), cli
@@ -121,16 +133,27 @@ def _fabricate(signed: dict[str, Any]) -> Rows:
     bot = get_bot("random")
     for attempt in range(60):
         games = Games(events.RedisStore(events.connect(f"memory://fake-{attempt}-{os.getpid()}")))
-        gid, _ = games.create(2, created["options"], seed=created["seed"], table=created["table"],
-                              game_id=signed["gid"])  # fmt: skip
+        gid, _ = games.create(
+            2,
+            created["options"],
+            seed=created["seed"],
+            table=created["table"],
+            game_id=signed["gid"],
+        )
         rng, n = Rng.from_seed(f"forger-{attempt}"), 0
         while True:
             state, version, _ = games.load(gid)
             if state.over:
                 break
             seat = min(engine.pending(state))
-            games.submit(gid, seat, bot.act(engine.legal(state, seat), None, rng), f"f{n}",
-                         version, actor=f"seat:{seat}")  # fmt: skip
+            games.submit(
+                gid,
+                seat,
+                bot.act(engine.legal(state, seat), None, rng),
+                f"f{n}",
+                version,
+                actor=f"seat:{seat}",
+            )
             n += 1
         if state.winners != genuine:
             fake = _rows("\n".join(games.export(gid, "server")))
@@ -210,8 +233,12 @@ def test_swapped_batches_are_refused(signed: dict[str, Any]) -> None:
         batches = _batches(rows)
         for (s1, e1), (s2, e2) in zip(batches, batches[1:], strict=False):
             # two commands of different seats, each causing only its own event: both orders legal
-            if (rows[s1]["payload"]["seat"] != rows[s2]["payload"]["seat"] and s1 > 10
-                    and e1 - s1 == 2 and e2 - s2 == 2):  # fmt: skip
+            if (
+                rows[s1]["payload"]["seat"] != rows[s2]["payload"]["seat"]
+                and s1 > 10
+                and e1 - s1 == 2
+                and e2 - s2 == 2
+            ):
                 rows[s1:e2] = rows[s2:e2] + rows[s1:e1]
                 ts = rows[s1]["ts"]
                 for r in rows[s1:e2]:
@@ -258,8 +285,11 @@ def test_bare_log_illegal_assignment_is_refused(signed: dict[str, Any], bare: Ro
     _bare_refused(signed, rows, "inconsistent", "different event", i + 1)
     # the command itself made illegal: a die the seat does not have
     rows = copy.deepcopy(bare)
-    j = next(k for k, e in enumerate(rows) if e["type"] == "CommandSubmitted"
-             and e["command"]["kind"] == "assign")  # fmt: skip
+    j = next(
+        k
+        for k, e in enumerate(rows)
+        if e["type"] == "CommandSubmitted" and e["command"]["kind"] == "assign"
+    )
     rows[j]["command"]["select"] = {"die": 9999, "phase": "ship"}
     _bare_refused(signed, rows, "inconsistent", "refused by the rules", j + 1)
 
@@ -285,8 +315,10 @@ def test_bare_log_deleted_event_and_cuts_are_incomplete(signed: dict[str, Any], 
 
 def test_field_types_are_checked(signed: dict[str, Any]) -> None:
     rows = _rows(signed["text"])
-    for value, words in ((True, "field seq must be an integer, not a boolean"),
-                         ("1", "field seq must be an integer, not a string")):  # fmt: skip
+    for value, words in (
+        (True, "field seq must be an integer, not a boolean"),
+        ("1", "field seq must be an integer, not a string"),
+    ):
         bad = copy.deepcopy(rows)
         bad[0]["seq"] = value
         _refused(signed, _text(bad), "inconsistent", words)

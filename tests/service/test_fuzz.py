@@ -30,8 +30,14 @@ from .test_bot_accounts import external_game
 
 MIN_REQUESTS = 5000
 EXAMPLES = 150  # per operation and test
-CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance,
-          response_schema_conformance, response_headers_conformance, negative_data_rejection]  # fmt: skip
+CHECKS = [
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_schema_conformance,
+    response_headers_conformance,
+    negative_data_rejection,
+]
 
 app = make_app(f"memory://{uuid.uuid4().hex}", SSE_MAX_SECONDS=0.2, SSE_KEEPALIVE_SECONDS=0.1)
 schema = schemathesis.openapi.from_wsgi("/openapi.yaml", app)
@@ -98,8 +104,13 @@ def _aim(case: schemathesis.Case) -> None:
 # text is a log to verify)
 @pytest.mark.filterwarnings("ignore:Skipped test cases with unsupported payload media types")
 @schema.parametrize()
-@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck),
-          database=None, derandomize=True)  # fmt: skip
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+    database=None,
+    derandomize=True,
+)
 def test_no_request_gets_a_server_error_or_breaks_the_contract(case: schemathesis.Case) -> None:
     _aim(case)
     response = case.call()

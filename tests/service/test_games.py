@@ -15,8 +15,10 @@ from .conftest import ValidatingClient, new_game
 
 
 def test_create_a_game_with_humans_and_bots(api: ValidatingClient) -> None:
-    body = {"seats": [{"kind": "human"}, {"kind": "bot", "bot": "heuristic"}, {"kind": "human"}],
-            "options": {"first_game": True, "expansions": []}}  # fmt: skip
+    body = {
+        "seats": [{"kind": "human"}, {"kind": "bot", "bot": "heuristic"}, {"kind": "human"}],
+        "options": {"first_game": True, "expansions": []},
+    }
     r = api.post("/games", json=body)
     assert r.status_code == 201
     game = r.get_json()
@@ -131,8 +133,11 @@ def test_reference_endpoints(api: ValidatingClient) -> None:
 
 
 def test_a_timed_game_shows_its_deadlines(api: ValidatingClient) -> None:
-    body = {"seats": [{"kind": "human"}, {"kind": "human"}],
-            "time_control": {"per_decision": 30, "bank": 120, "increment": 5}, "abandon_after": 2}  # fmt: skip
+    body = {
+        "seats": [{"kind": "human"}, {"kind": "human"}],
+        "time_control": {"per_decision": 30, "bank": 120, "increment": 5},
+        "abandon_after": 2,
+    }
     r = api.post("/games", json=body)
     assert r.status_code == 201, r.get_json()
     game = r.get_json()

@@ -40,11 +40,17 @@ ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 PACKAGE = "rfg_generated"
 COMMAND_MODELS = {
-    "start_tiles": "StartTilesCommand", "assign": "AssignCommand", "explore": "ExploreCommand",
-    "place_tiles": "PlaceTilesCommand", "abandon_one": "AbandonOneCommand",
-    "develop": "ConstructCommand", "settle": "ConstructCommand", "produce": "ProduceCommand",
-    "ship": "ShipCommand", "manage": "ManageCommand",
-}  # fmt: skip
+    "start_tiles": "StartTilesCommand",
+    "assign": "AssignCommand",
+    "explore": "ExploreCommand",
+    "place_tiles": "PlaceTilesCommand",
+    "abandon_one": "AbandonOneCommand",
+    "develop": "ConstructCommand",
+    "settle": "ConstructCommand",
+    "produce": "ProduceCommand",
+    "ship": "ShipCommand",
+    "manage": "ManageCommand",
+}
 
 
 @pytest.fixture(scope="module")
@@ -54,10 +60,22 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
     config = out / "config.yaml"
     config.write_text(f"package_name_override: {PACKAGE}\npost_hooks: []\n")
     run = subprocess.run(
-        [str(BIN / "openapi-python-client"), "generate", "--path", str(ROOT / "openapi.yaml"),
-         "--meta", "none", "--output-path", str(out / PACKAGE), "--config", str(config)],
-        capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+        [
+            str(BIN / "openapi-python-client"),
+            "generate",
+            "--path",
+            str(ROOT / "openapi.yaml"),
+            "--meta",
+            "none",
+            "--output-path",
+            str(out / PACKAGE),
+            "--config",
+            str(config),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     assert "Unable to process schema" not in run.stdout, run.stdout
     sys.path.insert(0, str(out))
@@ -79,10 +97,23 @@ def live(real_redis: Any, tmp_path: Path) -> Iterator[str]:
     thread.start()
     log = open(tmp_path / "worker.log", "wb")  # noqa: SIM115
     worker = subprocess.Popen(
-        [str(BIN / "rfg"), "worker", "--url", REDIS_URL, "--prefix", prefix,
-         "--sweep-interval", "0.2", "--stale-after", "2"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-    )  # fmt: skip
+        [
+            str(BIN / "rfg"),
+            "worker",
+            "--url",
+            REDIS_URL,
+            "--prefix",
+            prefix,
+            "--sweep-interval",
+            "0.2",
+            "--stale-after",
+            "2",
+        ],
+        cwd=ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     try:
         yield f"http://127.0.0.1:{srv.server_port}"
     finally:
@@ -107,8 +138,16 @@ def play_one(gen: ModuleType, base: str, seed: int, mode: str) -> Counter[int]:
     from rfg_generated.api.seats import claim_seat, get_seat_view  # type: ignore[import-not-found]
 
     admin = gen.AuthenticatedClient(base_url=base, token=ADMIN, timeout=30)
-    body = models.CreateGame.from_dict({"seats": [{"kind": "human"}, {"kind": "bot", "bot": "heuristic"},
-                                                  {"kind": "bot", "bot": "random"}, {"kind": "bot", "bot": "random"}]})  # fmt: skip
+    body = models.CreateGame.from_dict(
+        {
+            "seats": [
+                {"kind": "human"},
+                {"kind": "bot", "bot": "heuristic"},
+                {"kind": "bot", "bot": "random"},
+                {"kind": "bot", "bot": "random"},
+            ]
+        }
+    )
     created = create_game.sync_detailed(client=admin, body=body)
     assert created.status_code == 201, created.content
     gid = created.parsed.game_id
@@ -133,11 +172,13 @@ def play_one(gen: ModuleType, base: str, seed: int, mode: str) -> Counter[int]:
         command = bot.act(decision.to_dict(), None, rng)
         typed = getattr(models, COMMAND_MODELS[command["kind"]]).from_dict(command)
         if mode == "decision_id":
-            req = models.CommandRequest(command_id=uuid.uuid4().hex, command=typed,
-                                        decision_id=decision.decision_id)  # fmt: skip
+            req = models.CommandRequest(
+                command_id=uuid.uuid4().hex, command=typed, decision_id=decision.decision_id
+            )
         else:
-            req = models.CommandRequest(command_id=uuid.uuid4().hex, command=typed,
-                                        expected_version=got.parsed.version)  # fmt: skip
+            req = models.CommandRequest(
+                command_id=uuid.uuid4().hex, command=typed, expected_version=got.parsed.version
+            )
         sent = submit_command.sync_detailed(gid, 0, client=seat, body=req)
         statuses[sent.status_code] += 1
         assert sent.status_code in (201, 409), sent.content

@@ -41,8 +41,12 @@ def test_json_nested_past_1024_levels_is_400(api: ValidatingClient) -> None:
             assert "deep" in p["detail"] and "flatter" in p["detail"]
     # inside a string, brackets are not nesting
     body = {"seats": [{"kind": "human"}] * 2, "options": {}, "abandon_after": None}
-    r = api.post("/games", data=json.dumps(body).replace("{}", '{"x": "' + "[" * 2000 + '"}'),
-                 content_type="application/json", validate=False)  # fmt: skip
+    r = api.post(
+        "/games",
+        data=json.dumps(body).replace("{}", '{"x": "' + "[" * 2000 + '"}'),
+        content_type="application/json",
+        validate=False,
+    )
     assert r.status_code in (400, 422) and "deep" not in r.get_json()["detail"]
 
 
@@ -141,8 +145,9 @@ def _chunked(
     conn = http.client.HTTPConnection(host, port, timeout=30)
     try:
         pieces = (body[i : i + 8192] for i in range(0, len(body), 8192))
-        conn.request("POST", path, body=pieces, headers={"Content-Type": content_type},
-                     encode_chunked=True)  # fmt: skip
+        conn.request(
+            "POST", path, body=pieces, headers={"Content-Type": content_type}, encode_chunked=True
+        )
         resp = conn.getresponse()
         data = resp.read()
         return resp.status, json.loads(data) if data else {}

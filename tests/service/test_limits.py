@@ -108,8 +108,11 @@ def test_every_request_of_an_address_counts_but_health_checks(
 def test_bot_registration_claims_and_replay_uploads_are_limited(
     limited: Callable[..., ValidatingClient],
 ) -> None:
-    api = limited(LIMIT_REGISTER_BOT="2 per minute", LIMIT_CLAIM="3 per minute",
-                  LIMIT_REPLAY_UPLOADS="1 per minute")  # fmt: skip
+    api = limited(
+        LIMIT_REGISTER_BOT="2 per minute",
+        LIMIT_CLAIM="3 per minute",
+        LIMIT_REPLAY_UPLOADS="1 per minute",
+    )
     body = {"name": "b", "description": "d", "contact": "c"}
     assert [api.post("/bots/accounts", json=body).status_code for _ in range(2)] == [201, 201]
     _too_many(api.post("/bots/accounts", json=body), "register-bot")
@@ -126,15 +129,24 @@ def test_commands_are_limited_per_token(limited: Callable[..., ValidatingClient]
     api = limited(LIMIT_COMMANDS="2 per minute")
     gid, tokens = new_game(api, players=2)
     for i in range(2):
-        r = api.post(f"/games/{gid}/seats/0/commands", headers=bearer(tokens[0]),
-                     json={"command_id": f"c{i}", "command": {"kind": "start_tiles", "development": 1}})  # fmt: skip
+        r = api.post(
+            f"/games/{gid}/seats/0/commands",
+            headers=bearer(tokens[0]),
+            json={"command_id": f"c{i}", "command": {"kind": "start_tiles", "development": 1}},
+        )
         assert r.status_code in (201, 422) and _policy(r)[0] == "commands"
-    r = api.post(f"/games/{gid}/seats/0/commands", headers=bearer(tokens[0]),
-                 json={"command_id": "c9", "command": {"kind": "start_tiles", "development": 1}})  # fmt: skip
+    r = api.post(
+        f"/games/{gid}/seats/0/commands",
+        headers=bearer(tokens[0]),
+        json={"command_id": "c9", "command": {"kind": "start_tiles", "development": 1}},
+    )
     assert "this token" in _too_many(r, "commands")["detail"]
     # the other seat's token (same address) has its own budget
-    r = api.post(f"/games/{gid}/seats/1/commands", headers=bearer(tokens[1]),
-                 json={"command_id": "d0", "command": {"kind": "start_tiles", "development": 1}})  # fmt: skip
+    r = api.post(
+        f"/games/{gid}/seats/1/commands",
+        headers=bearer(tokens[1]),
+        json={"command_id": "d0", "command": {"kind": "start_tiles", "development": 1}},
+    )
     assert r.status_code in (201, 422)
 
 
@@ -207,8 +219,12 @@ def test_finished_games_are_kept_or_expire_after_finished_game_seconds(
     limited: Callable[..., ValidatingClient], real_redis: Any
 ) -> None:
     for finished, expect in ((0, -1), (3600, 3600)):
-        api = limited(ABANDONED_GAME_SECONDS=600, FINISHED_GAME_SECONDS=finished,
-                      LIMIT_COMMANDS="100000 per minute", LIMIT_PER_ADDRESS="100000 per minute")  # fmt: skip
+        api = limited(
+            ABANDONED_GAME_SECONDS=600,
+            FINISHED_GAME_SECONDS=finished,
+            LIMIT_COMMANDS="100000 per minute",
+            LIMIT_PER_ADDRESS="100000 per minute",
+        )
         prefix = api.prefix  # type: ignore[attr-defined]
         api.sample = 50
         gid, tokens = new_game(api, players=2)
@@ -239,8 +255,14 @@ def test_an_unclaimed_bot_game_that_finishes_is_kept(
             break
         assert real_redis.ttl(f"{prefix}:{{g:{gid}}}:m") > 590, "each move renews the idle time"
         seat = min(engine.pending(state))
-        games.submit(gid, seat, bot_command(state, seat, "random", rng), f"w{version}-{seat}",
-                     expected_version=version, actor="bot:random")  # fmt: skip
+        games.submit(
+            gid,
+            seat,
+            bot_command(state, seat, "random", rng),
+            f"w{version}-{seat}",
+            expected_version=version,
+            actor="bot:random",
+        )
     assert all(
         real_redis.ttl(k) == -1 for k in real_redis.scan_iter(match=f"{prefix}:{{g:{gid}}}*")
     )
@@ -249,8 +271,15 @@ def test_an_unclaimed_bot_game_that_finishes_is_kept(
 def test_limits_can_be_switched_off_and_bad_settings_are_named() -> None:
     assert resolve({}, {"RFG_RATE_LIMITS": "0"})["RATE_LIMITS"] is False
     assert resolve({}, {})["RATE_LIMITS"] is True
-    got = resolve({}, {"RFG_LIMIT_CREATE_GAME": "5 per hour", "RFG_MAX_OPEN_GAMES_PER_ADDRESS": "3",
-                       "RFG_ABANDONED_GAME_SECONDS": "60", "RFG_FINISHED_GAME_SECONDS": "86400"})  # fmt: skip
+    got = resolve(
+        {},
+        {
+            "RFG_LIMIT_CREATE_GAME": "5 per hour",
+            "RFG_MAX_OPEN_GAMES_PER_ADDRESS": "3",
+            "RFG_ABANDONED_GAME_SECONDS": "60",
+            "RFG_FINISHED_GAME_SECONDS": "86400",
+        },
+    )
     assert (got["LIMIT_CREATE_GAME"], got["MAX_OPEN_GAMES_PER_ADDRESS"]) == ("5 per hour", 3)
     assert (got["ABANDONED_GAME_SECONDS"], got["FINISHED_GAME_SECONDS"]) == (60, 86400)
     with pytest.raises(ValueError, match="LIMIT_COMMANDS.*per minute"):

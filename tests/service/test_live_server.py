@@ -55,8 +55,10 @@ def test_a_game_over_a_real_server_with_a_live_stream(server: str) -> None:
         out = api.submit(gid, seat, command, command_id=cid, expected_version=mine["version"])
         if n == 0:
             # a retry (say, after a lost answer) gets the same answer and changes nothing
-            assert api.submit(gid, seat, command, command_id=cid,
-                              expected_version=mine["version"]) == out  # fmt: skip
+            assert (
+                api.submit(gid, seat, command, command_id=cid, expected_version=mine["version"])
+                == out
+            )
             with pytest.raises(ApiError) as stale:
                 api.submit(gid, seat, command, expected_version=mine["version"])
             assert stale.value.status == 409

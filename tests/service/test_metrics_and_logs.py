@@ -24,9 +24,15 @@ def test_metrics_follow_the_contract_and_count_commands(api: ValidatingClient) -
     before = api.get("/metrics").get_data(as_text=True)
     gid, tokens = new_game(api, players=2)
     view = api.get(f"/games/{gid}/seats/0/view", headers=bearer(tokens[0])).get_json()
-    bad = api.post(f"/games/{gid}/seats/0/commands", headers=bearer(tokens[0]),
-                   json={"command_id": "m1", "expected_version": view["version"] + 5,
-                         "command": get_bot("random").act(view["view"]["decision"], None, Rng(1))})  # fmt: skip
+    bad = api.post(
+        f"/games/{gid}/seats/0/commands",
+        headers=bearer(tokens[0]),
+        json={
+            "command_id": "m1",
+            "expected_version": view["version"] + 5,
+            "command": get_bot("random").act(view["view"]["decision"], None, Rng(1)),
+        },
+    )
     assert bad.status_code == 409
     r = api.get("/metrics")
     assert r.status_code == 200 and r.mimetype == "text/plain"
@@ -60,9 +66,15 @@ def test_log_records_carry_the_request_context(
     handler_filter = RequestContextFilter()
     caplog.handler.addFilter(handler_filter)
     with caplog.at_level(logging.INFO, logger="service.access"):
-        api.post(f"/games/{gid}/seats/1/commands", headers={**bearer(tokens[1]), "X-Request-ID": "rq-9"},
-                 json={"command_id": "cmd-9", "expected_version": view["version"],
-                       "command": get_bot("random").act(view["view"]["decision"], None, Rng(1))})  # fmt: skip
+        api.post(
+            f"/games/{gid}/seats/1/commands",
+            headers={**bearer(tokens[1]), "X-Request-ID": "rq-9"},
+            json={
+                "command_id": "cmd-9",
+                "expected_version": view["version"],
+                "command": get_bot("random").act(view["view"]["decision"], None, Rng(1)),
+            },
+        )
     caplog.handler.removeFilter(handler_filter)
     [rec] = [r for r in caplog.records if getattr(r, "request_id", None) == "rq-9"]
     assert (rec.game_id, rec.seat, rec.command_id) == (gid, 1, "cmd-9")  # type: ignore[attr-defined]

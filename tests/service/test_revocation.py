@@ -135,8 +135,10 @@ def test_revoking_a_bot_token_ends_its_open_streams(server: Server) -> None:
     a, b = _register(server, "a"), _register(server, "b")
     gid = external_game(server.app, a["account_id"], b["account_id"])
     seat_stream, decisions = Follower(), Follower()
-    threads = [seat_stream.start(server, f"/games/{gid}/seats/0/events/stream", a["token"]),
-               decisions.start(server, "/bots/me/decisions/stream", a["token"])]  # fmt: skip
+    threads = [
+        seat_stream.start(server, f"/games/{gid}/seats/0/events/stream", a["token"]),
+        decisions.start(server, "/bots/me/decisions/stream", a["token"]),
+    ]
     _wait_started(seat_stream, decisions)
     time.sleep(2 * KEEPALIVE)  # both are open and idle, sending keep-alives
     assert seat_stream.ended is None and decisions.ended is None
@@ -186,8 +188,15 @@ def test_a_seat_token_rotated_by_its_holder_stops_working_at_once_everywhere(
     for srv in (server, second):
         status, problem, _ = srv.call("GET", view, tokens[0])
         assert status == 401 and problem["type"] == "/problems/unauthorized"
-        assert srv.call("POST", f"/games/{gid}/seats/0/commands", tokens[0],
-                        {"command_id": "x", "command": {"kind": "start_tiles", "development": 1}})[0] == 401  # fmt: skip
+        assert (
+            srv.call(
+                "POST",
+                f"/games/{gid}/seats/0/commands",
+                tokens[0],
+                {"command_id": "x", "command": {"kind": "start_tiles", "development": 1}},
+            )[0]
+            == 401
+        )
         assert srv.call("GET", view, new)[0] == 200
     # the stream it had open ends within the keep-alive interval
     thread.join(10)

@@ -16,8 +16,11 @@ def _to_assign(api: ValidatingClient, gid: str, tokens: dict[int, str]) -> None:
     for seat, token in tokens.items():
         view = api.get(f"/games/{gid}/seats/{seat}/view", headers=bearer(token)).get_json()["view"]
         dev = view["decision"]["options"][0]["development"]
-        r = api.post(f"/games/{gid}/seats/{seat}/commands", headers=bearer(token),
-                     json={"command_id": f"s{seat}", "command": {"kind": "start_tiles", "development": dev}})  # fmt: skip
+        r = api.post(
+            f"/games/{gid}/seats/{seat}/commands",
+            headers=bearer(token),
+            json={"command_id": f"s{seat}", "command": {"kind": "start_tiles", "development": dev}},
+        )
         assert r.status_code == 201, r.get_json()
 
 

@@ -55,11 +55,15 @@ def test_views_feeds_and_streams_leak_nothing(api: ValidatingClient) -> None:
     ]
     log = [row for row in log if "signature" not in row]  # the export's last line: the signature
     streams = {
-        v: _sse_items(api, f"/games/{gid}/events/stream" if v == "public"
-                      else f"/games/{gid}/seats/{v}/events/stream",
-                      None if v == "public" else tokens[int(v)])
+        v: _sse_items(
+            api,
+            f"/games/{gid}/events/stream"
+            if v == "public"
+            else f"/games/{gid}/seats/{v}/events/stream",
+            None if v == "public" else tokens[int(v)],
+        )
         for v in viewers
-    }  # fmt: skip
+    }
     for v, items in streams.items():
         assert [i["seq"] for i in items] == [e["seq"] for e in log], f"{v}'s stream is not complete"
 

@@ -95,8 +95,12 @@ def test_examples_validate_against_the_spec_and_the_app(spec: dict[str, Any]) ->
             assert not errors, f"{path} example {key}: {errors[0].message}"
             marshmallow_schema.load(ex["value"])  # the app accepts it too
             checked += 1
-    kinds = {ex["value"]["command"]["kind"] for ex in
-             spec["paths"]["/games/{game_id}/seats/{seat}/commands"]["post"]["requestBody"]["content"]["application/json"]["examples"].values()}  # fmt: skip
+    kinds = {
+        ex["value"]["command"]["kind"]
+        for ex in spec["paths"]["/games/{game_id}/seats/{seat}/commands"]["post"]["requestBody"][
+            "content"
+        ]["application/json"]["examples"].values()
+    }
     assert kinds == set(engine.flow.DECISIONS), "an example per command kind"
     assert checked > 25
 
@@ -104,11 +108,17 @@ def test_examples_validate_against_the_spec_and_the_app(spec: dict[str, Any]) ->
 def test_the_command_schemas_refuse_what_the_spec_refuses(spec: dict[str, Any]) -> None:
     v = _validator(spec, "CommandRequest")
     bad = [
-        {"command_id": "a", "command": {"kind": "ship", "tasks": [{"shipper": 1, "good": 2, "action": "trade", "x": 1}]}},
+        {
+            "command_id": "a",
+            "command": {
+                "kind": "ship",
+                "tasks": [{"shipper": 1, "good": 2, "action": "trade", "x": 1}],
+            },
+        },
         {"command_id": "a b", "command": {"kind": "manage"}},
         {"command_id": "a", "command": {"kind": "explore", "task": "nap"}},
         {"command_id": "a", "command": {"kind": "develop"}},
-    ]  # fmt: skip
+    ]
     for body in bad:
         assert list(v.iter_errors(body)), body
         with pytest.raises(Exception, match="."):
@@ -119,9 +129,11 @@ def test_stream_events_are_checked_one_by_one(spec: dict[str, Any]) -> None:
     from .conftest import stream_events
 
     read = stream_events(spec)
-    good = (b'retry: 2000\n\nid: 1\ndata: {"seq":1,"type":"GameCreated","actor":"system",'
-            b'"ts":"2025-01-01T00:00:00Z","command_id":"create","event":{}}\n\n: keep-alive\n\n'
-            b'event: end\ndata: {"game_id":"g","version":1}\n\n')  # fmt: skip
+    good = (
+        b'retry: 2000\n\nid: 1\ndata: {"seq":1,"type":"GameCreated","actor":"system",'
+        b'"ts":"2025-01-01T00:00:00Z","command_id":"create","event":{}}\n\n: keep-alive\n\n'
+        b'event: end\ndata: {"game_id":"g","version":1}\n\n'
+    )
     assert read(good)["id"] == "1"
     with pytest.raises(AssertionError, match="FeedItem"):
         read(b'id: 1\ndata: {"seq": 1}\n\n')

@@ -26,8 +26,14 @@ ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "docs" / "screenshots"
 REDIS_URL = os.environ.get("RFG_WEB_TEST_REDIS_URL", "redis://127.0.0.1:6379/6")
 CHROMIUM = os.environ.get("RFG_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--no-first-run", "--disable-sync"]  # fmt: skip
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
 
 
 class Site:
@@ -39,8 +45,14 @@ class Site:
 
     def rfg(self, *args: str, timeout: float = 120) -> str:
         cmd = [sys.executable, "-m", "rfgcli.main", *args]
-        done = subprocess.run(cmd, cwd=ROOT, env={**os.environ, **self.env}, capture_output=True,
-                              text=True, timeout=timeout)  # fmt: skip
+        done = subprocess.run(
+            cmd,
+            cwd=ROOT,
+            env={**os.environ, **self.env},
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
         assert done.returncode == 0, f"rfg {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}"
         return done.stdout
 
@@ -55,21 +67,60 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
         unavailable(f"no Redis at {REDIS_URL} ({exc}); start one or set RFG_WEB_TEST_REDIS_URL")
     tmp = tmp_path_factory.mktemp("web")
     prefix = f"web{uuid.uuid4().hex[:10]}"
-    env = {"REDIS_URL": REDIS_URL, "RFG_STORE_URL": REDIS_URL, "RFG_STORE_PREFIX": prefix,
-           "RFG_RATE_LIMITS": "0", "RFG_DISPATCH": "1", "RFG_SSE_MAX_SECONDS": "20",
-           "RFG_DATA_DIR": str(tmp)}  # fmt: skip
+    env = {
+        "REDIS_URL": REDIS_URL,
+        "RFG_STORE_URL": REDIS_URL,
+        "RFG_STORE_PREFIX": prefix,
+        "RFG_RATE_LIMITS": "0",
+        "RFG_DISPATCH": "1",
+        "RFG_SSE_MAX_SECONDS": "20",
+        "RFG_DATA_DIR": str(tmp),
+    }
     port = free_port()
     procs: list[Proc] = []
     try:
-        api = spawn([sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}",
-                      "--workers", "1", "--worker-class", "gthread", "--threads", "16",
-                      "rfgcli.wsgi:create_app()"], env, tmp / "api.log")  # fmt: skip
+        api = spawn(
+            [
+                sys.executable,
+                "-m",
+                "gunicorn",
+                "--bind",
+                f"127.0.0.1:{port}",
+                "--workers",
+                "1",
+                "--worker-class",
+                "gthread",
+                "--threads",
+                "16",
+                "rfgcli.wsgi:create_app()",
+            ],
+            env,
+            tmp / "api.log",
+        )
         procs.append(api)
         for i in range(2):
-            procs.append(spawn([sys.executable, "-m", "rfgcli.main", "worker", "--url", REDIS_URL,
-                                 "--prefix", prefix, "--sweep-interval", "0.3", "--stale-after", "3",
-                                 "--ladder-interval", "0"],  # `rfg ladder run` schedules
-                                env, tmp / f"worker-{i}.log"))  # fmt: skip
+            procs.append(
+                spawn(
+                    [
+                        sys.executable,
+                        "-m",
+                        "rfgcli.main",
+                        "worker",
+                        "--url",
+                        REDIS_URL,
+                        "--prefix",
+                        prefix,
+                        "--sweep-interval",
+                        "0.3",
+                        "--stale-after",
+                        "3",
+                        "--ladder-interval",
+                        "0",
+                    ],  # `rfg ladder run` schedules
+                    env,
+                    tmp / f"worker-{i}.log",
+                )
+            )
 
         def up() -> bool:
             if api.poll() is not None:

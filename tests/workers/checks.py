@@ -52,8 +52,9 @@ def check_finished_game(games: Games, game_id: str) -> tuple[dict[str, Any], lis
         assert state is not None
         if clocks is None:
             clocks = Clocks.for_table(state.table, len(state.players))
-        clocks.apply(state, version=batch[-1].seq, ts=batch[-1].ts, actor=batch[-1].actor,
-                     seat=seat)  # fmt: skip
+        clocks.apply(
+            state, version=batch[-1].seq, ts=batch[-1].ts, actor=batch[-1].actor, seat=seat
+        )
     assert state is not None and state.over, "the game did not finish"
     rebuilt = games.rebuild_views(game_id)
     for name, text in rebuilt.items():

@@ -108,11 +108,28 @@ def spawn_worker(real_prefix: str, tmp_path: Path) -> Iterator[Callable[..., Wor
     def spawn(*extra: str, env: dict[str, str] | None = None) -> WorkerProcess:
         path = tmp_path / f"worker-{len(procs)}.log"
         log = open(path, "wb")  # noqa: SIM115
-        cmd = [RFG, "worker", "--url", REDIS_URL, "--prefix", real_prefix,
-               "--sweep-interval", "0.2", "--stale-after", "1", *extra]  # fmt: skip
+        cmd = [
+            RFG,
+            "worker",
+            "--url",
+            REDIS_URL,
+            "--prefix",
+            real_prefix,
+            "--sweep-interval",
+            "0.2",
+            "--stale-after",
+            "1",
+            *extra,
+        ]
         full_env = {**os.environ, **(env or {})}
-        proc = WorkerProcess(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
-                                env=full_env, start_new_session=True)  # fmt: skip
+        proc = WorkerProcess(
+            cmd,
+            cwd=ROOT,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env=full_env,
+            start_new_session=True,
+        )
         proc.log_path = path
         procs.append(proc)
         return proc

@@ -41,8 +41,14 @@ def _empty_database(real_redis: Any) -> str:
 def test_a_run_leaves_no_key_behind(real_redis: Any) -> None:
     url = _empty_database(real_redis)
     env = {**os.environ, "RFG_TEST_REDIS_URL": url}
-    out = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *SUBSET],
-                         cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *SUBSET],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-2000:]
     assert " passed" in out.stdout and "skipped" not in out.stdout, out.stdout[-1000:]
     client = redis.Redis.from_url(url)

@@ -15,9 +15,13 @@ from workers.ladders import LadderScheduler
 def test_workers_leave_external_seats_to_their_bot_and_time_them(
     fake_rt: Runtime, clock: FakeClock
 ) -> None:
-    table = {"seats": [{"kind": "external", "account": "0123456789abcdef", "entrant": "x"},
-                       {"kind": "bot", "bot": "random", "entrant": "r"}],
-             "time_control": {"per_decision": 60}}  # fmt: skip
+    table = {
+        "seats": [
+            {"kind": "external", "account": "0123456789abcdef", "entrant": "x"},
+            {"kind": "bot", "bot": "random", "entrant": "r"},
+        ],
+        "time_control": {"per_decision": 60},
+    }
     gid, _ = fake_rt.games.create(2, seed="ext", table=table)
     burst(fake_rt)
     state, _, clocks = fake_rt.games.load_clocks(gid)

@@ -30,8 +30,12 @@ def two_runtimes(real_redis: Any) -> Iterator[tuple[Runtime, Runtime]]:
     made = []
     for name, play_on in (("a", 0.0), ("b", 30.0)):
         prefix = f"{base}{name}"
-        made.append(Runtime(redis.Redis.from_url(REDIS_URL),
-                            WorkerSettings(prefix=prefix, queue=prefix, play_on=play_on)))  # fmt: skip
+        made.append(
+            Runtime(
+                redis.Redis.from_url(REDIS_URL),
+                WorkerSettings(prefix=prefix, queue=prefix, play_on=play_on),
+            )
+        )
     yield made[0], made[1]
     install(None)
     for rt in made:
@@ -39,8 +43,9 @@ def two_runtimes(real_redis: Any) -> Iterator[tuple[Runtime, Runtime]]:
 
 
 def _log(rt: Runtime, gid: str) -> list[tuple[Any, ...]]:
-    return [(e.seq, e.type, e.payload, e.actor, e.command_id, e.visibility)
-            for e in rt.store.read(gid)]  # fmt: skip
+    return [
+        (e.seq, e.type, e.payload, e.actor, e.command_id, e.visibility) for e in rt.store.read(gid)
+    ]
 
 
 def test_a_game_played_on_by_one_job_has_the_events_of_a_job_per_decision(
@@ -66,8 +71,9 @@ def test_a_game_played_on_by_one_job_has_the_events_of_a_job_per_decision(
 
 def test_play_on_stops_at_its_budget_and_hands_the_game_back(real_redis: Any) -> None:
     prefix = f"t{uuid.uuid4().hex[:10]}"
-    rt = Runtime(redis.Redis.from_url(REDIS_URL),
-                 WorkerSettings(prefix=prefix, queue=prefix, play_on=0.05))  # fmt: skip
+    rt = Runtime(
+        redis.Redis.from_url(REDIS_URL), WorkerSettings(prefix=prefix, queue=prefix, play_on=0.05)
+    )
     install(rt)
     try:
         gid, _ = rt.games.create(4, seed="play-on-budget", table=BOTS4)
@@ -91,8 +97,10 @@ def test_a_worker_killed_while_playing_on_loses_and_duplicates_nothing(
     assert len(commands_before) == 39
     # 39 commands stored by at most two jobs (the creation's, and one the sweep may have sent
     # back): the rest were played on
-    jobs = (StartedJobRegistry(queue=real_rt.queue).count
-            + FinishedJobRegistry(queue=real_rt.queue).count)  # fmt: skip
+    jobs = (
+        StartedJobRegistry(queue=real_rt.queue).count
+        + FinishedJobRegistry(queue=real_rt.queue).count
+    )
     assert 1 <= jobs <= 2
     assert real_rt.client.exists(keeper_key(real_rt.settings.prefix, gid))  # the dead keeper's
     rescuer = spawn_worker()

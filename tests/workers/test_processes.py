@@ -33,8 +33,14 @@ def test_two_worker_processes_finish_games_and_play_each_decision_once(
     for gid in gids:
         _, _, clocks = real_rt.games.load_clocks(gid)
         for sc in clocks.seats:
-            real_rt.queue.enqueue(JOB_FUNC, gid, sc.seat, sc.since_version,
-                                  real_rt.settings.prefix, job_id=f"{real_rt.settings.prefix}-dup-{gid}-{sc.seat}")  # fmt: skip
+            real_rt.queue.enqueue(
+                JOB_FUNC,
+                gid,
+                sc.seat,
+                sc.since_version,
+                real_rt.settings.prefix,
+                job_id=f"{real_rt.settings.prefix}-dup-{gid}-{sc.seat}",
+            )
     spawn_worker()
     spawn_worker()
     wait_for(lambda: all(_over(real_rt, g) for g in gids), 90, "three games to finish")
@@ -73,8 +79,11 @@ def test_an_absent_person_times_out_through_the_scheduler_and_is_abandoned(
     real_rt: Runtime, spawn_worker: Spawn
 ) -> None:
     k = 2
-    table = {"seats": [{"kind": "human"}, {"kind": "bot", "bot": "random"}],
-             "time_control": {"per_decision": 1}, "abandon_after": k}  # fmt: skip
+    table = {
+        "seats": [{"kind": "human"}, {"kind": "bot", "bot": "random"}],
+        "time_control": {"per_decision": 1},
+        "abandon_after": k,
+    }
     gid, _ = real_rt.games.create(2, seed="absent-real", table=table)
     spawn_worker()
     wait_for(lambda: _over(real_rt, gid), 60, "the game to finish through timeouts")

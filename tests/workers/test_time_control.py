@@ -26,8 +26,11 @@ def ts(seconds: float) -> str:
 def _two_seat_clocks(
     tc: dict[str, float], abandon_after: int = 3
 ) -> tuple[Clocks, engine.GameState]:
-    table = {"seats": [{"kind": "human"}, {"kind": "human"}], "time_control": tc,
-             "abandon_after": abandon_after}  # fmt: skip
+    table = {
+        "seats": [{"kind": "human"}, {"kind": "human"}],
+        "time_control": tc,
+        "abandon_after": abandon_after,
+    }
     state = engine.replay(engine.create("tc", 2, None, table))
     clocks = Clocks.for_table(state.table, 2)
     clocks.apply(state, version=state.seq, ts=ts(0), actor="system", seat=None)
@@ -103,8 +106,10 @@ def test_time_control_round_trips_to_the_view() -> None:
 
 
 def test_deadlines_are_in_the_public_seat_and_summary_views(fake_rt: Runtime) -> None:
-    table = {"seats": [{"kind": "human"}, {"kind": "bot", "bot": "random"}],
-             "time_control": {"per_decision": 30}}  # fmt: skip
+    table = {
+        "seats": [{"kind": "human"}, {"kind": "bot", "bot": "random"}],
+        "time_control": {"per_decision": 30},
+    }
     gid, _ = fake_rt.games.create(2, seed="views", table=table)
     created = fake_rt.store.read(gid)[0].ts
     want = iso_utc(datetime.fromisoformat(created) + timedelta(seconds=30))
@@ -121,9 +126,12 @@ def test_a_seat_that_never_acts_times_out_then_is_abandoned_and_the_game_finishe
     fake_rt: Runtime, clock: FakeClock, policy: str
 ) -> None:
     k = 2
-    table = {"seats": [{"kind": "human"}, {"kind": "bot", "bot": "random"}],
-             "time_control": {"per_decision": 60}, "timeout_policy": policy,
-             "abandon_after": k}  # fmt: skip
+    table = {
+        "seats": [{"kind": "human"}, {"kind": "bot", "bot": "random"}],
+        "time_control": {"per_decision": 60},
+        "timeout_policy": policy,
+        "abandon_after": k,
+    }
     gid, _ = fake_rt.games.create(2, seed=f"absent-{policy}", table=table)
     sweeper = Sweeper(fake_rt)
     for _ in range(20):

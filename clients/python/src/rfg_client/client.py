@@ -182,8 +182,11 @@ class Client:
         if seat is None:
             result: dict[str, Any] = self._json("GET", f"/games/{game_id}/view")
         else:
-            result = self._json("GET", f"/games/{game_id}/seats/{seat}/view",
-                                token=self._seat_token(game_id, seat, token))  # fmt: skip
+            result = self._json(
+                "GET",
+                f"/games/{game_id}/seats/{seat}/view",
+                token=self._seat_token(game_id, seat, token),
+            )
         return result
 
     def submit(
@@ -208,8 +211,9 @@ class Client:
         if expected_version is not None:
             body["expected_version"] = expected_version
         path = f"/games/{game_id}/seats/{seat}/commands"
-        result: dict[str, Any] = self._json("POST", path, body=body, retries=retries,
-                                            token=self._seat_token(game_id, seat, token))  # fmt: skip
+        result: dict[str, Any] = self._json(
+            "POST", path, body=body, retries=retries, token=self._seat_token(game_id, seat, token)
+        )
         return result
 
     def play_turn(
@@ -234,15 +238,26 @@ class Client:
             if decision is None:
                 return Turn("waiting", version)
             try:
-                out = self.submit(game_id, seat, decide(decision, view),
-                                  decision_id=decision["decision_id"], token=token)  # fmt: skip
+                out = self.submit(
+                    game_id,
+                    seat,
+                    decide(decision, view),
+                    decision_id=decision["decision_id"],
+                    token=token,
+                )
                 return Turn("answered", int(out["version"]))
             except ApiError as exc:
                 if exc.status != 409:
                     raise
-        raise ApiError(409, {"title": "Conflict", "status": 409,
-                             "detail": f"seat {seat}'s decision kept changing over "
-                                       f"{conflicts + 1} tries; is another client playing it?"})  # fmt: skip
+        raise ApiError(
+            409,
+            {
+                "title": "Conflict",
+                "status": 409,
+                "detail": f"seat {seat}'s decision kept changing over "
+                f"{conflicts + 1} tries; is another client playing it?",
+            },
+        )
 
     def play(
         self,
@@ -297,8 +312,9 @@ class Client:
     ) -> dict[str, Any]:
         path = f"/games/{game_id}" + ("" if seat is None else f"/seats/{seat}") + "/events"
         tok = None if seat is None else self._seat_token(game_id, seat, token)
-        result: dict[str, Any] = self._json("GET", path, token=tok,
-                                            query={"after": after, "limit": limit})  # fmt: skip
+        result: dict[str, Any] = self._json(
+            "GET", path, token=tok, query={"after": after, "limit": limit}
+        )
         return result
 
     def stream(
@@ -366,8 +382,9 @@ class Client:
 
     def verify(self, log_text: str) -> dict[str, Any]:
         """The verdict ``rfg replay`` gives for a log."""
-        result: dict[str, Any] = self._json("POST", "/replays/verify", data=log_text.encode(),
-                                            content_type="application/x-ndjson")  # fmt: skip
+        result: dict[str, Any] = self._json(
+            "POST", "/replays/verify", data=log_text.encode(), content_type="application/x-ndjson"
+        )
         return result
 
     # --- reference data -------------------------------------------------------------------
