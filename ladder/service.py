@@ -73,6 +73,16 @@ class LadderConfig:
         return dict(self.__dict__)
 
 
+# A duplicate set deals one seed to every rotation of the table at once: an external program
+# seated in two games of a set would read in one the dice its opponents roll in the other, and
+# the first game to end reveals the seed of the rest. Built-in bots see only their own game's view.
+DUPLICATE_EXTERNAL = (
+    "ladder {name!r} plays duplicate sets (one deal in every seating at once), where an external "
+    "bot could read its opponents' dice in another game of the set; enter external bots in a "
+    "ladder created without duplicate sets"
+)
+
+
 def _check_name(name: str) -> None:
     if not isinstance(name, str) or not _NAME.match(name):
         raise LadderError(
@@ -173,6 +183,8 @@ class Ladders:
             )
         if bot is not None and bot not in bot_names():
             raise LadderError(f"unknown built-in bot {bot!r}; built-in bots: {bot_names()}")
+        if account is not None and self.config(name).duplicate:
+            raise LadderError(DUPLICATE_EXTERNAL.format(name=name))
         spec = {"entrant": entrant, "bot": bot} if bot else {"entrant": entrant, "account": account}
         if not self.r.hsetnx(self._k(name, "entrants"), entrant, json.dumps(spec)):
             raise LadderError(f"{entrant!r} is already an entrant of {name!r}")
@@ -208,6 +220,8 @@ class Ladders:
             free = min(free, limit)
         if free <= 0 or cfg.paused:
             return []
+        if cfg.duplicate:  # defence in depth: entrants stored before add_entrant refused them
+            entrants = {e: spec for e, spec in entrants.items() if spec.get("bot")}
         table = self.live_table(name)
         ratings = {e: table.entries[e].rating if e in table.entries else 0.0 for e in entrants}
         played = {e: table.entries[e].games if e in table.entries else 0 for e in entrants}

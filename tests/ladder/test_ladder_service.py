@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import fakeredis
 import pytest
 
@@ -68,6 +70,26 @@ def test_duplicate_sets_share_a_seed_and_rotate_seats(ladders: Ladders) -> None:
     assert len(seeds) == 1
     for seat in range(3):
         assert {games[g]["seats"][seat] for g in created} == {"a", "b", "c"}
+
+
+def test_duplicate_sets_keep_external_bots_out(ladders: Ladders) -> None:
+    """An external program in two games of one deal would see its opponents' dice in the other."""
+    ladders.create(LadderConfig("dup", players=[2], concurrency=2, duplicate=True))
+    with pytest.raises(LadderError, match="without duplicate sets"):
+        ladders.add_entrant("dup", "ext", account="0" * 16)
+    assert "ext" not in ladders.entrants("dup")
+    # an entrant stored before this rule (written straight to the hash) is never seated
+    key = ladders._k("dup", "entrants")
+    ladders.r.hset(key, "old", json.dumps({"entrant": "old", "account": "1" * 16}))
+    for name in ("a", "b"):
+        ladders.add_entrant("dup", name, bot="random")
+    created = ladders.schedule("dup", rng_seed="x")
+    assert len(created) == 2
+    seated = {e for g in created for e in ladders.ladder_games("dup")[g]["seats"]}
+    assert seated == {"a", "b"}
+    # a ladder without duplicate sets takes external bots as before
+    ladders.create(LadderConfig("open", players=[2], concurrency=1))
+    assert ladders.add_entrant("open", "ext", account="0" * 16)["account"] == "0" * 16
 
 
 def test_bad_requests_say_what_to_do(ladders: Ladders) -> None:

@@ -261,3 +261,16 @@ def test_ladder_endpoints(api: ValidatingClient, app: Flask) -> None:
     assert r.status_code == 200 and r.get_json()["paused"]
     assert lad.schedule("main") == []
     assert api.get("/ladders/main").get_json()["results"] == 3
+
+
+def test_a_duplicate_ladder_refuses_external_bots(api: ValidatingClient) -> None:
+    a = register(api, "dup")
+    h = bearer(ADMIN)
+    body = {"name": "dup", "players": [2], "concurrency": 2, "duplicate": True}
+    assert api.post("/ladders", json=body, headers=h).status_code == 201
+    r = api.post(
+        "/ladders/dup/entrants", json={"entrant": "x", "account": a["account_id"]}, headers=h
+    )
+    assert r.status_code == 409
+    assert "without duplicate sets" in r.get_json()["detail"]
+    assert api.get("/ladders/dup").get_json()["entrants"] == []
