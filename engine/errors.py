@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NoReturn
 
 
 class EngineError(Exception):
@@ -31,6 +31,14 @@ class IllegalCommand(EngineError):
             "field": self.field,
             "value": self.value,
         }
+
+
+def refuse(code: str, message: str, field: str | None = None, value: Any = None) -> NoReturn:
+    """Refuse the command: raise IllegalCommand(code, message, field, value).
+
+    Rules code reads ``if <the rule is broken>: refuse(...)``, one line per rule.
+    """
+    raise IllegalCommand(code, message, field, value)
 
 
 class NotYourDecision(IllegalCommand):

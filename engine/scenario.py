@@ -208,47 +208,56 @@ def validate(spec: Any) -> None:
     if "vp_pool" in spec:
         _int(spec["vp_pool"], "vp_pool", 0, max_vp)
     for i, seat in enumerate(seats):
-        where = f"seats[{i}]"
-        s = _mapping(seat, where, SEAT_FIELDS)
-        if "faction" in s:
-            _int(s["faction"], f"{where}.faction", min(FACTIONS), max(FACTIONS))
-        if "home" in s:
-            _int(s["home"], f"{where}.home", min(HOME_WORLDS), max(HOME_WORLDS))
-        if "credits" in s:
-            _int(s["credits"], f"{where}.credits", 0, 99)
-        if "vp" in s:
-            _int(s["vp"], f"{where}.vp", 0, max_vp)
-        for j, key in enumerate(_list(s.get("tableau", []), f"{where}.tableau")):
-            _text(key, f"{where}.tableau[{j}]")
-            if key not in CARDS:
-                raise ScenarioError(
-                    f"{where}.tableau[{j}]: unknown card {key!r}; cards are "
-                    f"written T<n>d, T<n>w, F<n>d, F<n>w or H<n>"
-                )
-        for name in ("dev_stack", "world_stack"):
-            if name in s:
-                _tiles(s[name], f"{where}.{name}")
-        for place in DICE_PLACES:
-            if place in s:
-                _dice(s[place], f"{where}.{place}")
-        for ph, dice in _mapping(s.get("columns") or {}, f"{where}.columns").items():
-            _text(ph, f"{where}.columns.{ph}", PHASES)
-            _dice(dice, f"{where}.columns.{ph}")
-        for w, dice in _mapping(s.get("goods") or {}, f"{where}.goods").items():
-            _dice(dice, f"{where}.goods.{w}")
-        if s.get("selected") is not None:
-            _text(s["selected"], f"{where}.selected", PHASES)
-    for j, step in enumerate(_list(spec.get("script", []) or [], "script", MAX_SCRIPT)):
+        _validate_seat(seat, f"seats[{i}]", max_vp)
+    _validate_script(spec.get("script", []) or [], len(seats))
+    _mapping(spec.get("expect", {}), "expect")
+
+
+def _validate_seat(seat: Any, where: str, max_vp: int) -> None:
+    """One seat: faction, home world, credits, VP, tableau, stacks, dice and goods."""
+    s = _mapping(seat, where, SEAT_FIELDS)
+    if "faction" in s:
+        _int(s["faction"], f"{where}.faction", min(FACTIONS), max(FACTIONS))
+    if "home" in s:
+        _int(s["home"], f"{where}.home", min(HOME_WORLDS), max(HOME_WORLDS))
+    if "credits" in s:
+        _int(s["credits"], f"{where}.credits", 0, 99)
+    if "vp" in s:
+        _int(s["vp"], f"{where}.vp", 0, max_vp)
+    for j, key in enumerate(_list(s.get("tableau", []), f"{where}.tableau")):
+        _text(key, f"{where}.tableau[{j}]")
+        if key not in CARDS:
+            raise ScenarioError(
+                f"{where}.tableau[{j}]: unknown card {key!r}; cards are "
+                f"written T<n>d, T<n>w, F<n>d, F<n>w or H<n>"
+            )
+    for name in ("dev_stack", "world_stack"):
+        if name in s:
+            _tiles(s[name], f"{where}.{name}")
+    for place in DICE_PLACES:
+        if place in s:
+            _dice(s[place], f"{where}.{place}")
+    for ph, dice in _mapping(s.get("columns") or {}, f"{where}.columns").items():
+        _text(ph, f"{where}.columns.{ph}", PHASES)
+        _dice(dice, f"{where}.columns.{ph}")
+    for w, dice in _mapping(s.get("goods") or {}, f"{where}.goods").items():
+        _dice(dice, f"{where}.goods.{w}")
+    if s.get("selected") is not None:
+        _text(s["selected"], f"{where}.selected", PHASES)
+
+
+def _validate_script(script: Any, seats: int) -> None:
+    """The script: a list of {seat, command[, error]} steps."""
+    for j, step in enumerate(_list(script, "script", MAX_SCRIPT)):
         st = _mapping(step, f"script[{j}]", SCRIPT_FIELDS)
         if "seat" not in st or "command" not in st:
             raise ScenarioError(f"script[{j}]: must be {{seat, command[, error]}}")
-        _int(st["seat"], f"script[{j}].seat", 0, len(seats) - 1)
+        _int(st["seat"], f"script[{j}].seat", 0, seats - 1)
         _mapping(st["command"], f"script[{j}].command")
         if "error" in st and not isinstance(st["error"], str | bool):
             raise ScenarioError(
                 f"script[{j}].error: must be an error code or true, not {_type_name(st['error'])}"
             )
-    _mapping(spec.get("expect", {}), "expect")
 
 
 class _BoundedCtx(Ctx):
@@ -347,63 +356,8 @@ def build(spec: dict[str, Any]) -> tuple[GameState, dict[str, int]]:
     b._faces = {}
     used_tiles: list[int] = []
     for i, s in enumerate(seats):
-        where = f"seats[{i}]"
-        if not isinstance(s, dict):
-            raise ScenarioError(f"{where} must be a mapping")
-        faction = int(s.get("faction", i + 1))
-        home = int(s.get("home", i + 1))
-        if faction not in FACTIONS or home not in HOME_WORLDS:
-            raise ScenarioError(f"{where}: faction and home must be 1-9")
-        p = PlayerState(
-            seat=i,
-            faction=faction,
-            home=home,
-            credits=int(s.get("credits", 1)),
-            vp=int(s.get("vp", 0)),
-        )
-        base = [c.key for c in FACTIONS[faction].cards] + [HOME_WORLDS[home].key]
-        for key in base + list(s.get("tableau", [])):
-            if key not in CARDS:
-                raise ScenarioError(f"{where}.tableau: unknown card {key!r}")
-            c = CARDS[key]
-            (p.worlds if c.is_world else p.devs).append(key)
-            if c.tile:
-                used_tiles.append(c.tile)
-        for name in ("dev_stack", "world_stack"):
-            tiles = [int(t) for t in s.get(name, [])]
-            setattr(p, name, tiles)
-            used_tiles += tiles
-        for place in DICE_PLACES:
-            setattr(
-                p,
-                place,
-                [b.die(x, f"{where}.{place}[{j}]") for j, x in enumerate(s.get(place, []))],
-            )
-        cols = s.get("columns", {}) or {}
-        for ph, dice in cols.items():
-            if ph not in PHASE_INDEX:
-                raise ScenarioError(f"{where}.columns: unknown phase {ph!r}")
-            p.columns[PHASE_INDEX[ph]] = [
-                b.die(x, f"{where}.columns.{ph}[{j}]") for j, x in enumerate(dice)
-            ]
-        for w, dice in (s.get("goods", {}) or {}).items():
-            if w not in p.worlds:
-                raise ScenarioError(f"{where}.goods: {w} is not a world in this seat's tableau")
-            p.goods[w] = [b.die(x, f"{where}.goods.{w}[{j}]") for j, x in enumerate(dice)]
-        if s.get("selected"):
-            p.selected = PHASE_INDEX[s["selected"]]
-        p.cup.sort()
-        state.players.append(p)
-    dup = [t for t, k in Counter(used_tiles).items() if k > 1]
-    if dup:
-        raise ScenarioError(f"tiles {dup} are used twice")
-    if "bag" in spec:
-        placed = sorted(set(spec["bag"]) & set(used_tiles))
-        if placed:
-            raise ScenarioError(f"bag: tiles {placed} are also in a seat's tableau or stacks")
-        state.bag = sorted(int(t) for t in spec["bag"])
-    else:
-        state.bag = [t for t in TILE_IDS if t not in used_tiles]
+        state.players.append(_build_seat(b, i, s, used_tiles))
+    _fill_bag(state, spec, used_tiles)
     state.round = int(spec.get("round", 1))
     forced = spec.get("chance") or {}
     if forced:
@@ -418,6 +372,78 @@ def build(spec: dict[str, Any]) -> tuple[GameState, dict[str, int]]:
             p.faces[d] = b._faces.get(d, _natural_face(d, p))
     _prepare(state, spec.get("step", "assign"), spec)
     return state, b.labels
+
+
+def _build_seat(b: Builder, i: int, s: Any, used_tiles: list[int]) -> PlayerState:
+    """Seat ``i``: its faction and home world, tableau, tile stacks, dice and goods.
+
+    The tiles it holds are added to ``used_tiles``."""
+    where = f"seats[{i}]"
+    if not isinstance(s, dict):
+        raise ScenarioError(f"{where} must be a mapping")
+    faction = int(s.get("faction", i + 1))
+    home = int(s.get("home", i + 1))
+    if faction not in FACTIONS or home not in HOME_WORLDS:
+        raise ScenarioError(f"{where}: faction and home must be 1-9")
+    p = PlayerState(
+        seat=i,
+        faction=faction,
+        home=home,
+        credits=int(s.get("credits", 1)),
+        vp=int(s.get("vp", 0)),
+    )
+    base = [c.key for c in FACTIONS[faction].cards] + [HOME_WORLDS[home].key]
+    for key in base + list(s.get("tableau", [])):
+        if key not in CARDS:
+            raise ScenarioError(f"{where}.tableau: unknown card {key!r}")
+        c = CARDS[key]
+        (p.worlds if c.is_world else p.devs).append(key)
+        if c.tile:
+            used_tiles.append(c.tile)
+    for name in ("dev_stack", "world_stack"):
+        tiles = [int(t) for t in s.get(name, [])]
+        setattr(p, name, tiles)
+        used_tiles += tiles
+    _place_dice(b, p, s, where)
+    if s.get("selected"):
+        p.selected = PHASE_INDEX[s["selected"]]
+    p.cup.sort()
+    return p
+
+
+def _place_dice(b: Builder, p: PlayerState, s: dict[str, Any], where: str) -> None:
+    """A seat's dice: cup, citizenry and the other places, phase columns, goods on worlds."""
+    for place in DICE_PLACES:
+        setattr(
+            p,
+            place,
+            [b.die(x, f"{where}.{place}[{j}]") for j, x in enumerate(s.get(place, []))],
+        )
+    cols = s.get("columns", {}) or {}
+    for ph, dice in cols.items():
+        if ph not in PHASE_INDEX:
+            raise ScenarioError(f"{where}.columns: unknown phase {ph!r}")
+        p.columns[PHASE_INDEX[ph]] = [
+            b.die(x, f"{where}.columns.{ph}[{j}]") for j, x in enumerate(dice)
+        ]
+    for w, dice in (s.get("goods", {}) or {}).items():
+        if w not in p.worlds:
+            raise ScenarioError(f"{where}.goods: {w} is not a world in this seat's tableau")
+        p.goods[w] = [b.die(x, f"{where}.goods.{w}[{j}]") for j, x in enumerate(dice)]
+
+
+def _fill_bag(state: GameState, spec: dict[str, Any], used_tiles: list[int]) -> None:
+    """The bag holds the scenario's tiles, or else every tile no seat holds (none twice)."""
+    dup = [t for t, k in Counter(used_tiles).items() if k > 1]
+    if dup:
+        raise ScenarioError(f"tiles {dup} are used twice")
+    if "bag" in spec:
+        placed = sorted(set(spec["bag"]) & set(used_tiles))
+        if placed:
+            raise ScenarioError(f"bag: tiles {placed} are also in a seat's tableau or stacks")
+        state.bag = sorted(int(t) for t in spec["bag"])
+    else:
+        state.bag = [t for t in TILE_IDS if t not in used_tiles]
 
 
 def enter(state: GameState, spec: dict[str, Any]) -> list[dict[str, Any]]:

@@ -13,7 +13,7 @@ from typing import Any
 
 from .. import rng as rngmod
 from ..catalogue import DICE, DIE_FACES, PHASE_INDEX, PHASES, WILD, color_of
-from ..errors import ChanceMismatch, IllegalCommand
+from ..errors import ChanceMismatch, refuse
 from ..fold import Ctx, Event, ev, folds
 from ..powers import registry
 from ..state import GameState, PlayerState
@@ -113,9 +113,7 @@ def legal(state: GameState, p: PlayerState) -> dict[str, Any]:
 
 def _phase(value: Any, field: str) -> int:
     if value not in PHASE_INDEX:
-        raise IllegalCommand(
-            "phase", f"{field} must be one of {list(PHASES)}, not {value!r}", field, value
-        )
+        refuse("phase", f"{field} must be one of {list(PHASES)}, not {value!r}", field, value)
     return PHASE_INDEX[value]
 
 
@@ -138,7 +136,7 @@ class Plan:
         ``by`` names the Dictate or the power in error messages.
         """
         if die in self.dictate:
-            raise IllegalCommand(
+            refuse(
                 "die",
                 f"{field}.die: {by} cannot move die {die}: it is in the Dictate area, "
                 "and a die there is no longer a worker",
@@ -146,7 +144,7 @@ class Plan:
                 die,
             )
         if die not in self.col:
-            raise IllegalCommand(
+            refuse(
                 "die",
                 f"{field}.die: {by} cannot move die {die!r}: it is not one of your workers "
                 "below the phase strip",
@@ -154,7 +152,7 @@ class Plan:
                 die,
             )
         if die == self.selector:
-            raise IllegalCommand(
+            refuse(
                 "selector",
                 f"{field}.die: {by} cannot move die {die}: it selects your phase, and the "
                 "selector cannot be Reassigned",
@@ -163,7 +161,7 @@ class Plan:
             )
         t = _phase(to, f"{field}.to")
         if self.col[die] == t:
-            raise IllegalCommand(
+            refuse(
                 "same_column",
                 f"{field}: {by} cannot move die {die} to {PHASES[t]}: it is already in that "
                 "column, and a Reassign must change a worker's column",
@@ -174,71 +172,11 @@ class Plan:
 
 
 def apply(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx) -> None:
+    """Wild dice to their columns, one worker selects a phase, then the Reassign uses, in order."""
     plan = Plan(p)
-    wild = cmd.get("wild") or []
-    if not isinstance(wild, list):
-        raise IllegalCommand("wild", "'wild' must be a list of {die, to}", "wild", wild)
-    seen: set[int] = set()
-    for i, w in enumerate(wild):
-        die = w.get("die") if isinstance(w, dict) else None
-        if die not in plan.col or face_of(p, die) != WILD:
-            raise IllegalCommand(
-                "wild",
-                f"wild[{i}].die: die {die!r} is not one of your dice showing a wild face",
-                f"wild[{i}].die",
-                die,
-            )
-        if die in seen:
-            raise IllegalCommand(
-                "wild", f"wild[{i}].die: die {die} is placed twice", f"wild[{i}].die", die
-            )
-        seen.add(die)
-        plan.col[die] = _phase(w.get("to"), f"wild[{i}].to")
-    sel = cmd.get("select")
-    if not isinstance(sel, dict):
-        raise IllegalCommand(
-            "select",
-            "'select' is required: {die, phase}: one worker selects one phase",
-            "select",
-            sel,
-        )
-    die = sel.get("die")
-    if die not in plan.col:
-        raise IllegalCommand(
-            "select", f"select.die: die {die!r} is not one of your workers", "select.die", die
-        )
-    plan.selector = die
-    plan.selected = _phase(sel.get("phase"), "select.phase")
-    plan.col[die] = plan.selected
-    uses = cmd.get("reassign") or []
-    if not isinstance(uses, list):
-        raise IllegalCommand("reassign", "'reassign' must be a list of uses", "reassign", uses)
-    for i, use in enumerate(uses):
-        if not isinstance(use, dict):
-            raise IllegalCommand(
-                "reassign", f"reassign[{i}] must be an object", f"reassign[{i}]", use
-            )
-        via = use.get("via")
-        if via == DICTATE:
-            _dictate(state, p, plan, use, f"reassign[{i}]")
-        else:
-            handler = dict(registry.handlers(p, "reassign")).get(via)  # type: ignore[arg-type]
-            if handler is None:
-                raise IllegalCommand(
-                    "reassign_power",
-                    f"reassign[{i}].via: {via!r} is neither 'dictate' nor a Reassign power in your tableau",
-                    f"reassign[{i}].via",
-                    via,
-                )
-            if via in plan.used:
-                raise IllegalCommand(
-                    "once_per_round",
-                    f"reassign[{i}]: {via} can be used once per round",
-                    f"reassign[{i}].via",
-                    via,
-                )
-            handler(state, p, plan, use, f"reassign[{i}]")
-            plan.used.append(via)  # type: ignore[arg-type]
+    _place_wild(p, plan, cmd.get("wild") or [])
+    _select(plan, cmd.get("select"))
+    _reassign(state, p, plan, cmd.get("reassign") or [])
     for _pid, check in registry.handlers(p, "assign_done"):
         check(state, p, plan)
     columns = {ph: sorted(d for d, c in plan.col.items() if c == i) for i, ph in enumerate(PHASES)}
@@ -256,27 +194,89 @@ def apply(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx) -> No
     )
 
 
+def _place_wild(p: PlayerState, plan: Plan, wild: Any) -> None:
+    """Each die showing a wild face goes to the column of the owner's choice."""
+    if not isinstance(wild, list):
+        refuse("wild", "'wild' must be a list of {die, to}", "wild", wild)
+    seen: set[int] = set()
+    for i, w in enumerate(wild):
+        die = w.get("die") if isinstance(w, dict) else None
+        if die not in plan.col or face_of(p, die) != WILD:
+            refuse(
+                "wild",
+                f"wild[{i}].die: die {die!r} is not one of your dice showing a wild face",
+                f"wild[{i}].die",
+                die,
+            )
+        if die in seen:
+            refuse("wild", f"wild[{i}].die: die {die} is placed twice", f"wild[{i}].die", die)
+        seen.add(die)
+        plan.col[die] = _phase(w.get("to"), f"wild[{i}].to")
+
+
+def _select(plan: Plan, sel: Any) -> None:
+    """One worker selects one phase: it moves to that column."""
+    if not isinstance(sel, dict):
+        refuse(
+            "select",
+            "'select' is required: {die, phase}: one worker selects one phase",
+            "select",
+            sel,
+        )
+    die = sel.get("die")
+    if die not in plan.col:
+        refuse("select", f"select.die: die {die!r} is not one of your workers", "select.die", die)
+    plan.selector = die
+    plan.selected = _phase(sel.get("phase"), "select.phase")
+    plan.col[die] = plan.selected
+
+
+def _reassign(state: GameState, p: PlayerState, plan: Plan, uses: Any) -> None:
+    """Dictate and the Reassign powers of the tableau, each power once per round, in order."""
+    if not isinstance(uses, list):
+        refuse("reassign", "'reassign' must be a list of uses", "reassign", uses)
+    for i, use in enumerate(uses):
+        if not isinstance(use, dict):
+            refuse("reassign", f"reassign[{i}] must be an object", f"reassign[{i}]", use)
+        via = use.get("via")
+        if via == DICTATE:
+            _dictate(state, p, plan, use, f"reassign[{i}]")
+            continue
+        handler = dict(registry.handlers(p, "reassign")).get(via)  # type: ignore[arg-type]
+        if handler is None:
+            refuse(
+                "reassign_power",
+                f"reassign[{i}].via: {via!r} is neither 'dictate' nor a Reassign power in your tableau",
+                f"reassign[{i}].via",
+                via,
+            )
+        if via in plan.used:
+            refuse(
+                "once_per_round",
+                f"reassign[{i}]: {via} can be used once per round",
+                f"reassign[{i}].via",
+                via,
+            )
+        handler(state, p, plan, use, f"reassign[{i}]")
+        plan.used.append(via)  # type: ignore[arg-type]
+
+
 def _dictate(state: GameState, p: PlayerState, plan: Plan, use: dict[str, Any], field: str) -> None:
     # the rulebook's Dictate: once per round, one move; powers raise these (Backup Planning:
     # any number of uses; Galactic Mandate: up to 3 moves) and are recorded in ``used`` when needed
     uses, uses_by = registry.fold_tracked("dictate_limit", p, 1, state, p)
     if plan.dictates >= uses:
-        raise IllegalCommand(
-            "dictate_used",
-            f"{field}: Dictate can be used {uses} time(s) per round",
-            field,
-            use,
-        )
+        refuse("dictate_used", f"{field}: Dictate can be used {uses} time(s) per round", field, use)
     park = use.get("park")
     if park not in plan.col:
-        raise IllegalCommand(
+        refuse(
             "park",
             f"{field}.park: die {park!r} is not one of your workers; Dictate parks one worker",
             f"{field}.park",
             park,
         )
     if park == plan.selector:
-        raise IllegalCommand(
+        refuse(
             "park",
             f"{field}.park: die {park} selects your phase; park another worker",
             f"{field}.park",
@@ -285,7 +285,7 @@ def _dictate(state: GameState, p: PlayerState, plan: Plan, use: dict[str, Any], 
     moves = use.get("moves") or []
     limit, limit_by = registry.fold_tracked("dictate_moves", p, 1, state, p)
     if not isinstance(moves, list) or len(moves) > limit:
-        raise IllegalCommand(
+        refuse(
             "moves",
             f"{field}.moves: Dictate Reassigns at most {limit} other worker(s)",
             f"{field}.moves",
@@ -298,7 +298,7 @@ def _dictate(state: GameState, p: PlayerState, plan: Plan, use: dict[str, Any], 
     for j, m in enumerate(moves):
         d = m.get("die") if isinstance(m, dict) else None
         if d in moved:
-            raise IllegalCommand(
+            refuse(
                 "moves",
                 f"{field}.moves[{j}]: die {d} is moved twice by one Dictate",
                 f"{field}.moves[{j}].die",

@@ -53,7 +53,7 @@ from typing import Any
 
 from ..catalogue import CARDS, DIE_COLORS, PHASE_INDEX, Card, color_of, dev_card, world_card
 from ..economy import gain_credits, supply_return, supply_take, take_die_from
-from ..errors import IllegalCommand
+from ..errors import refuse
 from ..fold import Ctx, Event, ev, folds
 from ..powers import registry
 from ..state import GameState, PlayerState
@@ -277,72 +277,15 @@ def apply(
     state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx, auto: bool = False
 ) -> None:
     phase: str = state.phase  # type: ignore[assignment]
-    ws = workers(p, phase)
-    order = cmd.get("order")
-    if order is None:
-        order = sorted(ws)
-    if not isinstance(order, list) or sorted(order, key=str) != sorted(ws, key=str):
-        raise IllegalCommand(
-            "order",
-            f"order must list each of your {phase} workers {sorted(ws)} exactly once",
-            "order",
-            order,
-        )
-    _, on_stack = stack_of(p, phase)
-    stack_order = cmd.get("stack_order")
-    if stack_order is not None and state.rules < 2:
-        raise IllegalCommand(
-            "stack_order",
-            f"this game is played under rules version {state.rules}, where the dice on a stack "
-            "are used oldest first; leave stack_order out",
-            "stack_order",
-            stack_order,
-        )
-    if stack_order is None:
-        stack_order = on_stack[:]
-    if (
-        not isinstance(stack_order, list)
-        or not all(_is_die(d) for d in stack_order)
-        or sorted(stack_order) != sorted(on_stack)
-    ):
-        raise IllegalCommand(
-            "stack_order",
-            f"stack_order must list each die already on your {_stack_name(phase)} stack "
-            f"{on_stack} exactly once, in the order they are used (the tile already complete "
-            "takes the first ones, the others stay on the stack for the next tile), or be left "
-            "out to use them oldest first",
-            "stack_order",
-            stack_order,
-        )
+    order = _check_order(p, phase, cmd.get("order"))
+    stack_order = _check_stack_order(state, p, phase, cmd.get("stack_order"))
     remove = cmd.get("remove") or []
     done = forecast(state, p, phase)
-    need = _removals(phase, done)
-    if not isinstance(remove, list) or len(remove) != len(need):
-        raise IllegalCommand(
-            "remove",
-            f"remove must name {len(need)} of your dice, one for each removal effect of tiles {need}",
-            "remove",
-            remove,
-        )
-    if not all(_is_die(d) for d in remove) or len(set(remove)) != len(remove):
-        raise IllegalCommand(
-            "remove", f"remove: {remove} must be distinct die ids", "remove", remove
-        )
+    _check_remove(phase, done, remove)
     returns = cmd.get("returns")
     if returns is None:
         returns = []
-    if (
-        not isinstance(returns, list)
-        or len(returns) > len(done)
-        or not all(isinstance(r, list) and all(_is_die(d) for d in r) for r in returns)
-    ):
-        raise IllegalCommand(
-            "returns",
-            f"returns must be a list of at most {len(done)} lists of die ids, one per completed "
-            f"tile {done} in completion order",
-            "returns",
-            returns,
-        )
+    _check_returns(done, returns)
     if remove or any(returns):
         # choices are checked as each completion happens: try them on a copy first, so that an
         # illegal command leaves the state untouched
@@ -359,6 +302,81 @@ def apply(
             list(stack_order),
         )
     resolve(state, p, phase, list(order), list(remove), returns, ctx, auto, list(stack_order))
+
+
+def _check_order(p: PlayerState, phase: str, order: Any) -> list[int]:
+    """The order the workers go onto the stack: each worker once (default: by die id)."""
+    ws = workers(p, phase)
+    if order is None:
+        order = sorted(ws)
+    if not isinstance(order, list) or sorted(order, key=str) != sorted(ws, key=str):
+        refuse(
+            "order",
+            f"order must list each of your {phase} workers {sorted(ws)} exactly once",
+            "order",
+            order,
+        )
+    return order
+
+
+def _check_stack_order(state: GameState, p: PlayerState, phase: str, stack_order: Any) -> list[int]:
+    """The order the dice already on the stack are used (rules 2 on; default: oldest first)."""
+    _, on_stack = stack_of(p, phase)
+    if stack_order is not None and state.rules < 2:
+        refuse(
+            "stack_order",
+            f"this game is played under rules version {state.rules}, where the dice on a stack "
+            "are used oldest first; leave stack_order out",
+            "stack_order",
+            stack_order,
+        )
+    if stack_order is None:
+        stack_order = on_stack[:]
+    if (
+        not isinstance(stack_order, list)
+        or not all(_is_die(d) for d in stack_order)
+        or sorted(stack_order) != sorted(on_stack)
+    ):
+        refuse(
+            "stack_order",
+            f"stack_order must list each die already on your {_stack_name(phase)} stack "
+            f"{on_stack} exactly once, in the order they are used (the tile already complete "
+            "takes the first ones, the others stay on the stack for the next tile), or be left "
+            "out to use them oldest first",
+            "stack_order",
+            stack_order,
+        )
+    return stack_order
+
+
+def _check_remove(phase: str, done: list[int], remove: Any) -> None:
+    """One distinct die per removal effect among the forecast completions."""
+    need = _removals(phase, done)
+    if not isinstance(remove, list) or len(remove) != len(need):
+        refuse(
+            "remove",
+            f"remove must name {len(need)} of your dice, one for each removal effect of tiles {need}",
+            "remove",
+            remove,
+        )
+    if not all(_is_die(d) for d in remove) or len(set(remove)) != len(remove):
+        refuse("remove", f"remove: {remove} must be distinct die ids", "remove", remove)
+
+
+def _check_returns(done: list[int], returns: Any) -> None:
+    """At most one list of die ids per forecast completion (Galactic Federation / Exchange)."""
+    if (
+        not isinstance(returns, list)
+        or len(returns) > len(done)
+        or not all(isinstance(r, list) and all(_is_die(d) for d in r) for r in returns)
+    ):
+        refuse(
+            "returns",
+            f"returns must be a list of at most {len(done)} lists of die ids, one per completed "
+            f"tile {done} in completion order",
+            "returns",
+            returns,
+        )
 
 
 def _stack_name(phase: str) -> str:
@@ -421,42 +439,10 @@ def complete(
     k = choices.k
     choices.k += 1
     powers = list(discounts)
-    imm = card.immediate
-    removed = None
-    if imm.get("dice_removed"):
-        if not choices.remove:
-            raise IllegalCommand(
-                "remove", f"remove: name a die for the removal effect of {card.name}", "remove"
-            )
-        removed = choices.remove.pop(0)
-        if removed not in p.owned_dice() or removed >= 1000:
-            raise IllegalCommand(
-                "remove",
-                f"remove: die {removed} is not one of your dice when {card.name} completes "
-                "(the dice a tile grants arrive after its removal and cannot be removed)",
-                "remove",
-                removed,
-            )
+    removed = _removal(p, card, choices)
     rule = return_rule(state, p, card, len(dice))
-    picks = list(choices.returns[k]) if k < len(choices.returns) else []
+    picks = _returns_chosen(k, card, dice, removed, rule, choices)
     if picks:
-        if len(picks) > rule["max"] or len(set(picks)) != len(picks):
-            raise IllegalCommand(
-                "returns",
-                f"returns[{k}]: at most {rule['max']} distinct dice of {card.name} may go back "
-                "to the cup" + ("" if rule["max"] else " (no Galactic Federation / Exchange here)"),
-                f"returns[{k}]",
-                picks,
-            )
-        bad = [d for d in picks if d not in dice or d >= 1000 or d == removed]
-        if bad:
-            raise IllegalCommand(
-                "returns",
-                f"returns[{k}]: dice {bad} are not among the dice completing {card.name} "
-                f"{dice}" + (f" other than the removed die {removed}" if removed in bad else ""),
-                f"returns[{k}]",
-                bad,
-            )
         powers += [x for x in rule["powers"] if x not in powers]
     auto = [
         d
@@ -470,14 +456,6 @@ def complete(
         powers += [x for x in rule["auto_powers"] if x not in powers]
     if card.dev_kind == "immediate" and card.power_id and card.power_id not in powers:
         powers.append(card.power_id)
-    gained = []
-    taken: set[int] = set()
-    for g in imm.get("dice_gained") or []:
-        die = _peek_excluding(state, g["color"], taken)
-        if die is not None:
-            taken.add(die)
-            gained.append({"die": die, "to": g["to"]})
-    credits = int(imm.get("credits") or 0)
     ctx.emit(
         ev(
             "TileCompleted",
@@ -488,13 +466,74 @@ def complete(
             dice=dice,
             returned=picks + auto,
             removed=removed,
-            gained=gained,
-            credits=credits,
+            gained=_dice_gained(state, card),
+            credits=int(card.immediate.get("credits") or 0),
             powers=powers,
         )
     )
     for _pid, h in registry.handlers(p, "completed"):
         h(state, p, card, dice, ctx)
+
+
+def _removal(p: PlayerState, card: Card, choices: _Choices) -> int | None:
+    """The die a removal effect takes: the owner's next choice, one of their dice right now."""
+    if not card.immediate.get("dice_removed"):
+        return None
+    if not choices.remove:
+        refuse("remove", f"remove: name a die for the removal effect of {card.name}", "remove")
+    removed = choices.remove.pop(0)
+    if removed not in p.owned_dice() or removed >= 1000:
+        refuse(
+            "remove",
+            f"remove: die {removed} is not one of your dice when {card.name} completes "
+            "(the dice a tile grants arrive after its removal and cannot be removed)",
+            "remove",
+            removed,
+        )
+    return removed
+
+
+def _returns_chosen(
+    k: int,
+    card: Card,
+    dice: list[int],
+    removed: int | None,
+    rule: dict[str, Any],
+    choices: _Choices,
+) -> list[int]:
+    """The completing dice the owner sends to the cup (Galactic Federation / Exchange)."""
+    picks = list(choices.returns[k]) if k < len(choices.returns) else []
+    if picks:
+        if len(picks) > rule["max"] or len(set(picks)) != len(picks):
+            refuse(
+                "returns",
+                f"returns[{k}]: at most {rule['max']} distinct dice of {card.name} may go back "
+                "to the cup" + ("" if rule["max"] else " (no Galactic Federation / Exchange here)"),
+                f"returns[{k}]",
+                picks,
+            )
+        bad = [d for d in picks if d not in dice or d >= 1000 or d == removed]
+        if bad:
+            refuse(
+                "returns",
+                f"returns[{k}]: dice {bad} are not among the dice completing {card.name} "
+                f"{dice}" + (f" other than the removed die {removed}" if removed in bad else ""),
+                f"returns[{k}]",
+                bad,
+            )
+    return picks
+
+
+def _dice_gained(state: GameState, card: Card) -> list[dict[str, Any]]:
+    """The dice the tile grants: the first of each colour in the supply, each die once."""
+    gained = []
+    taken: set[int] = set()
+    for g in card.immediate.get("dice_gained") or []:
+        die = _peek_excluding(state, g["color"], taken)
+        if die is not None:
+            taken.add(die)
+            gained.append({"die": die, "to": g["to"]})
+    return gained
 
 
 def _peek_excluding(state: GameState, color: str, taken: set[int]) -> int | None:

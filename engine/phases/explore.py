@@ -29,7 +29,7 @@ from typing import Any
 from .. import rng as rngmod
 from ..catalogue import PHANTOM_BASE, color_of, dev_card, phantom_id, world_card
 from ..economy import gain_credits
-from ..errors import ChanceMismatch, IllegalCommand
+from ..errors import ChanceMismatch, refuse
 from ..fold import Ctx, Event, ev, folds
 from ..powers import registry
 from ..state import GameState, PlayerState
@@ -134,7 +134,7 @@ def legal(state: GameState, p: PlayerState) -> dict[str, Any]:
 
 def apply(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx) -> None:
     if state.shortfall and p.seat != state.shortfall.get("seat"):
-        raise IllegalCommand(
+        refuse(
             "bag_empty",
             "the bag ran out of tiles; wait until the scouting player finishes",
             None,
@@ -149,7 +149,7 @@ def apply(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx) -> No
         return
     explorer = cmd.get("explorer")
     if not p.columns[EXPLORE]:
-        raise IllegalCommand(
+        refuse(
             "task",
             f"you have no explorer left: task {task!r} is not possible"
             + ("; send task 'finish'" if registry.has_power(p, LOGISTICS) else ""),
@@ -157,7 +157,7 @@ def apply(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx) -> No
             task,
         )
     if explorer not in p.columns[EXPLORE]:
-        raise IllegalCommand(
+        refuse(
             "explorer",
             f"explorer: die {explorer!r} is not one of your explorers {p.columns[EXPLORE]}",
             "explorer",
@@ -165,25 +165,33 @@ def apply(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx) -> No
         )
     abandon = cmd.get("abandon") or []
     if task == "stock":
-        if abandon:
-            raise IllegalCommand(
-                "abandon",
-                "tiles are abandoned only as part of a Scout, not a Stock",
-                "abandon",
-                abandon,
-            )
-        credits, used = registry.fold_tracked("stock_value", p, 2, state, p, explorer)
-        powers = phantom_powers(state, p, explorer) + used
-        extra: dict[str, Any] = {"powers": powers} if powers else {}
-        ctx.emit(
-            ev("ExplorerStocked", seat=p.seat, explorer=explorer, credits=int(credits), **extra)
-        )
+        _stock(state, p, explorer, abandon, ctx)
         return
     if task != "scout":
         tasks = "'scout', 'stock'" + (
             ", 'rearrange' or 'finish'" if registry.has_power(p, LOGISTICS) else ""
         )
-        raise IllegalCommand("task", f"task must be {tasks}, not {task!r}", "task", task)
+        refuse("task", f"task must be {tasks}, not {task!r}", "task", task)
+    _scout(state, p, explorer, abandon, ctx)
+
+
+def _stock(state: GameState, p: PlayerState, explorer: int, abandon: Any, ctx: Ctx) -> None:
+    """Stock: the explorer earns $2 (powers may add); nothing is abandoned."""
+    if abandon:
+        refuse(
+            "abandon",
+            "tiles are abandoned only as part of a Scout, not a Stock",
+            "abandon",
+            abandon,
+        )
+    credits, used = registry.fold_tracked("stock_value", p, 2, state, p, explorer)
+    powers = phantom_powers(state, p, explorer) + used
+    extra: dict[str, Any] = {"powers": powers} if powers else {}
+    ctx.emit(ev("ExplorerStocked", seat=p.seat, explorer=explorer, credits=int(credits), **extra))
+
+
+def _scout(state: GameState, p: PlayerState, explorer: int, abandon: Any, ctx: Ctx) -> None:
+    """Scout: abandon any tiles of the construction zone, then draw one tile more than abandoned."""
     zone = set(p.dev_stack) | set(p.world_stack)
     if (
         not isinstance(abandon, list)
@@ -191,7 +199,7 @@ def apply(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx) -> No
         or not set(abandon) <= zone
     ):
         bad = [t for t in abandon if t not in zone] if isinstance(abandon, list) else abandon
-        raise IllegalCommand(
+        refuse(
             "abandon",
             f"abandon: {bad!r} are not distinct tiles of your construction zone {sorted(zone)}",
             "abandon",
@@ -301,7 +309,7 @@ def _scouted(state: GameState, e: Event) -> None:
 def apply_place(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx) -> None:
     placements = cmd.get("placements")
     if not isinstance(placements, list):
-        raise IllegalCommand(
+        refuse(
             "placements",
             "'placements' must list every drawn tile as {tile, as}",
             "placements",
@@ -309,7 +317,7 @@ def apply_place(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx)
         )
     tiles = [x.get("tile") if isinstance(x, dict) else None for x in placements]
     if sorted(tiles, key=str) != sorted(p.drawn, key=str):
-        raise IllegalCommand(
+        refuse(
             "placements",
             f"placements must cover exactly the drawn tiles {p.drawn}, each once; got {tiles}",
             "placements",
@@ -320,7 +328,7 @@ def apply_place(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx)
     for i, x in enumerate(placements):
         side = x.get("as")
         if side not in SIDES:
-            raise IllegalCommand(
+            refuse(
                 "side",
                 f"placements[{i}].as must be 'development' or 'world', not {side!r}",
                 f"placements[{i}].as",
@@ -328,7 +336,7 @@ def apply_place(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx)
             )
         top = bool(x.get("on_top", False))
         if top and not on_top_ok:
-            raise IllegalCommand(
+            refuse(
                 "on_top",
                 f"placements[{i}].on_top needs Improved Reconnaissance in your tableau",
                 f"placements[{i}].on_top",
@@ -378,9 +386,7 @@ def _open_shortfall(state: GameState) -> None:
 def apply_abandon_one(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx) -> None:
     tile = cmd.get("tile")
     if tile not in p.dev_stack and tile not in p.world_stack:
-        raise IllegalCommand(
-            "tile", f"tile {tile!r} is not in your construction zone", "tile", tile
-        )
+        refuse("tile", f"tile {tile!r} is not in your construction zone", "tile", tile)
     dev = [t for t in p.dev_stack if t != tile]
     world = [t for t in p.world_stack if t != tile]
     tops = {"development": dev[0] if dev else None, "world": world[0] if world else None}
@@ -438,7 +444,7 @@ def _rearrange(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx) 
     only once every seat has finished its Explore step, so the restriction holds by construction.
     """
     if not registry.has_power(p, LOGISTICS):
-        raise IllegalCommand(
+        refuse(
             "task", "task 'rearrange' needs Advanced Logistics in your tableau", "task", "rearrange"
         )
     dev, world = cmd.get("development"), cmd.get("world")
@@ -446,7 +452,7 @@ def _rearrange(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx) 
         if not isinstance(val, list) or not all(
             isinstance(t, int) and not isinstance(t, bool) for t in val
         ):
-            raise IllegalCommand(
+            refuse(
                 "rearrange",
                 f"'{name}' must list the tile ids of the new {name} stack, top first",
                 name,
@@ -455,7 +461,7 @@ def _rearrange(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx) 
     assert isinstance(dev, list) and isinstance(world, list)
     have = sorted(p.dev_stack + p.world_stack)
     if sorted(dev + world) != have:
-        raise IllegalCommand(
+        refuse(
             "rearrange",
             f"'development' and 'world' together must hold exactly your construction-zone tiles "
             f"{have}, each once; got {dev + world}",
@@ -463,7 +469,7 @@ def _rearrange(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx) 
             dev + world,
         )
     if dev == p.dev_stack and world == p.world_stack:
-        raise IllegalCommand(
+        refuse(
             "rearrange",
             "that is the stacks' present order: nothing to rearrange",
             "development",
@@ -499,14 +505,14 @@ def _rearranged(state: GameState, e: Event) -> None:
 
 def _finish_tasks(state: GameState, p: PlayerState, ctx: Ctx) -> None:
     if not registry.has_power(p, LOGISTICS):
-        raise IllegalCommand(
+        refuse(
             "task",
             "task 'finish' is only for Advanced Logistics owners; use your explorers",
             "task",
             "finish",
         )
     if p.columns[EXPLORE]:
-        raise IllegalCommand(
+        refuse(
             "task",
             f"every explorer must Scout or Stock first; left: {p.columns[EXPLORE]}",
             "task",

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..catalogue import color_of
-from ..errors import IllegalCommand
+from ..errors import refuse
 from ..fold import Ctx, Event, ev, folds
 from ..state import GameState, PlayerState
 
@@ -61,7 +61,7 @@ def apply(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx) -> No
         or len(set(recruit)) != n
         or not set(recruit) <= set(p.citizenry)
     ):
-        raise IllegalCommand(
+        refuse(
             "recruit",
             f"recruit must name exactly {n} distinct dice of your Citizenry {sorted(p.citizenry)} (you must recruit as many as you can afford)",
             "recruit",
@@ -70,16 +70,14 @@ def apply(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx) -> No
     can = set(recallable(p))
     if not isinstance(recall, list) or len(set(recall)) != len(recall) or not set(recall) <= can:
         bad = [d for d in recall if d not in can] if isinstance(recall, list) else recall
-        raise IllegalCommand(
+        refuse(
             "recall",
             f"recall: {bad!r} are not developers, settlers or goods of yours; recallable: {sorted(can)}",
             "recall",
             bad,
         )
     if not p.cup and not recruit and not recall and can:
-        raise IllegalCommand(
-            "must_recall", "your cup would be empty: recall at least one die", "recall", recall
-        )
+        refuse("must_recall", "your cup would be empty: recall at least one die", "recall", recall)
     emit_managed(p, sorted(recruit), sorted(recall), ctx)
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..catalogue import CARDS, color_of
-from ..errors import IllegalCommand
+from ..errors import refuse
 from ..fold import Ctx, Event, ev, folds
 from ..powers import registry
 from ..state import GameState, PlayerState
@@ -82,7 +82,7 @@ def apply(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx) -> No
     producers = p.columns[PRODUCE]
     count = min(len(producers), sum(slots.values()))
     if not isinstance(goods, list) or len(goods) != count:
-        raise IllegalCommand(
+        refuse(
             "goods",
             f"goods must list exactly {count} productions {{die, world}} (all producers must be used while there is room)",
             "goods",
@@ -94,14 +94,14 @@ def apply(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx) -> No
         die = g.get("die") if isinstance(g, dict) else None
         world = g.get("world") if isinstance(g, dict) else None
         if die not in producers or die in used:
-            raise IllegalCommand(
+            refuse(
                 "die",
                 f"goods[{i}].die: {die!r} is not one of your unused producers {producers}",
                 f"goods[{i}].die",
                 die,
             )
         if slots.get(world, 0) <= 0:  # type: ignore[arg-type]
-            raise IllegalCommand(
+            refuse(
                 "world",
                 f"goods[{i}].world: {world!r} is not a non-gray world of yours with room; choose from {sorted(k for k, v in slots.items() if v > 0)}",
                 f"goods[{i}].world",

@@ -22,7 +22,7 @@ from ..catalogue import (
     world_card,
 )
 from ..economy import VP_PER_PLAYER, supply_peek, supply_take
-from ..errors import ChanceMismatch, IllegalCommand
+from ..errors import ChanceMismatch, refuse
 from ..fold import Ctx, Event, creates, ev, folds
 from ..state import GameState, PlayerState
 
@@ -36,12 +36,10 @@ def check_config(players: int, options: dict[str, Any]) -> dict[str, Any]:
         or isinstance(players, bool)
         or not MIN_PLAYERS <= players <= MAX_PLAYERS
     ):
-        raise IllegalCommand(
-            "players", f"a game has 2 to 5 players, not {players!r}", "players", players
-        )
+        refuse("players", f"a game has 2 to 5 players, not {players!r}", "players", players)
     unknown = sorted(set(options) - set(OPTIONS))
     if unknown:
-        raise IllegalCommand(
+        refuse(
             "options",
             f"unknown option(s) {unknown}; known options: {sorted(OPTIONS)}",
             "options",
@@ -50,7 +48,7 @@ def check_config(players: int, options: dict[str, Any]) -> dict[str, Any]:
     out = dict(OPTIONS)
     for k, v in options.items():
         if not isinstance(v, bool):
-            raise IllegalCommand("options", f"option {k} must be true or false", f"options.{k}", v)
+            refuse("options", f"option {k} must be true or false", f"options.{k}", v)
         out[k] = v
     return out
 
@@ -92,13 +90,11 @@ def create(
     """Emit GameCreated (and, for a first game, the start tile choices) into a fresh context."""
     opts = check_config(players, dict(options or {}))
     if not isinstance(seed, str) or not seed:
-        raise IllegalCommand("seed", "the seed must be a non-empty string", "seed", seed)
+        refuse("seed", "the seed must be a non-empty string", "seed", seed)
     if rules is None:
         rules = RULES_VERSION
     if isinstance(rules, bool) or not isinstance(rules, int) or not 1 <= rules <= RULES_VERSION:
-        raise IllegalCommand(
-            "rules", f"the rules version must be 1 to {RULES_VERSION}", "rules", rules
-        )
+        refuse("rules", f"the rules version must be 1 to {RULES_VERSION}", "rules", rules)
     _, seats = deal(seed, players, rules)
     ctx = Ctx(None)
     # the commitment's field name says what it is: a bare sha256 of the seed before version 3
@@ -219,7 +215,7 @@ def legal(state: GameState, p: PlayerState) -> dict[str, Any]:
 def apply(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx) -> None:
     dev = cmd.get("development")
     if dev not in p.start_tiles:
-        raise IllegalCommand(
+        refuse(
             "start_tiles",
             f"'development' must be one of your two start tiles {p.start_tiles}, not {dev!r}",
             "development",

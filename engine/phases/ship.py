@@ -28,7 +28,7 @@ from typing import Any
 
 from ..catalogue import CARDS, TRADE_VALUE, color_of, consume_matches, is_phantom, phantom_id
 from ..economy import CREDIT_CAP, award_vp, gain_credits
-from ..errors import IllegalCommand
+from ..errors import refuse
 from ..fold import Ctx, Event, ev, folds
 from ..powers import registry
 from ..powers.effects import pay
@@ -152,13 +152,27 @@ def legal(state: GameState, p: PlayerState) -> dict[str, Any]:
     }
 
 
+# One checked task: shipper, good, action, credits, vp, powers and the options chosen.
+Task = tuple[int, int, str, int, int, list[str], list[dict[str, Any]]]
+
+
 def apply(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx) -> None:
-    tasks = cmd.get("tasks")
-    shippers = p.columns[SHIP]
+    """Check every task first (in order, the $10 cap task by task), then ship them all."""
     where = {d: w for d, w in goods_list(p)}
+    checked = _check_tasks(state, p, cmd.get("tasks"), where)
+    for task in checked:
+        _ship(ctx, p, where, task)
+    rest = [d for d in p.columns[SHIP]]
+    if rest:
+        ctx.emit(ev("WorkersReturned", seat=p.seat, phase="ship", dice=rest, source="column"))
+
+
+def _check_tasks(state: GameState, p: PlayerState, tasks: Any, where: dict[int, str]) -> list[Task]:
+    """Every shipper ships while goods remain: one task per shipper or per good, whichever fewer."""
+    shippers = p.columns[SHIP]
     count = min(len(shippers), len(where))
     if not isinstance(tasks, list) or len(tasks) != count:
-        raise IllegalCommand(
+        refuse(
             "tasks",
             f"tasks must list exactly {count} shipments {{shipper, good, action}} (every shipper ships while goods remain)",
             "tasks",
@@ -168,97 +182,111 @@ def apply(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx) -> No
     used_s: set[int] = set()
     used_g: set[int] = set()
     credits_now = p.credits  # simulated task by task, for the options' costs
-    checked = []
+    checked: list[Task] = []
     for i, t in enumerate(tasks):
-        if not isinstance(t, dict):
-            raise IllegalCommand(
-                "tasks", f"tasks[{i}] must be an object {{shipper, good, action}}", f"tasks[{i}]", t
-            )
-        s, g, a = t.get("shipper"), t.get("good"), t.get("action")
-        if s not in shippers or s in used_s:
-            raise IllegalCommand(
-                "shipper",
-                f"tasks[{i}].shipper: {s!r} is not one of your unused shippers {shippers}",
-                f"tasks[{i}].shipper",
-                s,
-            )
-        if g not in where or g in used_g:
-            raise IllegalCommand(
-                "good",
-                f"tasks[{i}].good: {g!r} is not one of your unshipped goods {sorted(where)}",
-                f"tasks[{i}].good",
-                g,
-            )
-        if a not in ACTIONS:
-            raise IllegalCommand(
-                "action",
-                f"tasks[{i}].action must be 'trade' or 'consume', not {a!r}",
-                f"tasks[{i}].action",
-                a,
-            )
+        s, g, a = _check_task(i, t, shippers, where, used_s, used_g)
         credits, vp, used = task_outcome(state, p, s, g, where[g], a)
         credits_now = min(CREDIT_CAP, credits_now + credits)
-        chosen = []
-        for key, val in t.items():
-            if key in TASK_FIELDS or val is False:
-                continue
-            opt = opts.get(key)
-            if opt is None:
-                raise IllegalCommand(
-                    "option",
-                    f"tasks[{i}].{key}: not an option of yours; options: {sorted(opts) or 'none'}",
-                    f"tasks[{i}].{key}",
-                    val,
-                )
-            if val is not True:
-                raise IllegalCommand(
-                    "option", f"tasks[{i}].{key} must be true or false", f"tasks[{i}].{key}", val
-                )
-            if a not in opt["actions"]:
-                raise IllegalCommand(
-                    "option",
-                    f"tasks[{i}].{key}: only allowed on {' or '.join(opt['actions'])} tasks, not {a}",
-                    f"tasks[{i}].{key}",
-                    val,
-                )
-            if credits_now + opt["credits"] < 0:
-                raise IllegalCommand(
-                    "option",
-                    f"tasks[{i}].{key}: costs ${-opt['credits']} but you would have ${credits_now}",
-                    f"tasks[{i}].{key}",
-                    val,
-                )
-            credits_now += opt["credits"]
-            chosen.append(opt)
+        chosen, credits_now = _check_options(i, t, a, opts, credits_now)
         used_s.add(s)
         used_g.add(g)
         checked.append((s, g, a, credits, vp, used, chosen))
-    for s, g, a, credits, vp, used, chosen in checked:
-        ctx.emit(
-            ev(
-                "GoodShipped",
-                seat=p.seat,
-                shipper=s,
-                good=g,
-                world=where[g],
-                action=a,
-                credits=credits,
-                vp=vp,
-                powers=used,
-            )
+    return checked
+
+
+def _check_task(
+    i: int, t: Any, shippers: list[int], where: dict[int, str], used_s: set[int], used_g: set[int]
+) -> tuple[int, int, str]:
+    """One task: an unused shipper, an unshipped good, Trade or Consume."""
+    if not isinstance(t, dict):
+        refuse("tasks", f"tasks[{i}] must be an object {{shipper, good, action}}", f"tasks[{i}]", t)
+    s, g, a = t.get("shipper"), t.get("good"), t.get("action")
+    if s not in shippers or s in used_s:
+        refuse(
+            "shipper",
+            f"tasks[{i}].shipper: {s!r} is not one of your unused shippers {shippers}",
+            f"tasks[{i}].shipper",
+            s,
         )
-        for opt in chosen:
-            pay(
-                ctx,
-                p,
-                opt["power"],
-                credits=opt["credits"],
-                vp=opt["vp"],
-                why=f"{a} task option '{opt['option']}'",
+    if g not in where or g in used_g:
+        refuse(
+            "good",
+            f"tasks[{i}].good: {g!r} is not one of your unshipped goods {sorted(where)}",
+            f"tasks[{i}].good",
+            g,
+        )
+    if a not in ACTIONS:
+        refuse(
+            "action",
+            f"tasks[{i}].action must be 'trade' or 'consume', not {a!r}",
+            f"tasks[{i}].action",
+            a,
+        )
+    return s, g, a
+
+
+def _check_options(
+    i: int, t: dict[str, Any], a: str, opts: dict[str, dict[str, Any]], credits_now: int
+) -> tuple[list[dict[str, Any]], int]:
+    """A task's option flags (Galactic Bankers): offered, allowed for its action, affordable."""
+    chosen = []
+    for key, val in t.items():
+        if key in TASK_FIELDS or val is False:
+            continue
+        opt = opts.get(key)
+        if opt is None:
+            refuse(
+                "option",
+                f"tasks[{i}].{key}: not an option of yours; options: {sorted(opts) or 'none'}",
+                f"tasks[{i}].{key}",
+                val,
             )
-    rest = [d for d in p.columns[SHIP]]
-    if rest:
-        ctx.emit(ev("WorkersReturned", seat=p.seat, phase="ship", dice=rest, source="column"))
+        if val is not True:
+            refuse("option", f"tasks[{i}].{key} must be true or false", f"tasks[{i}].{key}", val)
+        if a not in opt["actions"]:
+            refuse(
+                "option",
+                f"tasks[{i}].{key}: only allowed on {' or '.join(opt['actions'])} tasks, not {a}",
+                f"tasks[{i}].{key}",
+                val,
+            )
+        if credits_now + opt["credits"] < 0:
+            refuse(
+                "option",
+                f"tasks[{i}].{key}: costs ${-opt['credits']} but you would have ${credits_now}",
+                f"tasks[{i}].{key}",
+                val,
+            )
+        credits_now += opt["credits"]
+        chosen.append(opt)
+    return chosen, credits_now
+
+
+def _ship(ctx: Ctx, p: PlayerState, where: dict[int, str], task: Task) -> None:
+    """Trade or Consume one good, then the powers paid by the task's options."""
+    s, g, a, credits, vp, used, chosen = task
+    ctx.emit(
+        ev(
+            "GoodShipped",
+            seat=p.seat,
+            shipper=s,
+            good=g,
+            world=where[g],
+            action=a,
+            credits=credits,
+            vp=vp,
+            powers=used,
+        )
+    )
+    for opt in chosen:
+        pay(
+            ctx,
+            p,
+            opt["power"],
+            credits=opt["credits"],
+            vp=opt["vp"],
+            why=f"{a} task option '{opt['option']}'",
+        )
 
 
 @folds("GoodShipped")

@@ -34,7 +34,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..catalogue import CARDS, PHASE_INDEX, PHASES, color_of
-from ..errors import IllegalCommand
+from ..errors import refuse
 from ..state import GameState, PlayerState
 from .registry import effects, power
 
@@ -167,31 +167,7 @@ def _use(pid: str) -> Any:
     ) -> None:
         eff = _spec(pid, "reassign")
         name = _label(pid)
-        lo, hi, why = _bounds(state, p, eff)
-        if hi <= 0:
-            raise IllegalCommand(
-                "condition", f"{field}: {name} cannot be used this round: {why}", field, pid
-            )
-        moves = use.get("moves")
-        if not isinstance(moves, list) or not all(isinstance(m, dict) for m in moves):
-            raise IllegalCommand(
-                "moves",
-                f"{field}.moves: {name} needs a list of moves {{die, to}}",
-                f"{field}.moves",
-                moves,
-            )
-        if not lo <= len(moves) <= hi:
-            if lo == hi:
-                need = f"exactly {lo}"
-            else:
-                need = f"{lo} to {hi}"
-            extra = f" ({why})" if why else ""
-            raise IllegalCommand(
-                "count",
-                f"{field}.moves: {name} moves {need} worker(s) per use{extra}, not {len(moves)}",
-                f"{field}.moves",
-                len(moves),
-            )
+        moves = _check_count(state, p, eff, use.get("moves"), field, name, pid)
         src = _from(eff)
         targets = _targets(eff, plan.selected)
         to_text = (
@@ -208,49 +184,16 @@ def _use(pid: str) -> Any:
             if die not in plan.col or die == plan.selector:
                 plan.move(die, to, f, name)  # raises the shared "not a worker" / "selector" error
             if die in seen:
-                raise IllegalCommand(
+                refuse(
                     "moves", f"{f}.die: {name} moves die {die} twice in one use", f"{f}.die", die
                 )
             seen.add(die)
-            color = color_of(die)
-            if "die_colors" in src and color not in src["die_colors"]:
-                raise IllegalCommand(
-                    "color",
-                    f"{f}.die: {name} moves only {_colors(src['die_colors'])} dice; "
-                    f"die {die} is {COLOR_NAMES[color]}",
-                    f"{f}.die",
-                    die,
-                )
-            if "exclude_die_colors" in src and color in src["exclude_die_colors"]:
-                raise IllegalCommand(
-                    "color",
-                    f"{f}.die: {name} cannot move {_colors(src['exclude_die_colors'])} dice; "
-                    f"die {die} is {COLOR_NAMES[color]}",
-                    f"{f}.die",
-                    die,
-                )
             col = plan.col[die]
-            if "phases" in src and PHASES[col] not in src["phases"]:
-                raise IllegalCommand(
-                    "source",
-                    f"{f}.die: {name} moves only workers standing in the "
-                    f"{' or '.join(src['phases'])} column; die {die} is in the {PHASES[col]} column",
-                    f"{f}.die",
-                    die,
-                )
-            if src.get("same_phase"):
-                if first_col is None:
-                    first_col = col
-                elif col != first_col:
-                    raise IllegalCommand(
-                        "same_phase",
-                        f"{f}.die: {name} moves workers from one and the same column; die {die} "
-                        f"is in the {PHASES[col]} column, the first in the {PHASES[first_col]} column",
-                        f"{f}.die",
-                        die,
-                    )
+            _check_source(src, die, col, first_col, f, name)
+            if first_col is None:
+                first_col = col
             if to in PHASE_INDEX and to not in targets:
-                raise IllegalCommand(
+                refuse(
                     "target",
                     f"{f}.to: {name} moves workers {to_text}; die {die} cannot go to {to}",
                     f"{f}.to",
@@ -262,6 +205,80 @@ def _use(pid: str) -> Any:
             plan.move(m["die"], m.get("to"), f"{field}.moves[{j}]", name)
 
     return use_power
+
+
+def _check_count(
+    state: GameState,
+    p: PlayerState,
+    eff: dict[str, Any],
+    moves: Any,
+    field: str,
+    name: str,
+    pid: str,
+) -> list[Any]:
+    """How many workers one use moves: the power's count, capped by its condition (if any)."""
+    lo, hi, why = _bounds(state, p, eff)
+    if hi <= 0:
+        refuse("condition", f"{field}: {name} cannot be used this round: {why}", field, pid)
+    if not isinstance(moves, list) or not all(isinstance(m, dict) for m in moves):
+        refuse(
+            "moves",
+            f"{field}.moves: {name} needs a list of moves {{die, to}}",
+            f"{field}.moves",
+            moves,
+        )
+    if not lo <= len(moves) <= hi:
+        if lo == hi:
+            need = f"exactly {lo}"
+        else:
+            need = f"{lo} to {hi}"
+        extra = f" ({why})" if why else ""
+        refuse(
+            "count",
+            f"{field}.moves: {name} moves {need} worker(s) per use{extra}, not {len(moves)}",
+            f"{field}.moves",
+            len(moves),
+        )
+    return moves
+
+
+def _check_source(
+    src: dict[str, Any], die: int, col: int, first_col: int | None, f: str, name: str
+) -> None:
+    """The workers a power may move: by die colour, by the column they stand in, from one column."""
+    color = color_of(die)
+    if "die_colors" in src and color not in src["die_colors"]:
+        refuse(
+            "color",
+            f"{f}.die: {name} moves only {_colors(src['die_colors'])} dice; "
+            f"die {die} is {COLOR_NAMES[color]}",
+            f"{f}.die",
+            die,
+        )
+    if "exclude_die_colors" in src and color in src["exclude_die_colors"]:
+        refuse(
+            "color",
+            f"{f}.die: {name} cannot move {_colors(src['exclude_die_colors'])} dice; "
+            f"die {die} is {COLOR_NAMES[color]}",
+            f"{f}.die",
+            die,
+        )
+    if "phases" in src and PHASES[col] not in src["phases"]:
+        refuse(
+            "source",
+            f"{f}.die: {name} moves only workers standing in the "
+            f"{' or '.join(src['phases'])} column; die {die} is in the {PHASES[col]} column",
+            f"{f}.die",
+            die,
+        )
+    if src.get("same_phase") and first_col is not None and col != first_col:
+        refuse(
+            "same_phase",
+            f"{f}.die: {name} moves workers from one and the same column; die {die} "
+            f"is in the {PHASES[col]} column, the first in the {PHASES[first_col]} column",
+            f"{f}.die",
+            die,
+        )
 
 
 # --- Dictate variants --------------------------------------------------------------------------
