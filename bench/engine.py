@@ -1,6 +1,15 @@
 """Engine benchmark: random-bot games per second, replay speed, state and log sizes.
 
-Prints figures; asserts nothing. Usage: python bench/engine.py [--games N] [--seconds S]
+Prints figures; asserts nothing. Usage:
+
+    python bench/engine.py [--games N] [--players 2,3,4,5] [--rules V] [--profile]
+
+Games per second are per CPU-second of this process (``time.process_time``), so other processes on
+a shared machine do not count against the engine; the wall-clock figure is printed next to it.
+The first line says which build was measured: pure Python, or the compiled extension modules
+``make fast`` builds in place. ``--profile`` plays the 4-player games again under pyinstrument and
+prints where their time goes, per part of the engine (each sample counted once, in the innermost
+part it falls in).
 """
 
 from __future__ import annotations
@@ -17,31 +26,64 @@ import gc
 import json
 import statistics
 import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
 
 import engine
 from bots import arena
 from engine.state import canonical_json
 
 
-def games_per_second(
-    players: int, games: int, rules: int | None = None
-) -> tuple[float, float, list[arena.GameRecord]]:
+@dataclass
+class Run:
+    players: int
+    games: int
+    cpu: float
+    wall: float
+    events: int
+    rounds: int
+    kept: list[arena.GameRecord]
+
+    @property
+    def games_per_cpu_second(self) -> float:
+        return self.games / self.cpu
+
+    @property
+    def games_per_wall_second(self) -> float:
+        return self.games / self.wall
+
+
+def build() -> str:
+    """Which build of the engine is imported: pure Python or compiled extension modules."""
+    compiled = sorted(
+        name
+        for name, mod in sys.modules.items()
+        if name.split(".")[0] in ("engine", "bots")
+        and (getattr(mod, "__file__", None) or "").endswith((".so", ".pyd"))
+    )
+    if not compiled:
+        return "pure Python"
+    return f"compiled ({len(compiled)} extension modules: make fast)"
+
+
+def play(players: int, games: int, rules: int | None = None) -> Run:
     """Games are played as `rfg simulate` plays them: nothing is kept between games while timing
     (keeping every finished game alive would make the garbage collector the bottleneck)."""
     events = rounds = 0
     gc.collect()
     gc.freeze()  # what earlier measurements left in memory must not slow this one's collections
-    t0 = time.process_time()
+    w0, t0 = time.perf_counter(), time.process_time()
     for i in range(games):
         rec = arena.play_game(f"bench:{players}:{i}", players, ["random"], rules=rules)
         events += len(rec.events)
         rounds += rec.state.round
-    dt = time.process_time() - t0
+    cpu, wall = time.process_time() - t0, time.perf_counter() - w0
     kept = [
         arena.play_game(f"bench:{players}:{i}", players, ["random"], rules=rules)
         for i in range(min(games, 20))
     ]
-    return games / dt, events / dt, (events / games, rounds / games, kept)  # type: ignore[return-value]
+    return Run(players, games, cpu, wall, events, rounds, kept)
 
 
 def replay_rate(recs: list[arena.GameRecord]) -> tuple[float, float]:
@@ -53,9 +95,66 @@ def replay_rate(recs: list[arena.GameRecord]) -> tuple[float, float]:
     return total / dt, dt / total * 1e6
 
 
+#: (label, function, path fragment): the parts of a game's time; a sample counts in the innermost
+#: part it falls in (so "rules" is the rules code minus the folds and draws it calls)
+PARTS = [
+    ("arena loop (bots/arena.py)", "play_game", "bots/arena.py"),
+    ("setup (engine.new_game)", "new_game", "engine/__init__.py"),
+    ("pending", "pending", "engine/flow.py"),
+    ("legal moves (engine.legal)", "legal", "engine/flow.py"),
+    ("random bot (RandomBot.act)", "act", "bots/random_bot.py"),
+    ("command record (CommandSubmitted)", "command_submitted", "engine/record.py"),
+    ("rules: check + apply command", "apply_command", "engine/flow.py"),
+    ("event fold (evolve)", "evolve", "engine/fold.py"),
+    ("state copies", "copy", "engine/state.py"),
+    ("observe", "observe", "engine/observe.py"),
+    ("generator (engine.rng)", "", "engine/rng.py"),
+]
+
+
+def _parts(frame: Any, label: str, in_bot: bool) -> Iterator[tuple[str, float]]:
+    path = frame.file_path or ""
+    for name, func, fragment in PARTS:
+        if fragment in path and (not func or frame.function == func):
+            label = name
+            break
+    in_bot = in_bot or label.startswith("random bot")
+    if label.startswith("generator"):
+        label = "generator: bots' draws" if in_bot else "generator: the game's draws"
+    children = frame.children
+    yield label, frame.time - sum(c.time for c in children)
+    for child in children:
+        yield from _parts(child, label, in_bot)
+
+
+def profile(players: int, games: int, rules: int | None) -> None:
+    from pyinstrument import Profiler
+
+    prof = Profiler(interval=0.0002)
+    prof.start()
+    for i in range(games):
+        arena.play_game(f"bench:{players}:{i}", players, ["random"], rules=rules)
+    prof.stop()
+    session = prof.last_session
+    root = session.root_frame() if session else None
+    if root is None:
+        return
+    totals: dict[str, float] = {}
+    for label, seconds in _parts(root, "other", False):
+        totals[label] = totals.get(label, 0.0) + seconds
+    whole = sum(totals.values())
+    print(f"\nwhere a {players}-player game's time goes ({games} games, pyinstrument):")
+    for label, seconds in sorted(totals.items(), key=lambda kv: -kv[1]):
+        print(f"  {label:<36} {seconds / games * 1e3:7.2f} ms/game {seconds / whole:6.1%}")
+    print(f"  {'total':<36} {whole / games * 1e3:7.2f} ms/game")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--games", type=int, default=200, help="games per player count (default 200)")
+    ap.add_argument(
+        "--players", default="2,3,4,5", help="player counts to measure (default 2,3,4,5)"
+    )
     ap.add_argument(
         "--rules",
         type=int,
@@ -63,22 +162,39 @@ def main() -> None:
         help="rules version to play (default: the current one; 2 is the last with the "
         "SplitMix64 generator, for comparing the keyed generator's cost)",
     )
+    ap.add_argument(
+        "--profile", action="store_true", help="also print where a 4-player game's time goes"
+    )
     args = ap.parse_args()
+    counts = [int(x) for x in args.players.split(",")]
     print(
-        f"engine benchmark: {args.games} random-bot games per player count, rules "
-        f"{args.rules or 'current'}, one core (CPU time of this process)\n"
+        f"engine benchmark: {build()}; {args.games} random-bot games per player count, rules "
+        f"{args.rules or 'current'}; games/CPU-s counts this process's CPU time only\n"
     )
-    print(f"{'players':>7} {'games/s':>9} {'events/s':>10} {'events/game':>12} {'rounds/game':>12}")
-    all_recs = {}
-    for n in (2, 3, 4, 5):
-        gps, eps, (evg, rg, recs) = games_per_second(n, args.games, args.rules)  # type: ignore[misc]
-        all_recs[n] = recs
-        print(f"{n:>7} {gps:>9.1f} {eps:>10.0f} {evg:>12.0f} {rg:>12.1f}")
-    rate, per_event = replay_rate(all_recs[4])
     print(
-        f"\nreplay (fold from scratch, 4 players): {rate:,.0f} events/s, {per_event:.2f} us per evolve"
+        f"{'players':>7} {'games/CPU-s':>12} {'games/wall-s':>13} {'events/CPU-s':>13} "
+        f"{'events/game':>12} {'rounds/game':>12}"
     )
-    state = all_recs[4][0].state
+    runs = {}
+    for n in counts:
+        run = runs[n] = play(n, args.games, args.rules)
+        print(
+            f"{n:>7} {run.games_per_cpu_second:>12.1f} {run.games_per_wall_second:>13.1f} "
+            f"{run.events / run.cpu:>13.0f} {run.events / run.games:>12.0f} "
+            f"{run.rounds / run.games:>12.1f}"
+        )
+    recs = runs[4 if 4 in runs else counts[0]].kept
+    n = recs[0].players
+    rate, per_event = replay_rate(recs)
+    print(
+        f"\nreplay (fold from scratch, {n} players): {rate:,.0f} events/s, "
+        f"{per_event:.2f} us per evolve"
+    )
+    t0 = time.process_time()
+    for r in recs:
+        r.log_sha256()
+    sha_ms = (time.process_time() - t0) / len(recs) * 1e3
+    state = recs[0].state
     t0 = time.process_time()
     for _ in range(200):
         state.copy()
@@ -87,14 +203,17 @@ def main() -> None:
     for _ in range(200):
         engine.state_hash(state)
     hash_us = (time.process_time() - t0) / 200 * 1e6
-    sizes = [len(canonical_json(r.state.to_dict())) for r in all_recs[4]]
-    logs = [sum(len(canonical_json(e)) + 1 for e in r.events) for r in all_recs[4]]
+    sizes = [len(canonical_json(r.state.to_dict())) for r in recs]
+    logs = [sum(len(canonical_json(e)) + 1 for e in r.events) for r in recs]
+    print(f"log_sha256 of a game's log (rfg simulate --json): {sha_ms:.2f} ms per game")
     print(f"state copy (pure decide): {copy_us:.1f} us; state_hash: {hash_us:.1f} us")
-    print(f"serialised final state (4 players): mean {statistics.mean(sizes):,.0f} bytes")
+    print(f"serialised final state ({n} players): mean {statistics.mean(sizes):,.0f} bytes")
     print(
-        f"full event log as JSON Lines (4 players): mean {statistics.mean(logs):,.0f} bytes, "
-        f"{statistics.mean(len(r.events) for r in all_recs[4]):.0f} events"
+        f"full event log as JSON Lines ({n} players): mean {statistics.mean(logs):,.0f} bytes, "
+        f"{statistics.mean(len(r.events) for r in recs):.0f} events"
     )
+    if args.profile:
+        profile(4, min(args.games, 100), args.rules)
     print(json.dumps({"note": "figures vary with machine load; run twice"}))
 
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import struct
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
@@ -101,6 +102,19 @@ def next_u64(state: int) -> tuple[int, int]:
 _KEYED: dict[int, Any] = {}
 _KEYED_LIMIT = 1024
 
+#: the rejection limit of ``below`` for each small n (the largest accepted 64-bit output)
+_LIMITS = [0] + [_MASK - (_MASK + 1) % n for n in range(1, 1024)]
+_U64 = struct.Struct(">Q")
+_pack = _U64.pack
+_unpack = _U64.unpack
+
+#: keyed draws made recently: state -> its 64-bit output. Every chance outcome of a game is drawn
+#: twice, when a command decides it and when its event is folded (and checked); the fold takes the
+#: draw from here instead of hashing again. A draw depends on the state alone, so this changes no
+#: outcome; a draw never asked for again leaves when the table fills up (replay, pure ``decide``).
+_DRAWN: dict[int, int] = {}
+_DRAWN_LIMIT = 4096
+
 
 def _keyed_hash(tagged_key: int) -> Any:
     if len(_KEYED) >= _KEYED_LIMIT:
@@ -111,23 +125,31 @@ def _keyed_hash(tagged_key: int) -> Any:
     return h
 
 
+def _limit(n: int) -> int:
+    return _MASK - (_MASK + 1) % n
+
+
 def below(state: int, n: int) -> tuple[int, int]:
     """(new state, a uniform integer in [0, n)), by rejection sampling, so exactly uniform.
 
     The SplitMix64 step is inlined: this is the engine's hottest function.
     """
-    limit = _MASK - (_MASK + 1) % n
+    limit = _LIMITS[n] if 0 < n < 1024 else _limit(n)
     if state >= KEYED_TAG:
-        tagged_key = state >> 64
-        keyed = _KEYED.get(tagged_key)
-        if keyed is None:
-            keyed = _keyed_hash(tagged_key)
         while True:
-            counter = state & _MASK
+            z = _DRAWN.pop(state, None)
+            if z is None:
+                tagged_key = state >> 64
+                keyed = _KEYED.get(tagged_key)
+                if keyed is None:
+                    keyed = _keyed_hash(tagged_key)
+                h = keyed.copy()
+                h.update(_pack(state & _MASK))
+                z = _unpack(h.digest())[0]
+                if len(_DRAWN) >= _DRAWN_LIMIT:
+                    _DRAWN.clear()
+                _DRAWN[state] = z
             state += 1
-            h = keyed.copy()
-            h.update(counter.to_bytes(8, "big"))
-            z = int.from_bytes(h.digest(), "big")
             if z <= limit:
                 return state, z % n
     while True:
@@ -140,12 +162,36 @@ def below(state: int, n: int) -> tuple[int, int]:
 
 
 class Rng:
-    """A small mutable wrapper used by bots and by code that draws several outcomes in a row."""
+    """A small mutable wrapper used by bots and by code that draws several outcomes in a row.
 
-    __slots__ = ("state",)
+    A keyed generator keeps its key's hash and its counter apart (``state`` puts them together
+    again), so a draw does not take the 320-bit state apart; the draws are the same as ``below``'s.
+    """
+
+    __slots__ = ("_base", "_counter", "_hash")
 
     def __init__(self, state: int) -> None:
+        self._base = 0
+        self._counter = 0
+        self._hash: Any = None
         self.state = state
+
+    @property
+    def state(self) -> int:
+        """The generator's whole state, as ``below`` takes it."""
+        return self._base + self._counter
+
+    @state.setter
+    def state(self, state: int) -> None:
+        if state >= KEYED_TAG:
+            self._base = state & ~_MASK
+            self._counter = state & _MASK
+            tagged_key = state >> 64
+            self._hash = _KEYED.get(tagged_key) or _keyed_hash(tagged_key)
+        else:
+            self._base = state
+            self._counter = 0
+            self._hash = None
 
     @classmethod
     def from_seed(cls, seed: str) -> Rng:
@@ -162,8 +208,22 @@ class Rng:
         return cls(keyed_state(bot_key(seed, label)))
 
     def below(self, n: int) -> int:
-        self.state, x = below(self.state, n)
-        return x
+        keyed = self._hash
+        if keyed is None:
+            self._base, x = below(self._base, n)
+            return x
+        limit = _LIMITS[n] if 0 < n < 1024 else _limit(n)
+        c = self._counter
+        while c <= _MASK:
+            h = keyed.copy()
+            h.update(_pack(c))
+            c += 1
+            z = _unpack(h.digest())[0]
+            if z <= limit:
+                self._counter = c
+                return z % n
+        self.state = self._base + c  # the counter ran over into the key (never, in practice)
+        return self.below(n)
 
     def choice(self, seq: Sequence[T]) -> T:
         return seq[self.below(len(seq))]
@@ -172,6 +232,7 @@ class Rng:
         return self.below(p_den) < p_num
 
     def shuffle(self, items: list[T]) -> None:
+        below = self.below
         for i in range(len(items) - 1, 0, -1):
-            j = self.below(i + 1)
+            j = below(i + 1)
             items[i], items[j] = items[j], items[i]
