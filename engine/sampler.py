@@ -44,7 +44,7 @@ Deterministic: the same view and the same generator state give the same samples.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from . import rng as rngmod
@@ -69,6 +69,8 @@ from .rng import Rng
 from .state import GameState, PlayerState
 
 View = Mapping[str, Any]
+#: an opponent model for sealed assignments: (sample, seat, its assign decision, rng) -> command
+SealPolicy = Callable[[GameState, int, dict[str, Any], Rng], dict[str, Any]]
 
 
 class SamplerError(EngineError):
@@ -114,15 +116,9 @@ class Sampler:
 
     # --- what the view fixes -------------------------------------------------------------------
     def _parse(self, view: View) -> None:
-        players = view["players"]
-        n = len(players)
-        screens_down = view["step"] != "assign"
-        self.screens_down = screens_down
-        pend = view["pending"]
-        for pv in players:
-            w = pv["pending"]
-            if w == "abandon_one" or (w and str(pv["seat"]) not in pend):
-                raise SamplerError("an Explore shortfall is under way: not modelled by the sampler")
+        """Read the view once: the known state (``self.base``) and what each draw must deal."""
+        self.screens_down = view["step"] != "assign"
+        self._refuse_shortfall(view)
         shown_dice: set[int] = set()
         shown_tiles: set[int] = set()
         base: list[PlayerState] = []
@@ -130,88 +126,120 @@ class Sampler:
         self.hidden_below: list[tuple[int, int]] = []
         self.screen_colors: list[dict[str, int]] = []
         self.placing: list[int] = []  # other seats that owe place_tiles (their drawn tiles hidden)
-        for pv in players:
-            seat = int(pv["seat"])
-            own = seat == self.seat
-            p = PlayerState(
-                seat=seat,
-                faction=int(pv["faction"]["number"]),
-                home=_home_number(pv["home_world"]["card"]),
-            )
-            if p.faction not in FACTIONS:
-                raise SamplerError(f"seat {seat}: no faction {p.faction}")
-            p.credits = int(pv["credits"])
-            p.vp = int(pv["vp_chips"])
-            p.cup = _ids(pv["cup"])
-            p.citizenry = _ids(pv["citizenry"])
-            p.devs = [c["card"] for c in pv["developments"]]
-            p.worlds = [c["card"] for c in pv["worlds"]]
-            p.goods = {w: _ids(g) for w, g in pv["goods"].items()}
-            p.waiting = pv["pending"] or ""
-            p.start_tiles = [int(t["tile"]) for t in pv.get("start_tiles", ())]
-            cz = pv["construction"]
-            dev, world = cz["development"], cz["world"]
-            p.dev_dice = _ids(dev["dice"])
-            p.world_dice = _ids(world["dice"])
-            if own:
-                p.dev_stack = [int(t["tile"]) for t in dev["tiles"]]
-                p.world_stack = [int(t["tile"]) for t in world["tiles"]]
-                p.drawn = [int(t["tile"]) for t in pv["drawn"]]
-                self.hidden_below.append((0, 0))
-            else:
-                p.dev_stack = [int(dev["top"]["tile"])] if dev["top"] else []
-                p.world_stack = [int(world["top"]["tile"])] if world["top"] else []
-                self.hidden_below.append(
-                    (int(dev["count"]) - len(p.dev_stack), int(world["count"]) - len(p.world_stack))
-                )
-                if p.waiting == "place_tiles":
-                    self.placing.append(seat)
-            if "columns" in pv:  # screens down, or the seat's own screen
-                for i, ph in enumerate(PHASES):
-                    col = pv["columns"][ph]
-                    p.columns[i] = _ids(col)
-                p.selected = PHASE_INDEX[pv["selected"]] if pv["selected"] else -1
-                p.selector = -1 if pv["selector"] is None else int(pv["selector"])
-                p.dictate = _ids(pv["dictate"])
-            for d in p.owned_dice():
-                if d < PHANTOM_BASE:
-                    if d in shown_dice:
-                        raise SamplerError(f"die {d} is shown twice")
-                    shown_dice.add(d)
-            seen_colors: dict[str, int] = {}
-            for d in p.owned_dice():
-                if d < PHANTOM_BASE:
-                    seen_colors[DIE_COLOR[d]] = seen_colors.get(DIE_COLOR[d], 0) + 1
-            unseen = {c: k - seen_colors.get(c, 0) for c, k in pv["dice_by_color"].items()}
-            if any(k < 0 for k in unseen.values()):
-                raise SamplerError(f"seat {seat} shows more dice than it owns")
-            unseen = {c: k for c, k in unseen.items() if k}
-            if sum(unseen.values()) != (0 if "columns" in pv else int(pv["behind_screen"])):
-                raise SamplerError(f"seat {seat}: the dice behind its screen do not add up")
-            self.screen_colors.append(unseen)
-            tiles = [_tile_of(k) for k in p.devs + p.worlds]
-            tiles += p.dev_stack + p.world_stack + p.drawn + p.start_tiles
-            for t in tiles:
-                if t is None:
-                    continue
-                if t in shown_tiles:
-                    raise SamplerError(f"tile {t} is shown twice")
-                shown_tiles.add(t)
+        for pv in view["players"]:
+            p = self._player(pv)
+            self._count_shown_dice(p, pv, shown_dice)
+            self._count_shown_tiles(p, shown_tiles)
             base.append(p)
-        # the faces the view shows, by phase name (their side index is drawn in each sample)
-        self.shown_faces: list[list[tuple[int, str]]] = []
-        for pv in players:
-            faces: list[tuple[int, str]] = []
-            if "columns" in pv:
-                for ph in PHASES:
-                    for d in pv["columns"][ph]:
-                        if d["die"] < PHANTOM_BASE and d["face"] is not None:
-                            faces.append((int(d["die"]), d["face"]))
-            self.shown_faces.append(faces)
+        self.shown_faces = [self._faces(pv) for pv in view["players"]]
         self.unseen_tiles = [t for t in TILE_IDS if t not in shown_tiles]
         self.unseen_dice = {
             c: [d for d in DICE_OF_COLOR[c] if d not in shown_dice] for c in DIE_COLORS
         }
+        self._check_hidden_counts(view)
+        self.base = self._base_state(view, base)
+        decision = view.get("decision") or {}
+        if decision.get("kind") == "manage":  # the Citizenry in its real order (the view sorts it)
+            base[self.seat].citizenry = _ids(decision["citizenry"])
+        self.own_extra_drawn = decision.get("source") == "alien_research_team"
+
+    @staticmethod
+    def _refuse_shortfall(view: View) -> None:
+        pend = view["pending"]
+        for pv in view["players"]:
+            w = pv["pending"]
+            if w == "abandon_one" or (w and str(pv["seat"]) not in pend):
+                raise SamplerError("an Explore shortfall is under way: not modelled by the sampler")
+
+    def _player(self, pv: View) -> PlayerState:
+        """One seat's known state; notes its hidden stack tiles and whether it places tiles."""
+        seat = int(pv["seat"])
+        p = PlayerState(
+            seat=seat,
+            faction=int(pv["faction"]["number"]),
+            home=_home_number(pv["home_world"]["card"]),
+        )
+        if p.faction not in FACTIONS:
+            raise SamplerError(f"seat {seat}: no faction {p.faction}")
+        p.credits = int(pv["credits"])
+        p.vp = int(pv["vp_chips"])
+        p.cup = _ids(pv["cup"])
+        p.citizenry = _ids(pv["citizenry"])
+        p.devs = [c["card"] for c in pv["developments"]]
+        p.worlds = [c["card"] for c in pv["worlds"]]
+        p.goods = {w: _ids(g) for w, g in pv["goods"].items()}
+        p.waiting = pv["pending"] or ""
+        p.start_tiles = [int(t["tile"]) for t in pv.get("start_tiles", ())]
+        cz = pv["construction"]
+        dev, world = cz["development"], cz["world"]
+        p.dev_dice = _ids(dev["dice"])
+        p.world_dice = _ids(world["dice"])
+        if seat == self.seat:
+            p.dev_stack = [int(t["tile"]) for t in dev["tiles"]]
+            p.world_stack = [int(t["tile"]) for t in world["tiles"]]
+            p.drawn = [int(t["tile"]) for t in pv["drawn"]]
+            self.hidden_below.append((0, 0))
+        else:
+            p.dev_stack = [int(dev["top"]["tile"])] if dev["top"] else []
+            p.world_stack = [int(world["top"]["tile"])] if world["top"] else []
+            self.hidden_below.append(
+                (int(dev["count"]) - len(p.dev_stack), int(world["count"]) - len(p.world_stack))
+            )
+            if p.waiting == "place_tiles":
+                self.placing.append(seat)
+        if "columns" in pv:  # screens down, or the seat's own screen
+            for i, ph in enumerate(PHASES):
+                col = pv["columns"][ph]
+                p.columns[i] = _ids(col)
+            p.selected = PHASE_INDEX[pv["selected"]] if pv["selected"] else -1
+            p.selector = -1 if pv["selector"] is None else int(pv["selector"])
+            p.dictate = _ids(pv["dictate"])
+        return p
+
+    def _count_shown_dice(self, p: PlayerState, pv: View, shown_dice: set[int]) -> None:
+        """Add the seat's shown dice to ``shown_dice``; note the colours behind its screen."""
+        seat = p.seat
+        for d in p.owned_dice():
+            if d < PHANTOM_BASE:
+                if d in shown_dice:
+                    raise SamplerError(f"die {d} is shown twice")
+                shown_dice.add(d)
+        seen_colors: dict[str, int] = {}
+        for d in p.owned_dice():
+            if d < PHANTOM_BASE:
+                seen_colors[DIE_COLOR[d]] = seen_colors.get(DIE_COLOR[d], 0) + 1
+        unseen = {c: k - seen_colors.get(c, 0) for c, k in pv["dice_by_color"].items()}
+        if any(k < 0 for k in unseen.values()):
+            raise SamplerError(f"seat {seat} shows more dice than it owns")
+        unseen = {c: k for c, k in unseen.items() if k}
+        if sum(unseen.values()) != (0 if "columns" in pv else int(pv["behind_screen"])):
+            raise SamplerError(f"seat {seat}: the dice behind its screen do not add up")
+        self.screen_colors.append(unseen)
+
+    @staticmethod
+    def _count_shown_tiles(p: PlayerState, shown_tiles: set[int]) -> None:
+        tiles = [_tile_of(k) for k in p.devs + p.worlds]
+        tiles += p.dev_stack + p.world_stack + p.drawn + p.start_tiles
+        for t in tiles:
+            if t is None:
+                continue
+            if t in shown_tiles:
+                raise SamplerError(f"tile {t} is shown twice")
+            shown_tiles.add(t)
+
+    @staticmethod
+    def _faces(pv: View) -> list[tuple[int, str]]:
+        """The faces the view shows, by phase name (their side index is drawn in each sample)."""
+        faces: list[tuple[int, str]] = []
+        if "columns" in pv:
+            for ph in PHASES:
+                for d in pv["columns"][ph]:
+                    if d["die"] < PHANTOM_BASE and d["face"] is not None:
+                        faces.append((int(d["die"]), d["face"]))
+        return faces
+
+    def _check_hidden_counts(self, view: View) -> None:
+        """The hidden tiles and dice the view implies must fit the game's tiles and dice."""
         self.bag = int(view["bag"])
         self.abandoned = int(view["abandoned"])
         below = sum(a + b for a, b in self.hidden_below)
@@ -227,6 +255,10 @@ class Sampler:
         for c, ds in self.unseen_dice.items():
             if sum(sc.get(c, 0) for sc in self.screen_colors) > len(ds):
                 raise SamplerError(f"more {c} dice behind screens than exist")
+
+    @staticmethod
+    def _base_state(view: View, base: list[PlayerState]) -> GameState:
+        """The game's known state around the seats (step, phases, VP pool and reserve, result)."""
         step = view["step"]
         phases = [PHASE_INDEX[ph] for ph in view["phases"]]
         if step in PHASE_INDEX:
@@ -237,7 +269,7 @@ class Sampler:
             phase_pos = -1
         result = view.get("result") or {}
         held = sum(p.vp for p in base)
-        self.base = GameState(
+        return GameState(
             seed="",
             rng=0,
             players=base,
@@ -250,7 +282,7 @@ class Sampler:
             phases=phases,
             phase_pos=phase_pos,
             abandoned=[],
-            vp_reserve_used=max(0, held - (VP_PER_PLAYER * n - int(view["vp_pool"]))),
+            vp_reserve_used=max(0, held - (VP_PER_PLAYER * len(base) - int(view["vp_pool"]))),
             two_player_die=view["two_player_die"],
             end_reason=result.get("reason"),
             scores=[dict(s) for s in result.get("scores", ())],
@@ -258,14 +290,15 @@ class Sampler:
             seq=int(view["version"]),
             rules=int(view["rules"]),
         )
-        decision = view.get("decision") or {}
-        if decision.get("kind") == "manage":  # the Citizenry in its real order (the view sorts it)
-            base[self.seat].citizenry = _ids(decision["citizenry"])
-        self.own_extra_drawn = decision.get("source") == "alien_research_team"
 
     # --- one determinization --------------------------------------------------------------------
-    def draw(self) -> GameState:
-        """One full state consistent with the view, dealt from the sampler's generator."""
+    def draw(self, sealed: SealPolicy | None = None) -> GameState:
+        """One full state consistent with the view, dealt from the sampler's generator.
+
+        ``sealed`` models the seats that have sealed their assignment behind their screen: it is
+        asked for each one's ``assign`` command on the finished sample (its dice rolled, every
+        tile dealt), instead of the uniform selector and phase of the default model.
+        """
         r = self.rng
         s = self.base.copy()
         key = b"".join(r.below(1 << 32).to_bytes(4, "big") for _ in range(8))
@@ -283,7 +316,7 @@ class Sampler:
             for c in DIE_COLORS:
                 for _ in range(colors.get(c, 0)):
                     dice.append(free[c].pop(r.below(len(free[c]))))
-            self._screen(s, p, sorted(dice), r)
+            self._screen(s, p, sorted(dice), r, seal=sealed is None)
         s.supply = [sorted(free[c]) for c in DIE_COLORS]
         # tiles: a uniform deal of the unseen tiles to the hidden places
         tiles = self.unseen_tiles[:]
@@ -303,19 +336,26 @@ class Sampler:
         s.abandoned = tiles[: self.abandoned]
         s.bag = sorted(tiles[self.abandoned :])
         self._marks(s)
+        if sealed is not None:
+            for p, colors in zip(s.players, self.screen_colors, strict=True):
+                if colors and not p.waiting:
+                    self._seal(s, p, sealed(s, p.seat, assign.legal(s, p), r))
         return s
 
     def draws(self, count: int) -> list[GameState]:
         return [self.draw() for _ in range(count)]
 
-    def _screen(self, s: GameState, p: PlayerState, dice: list[int], r: Rng) -> None:
-        """Roll the dice behind another seat's screen; seal an assignment if the seat has sealed."""
+    def _screen(
+        self, s: GameState, p: PlayerState, dice: list[int], r: Rng, seal: bool = True
+    ) -> None:
+        """Roll the dice behind another seat's screen; seal an assignment if the seat has sealed
+        (a uniform one, unless ``seal`` is false: ``draw`` then asks its opponent model)."""
         for die in dice:
             face = r.below(6)
             p.faces[die] = face
             ph = DIE_FACES[die][face]
             p.columns[PHASE_INDEX[ph] if ph != WILD else 0].append(die)
-        if p.waiting:  # still to assign: the dice lie where they were rolled
+        if p.waiting or not seal:  # still to assign: the dice lie where they were rolled
             return
         wild = [d for d in dice if DIE_FACES[d][p.faces[d]] == WILD]
         selector = dice[r.below(len(dice))]
@@ -324,6 +364,11 @@ class Sampler:
             "select": {"die": selector, "phase": PHASES[r.below(len(PHASES))]},
             "wild": [{"die": d, "to": PHASES[r.below(len(PHASES))]} for d in wild],
         }
+        self._seal(s, p, cmd)
+
+    @staticmethod
+    def _seal(s: GameState, p: PlayerState, cmd: dict[str, Any]) -> None:
+        """Seal ``cmd`` as the seat's assignment (the sample's event count stays the view's)."""
         seq = s.seq
         assign.apply(s, p, cmd, Ctx(s))
         s.seq = seq

@@ -118,6 +118,37 @@ def test_a_view_it_cannot_model_is_refused(views: list[Any]) -> None:
         Sampler({"players": []}, Rng.from_seed("x"))
 
 
+def test_an_opponent_model_seals_the_other_seats_assignments(views: list[Any]) -> None:
+    """``draw(sealed=...)`` asks the model for each seat sealed behind its screen, on a sample
+    whose dice and tiles are all dealt, and the sample still shows the seat its view."""
+    asked: list[tuple[int, int]] = []
+
+    def explore_with_the_lowest_die(
+        s: GameState, seat: int, decision: dict[str, Any], r: Rng
+    ) -> dict[str, Any]:
+        assert engine.pending(s).get(seat) is None  # sealed: it owes nothing more
+        check(s, {"type": "Sampled", "seat": seat})  # dealt: every die and tile once
+        asked.append((seat, len(decision["dice"])))
+        die = min(x["die"] for x in decision["dice"])
+        wild = [{"die": d, "to": "explore"} for d in decision["wild_dice"]]
+        return {"kind": "assign", "select": {"die": die, "phase": "explore"}, "wild": wild}
+
+    sealed_views = 0
+    for i, (real, seat, view) in enumerate(views):
+        if view["step"] != "assign":
+            continue
+        others = [q for q in real.players if q.seat != seat and not q.waiting and any(q.columns)]
+        asked.clear()
+        s = Sampler(view, Rng.from_seed(f"sealed:{i}")).draw(sealed=explore_with_the_lowest_die)
+        assert _public(engine.observe(s, seat)) == _public(view), f"view {i} (seat {seat})"
+        assert sorted(a for a, _ in asked) == sorted(q.seat for q in others)
+        for q in others:
+            sq = s.players[q.seat]
+            assert PHASES[sq.selected] == "explore" and sq.selector == min(sq.faces)
+        sealed_views += bool(others)
+    assert sealed_views > 50
+
+
 # --- secrecy ------------------------------------------------------------------------------------
 
 
