@@ -26,7 +26,8 @@ What is drawn, and how (the view allows nothing finer):
   has not sealed yet has its dice in the columns of their faces. A seat that has sealed is assumed
   to have placed its wild dice and its selector uniformly at random and to have used no Dictate or
   Reassign power (assumption: any model of the opponent's choice is one; this one is the simplest
-  and cheap).
+  and cheap). ``draw(sealed=model)`` asks a caller's model instead, on the finished sample (a
+  search bot passes the bot it expects the opponents to be).
 * **Faces shown in the view** name a phase; a die whose face appears on several of its sides gets
   one of them uniformly (the rules read only the phase).
 * **Bookkeeping the view does not carry.** The generator is keyed from the sampler's own generator
