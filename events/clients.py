@@ -22,7 +22,6 @@ appends are checked against the expected version and deduplicated by command id.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -71,21 +70,11 @@ class ClientSettings:
 
 
 def command_timeout(environ: Mapping[str, str] | None = None) -> float:
-    """``RFG_REDIS_TIMEOUT`` (seconds, > 0), else ``COMMAND_TIMEOUT``."""
-    env = os.environ if environ is None else environ
-    raw = env.get("RFG_REDIS_TIMEOUT", "").strip()
-    if not raw:
-        return COMMAND_TIMEOUT
-    try:
-        value = float(raw)
-    except ValueError:
-        value = -1.0
-    if not value > 0:
-        raise ValueError(
-            f"RFG_REDIS_TIMEOUT is {raw!r}; set it to a number of seconds above 0 "
-            f"(default {COMMAND_TIMEOUT:g}) or unset it"
-        )
-    return value
+    """``RFG_REDIS_TIMEOUT`` (seconds, > 0), else ``COMMAND_TIMEOUT`` (``events.environment``)."""
+    from events import environment
+
+    seconds: float = environment.value("RFG_REDIS_TIMEOUT", environ)
+    return seconds
 
 
 def commands(environ: Mapping[str, str] | None = None) -> ClientSettings:

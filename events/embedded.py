@@ -39,7 +39,9 @@ _SOCKET_MAX = 100  # AF_UNIX paths are limited to 107 bytes
 
 def find_server_binary() -> str | None:
     """Path of a redis-server compatible binary, or None if none is installed."""
-    override = os.environ.get("RFG_REDIS_SERVER")
+    from events import environment
+
+    override: str | None = environment.value("RFG_REDIS_SERVER")
     if override:
         return override
     try:

@@ -1,6 +1,7 @@
 """``rfg ladder``: create ladders, add entrants, run the scheduler, print the leaderboard, plot.
 
-The store is the one the server uses (``--url``, default ``$REDIS_URL`` or the embedded store):
+The store is the one the server uses (``--url``, default ``$RFG_STORE_URL``, ``$REDIS_URL`` or the
+embedded store):
 the CLI talks to it directly, so it needs no admin token. ``run`` starts exactly N games (never more,
 whatever the ladder's concurrency) and waits until they have finished, with a progress line on
 stderr; built-in bots are played by the workers (``rfg worker``), or in this process with
@@ -12,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from typing import Any
@@ -26,12 +26,12 @@ def add_parser(sub: Any) -> None:
     p = sub.add_parser("ladder", help="bot-vs-bot ladders: create, add entrants, run, leaderboard")
     p.add_argument(
         "--url",
-        default=os.environ.get("REDIS_URL"),
-        help="store URL (default $REDIS_URL or the embedded store)",
+        default=None,
+        help="store URL (default $RFG_STORE_URL, $REDIS_URL or the embedded store)",
     )
     p.add_argument(
         "--prefix",
-        default=os.environ.get("RFG_STORE_PREFIX") or "rfg",
+        default=None,
         help="store key prefix, as the API and workers use (default $RFG_STORE_PREFIX or 'rfg')",
     )
     ls = p.add_subparsers(dest="action", required=True)
@@ -124,87 +124,102 @@ def play_inline(ladders: Any, gid: str, rng: Rng) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ladder.service import LadderConfig, LadderError
+    from events import environment
+    from ladder.service import LadderError
 
     try:
-        ladders = _ladders(args.url, args.prefix)
-        if args.action == "create":
-            tc = {"per_decision": args.seconds_per_decision} if args.seconds_per_decision else {}
-            cfg = ladders.create(
-                LadderConfig(
-                    args.name,
-                    players=args.players or [4],
-                    concurrency=args.concurrency,
-                    duplicate=args.duplicate,
-                    time_control=tc,
-                )
-            )
-            print(json.dumps(cfg.to_dict(), sort_keys=True))
-        elif args.action == "add":
-            print(
-                json.dumps(
-                    ladders.add_entrant(args.name, args.entrant, bot=args.bot, account=args.account)
-                )
-            )
-        elif args.action == "list":
-            for n in ladders.names():
-                print(n)
-        elif args.action == "run":
-            return _run(ladders, args)
-        elif args.action in ("pause", "resume"):
-            cfg = ladders.update(args.name, paused=args.action == "pause")
-            running = len(ladders.running(args.name))
-            state = (
-                "paused: no new game starts"
-                if cfg.paused
-                else "resumed: the workers start its games"
-            )
-            print(f"ladder {args.name} {state} ({running} running)")
-        elif args.action == "delete":
-            from workers.ladders import scheduling_lock
-
-            with scheduling_lock(ladders.r, ladders.prefix):
-                running = ladders.delete(args.name)
-            print(
-                f"ladder {args.name} deleted"
-                + (f"; its {running} running game(s) finish as ordinary games" if running else "")
-            )
-        elif args.action == "leaderboard":
-            rows = ladders.leaderboard(args.name)
-            if args.json:
-                print(json.dumps(rows, sort_keys=True))
-            else:
-                print(
-                    f"{'#':>3} {'entrant':<20} {'rating':>8} {'mu':>7} {'sigma':>6} {'games':>6} {'win%':>6}"
-                )
-                for r in rows:
-                    flag = " (provisional)" if r["provisional"] else ""
-                    pos = r["position"] if r["position"] is not None else "-"
-                    print(
-                        f"{pos:>3} {r['entrant']:<20} {r['rating']:>8.2f} {r['mu']:>7.2f} {r['sigma']:>6.2f} "
-                        f"{r['games']:>6} {100 * r['win_rate']:>5.1f}%{flag}"
-                    )
-        elif args.action == "h2h":
-            for r in ladders.head_to_head(args.name):
-                lo, hi = r["ci95"]
-                print(
-                    f"{r['a']:<16} vs {r['b']:<16} {r['games']:>5} games  {100 * r['win_rate']:5.1f}% "
-                    f"[{100 * lo:.1f}%, {100 * hi:.1f}%]"
-                )
-        elif args.action == "plot":
-            from ladder.plot import history_svg
-
-            hist = {e: ladders.history(args.name, e) for e in ladders.entrants(args.name)}
-            svg = history_svg(hist, f"ladder {args.name}: conservative rating (mu - 3 sigma)")
-            if args.out == "-":
-                sys.stdout.write(svg + "\n")
-            else:
-                with open(args.out, "w", encoding="utf-8") as f:
-                    f.write(svg + "\n")
+        env = environment.read()
+    except ValueError as exc:
+        print(f"rfg ladder: {exc}", file=sys.stderr)
+        return 2
+    url = args.url if args.url is not None else env.store_url
+    try:
+        ladders = _ladders(url, args.prefix or env.store_prefix)
+        return int(ACTIONS[args.action](ladders, args) or 0)
     except (LadderError, TimeoutError) as exc:
         print(f"rfg ladder: {exc}", file=sys.stderr)
         return 2
-    return 0
+
+
+def _create(ladders: Any, args: argparse.Namespace) -> None:
+    from ladder.service import LadderConfig
+
+    tc = {"per_decision": args.seconds_per_decision} if args.seconds_per_decision else {}
+    cfg = ladders.create(
+        LadderConfig(
+            args.name,
+            players=args.players or [4],
+            concurrency=args.concurrency,
+            duplicate=args.duplicate,
+            time_control=tc,
+        )
+    )
+    print(json.dumps(cfg.to_dict(), sort_keys=True))
+
+
+def _add(ladders: Any, args: argparse.Namespace) -> None:
+    print(
+        json.dumps(ladders.add_entrant(args.name, args.entrant, bot=args.bot, account=args.account))
+    )
+
+
+def _list(ladders: Any, args: argparse.Namespace) -> None:
+    for n in ladders.names():
+        print(n)
+
+
+def _pause_or_resume(ladders: Any, args: argparse.Namespace) -> None:
+    cfg = ladders.update(args.name, paused=args.action == "pause")
+    running = len(ladders.running(args.name))
+    state = "paused: no new game starts" if cfg.paused else "resumed: the workers start its games"
+    print(f"ladder {args.name} {state} ({running} running)")
+
+
+def _delete(ladders: Any, args: argparse.Namespace) -> None:
+    from workers.ladders import scheduling_lock
+
+    with scheduling_lock(ladders.r, ladders.prefix):
+        running = ladders.delete(args.name)
+    print(
+        f"ladder {args.name} deleted"
+        + (f"; its {running} running game(s) finish as ordinary games" if running else "")
+    )
+
+
+def _leaderboard(ladders: Any, args: argparse.Namespace) -> None:
+    rows = ladders.leaderboard(args.name)
+    if args.json:
+        print(json.dumps(rows, sort_keys=True))
+        return
+    print(f"{'#':>3} {'entrant':<20} {'rating':>8} {'mu':>7} {'sigma':>6} {'games':>6} {'win%':>6}")
+    for r in rows:
+        flag = " (provisional)" if r["provisional"] else ""
+        pos = r["position"] if r["position"] is not None else "-"
+        print(
+            f"{pos:>3} {r['entrant']:<20} {r['rating']:>8.2f} {r['mu']:>7.2f} {r['sigma']:>6.2f} "
+            f"{r['games']:>6} {100 * r['win_rate']:>5.1f}%{flag}"
+        )
+
+
+def _h2h(ladders: Any, args: argparse.Namespace) -> None:
+    for r in ladders.head_to_head(args.name):
+        lo, hi = r["ci95"]
+        print(
+            f"{r['a']:<16} vs {r['b']:<16} {r['games']:>5} games  {100 * r['win_rate']:5.1f}% "
+            f"[{100 * lo:.1f}%, {100 * hi:.1f}%]"
+        )
+
+
+def _plot(ladders: Any, args: argparse.Namespace) -> None:
+    from ladder.plot import history_svg
+
+    hist = {e: ladders.history(args.name, e) for e in ladders.entrants(args.name)}
+    svg = history_svg(hist, f"ladder {args.name}: conservative rating (mu - 3 sigma)")
+    if args.out == "-":
+        sys.stdout.write(svg + "\n")
+    else:
+        with open(args.out, "w", encoding="utf-8") as f:
+            f.write(svg + "\n")
 
 
 def _run(ladders: Any, args: argparse.Namespace) -> int:
@@ -247,3 +262,18 @@ def _run(ladders: Any, args: argparse.Namespace) -> int:
         sys.stderr.flush()
     sys.stderr.write("\n")
     return 0
+
+
+#: ``rfg ladder <action>`` -> what it does (a non-zero result is the exit status)
+ACTIONS: dict[str, Any] = {
+    "create": _create,
+    "add": _add,
+    "list": _list,
+    "run": _run,
+    "pause": _pause_or_resume,
+    "resume": _pause_or_resume,
+    "delete": _delete,
+    "leaderboard": _leaderboard,
+    "h2h": _h2h,
+    "plot": _plot,
+}

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from events.environment import BadEnvironment
+
 from . import simulate
 
 
@@ -37,6 +39,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
+    except BadEnvironment as exc:
+        print(f"rfg {args.command}: {exc}", file=sys.stderr)
+        return 2
     except BrokenPipeError:
         return 0
     except KeyboardInterrupt:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from typing import Any
 
@@ -111,7 +110,7 @@ def _authentic(value: bool | None) -> str:
 
 def signing_key(args: argparse.Namespace) -> int:
     try:
-        info = load_signer(os.environ).public_info()
+        info = load_signer().public_info()
     except SigningKeyError as exc:
         print(f"rfg signing-key: {exc}", file=sys.stderr)
         return 2

@@ -175,56 +175,18 @@ def _metrics_dir(path: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    import events
-    from workers.settings import store_url_from_env
+    from events import environment
 
-    url = store_url_from_env()
-    embedded = None
-    started_store = False
-    if not url or url.startswith("embedded:"):
-        embedded = events.embedded_server(url)
-        if embedded.is_running():
-            say(
-                f"store: the embedded server in {embedded.data_dir} (already running, pid {embedded.pid()})"
-            )
-        else:
-            try:
-                embedded.ensure_running()
-            except events.EmbeddedServerError as exc:
-                say(str(exc))
-                return 2
-            started_store = True
-            say(
-                f"store: the embedded server in {embedded.data_dir} (started, pid {embedded.pid()})"
-            )
-    else:
-        say(f"store: {url}")
-    env = dict(os.environ)
-    env.setdefault("RFG_DISPATCH", "1")
-    env["PROMETHEUS_MULTIPROC_DIR"] = _metrics_dir(args.metrics_dir)
-    gunicorn = [
-        sys.executable,
-        "-m",
-        "gunicorn",
-        "--bind",
-        f"{args.host}:{args.port}",
-        "--workers",
-        str(args.workers),
-        "--worker-class",
-        "gthread",
-        "--threads",
-        str(args.threads),
-        "--graceful-timeout",
-        str(int(args.grace)),
-        "--config",
-        "python:service.gunicorn_conf",
-        "rfgcli.wsgi:create_app()",
-    ]
-    worker_cmd = [sys.executable, "-m", "rfgcli.main", "worker"]
-    api = Child("the API (gunicorn)", gunicorn, env)
-    workers = [
-        Child(f"worker {i + 1}", worker_cmd, dict(os.environ)) for i in range(args.bot_workers)
-    ]
+    try:  # a bad value stops here, once, rather than in every child
+        url = environment.read().store_url
+    except ValueError as exc:
+        say(str(exc))
+        return 2
+    store = _store(url)
+    if store is None:
+        return 2
+    embedded, started_store = store
+    api, workers = _children(args)
     sup = Supervisor(api, workers, args.grace)
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, sup.on_signal)
@@ -252,3 +214,59 @@ def run(args: argparse.Namespace) -> int:
                 f"stopped the API and {len(workers)} worker(s); the Redis at {url} is not ours to stop"
             )
     return code
+
+
+def _store(url: str | None) -> tuple[Any, bool] | None:
+    """The store: the embedded server (started if it is not running) or the Redis at ``url``.
+
+    Returns (the embedded server or None, whether this command started it); None if the
+    embedded server could not be started (said why)."""
+    import events
+
+    if url and not url.startswith("embedded:"):
+        say(f"store: {url}")
+        return None, False
+    embedded = events.embedded_server(url)
+    if embedded.is_running():
+        say(
+            f"store: the embedded server in {embedded.data_dir} (already running, pid {embedded.pid()})"
+        )
+        return embedded, False
+    try:
+        embedded.ensure_running()
+    except events.EmbeddedServerError as exc:
+        say(str(exc))
+        return None
+    say(f"store: the embedded server in {embedded.data_dir} (started, pid {embedded.pid()})")
+    return embedded, True
+
+
+def _children(args: argparse.Namespace) -> tuple[Child, list[Child]]:
+    """The API under gunicorn (dispatching bot turns at once) and the bot workers."""
+    env = dict(os.environ)
+    env.setdefault("RFG_DISPATCH", "1")
+    env["PROMETHEUS_MULTIPROC_DIR"] = _metrics_dir(args.metrics_dir)
+    gunicorn = [
+        sys.executable,
+        "-m",
+        "gunicorn",
+        "--bind",
+        f"{args.host}:{args.port}",
+        "--workers",
+        str(args.workers),
+        "--worker-class",
+        "gthread",
+        "--threads",
+        str(args.threads),
+        "--graceful-timeout",
+        str(int(args.grace)),
+        "--config",
+        "python:service.gunicorn_conf",
+        "rfgcli.wsgi:create_app()",
+    ]
+    worker_cmd = [sys.executable, "-m", "rfgcli.main", "worker"]
+    api = Child("the API (gunicorn)", gunicorn, env)
+    workers = [
+        Child(f"worker {i + 1}", worker_cmd, dict(os.environ)) for i in range(args.bot_workers)
+    ]
+    return api, workers

@@ -43,98 +43,49 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+from events import environment
+from events.environment import LIMIT_NUMBERS, LIMIT_RATES
+
+#: the settings the environment may give: setting -> variable (``events.environment`` reads and
+#: checks them all, and holds their defaults); ``STORE_URL`` comes from ``RFG_STORE_URL`` or
+#: ``REDIS_URL``
+FROM_ENV: dict[str, str] = {
+    "QUEUE_URL": "RFG_QUEUE_URL",
+    "STORE_PREFIX": "RFG_STORE_PREFIX",
+    "ADMIN_TOKEN": "RFG_ADMIN_TOKEN",
+    "DISPATCH_TURNS": "RFG_DISPATCH",
+    "BOT_REGISTRATION": "RFG_BOT_REGISTRATION",
+    "SSE_MAX_SECONDS": "RFG_SSE_MAX_SECONDS",
+    "RATE_LIMITS": "RFG_RATE_LIMITS",
+    **{key: f"RFG_{key}" for key in (*LIMIT_RATES, *LIMIT_NUMBERS)},
+}
+
 DEFAULTS: dict[str, Any] = {
     "STORE_URL": None,
-    "STORE_PREFIX": "rfg",
-    "QUEUE_URL": None,
-    "ADMIN_TOKEN": None,
+    **{key: environment.VARIABLES[var].default for key, var in FROM_ENV.items()},
     "MAX_CONTENT_LENGTH": 64 * 1024,
     "REPLAY_MAX_BYTES": 32 * 1024 * 1024,
-    "SSE_MAX_SECONDS": 300.0,
     "SSE_KEEPALIVE_SECONDS": 15.0,
     "DECISIONS_POLL_SECONDS": 0.2,
-    "DISPATCH_TURNS": False,
-    "BOT_REGISTRATION": "open",
-    "RATE_LIMITS": True,
-    "LIMIT_PER_ADDRESS": "1200 per minute",
-    "LIMIT_CREATE_GAME": "20 per minute;200 per hour",
-    "LIMIT_REGISTER_BOT": "5 per minute;20 per day",
-    "LIMIT_CLAIM": "30 per minute",
-    "LIMIT_COMMANDS": "600 per minute",
-    "LIMIT_REPLAY_UPLOADS": "6 per minute;60 per hour",
-    "LIMIT_STREAM_OPENS": "60 per minute",
-    "LIMIT_SAMPLES": "30 per minute",
-    "MAX_STREAMS_PER_TOKEN": 4,
-    "MAX_STREAMS_PER_ADDRESS": 20,
-    "LIMIT_BAD_TOKENS": "20 per minute",
-    "MAX_OPEN_GAMES_PER_ADDRESS": 20,
-    "ABANDONED_GAME_SECONDS": 3600,
-    "FINISHED_GAME_SECONDS": 0,
-    "PROXY_HOPS": 0,
     "OPENAPI_PATH": os.path.join(os.path.dirname(os.path.dirname(__file__)), "openapi.yaml"),
 }
 
 
 def from_env(environ: Mapping[str, str]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    url = environ.get("RFG_STORE_URL") or environ.get("REDIS_URL")
-    if url:
-        out["STORE_URL"] = url
-    if environ.get("RFG_QUEUE_URL"):
-        out["QUEUE_URL"] = environ["RFG_QUEUE_URL"]
-    if environ.get("RFG_STORE_PREFIX"):
-        out["STORE_PREFIX"] = environ["RFG_STORE_PREFIX"]
-    if environ.get("RFG_ADMIN_TOKEN"):
-        out["ADMIN_TOKEN"] = environ["RFG_ADMIN_TOKEN"]
-    if environ.get("RFG_DISPATCH"):
-        out["DISPATCH_TURNS"] = environ["RFG_DISPATCH"].strip().lower() not in (
-            "0",
-            "false",
-            "no",
-            "off",
-        )
-    if environ.get("RFG_BOT_REGISTRATION"):
-        out["BOT_REGISTRATION"] = environ["RFG_BOT_REGISTRATION"].strip().lower()
-    if environ.get("RFG_SSE_MAX_SECONDS"):
-        out["SSE_MAX_SECONDS"] = float(environ["RFG_SSE_MAX_SECONDS"])
-    for key in _LIMIT_STRINGS + _LIMIT_NUMBERS:
-        value = environ.get(f"RFG_{key}", "").strip()
-        if value:
-            out[key] = int(value) if key in _LIMIT_NUMBERS and value.isdigit() else value
-    if environ.get("RFG_RATE_LIMITS"):
-        out["RATE_LIMITS"] = _on(environ["RFG_RATE_LIMITS"])
+    """The settings the environment sets (``events.environment.read``: raises ``ValueError``
+    naming a variable whose value is not accepted)."""
+    env = environment.read(environ)
+    out: dict[str, Any] = {key: env.get(var) for key, var in FROM_ENV.items() if env.is_set(var)}
+    if env.store_url:
+        out["STORE_URL"] = env.store_url
     return out
 
 
-_LIMIT_STRINGS = (
-    "LIMIT_PER_ADDRESS",
-    "LIMIT_CREATE_GAME",
-    "LIMIT_REGISTER_BOT",
-    "LIMIT_CLAIM",
-    "LIMIT_COMMANDS",
-    "LIMIT_REPLAY_UPLOADS",
-    "LIMIT_STREAM_OPENS",
-    "LIMIT_BAD_TOKENS",
-    "LIMIT_SAMPLES",
-)
-_LIMIT_NUMBERS = (
-    "MAX_STREAMS_PER_TOKEN",
-    "MAX_STREAMS_PER_ADDRESS",
-    "MAX_OPEN_GAMES_PER_ADDRESS",
-    "ABANDONED_GAME_SECONDS",
-    "FINISHED_GAME_SECONDS",
-    "PROXY_HOPS",
-)
-
-
-def _on(value: str) -> bool:
-    return value.strip().lower() not in ("0", "false", "no", "off")
-
-
 def _check_limits(out: dict[str, Any]) -> None:
+    """The limits given to ``create_app`` (the environment's are checked when read)."""
     from limits import parse_many
 
-    for key in _LIMIT_STRINGS:
+    for key in LIMIT_RATES:
         try:
             parse_many(str(out[key]))
         except ValueError:
@@ -142,7 +93,7 @@ def _check_limits(out: dict[str, Any]) -> None:
                 f"{key} (RFG_{key}) is {out[key]!r}; give rates such as "
                 "'20 per minute;200 per hour'"
             ) from None
-    for key in _LIMIT_NUMBERS:
+    for key in LIMIT_NUMBERS:
         if not isinstance(out[key], int) or isinstance(out[key], bool) or out[key] < 0:
             raise ValueError(f"{key} (RFG_{key}) is {out[key]!r}; give a whole number >= 0")
 

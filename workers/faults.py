@@ -13,6 +13,7 @@ import os
 import signal
 import threading
 
+from events import environment
 from events.games import Change
 
 
@@ -44,4 +45,4 @@ class CrashHooks:
         self._reach("after_append")
 
 
-HOOKS = CrashHooks(os.environ.get("RFG_WORKER_CRASH"))
+HOOKS = CrashHooks(environment.value("RFG_WORKER_CRASH"))

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from events import queue_url  # noqa: F401  (re-exported: the workers' settings name it too)
+from events import (
+    environment,
+    queue_url,  # noqa: F401  (re-exported: the workers' settings name it too)
+)
 
 
 @dataclass(frozen=True)
@@ -56,27 +58,26 @@ class WorkerSettings:
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> WorkerSettings:
-        """``RFG_STORE_PREFIX``, ``RFG_QUEUE`` (the API uses the same prefix variable)."""
-        env = os.environ if environ is None else environ
-        s = cls()
-        prefix = env.get("RFG_STORE_PREFIX") or s.prefix
-        play_on = env.get("RFG_PLAY_ON")
-        compact_after = env.get("RFG_COMPACT_AFTER")
-        return s.with_(
-            prefix=prefix,
-            queue=env.get("RFG_QUEUE") or prefix,
-            play_on=float(play_on) if play_on else None,
-            compact_after=float(compact_after) if compact_after else None,
+        """``RFG_STORE_PREFIX`` (the API's too), ``RFG_QUEUE``, ``RFG_PLAY_ON``,
+        ``RFG_COMPACT_AFTER``, read and checked by ``events.environment``."""
+        return cls.from_environment(environment.read(environ))
+
+    @classmethod
+    def from_environment(cls, env: environment.Environment) -> WorkerSettings:
+        """The settings an environment already read gives."""
+        return cls().with_(
+            prefix=env.store_prefix,
+            queue=env.queue,
+            play_on=env.get("RFG_PLAY_ON"),
+            compact_after=env.get("RFG_COMPACT_AFTER"),
         )
 
 
 def queue_url_from_env(environ: Mapping[str, str] | None = None) -> str | None:
     """``RFG_QUEUE_URL``: a plain Redis of its own for RQ (None: the store's, see ``queue_url``)."""
-    env = os.environ if environ is None else environ
-    return env.get("RFG_QUEUE_URL") or None
+    return environment.read(environ).queue_url
 
 
 def store_url_from_env(environ: Mapping[str, str] | None = None) -> str | None:
     """The store URL the API also uses: ``RFG_STORE_URL``, else ``REDIS_URL``, else embedded."""
-    env = os.environ if environ is None else environ
-    return env.get("RFG_STORE_URL") or env.get("REDIS_URL") or None
+    return environment.read(environ).store_url
