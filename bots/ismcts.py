@@ -1,45 +1,52 @@
-"""The ``ismcts`` bot: information-set Monte Carlo tree search over determinizations.
+"""The ``ismcts`` bot: the heuristic bot, improved by search where it matters.
 
-It reads its seat's view and nothing else. Each iteration draws one full state consistent with the
-view from ``engine.sampler`` (a *determinization*), walks the tree in that state, expands one node,
-plays the game on with a roll-out policy and backs the result up (Cowling, Powley and Whitehouse,
-"Information Set Monte Carlo Tree Search", 2012: single-observer ISMCTS; OpenSpiel's ``ismcts``).
+It reads its seat's view and nothing else, and searches one level: it improves the heuristic
+bot's policy (Tesauro and Galperin's "on-line policy improvement using Monte Carlo search", over
+determinizations as in determinized / information-set Monte Carlo search).
 
-* **Tree.** A node is one of this seat's decisions; its children are keyed by the command the seat
-  makes there. The other seats' commands and the chance outcomes between two of its decisions are
-  not branched on (most are hidden from it anyway: sealed assignments, tiles drawn), so one node
-  gathers every history the seat cannot tell apart, as single-observer ISMCTS does.
-* **Simultaneous moves: decoupled UCT.** Roll for the Galaxy's decisions are sealed and
-  simultaneous. Every seat that owes a decision at a node picks its command with its own UCB1
-  bandit over its own candidates, stored in that node and keyed by seat (Lanctot et al.,
-  "Monte Carlo Tree Search in Simultaneous Move Games with Applications to Goofspiel", 2013).
-  A candidate's UCB uses its *availability* count (how often it could be chosen), since the other
-  seats' candidates change from one determinization to the next.
-* **Candidates.** A decision has far too many legal commands to try them all: a seat tries the
-  heuristic bot's command, for Assign the heuristic's plan for each of the five phases, and a few
-  random legal commands (``width``).
-* **Roll-outs** play every seat with the heuristic (default) or random bot for ``horizon`` rounds
-  beyond the decision, or to the end; a game that ended scores 1 for a win (shared on a tie), a
-  cut-off one ``0.5 + 0.5 * tanh(margin / 6)`` where the margin is the seat's current score minus
-  the best other seat's.
-* **Budget**: ``iterations`` per decision (reproducible) or ``millis`` read on a ``clock`` the
-  caller passes (bots read no clock themselves; e.g. ``time.process_time``; not reproducible: how
-  many iterations fit depends on the machine). **Seed**: the search draws from
-  the bot's rng (given by the caller, one per seat and decision in the arena and the workers) or,
-  with ``seed``, from a generator named by the seed and the view's version and seat.
+* **Where it searches.** Only at the decisions named by ``search`` (default: ``assign``, the
+  sealed phase selection and dice placement of each round, which decides most of a round). Every
+  other decision is the heuristic bot's.
+* **Candidates.** Not random legal commands: the heuristic's own command, then its plan for each
+  phase it could select (``HeuristicBot._assign(..., phase)``), then each of these without its
+  Dictate and Reassign uses (``variants``). A decision with one candidate is answered at once.
+* **Determinizations.** ``engine.sampler`` draws a full state consistent with the view. The
+  other seats that sealed their assignment before this seat decides are modelled by the heuristic
+  bot: their dice are rolled anew and they assign as the heuristic would on the sampled state
+  (the seats still to assign are played by the heuristic in the roll-out anyway).
+* **Roll-outs.** On each determinization every candidate is played, then every seat (this one
+  too) is played by the heuristic bot (``rollout="random"``: the random bot) to the end of the
+  game (or for ``horizon`` rounds). The opponents *are* the heuristic bot, so this is a close
+  model of them except for what is hidden. A finished game scores 1 for a win (shared on a tie)
+  plus ``margin_weight * tanh(margin / 10)``, the margin being the seat's score minus the best
+  other seat's (it breaks the ties of win/loss); a game cut off by the horizon scores
+  ``0.5 + 0.5 * tanh(margin / 6)`` on the current scores.
+* **Variance reduction: common random numbers.** Every candidate is played on the same
+  determinization, whose dice and tiles come from the same generator, so two candidates differ
+  only by what they change. A candidate is compared with the heuristic's command by the mean of
+  the paired differences of their rewards.
+* **Choice.** The heuristic's command, unless another candidate beats it by at least ``margin``
+  and by ``z`` standard errors of the paired mean (then the best such one): the search changes
+  the heuristic's choice only where it sees evidence, so noise does not make it worse than the
+  policy it improves.
+* **Budget**: ``iterations`` roll-outs per searched decision (reproducible; whole
+  determinizations are played, so the last one may overrun by fewer than the candidates) or
+  ``millis`` read on a ``clock`` the caller passes (bots read no clock themselves; e.g.
+  ``time.process_time``; not reproducible). **Seed**: the search draws from the bot's rng (given
+  by the caller, one per seat and decision in the arena and the workers) or, with ``seed``, from a
+  generator named by the seed and the view's version and seat.
 
-A decision with one candidate is answered at once; a view the sampler cannot model (the very rare
-Explore shortfall) is answered by the heuristic bot.
+A view the sampler cannot model (the very rare Explore shortfall) is answered by the heuristic.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import engine
-from engine.catalogue import PHASES
+from engine.catalogue import CARDS, PHASES, color_of, dev_card, world_card
 from engine.errors import IllegalCommand
 from engine.rng import Rng
 from engine.sampler import Sampler, SamplerError
@@ -58,42 +65,36 @@ def _key(cmd: Command) -> str:
     return canonical_json(cmd)
 
 
-class _Arm:
-    __slots__ = ("cmd", "visits", "reward", "avail")
-
-    def __init__(self, cmd: Command) -> None:
-        self.cmd = cmd
-        self.visits = 0
-        self.reward = 0.0
-        self.avail = 0
+def _dice(ds: list[int]) -> list[dict[str, Any]]:
+    return [{"die": d, "color": color_of(d)} for d in ds]
 
 
-class _Node:
-    """One of the searching seat's information sets: a bandit per seat, children by our command."""
+def _stack(tiles: list[int], dice: list[int], card: Callable[[int], Any]) -> dict[str, Any]:
+    shown = [{"tile": t, "cost": card(t).cost} for t in tiles]
+    return {"count": len(tiles), "top": shown[0] if shown else None, "dice": dice, "tiles": shown}
 
-    __slots__ = ("arms", "children")
 
-    def __init__(self) -> None:
-        self.arms: dict[int, dict[str, _Arm]] = {}
-        self.children: dict[str, _Node] = {}
+def heuristic_view(s: GameState, seat: int) -> dict[str, Any]:
+    """The part of ``engine.observe(s, seat)`` the heuristic bot reads, built for roll-outs.
 
-    def select(self, seat: int, cands: list[Command], c: float) -> _Arm:
-        arms = self.arms.setdefault(seat, {})
-        avail: list[_Arm] = []
-        for cmd in cands:
-            k = _key(cmd)
-            arm = arms.get(k)
-            if arm is None:
-                arm = arms[k] = _Arm(cmd)
-            arm.cmd = cmd  # the command as legal in this determinization
-            arm.avail += 1
-            avail.append(arm)
-        for arm in avail:
-            if arm.visits == 0:
-                return arm
-        return max(
-            avail, key=lambda a: a.reward / a.visits + c * math.sqrt(math.log(a.avail) / a.visits)
-        )
+    A full view costs about as much as the engine's move itself; the heuristic reads only the
+    round, the VP pool, the number of seats and a few fields of its own seat (the other seats are
+    ``None`` here). It gives the same commands as the full view (``tests/bots``)."""
+    p = s.players[seat]
+    me = {
+        "credits": p.credits,
+        "cup": _dice(sorted(p.cup)),
+        "citizenry": _dice(sorted(p.citizenry)),
+        "worlds": [{"card": k, "color": CARDS[k].color} for k in p.worlds],
+        "goods": p.goods,
+        "construction": {
+            "development": _stack(p.dev_stack, p.dev_dice, dev_card),
+            "world": _stack(p.world_stack, p.world_dice, world_card),
+        },
+    }
+    players: list[dict[str, Any] | None] = [None] * len(s.players)
+    players[seat] = me
+    return {"seat": seat, "round": s.round, "vp_pool": s.vp_pool, "players": players}
 
 
 class IsmctsBot:
@@ -102,13 +103,18 @@ class IsmctsBot:
 
     def __init__(
         self,
-        iterations: int | None = 80,
+        iterations: int | None = 60,
         millis: float | None = None,
         seed: str | None = None,
         rollout: str = "heuristic",
-        horizon: int | None = 3,
-        width: int = 3,
-        exploration: float = 0.7,
+        horizon: int | None = None,
+        search: Iterable[str] = ("assign",),
+        variants: bool = True,
+        margin: float = 0.02,
+        z: float = 1.0,
+        margin_weight: float = 0.25,
+        prune: float | None = 2.0,
+        min_determinizations: int = 3,
         sampler: SamplerFactory = Sampler,
         clock: Callable[[], float] | None = None,
     ) -> None:
@@ -125,13 +131,18 @@ class IsmctsBot:
         self.seed = seed
         self.rollout = rollout
         self.horizon = horizon
-        self.width = width
-        self.c = exploration
+        self.search = frozenset(search)
+        self.variants = variants
+        self.margin = margin
+        self.z = z
+        self.margin_weight = margin_weight
+        self.prune = prune
+        self.min_determinizations = min_determinizations
         self.sampler = sampler
         self.clock = clock
         self._heuristic = HeuristicBot()
         self._random = RandomBot()
-        #: iterations of the last decision (for benchmarks)
+        #: roll-outs of the last decision (for benchmarks)
         self.last_iterations = 0
 
     # --- the Bot protocol -------------------------------------------------------------------------
@@ -146,108 +157,156 @@ class IsmctsBot:
         try:
             sampler = self.sampler(view, r)
         except SamplerError:
-            return self._heuristic.act(decision, view, r)
-        root = _Node()
-        clock = self.clock
-        deadline = clock() + self.millis / 1000 if self.millis is not None and clock else None
-        n = 0
-        while True:
-            if self.iterations is not None and n >= self.iterations:
-                break
-            if deadline is not None and clock is not None and n > 0 and clock() >= deadline:
-                break
-            self._iterate(root, sampler.draw(), seat, cands, r)
-            n += 1
-        self.last_iterations = n
-        arms = root.arms.get(seat, {})
-        best = max(arms.values(), key=lambda a: (a.visits, a.reward))
-        return best.cmd
+            return cands[0]
+        rewards, live = self._evaluate(sampler, seat, cands, r)
+        return cands[self._choose(rewards, live)]
 
     # --- candidates --------------------------------------------------------------------------------
     def _candidates(self, decision: Command, view: dict[str, Any], r: Rng) -> list[Command]:
+        """The heuristic's command first, then its principled variants (none where not searched)."""
         out: dict[str, Command] = {}
 
         def add(cmd: Command) -> None:
             out.setdefault(_key(cmd), cmd)
 
         add(self._heuristic.act(decision, view, r))
-        if decision["kind"] == "assign":
-            for ph in PHASES:
-                add(self._heuristic._assign(decision, view, r, ph))
-        for _ in range(self.width):
-            add(self._random.act(decision, None, r))
+        if decision["kind"] not in self.search:
+            return list(out.values())
+        first = next(iter(out.values()))
+        kind = decision["kind"]
+        if kind == "assign":
+            plans = [self._heuristic._assign(decision, view, r, ph) for ph in PHASES]
+            for cmd in plans:
+                add(cmd)
+            if self.variants:
+                for cmd in [first, *plans]:
+                    if cmd.get("reassign"):
+                        add({k: v for k, v in cmd.items() if k != "reassign"})
+        elif kind == "explore" and decision["explorers"]:
+            # Stock with the best stocker, or Scout abandoning nothing
+            explorers = sorted(decision["explorers"], key=lambda x: -x["stock"])
+            add({"kind": "explore", "task": "stock", "explorer": explorers[0]["die"]})
+            add(
+                {
+                    "kind": "explore",
+                    "task": "scout",
+                    "explorer": explorers[-1]["die"],
+                    "abandon": [],
+                }
+            )
+        elif kind == "place_tiles" and 0 < len(first["placements"]) <= 3:
+            # every choice of sides, in the heuristic's order
+            tiles = [x["tile"] for x in first["placements"]]
+            for mask in range(1 << len(tiles)):
+                sides = ["world" if mask >> i & 1 else "development" for i in range(len(tiles))]
+                placements = [{"tile": t, "as": a} for t, a in zip(tiles, sides, strict=True)]
+                add({"kind": "place_tiles", "placements": placements})
+        elif kind == "ship" and first["tasks"]:
+            # the heuristic's shippers and goods, every good traded, or every good consumed
+            for action in ("trade", "consume"):
+                tasks = [dict(t, action=action) for t in first["tasks"]]
+                add({"kind": "ship", "tasks": tasks})
         return list(out.values())
+
+    # --- the search ---------------------------------------------------------------------------------
+    def _evaluate(
+        self, sampler: Any, me: int, cands: list[Command], r: Rng
+    ) -> tuple[list[list[float]], list[int]]:
+        """Roll-out rewards, ``out[c][i]`` for candidate ``c`` on determinization ``i``, and the
+        candidates still in the race at the end (racing drops the ones clearly behind)."""
+        out: list[list[float]] = [[] for _ in cands]
+        live = list(range(len(cands)))
+        clock = self.clock
+        deadline = clock() + self.millis / 1000 if self.millis is not None and clock else None
+        n = 0
+        while len(live) > 1:
+            if self.iterations is not None and n >= self.iterations:
+                break
+            if deadline is not None and clock is not None and n > 0 and clock() >= deadline:
+                break
+            det = sampler.draw(sealed=self._sealed)
+            for c in live:
+                s = det.copy()
+                self._play(s, me, cands[c], r)
+                self._rollout(s, r)
+                out[c].append(self._rewards(s)[me])
+                n += 1
+            if self.prune is not None and len(out[0]) >= self.min_determinizations:
+                live = self._race(out, live)
+        self.last_iterations = n
+        return out, live
+
+    @staticmethod
+    def _paired(rewards: list[float], base: list[float]) -> tuple[float, float]:
+        """Mean and standard error of a candidate's reward minus the heuristic's, paired."""
+        diffs = [a - b for a, b in zip(rewards, base, strict=True)]
+        k = len(diffs)
+        mean = sum(diffs) / k
+        var = sum((d - mean) ** 2 for d in diffs) / (k - 1) if k > 1 else 0.0
+        return mean, math.sqrt(var / k)
+
+    def _race(self, out: list[list[float]], live: list[int]) -> list[int]:
+        """Drop the candidates whose paired mean is clearly (``prune`` standard errors, plus the
+        margin) below the heuristic's or the leader's; the heuristic's command always stays."""
+        stats = {c: self._paired(out[c], out[0]) for c in live if c}
+        lead = max([0.0, *(m for m, _ in stats.values())])
+        assert self.prune is not None
+        return [0] + [
+            c for c, (m, se) in stats.items() if m + self.prune * se + self.margin >= lead
+        ]
+
+    def _choose(self, rewards: list[list[float]], live: list[int] | None = None) -> int:
+        """The heuristic's candidate (0) unless another beats it clearly on the paired rewards."""
+        best, best_mean = 0, 0.0
+        for c in range(1, len(rewards)) if live is None else live:
+            if c == 0:
+                continue
+            mean, se = self._paired(rewards[c], rewards[0])
+            if mean > best_mean and mean >= self.margin and mean >= self.z * se:
+                best, best_mean = c, mean
+        return best
+
+    def _sealed(self, s: GameState, seat: int, decision: Command, r: Rng) -> Command:
+        """The opponent model for a seat that sealed its assignment before us: the heuristic."""
+        return self._heuristic.act(decision, heuristic_view(s, seat), r)
 
     def _policy(self, state: GameState, seat: int, decision: Command, r: Rng) -> Command:
         if self.rollout == "random":
             return self._random.act(decision, None, r)
-        return self._heuristic.act(decision, engine.observe(state, seat), r)
+        return self._heuristic.act(decision, heuristic_view(state, seat), r)
 
-    # --- one iteration ------------------------------------------------------------------------------
-    def _iterate(
-        self, root: _Node, s: GameState, me: int, root_cands: list[Command], r: Rng
-    ) -> None:
-        path: list[tuple[_Node, int, _Arm]] = []
-        node: _Node | None = root
-        first = True
+    def _rollout(self, s: GameState, r: Rng) -> None:
         stop = s.round + self.horizon if self.horizon is not None else None
         while not s.over and (stop is None or s.round <= stop):
             pend = engine.pending(s)
             if not pend:  # pragma: no cover - the engine always says who acts
                 break
-            if node is not None and me in pend:
-                # a node of ours: every seat owing a decision picks with its own bandit
-                chosen: dict[int, _Arm] = {}
-                for seat in sorted(pend):
-                    d = engine.legal(s, seat)
-                    if d is None:
-                        continue
-                    if seat == me and first:
-                        cands = root_cands
-                    else:
-                        cands = self._candidates(d, engine.observe(s, seat), r)
-                    chosen[seat] = node.select(seat, cands, self.c)
-                for seat, arm in chosen.items():
-                    path.append((node, seat, arm))
-                    self._play(s, seat, arm.cmd, r)
-                first = False
-                k = _key(chosen[me].cmd)
-                child = node.children.get(k)
-                if child is None:  # expand one node per iteration, then roll out
-                    node.children[k] = _Node()
-                    node = None
-                else:
-                    node = child
-                continue
-            seat = min(pend)
-            d = engine.legal(s, seat)
-            if d is None:  # pragma: no cover
-                break
-            self._play(s, seat, self._policy(s, seat, d, r), r)
-        rewards = self._rewards(s)
-        for _node, seat, arm in path:
-            arm.visits += 1
-            arm.reward += rewards[seat]
+            for seat in sorted(pend):
+                d = engine.legal(s, seat)
+                if d is None:
+                    continue
+                self._play(s, seat, self._policy(s, seat, d, r), r)
+                if s.over:
+                    break
 
     def _play(self, s: GameState, seat: int, cmd: Command, r: Rng) -> None:
-        if engine.pending(s).get(seat) != cmd.get("kind"):
-            d = engine.legal(s, seat)
-            if d is None:
-                return
-            cmd = self._random.act(d, None, r)
         try:
             engine.play(s, seat, cmd)
-        except IllegalCommand:
-            # a command chosen in another determinization may not fit this one: play a legal one
+        except IllegalCommand:  # pragma: no cover - every command comes from legal()'s choices
             d = engine.legal(s, seat)
             if d is not None:
                 engine.play(s, seat, self._random.act(d, None, r))
 
-    @staticmethod
-    def _rewards(s: GameState) -> list[float]:
+    def _rewards(self, s: GameState) -> list[float]:
         if s.over:
+            totals = [x["total"] for x in s.scores]
             share = 1.0 / len(s.winners)
-            return [share if p.seat in s.winners else 0.0 for p in s.players]
+            w = self.margin_weight
+            return [
+                (share if p.seat in s.winners else 0.0)
+                + w * math.tanh((totals[p.seat] - max(totals[:i] + totals[i + 1 :])) / 10)
+                for i, p in enumerate(s.players)
+            ]
         totals = [score(p)["total"] for p in s.players]
         out = []
         for i, t in enumerate(totals):

@@ -10,7 +10,8 @@ import engine
 from bots import get_bot
 from bots.arena import play_game
 from bots.base import bot_names
-from bots.ismcts import IsmctsBot
+from bots.heuristic import HeuristicBot
+from bots.ismcts import IsmctsBot, heuristic_view
 from engine.catalogue import DIE_FACES, PHASES
 from engine.rng import Rng
 from engine.sampler import Sampler
@@ -50,7 +51,7 @@ def test_deterministic_for_a_seed(kind: str) -> None:
     assert decision is not None
     bot = IsmctsBot(iterations=12)
     a = bot.act(decision, view, Rng.from_seed("r"))
-    assert bot.last_iterations == 12 or a == bot._candidates(decision, view, Rng.from_seed("r"))[0]
+    assert bot.last_iterations >= 12 or a == bot._candidates(decision, view, Rng.from_seed("r"))[0]
     assert IsmctsBot(iterations=12).act(decision, view, Rng.from_seed("r")) == a
     seeded = IsmctsBot(iterations=12, seed="s")
     b = seeded.act(decision, view, Rng.from_seed("one"))
@@ -63,9 +64,11 @@ def test_a_time_budget_reads_the_clock_it_is_given() -> None:
     view, decision = engine.observe(state, 0), engine.legal(state, 0)
     assert decision is not None
     ticks = iter(range(1000))
-    bot = IsmctsBot(iterations=None, millis=5000, clock=lambda: float(next(ticks)))  # 1 s a tick
+    bot = IsmctsBot(iterations=None, millis=5000, prune=None, clock=lambda: float(next(ticks)))
     bot.act(decision, view, Rng.from_seed("c"))
-    assert bot.last_iterations == 5  # the deadline is 5 ticks after the start
+    # the deadline is 5 ticks after the start: 5 determinizations, every candidate on each
+    candidates = len(bot._candidates(decision, view, Rng.from_seed("c")))
+    assert candidates > 1 and bot.last_iterations == 5 * candidates
     with pytest.raises(ValueError, match="clock"):
         IsmctsBot(millis=100)
 
@@ -77,7 +80,8 @@ def test_the_search_changes_with_the_seed() -> None:
     assert decision is not None
     picks = set()
     for i in range(8):
-        bot = IsmctsBot(iterations=6, seed=f"s{i}")
+        # no margin: the best mean wins, whichever determinizations the seed drew
+        bot = IsmctsBot(iterations=12, seed=f"s{i}", margin=0, z=0)
         picks.add(engine.canonical_json(bot.act(decision, view, Rng.from_seed("r"))))
     assert len(picks) > 1
 
@@ -137,3 +141,36 @@ def test_same_view_same_command_whatever_the_hidden_state() -> None:
     a = IsmctsBot(iterations=10).act(d, view, Rng.from_seed("x"))
     b = IsmctsBot(iterations=10).act(d, engine.observe(other, 0), Rng.from_seed("x"))
     assert a == b
+
+
+def test_the_heuristic_reads_the_same_in_the_roll_out_view() -> None:
+    """Roll-outs give the heuristic ``heuristic_view`` (cheap) instead of a full view: it must
+    choose exactly as with the full view, at every decision of whole games of 2 to 5 seats."""
+    h, r = HeuristicBot(), Rng.from_seed("hv")
+    kinds = set()
+    for g in range(8):
+        state, _ = engine.new_game(f"ismcts:view:{g}", 2 + g % 4)
+        while not state.over:
+            for seat in sorted(engine.pending(state)):
+                d = engine.legal(state, seat)
+                assert d is not None
+                cmd = h.act(d, engine.observe(state, seat), r)
+                assert h.act(d, heuristic_view(state, seat), r) == cmd, d["kind"]
+                kinds.add(d["kind"])
+                engine.play(state, seat, cmd)
+                if state.over:
+                    break
+    assert {"assign", "explore", "place_tiles", "develop", "settle", "produce", "ship"} <= kinds
+
+
+def test_it_keeps_the_heuristics_command_without_evidence() -> None:
+    """Policy improvement: another candidate replaces the heuristic's (candidate 0) only when its
+    paired mean is ahead by the margin and by z standard errors."""
+    bot = IsmctsBot(margin=0.05, z=1.0)
+    base = [1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0]
+    noisy = [1.0, 1.0, 0.0, 0.0, 1.0, 1.0, 1.0, 0.0]  # +0.125 on average, but paired SE ~0.23
+    assert bot._choose([base, noisy]) == 0
+    better = [1.0, 0.2, 1.0, 0.2, 1.0, 0.2, 1.0, 0.2]  # +0.1 on every determinization
+    assert bot._choose([base, noisy, better]) == 2
+    slightly = [x + 0.01 for x in base]  # consistently ahead, but by less than the margin
+    assert bot._choose([base, slightly]) == 0
