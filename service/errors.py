@@ -293,100 +293,116 @@ def invalid_query(exc: ValidationError) -> Problem:
     return Problem("invalid-parameters", f"{first[0]}: {first[1][0]}", errors=errors)
 
 
+def _problem(exc: Problem) -> Response:
+    return problem_response(exc)
+
+
+def _illegal(exc: engine.IllegalCommand) -> Response:
+    return problem_response(
+        Problem("illegal-command", exc.message, code=exc.code, field=exc.field, value=exc.value)
+    )
+
+
+def _conflict(exc: ConcurrencyConflict) -> Response:
+    return problem_response(
+        Problem(
+            "version-conflict",
+            f"the game is at version {exc.actual}, not {exc.expected}: nothing was stored. "
+            f"Read your seat view again, decide on its 'decision' and resend with "
+            f'If-Match: "{exc.actual}" (or expected_version {exc.actual}) and a new command id',
+            current_version=exc.actual,
+            expected_version=exc.expected,
+            headers={"ETag": f'"{exc.actual}"'},
+        )
+    )
+
+
+def _decision_changed(exc: DecisionChanged) -> Response:
+    return problem_response(
+        Problem(
+            "decision-changed",
+            str(exc),
+            decision_id=exc.decision_id,
+            current_decision_id=exc.current,
+            current_decision_kind=exc.kind,
+            current_version=exc.actual,
+            headers={"ETag": f'"{exc.actual}"'},
+        )
+    )
+
+
+def _not_found(exc: GameNotFound) -> Response:
+    return problem_response(
+        Problem("not-found", f"game {exc.game_id!r} does not exist; GET /games lists games")
+    )
+
+
+def _invalid(exc: ValidationError) -> Response:
+    return problem_response(invalid_body(exc))
+
+
+def _http(exc: HTTPException) -> Response:
+    status = exc.code or 500
+    kind = _BY_STATUS.get(status, PROBLEM_TYPES["http-error"])
+    detail = exc.description or kind.description
+    extra: dict[str, Any] = {}
+    if status == 413:
+        limit = request.max_content_length
+        extra["max_bytes"] = limit
+        detail = f"the body is larger than {limit} bytes; send a smaller one"
+    elif status == 404:
+        detail = f"no resource at {request.path}; the API's paths are listed in /openapi.yaml"
+    elif status == 405:
+        allowed = ", ".join(sorted(getattr(exc, "valid_methods", None) or []))
+        detail = f"{request.method} is not allowed on {request.path}; allowed: {allowed}"
+    p = Problem(kind.slug, detail, status=status, **extra)
+    resp = problem_response(p)
+    for k, v in exc.get_headers():
+        if k.lower() not in ("content-type", "content-length"):
+            resp.headers[k] = v
+    return resp
+
+
+def _store_unavailable(exc: Exception) -> Response:
+    log.warning("event store unavailable on %s %s: %s", request.method, request.path, exc)
+    return problem_response(
+        Problem(
+            "store-unavailable",
+            "the event store (Redis) does not answer: retry in "
+            f"{STORE_RETRY_AFTER} s; a command resent with the same command id is "
+            "applied at most once",
+            headers={"Retry-After": str(STORE_RETRY_AFTER), "Cache-Control": "no-store"},
+        )
+    )
+
+
+def _unexpected(exc: Exception) -> Response:
+    log.exception("unhandled error on %s %s", request.method, request.path)
+    return problem_response(
+        Problem(
+            "internal-error",
+            "the server failed to handle this request; it was logged. "
+            "Retrying with the same command id is safe.",
+        )
+    )
+
+
+#: exception -> handler (Flask picks the handler of the nearest class in the exception's MRO)
+HANDLERS: tuple[tuple[type[Exception], Any], ...] = (
+    (Problem, _problem),
+    (engine.IllegalCommand, _illegal),
+    (ConcurrencyConflict, _conflict),
+    (DecisionChanged, _decision_changed),
+    (GameNotFound, _not_found),
+    (ValidationError, _invalid),
+    (HTTPException, _http),
+    (redis.exceptions.ConnectionError, _store_unavailable),
+    (redis.exceptions.TimeoutError, _store_unavailable),
+    (Exception, _unexpected),
+)
+
+
 def init_app(app: Flask) -> None:
     """Install the error handlers: every error leaves as problem+json."""
-
-    @app.errorhandler(Problem)
-    def _problem(exc: Problem) -> Response:
-        return problem_response(exc)
-
-    @app.errorhandler(engine.IllegalCommand)
-    def _illegal(exc: engine.IllegalCommand) -> Response:
-        return problem_response(
-            Problem("illegal-command", exc.message, code=exc.code, field=exc.field, value=exc.value)
-        )
-
-    @app.errorhandler(ConcurrencyConflict)
-    def _conflict(exc: ConcurrencyConflict) -> Response:
-        return problem_response(
-            Problem(
-                "version-conflict",
-                f"the game is at version {exc.actual}, not {exc.expected}: nothing was stored. "
-                f"Read your seat view again, decide on its 'decision' and resend with "
-                f'If-Match: "{exc.actual}" (or expected_version {exc.actual}) and a new command id',
-                current_version=exc.actual,
-                expected_version=exc.expected,
-                headers={"ETag": f'"{exc.actual}"'},
-            )
-        )
-
-    @app.errorhandler(DecisionChanged)
-    def _decision_changed(exc: DecisionChanged) -> Response:
-        return problem_response(
-            Problem(
-                "decision-changed",
-                str(exc),
-                decision_id=exc.decision_id,
-                current_decision_id=exc.current,
-                current_decision_kind=exc.kind,
-                current_version=exc.actual,
-                headers={"ETag": f'"{exc.actual}"'},
-            )
-        )
-
-    @app.errorhandler(GameNotFound)
-    def _not_found(exc: GameNotFound) -> Response:
-        return problem_response(
-            Problem("not-found", f"game {exc.game_id!r} does not exist; GET /games lists games")
-        )
-
-    @app.errorhandler(ValidationError)
-    def _invalid(exc: ValidationError) -> Response:
-        return problem_response(invalid_body(exc))
-
-    @app.errorhandler(HTTPException)
-    def _http(exc: HTTPException) -> Response:
-        status = exc.code or 500
-        kind = _BY_STATUS.get(status, PROBLEM_TYPES["http-error"])
-        detail = exc.description or kind.description
-        extra: dict[str, Any] = {}
-        if status == 413:
-            limit = request.max_content_length
-            extra["max_bytes"] = limit
-            detail = f"the body is larger than {limit} bytes; send a smaller one"
-        elif status == 404:
-            detail = f"no resource at {request.path}; the API's paths are listed in /openapi.yaml"
-        elif status == 405:
-            allowed = ", ".join(sorted(getattr(exc, "valid_methods", None) or []))
-            detail = f"{request.method} is not allowed on {request.path}; allowed: {allowed}"
-        p = Problem(kind.slug, detail, status=status, **extra)
-        resp = problem_response(p)
-        for k, v in exc.get_headers():
-            if k.lower() not in ("content-type", "content-length"):
-                resp.headers[k] = v
-        return resp
-
-    @app.errorhandler(redis.exceptions.ConnectionError)
-    @app.errorhandler(redis.exceptions.TimeoutError)
-    def _store_unavailable(exc: Exception) -> Response:
-        log.warning("event store unavailable on %s %s: %s", request.method, request.path, exc)
-        return problem_response(
-            Problem(
-                "store-unavailable",
-                "the event store (Redis) does not answer: retry in "
-                f"{STORE_RETRY_AFTER} s; a command resent with the same command id is "
-                "applied at most once",
-                headers={"Retry-After": str(STORE_RETRY_AFTER), "Cache-Control": "no-store"},
-            )
-        )
-
-    @app.errorhandler(Exception)
-    def _unexpected(exc: Exception) -> Response:
-        log.exception("unhandled error on %s %s", request.method, request.path)
-        return problem_response(
-            Problem(
-                "internal-error",
-                "the server failed to handle this request; it was logged. "
-                "Retrying with the same command id is safe.",
-            )
-        )
+    for exc_type, handler in HANDLERS:
+        app.register_error_handler(exc_type, handler)

@@ -23,6 +23,7 @@ The client address is the peer's, or with ``PROXY_HOPS=N`` the one N trusted pro
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 import time
@@ -277,23 +278,7 @@ def init_app(app: Flask, client: Any, prefix: str) -> Limits | None:
     if not cfg.get("RATE_LIMITS"):
         app.extensions["rfg-limits"] = None
         return None
-    url = str(cfg.get("STORE_URL") or "")
-    storage_options: dict[str, Any] = {}
-    if url.startswith("memory:"):
-        storage_uri = "memory://"
-    elif is_cluster_url(url):  # limits' own RedisCluster client; its keys are hash-tagged
-        storage_uri = url.split("?", 1)[0]
-        storage_options = {
-            "key_prefix": f"{prefix}:limits",
-            "socket_timeout": 5,
-            "socket_connect_timeout": 2,
-        }
-    else:
-        storage_uri = "redis://"
-        storage_options = {
-            "connection_pool": client.connection_pool,
-            "key_prefix": f"{prefix}:limits",
-        }
+    storage_uri, storage_options = _storage(str(cfg.get("STORE_URL") or ""), client, prefix)
     limiter = Limiter(
         client_address,
         app=app,
@@ -306,13 +291,7 @@ def init_app(app: Flask, client: Any, prefix: str) -> Limits | None:
         key_prefix=prefix,
     )
     limiter.request_filter(_is_admin)
-    for endpoint, (key, name, whose) in ROUTE_LIMITS.items():
-        view = app.view_functions.get(endpoint)
-        if view is None:
-            continue
-        key_func: Callable[[], str] = client_key if whose == "token" else client_address
-        limited: Any = limiter.shared_limit(str(cfg[key]), scope=name, key_func=key_func)(view)
-        app.view_functions[endpoint] = limited
+    _limit_routes(app, limiter)
     lim = Limits(
         limiter,
         client,
@@ -322,38 +301,66 @@ def init_app(app: Flask, client: Any, prefix: str) -> Limits | None:
     )
     app.extensions["rfg-limits"] = lim
     app.before_request(lim.check_bad_tokens)
-
-    @app.after_request
-    def _after(resp: Response) -> Response:
-        try:
-            lim.count_bad_token(resp)
-            cur = limiter.current_limit
-            if cur is not None:
-                _policy_headers(resp, cur)
-        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError):
-            pass  # the store went away: the answer (often its 503) leaves without RateLimit headers
-        return resp
-
-    @app.errorhandler(RateLimitExceeded)
-    def _too_many(exc: RateLimitExceeded) -> Response:
-        cur = limiter.current_limit
-        item = exc.limit.limit
-        wait = _retry_after(cur.reset_at) if cur is not None else item.get_expiry()
-        name = exc.limit.scope if exc.limit.scope and exc.limit.scope != "global" else GENERAL
-        whose = (
-            "this token"
-            if client_key().startswith("token:") and name in ("commands", "streams")
-            else f"address {client_address()}"
-        )
-        return problem_response(
-            Problem(
-                "rate-limited",
-                f"too many requests: {whose} may make {item.amount} per {_window(item)} "
-                f"({name}); retry after {wait} s",
-                headers={"Retry-After": str(wait)},
-                limit=name,
-                retry_after=wait,
-            )
-        )
-
+    app.after_request(functools.partial(_after, lim, limiter))
+    app.register_error_handler(RateLimitExceeded, functools.partial(_too_many, limiter))
     return lim
+
+
+def _storage(url: str, client: Any, prefix: str) -> tuple[str, dict[str, Any]]:
+    """Where the counters live: the app's own Redis (its pool), a cluster, or memory."""
+    if url.startswith("memory:"):
+        return "memory://", {}
+    if is_cluster_url(url):  # limits' own RedisCluster client; its keys are hash-tagged
+        options = {
+            "key_prefix": f"{prefix}:limits",
+            "socket_timeout": 5,
+            "socket_connect_timeout": 2,
+        }
+        return url.split("?", 1)[0], options
+    return "redis://", {"connection_pool": client.connection_pool, "key_prefix": f"{prefix}:limits"}
+
+
+def _limit_routes(app: Flask, limiter: Limiter) -> None:
+    """Each route of ``ROUTE_LIMITS`` gets its shared limit, per token or per address."""
+    for endpoint, (key, name, whose) in ROUTE_LIMITS.items():
+        view = app.view_functions.get(endpoint)
+        if view is None:
+            continue
+        key_func: Callable[[], str] = client_key if whose == "token" else client_address
+        limited: Any = limiter.shared_limit(str(app.config[key]), scope=name, key_func=key_func)(
+            view
+        )
+        app.view_functions[endpoint] = limited
+
+
+def _after(lim: Limits, limiter: Limiter, resp: Response) -> Response:
+    try:
+        lim.count_bad_token(resp)
+        cur = limiter.current_limit
+        if cur is not None:
+            _policy_headers(resp, cur)
+    except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError):
+        pass  # the store went away: the answer (often its 503) leaves without RateLimit headers
+    return resp
+
+
+def _too_many(limiter: Limiter, exc: RateLimitExceeded) -> Response:
+    cur = limiter.current_limit
+    item = exc.limit.limit
+    wait = _retry_after(cur.reset_at) if cur is not None else item.get_expiry()
+    name = exc.limit.scope if exc.limit.scope and exc.limit.scope != "global" else GENERAL
+    whose = (
+        "this token"
+        if client_key().startswith("token:") and name in ("commands", "streams")
+        else f"address {client_address()}"
+    )
+    return problem_response(
+        Problem(
+            "rate-limited",
+            f"too many requests: {whose} may make {item.amount} per {_window(item)} "
+            f"({name}); retry after {wait} s",
+            headers={"Retry-After": str(wait)},
+            limit=name,
+            retry_after=wait,
+        )
+    )
