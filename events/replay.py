@@ -325,32 +325,20 @@ class _Check:
             _want(obj.get("v"), int, "field v", expected)
             self.last_seq = expected
             return obj, None, ""
-        missing = [f for f in _ENVELOPE_TYPES if f not in obj]
-        extra = [k for k in obj if k not in _ENVELOPE_TYPES]
-        if missing or extra:
-            raise _Stop(
-                "inconsistent",
-                expected,
-                f"an envelope with missing fields {missing} / unknown fields {extra}",
-            )
-        for name, kind in _ENVELOPE_TYPES.items():
-            _want(obj[name], kind, f"field {name}", expected)
-        env = Envelope.from_dict(obj)
-        if env.seq > expected:
-            missing_to = env.seq - 1
-            gap = f"{expected}" if missing_to == expected else f"{expected} to {missing_to}"
-            raise _Stop(
-                "incomplete",
-                expected,
-                f"event {gap} is missing (event {expected - 1} is followed by event {env.seq})",
-            )
-        if env.seq < expected:
-            raise _Stop(
-                "inconsistent",
-                env.seq,
-                f"sequence number {env.seq} where {expected} was "
-                "expected (events repeated or out of order)",
-            )
+        env = _envelope(obj, expected)
+        self._check_chain(env)
+        self._check_game_and_time(env)
+        try:
+            engine_event = env.event()
+        except TypeError as exc:
+            raise _Stop("inconsistent", env.seq, f"the payload cannot be an event: {exc}") from None
+        self.ts = env.ts
+        self.link = env.hash
+        self.last_seq = env.seq
+        return engine_event, env.command_id, env.actor
+
+    def _check_chain(self, env: Envelope) -> None:
+        """Each envelope links to the previous one's hash, and its own hash covers its content."""
         if not _HASH_RE.match(env.hash) or not _HASH_RE.match(env.prev_hash):
             raise _Stop(
                 "inconsistent", env.seq, "hash and prev_hash must be 64 lowercase hex digits"
@@ -365,6 +353,9 @@ class _Check:
                 env.seq,
                 "the hash does not match the event's content (altered event)",
             )
+
+    def _check_game_and_time(self, env: Envelope) -> None:
+        """One game id throughout; valid timestamps that never go back."""
         if self.game_id is None:
             self.game_id = env.game_id
         elif env.game_id != self.game_id:
@@ -384,14 +375,6 @@ class _Check:
                 f"timestamp {env.ts} is earlier than the previous "
                 f"event's {self.ts} (events reordered or retimed)",
             )
-        try:
-            engine_event = env.event()
-        except TypeError as exc:
-            raise _Stop("inconsistent", env.seq, f"the payload cannot be an event: {exc}") from None
-        self.ts = env.ts
-        self.link = env.hash
-        self.last_seq = env.seq
-        return engine_event, env.command_id, env.actor
 
     # batches ----------------------------------------------------------------------------------
     def _batch(self, batch: list[dict[str, Any]], first: int, cid: str | None, last: bool) -> None:
@@ -655,3 +638,34 @@ __all__ = [
     "verify_stream",
     "verify_text",
 ]
+
+
+def _envelope(obj: dict[str, Any], expected: int) -> Envelope:
+    """An envelope of the right fields and types, with the sequence number ``expected``."""
+    missing = [f for f in _ENVELOPE_TYPES if f not in obj]
+    extra = [k for k in obj if k not in _ENVELOPE_TYPES]
+    if missing or extra:
+        raise _Stop(
+            "inconsistent",
+            expected,
+            f"an envelope with missing fields {missing} / unknown fields {extra}",
+        )
+    for name, kind in _ENVELOPE_TYPES.items():
+        _want(obj[name], kind, f"field {name}", expected)
+    env = Envelope.from_dict(obj)
+    if env.seq > expected:
+        missing_to = env.seq - 1
+        gap = f"{expected}" if missing_to == expected else f"{expected} to {missing_to}"
+        raise _Stop(
+            "incomplete",
+            expected,
+            f"event {gap} is missing (event {expected - 1} is followed by event {env.seq})",
+        )
+    if env.seq < expected:
+        raise _Stop(
+            "inconsistent",
+            env.seq,
+            f"sequence number {env.seq} where {expected} was "
+            "expected (events repeated or out of order)",
+        )
+    return env

@@ -70,25 +70,15 @@ def _fail(msg: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    if not 2 <= args.players <= 5:
-        return _fail(f"--players must be 2 to 5, not {args.players}")
-    if args.games < 1:
-        return _fail("--games must be at least 1")
-    bots = [b.strip() for b in args.bots.split(",") if b.strip()]
-    unknown = [b for b in bots if b not in bot_names()]
-    if not bots or unknown:
-        return _fail(f"unknown bot(s) {unknown}; built-in bots: {', '.join(bot_names())}")
-    if args.rules is not None and not 1 <= args.rules <= RULES_VERSION:
-        return _fail(f"--rules must be 1 to {RULES_VERSION}")
+    bots = _bots(args)
+    if isinstance(bots, str):
+        return _fail(bots)
     if args.export:
         os.makedirs(args.export, exist_ok=True)
     progress = sys.stderr.isatty() if args.progress is None else args.progress
     options = {"first_game": True} if args.first_game else None
     started = time.perf_counter()
-    wins: Counter[str] = Counter()
-    seats_played: Counter[str] = Counter()
-    totals: dict[str, list[int]] = defaultdict(list)
-    unfinished = 0
+    tally = _Tally()
     out = sys.stdout
     for i in range(args.games):
         seed = arena.game_seed(args.seed, i)
@@ -97,18 +87,8 @@ def run(args: argparse.Namespace) -> int:
         )
         summary = rec.summary()
         if args.export:
-            path = os.path.join(args.export, f"game-{i:05d}.jsonl")
-            with open(path, "w", encoding="utf-8") as f:
-                for e in rec.events:
-                    f.write(canonical_json(e) + "\n")
-        if not rec.finished:
-            unfinished += 1
-        for seat, name in enumerate(rec.bots):
-            seats_played[name] += 1
-            if rec.finished:
-                totals[name].append(summary["scores"][seat])
-                if seat in summary["winners"]:
-                    wins[name] += 1
+            _export(os.path.join(args.export, f"game-{i:05d}.jsonl"), rec)
+        tally.add(rec, summary)
         if args.json:
             out.write(json.dumps(summary, sort_keys=True) + "\n")
         else:
@@ -122,15 +102,61 @@ def run(args: argparse.Namespace) -> int:
     if progress:
         sys.stderr.write("\n")
     if not args.json:
-        out.write(f"\n{args.games} games, {unfinished} unfinished\n")
-        for name in sorted(seats_played):
-            sc = totals[name]
+        tally.write(out, args.games)
+    return 1 if tally.unfinished else 0
+
+
+def _bots(args: argparse.Namespace) -> list[str] | str:
+    """The bots to seat in turn, or what is wrong with the arguments."""
+    if not 2 <= args.players <= 5:
+        return f"--players must be 2 to 5, not {args.players}"
+    if args.games < 1:
+        return "--games must be at least 1"
+    bots = [b.strip() for b in args.bots.split(",") if b.strip()]
+    unknown = [b for b in bots if b not in bot_names()]
+    if not bots or unknown:
+        return f"unknown bot(s) {unknown}; built-in bots: {', '.join(bot_names())}"
+    if args.rules is not None and not 1 <= args.rules <= RULES_VERSION:
+        return f"--rules must be 1 to {RULES_VERSION}"
+    return bots
+
+
+def _export(path: str, rec: Any) -> None:
+    """One game's event log, one canonical JSON event per line."""
+    with open(path, "w", encoding="utf-8") as f:
+        for e in rec.events:
+            f.write(canonical_json(e) + "\n")
+
+
+class _Tally:
+    """Seats, wins and the scores of finished games, per bot."""
+
+    def __init__(self) -> None:
+        self.wins: Counter[str] = Counter()
+        self.seats_played: Counter[str] = Counter()
+        self.totals: dict[str, list[int]] = defaultdict(list)
+        self.unfinished = 0
+
+    def add(self, rec: Any, summary: dict[str, Any]) -> None:
+        if not rec.finished:
+            self.unfinished += 1
+        for seat, name in enumerate(rec.bots):
+            self.seats_played[name] += 1
+            if rec.finished:
+                self.totals[name].append(summary["scores"][seat])
+                if seat in summary["winners"]:
+                    self.wins[name] += 1
+
+    def write(self, out: Any, games: int) -> None:
+        out.write(f"\n{games} games, {self.unfinished} unfinished\n")
+        for name in sorted(self.seats_played):
+            sc = self.totals[name]
             mean = sum(sc) / len(sc) if sc else 0.0
+            wins, seats = self.wins[name], self.seats_played[name]
             out.write(
-                f"  {name:<12} seats {seats_played[name]:>6}  wins {wins[name]:>6} "
-                f"({100.0 * wins[name] / seats_played[name]:.1f}% of seats)  mean score {mean:.1f}\n"
+                f"  {name:<12} seats {seats:>6}  wins {wins:>6} "
+                f"({100.0 * wins / seats:.1f}% of seats)  mean score {mean:.1f}\n"
             )
-    return 1 if unfinished else 0
 
 
 def _bar(done: int, total: int, started: float) -> None:

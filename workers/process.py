@@ -150,30 +150,44 @@ def run(
     except STORE_ERRORS:
         log.warning("first sweep failed: Redis went away; the sweep thread retries")
     sweeper.start()
-    generation, pause = 0, 0.5
     try:
-        while True:
-            started = time.monotonic()
-            try:
-                worker.work(with_scheduler=with_scheduler, logging_level=rq_log_level)
-            except STORE_ERRORS as exc:  # raised by RQ's own clean-up, after its loop ended
-                log.warning("worker %s: Redis failed: %s", worker.name, exc)
-            if worker.stop_wanted or stop.event.is_set():
-                return 0
-            generation += 1
-            pause = 0.5 if time.monotonic() - started > 30 else min(pause * 2, 5.0)
-            log.warning(
-                "worker %s stopped without being asked to (Redis lost?); starting "
-                "%s-r%d once Redis answers",
-                worker.name,
-                base,
-                generation,
-            )
-            if stop.event.wait(pause) or not wait_for_store(rt, stop, f"worker {base}"):
-                return 0
-            worker = make_worker(rt, f"{base}-r{generation}")
+        return _work(rt, worker, base, stop, with_scheduler, rq_log_level)
     finally:
         sweeper.stop()
+
+
+def _work(
+    rt: Runtime,
+    worker: ResilientWorker,
+    base: str,
+    stop: _Stop,
+    with_scheduler: bool,
+    rq_log_level: str,
+) -> int:
+    """Run the RQ worker until asked to stop; one that ends by itself (Redis lost) is replaced by
+    ``<base>-r<n>`` once Redis answers again (after 0.5 s, doubling up to 5 s while it keeps
+    failing within 30 s)."""
+    generation, pause = 0, 0.5
+    while True:
+        started = time.monotonic()
+        try:
+            worker.work(with_scheduler=with_scheduler, logging_level=rq_log_level)
+        except STORE_ERRORS as exc:  # raised by RQ's own clean-up, after its loop ended
+            log.warning("worker %s: Redis failed: %s", worker.name, exc)
+        if worker.stop_wanted or stop.event.is_set():
+            return 0
+        generation += 1
+        pause = 0.5 if time.monotonic() - started > 30 else min(pause * 2, 5.0)
+        log.warning(
+            "worker %s stopped without being asked to (Redis lost?); starting "
+            "%s-r%d once Redis answers",
+            worker.name,
+            base,
+            generation,
+        )
+        if stop.event.wait(pause) or not wait_for_store(rt, stop, f"worker {base}"):
+            return 0
+        worker = make_worker(rt, f"{base}-r{generation}")
 
 
 def _burst(

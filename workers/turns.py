@@ -33,9 +33,10 @@ from typing import Any
 
 import engine
 from engine.rng import Rng
+from engine.state import GameState
 from events import ConcurrencyConflict, GameNotFound
 
-from .dispatch import bots_only, keeper_key, next_plan, plan_decision, plans
+from .dispatch import Plan, bots_only, keeper_key, next_plan, plan_decision, plans
 from .policy import bot_command, timeout_command
 from .runtime import Runtime
 
@@ -189,18 +190,7 @@ def _play_one(
             return Outcome("not_ours", game_id, seat, since)
         if plan.at is not None and rt.clock() < plan.at:
             return Outcome("early", game_id, seat, since, plan.command_id)
-        # secret until the seed is revealed: derived from the seed, the seat and the decision
-        rng = Rng.for_bot(state.seed, plan.command_id)
-        try:
-            if plan.kind == "timeout":
-                command = timeout_command(state, seat, plan.player, rng)
-            else:
-                command = bot_command(
-                    state, seat, plan.player, rng, games.observed(game_id, version, seat)
-                )
-        except ValueError as exc:  # an unknown bot name in the table: nothing to retry
-            log.error("CANNOT PLAY game %s seat %d decision @%d: %s", game_id, seat, since, exc)
-            raise CommandRejected(str(exc)) from exc
+        command = _decide(rt, game_id, state, version, seat, since, plan)
         if hooks is not None:
             hooks.before_append(game_id, seat)
         try:
@@ -210,41 +200,73 @@ def _play_one(
         except ConcurrencyConflict:
             continue
         except engine.IllegalCommand as exc:
-            log.error(
-                "REJECTED COMMAND (bug in %s %r): game %s seat %d decision @%d: %s\n"
-                "decision: %s\ncommand: %s",
-                plan.kind,
-                plan.player,
-                game_id,
-                seat,
-                since,
-                exc,
-                engine.legal(state, seat),
-                command,
-            )
-            raise CommandRejected(
-                f"{plan.kind} {plan.player!r} made an illegal command in "
-                f"{game_id} seat {seat} @{since}: {exc}"
-            ) from exc
+            raise _rejected(game_id, state, seat, since, plan, command, exc) from exc
         status = "duplicate" if sub.result.duplicate else "played"
         if status == "played":  # every move, whether its own job played it or a job playing on
-            log.info(
-                "played %s seat %d: %s (command %s, version %s)",
-                game_id,
-                seat,
-                command.get("kind"),
-                plan.command_id,
-                sub.version,
-                extra={
-                    "game_id": game_id,
-                    "seat": seat,
-                    "decision": command.get("kind"),
-                    "command_id": plan.command_id,
-                    "version": sub.version,
-                    "player": plan.kind,
-                },
-            )
+            _log_played(game_id, seat, plan, command, sub.version)
         return Outcome(
             status, game_id, seat, since, plan.command_id, sub.version, command.get("kind")
         )
     return Outcome("contended", game_id, seat, since)
+
+
+def _decide(
+    rt: Runtime, game_id: str, state: GameState, version: int, seat: int, since: int, plan: Plan
+) -> dict[str, Any]:
+    """The bot's command, or the time control's default one for a seat out of time."""
+    # secret until the seed is revealed: derived from the seed, the seat and the decision
+    rng = Rng.for_bot(state.seed, plan.command_id)
+    try:
+        if plan.kind == "timeout":
+            return timeout_command(state, seat, plan.player, rng)
+        return bot_command(state, seat, plan.player, rng, rt.games.observed(game_id, version, seat))
+    except ValueError as exc:  # an unknown bot name in the table: nothing to retry
+        log.error("CANNOT PLAY game %s seat %d decision @%d: %s", game_id, seat, since, exc)
+        raise CommandRejected(str(exc)) from exc
+
+
+def _rejected(
+    game_id: str,
+    state: GameState,
+    seat: int,
+    since: int,
+    plan: Plan,
+    command: dict[str, Any],
+    exc: engine.IllegalCommand,
+) -> CommandRejected:
+    """An illegal command from a bot or the time control is a bug: logged with the decision."""
+    log.error(
+        "REJECTED COMMAND (bug in %s %r): game %s seat %d decision @%d: %s\n"
+        "decision: %s\ncommand: %s",
+        plan.kind,
+        plan.player,
+        game_id,
+        seat,
+        since,
+        exc,
+        engine.legal(state, seat),
+        command,
+    )
+    return CommandRejected(
+        f"{plan.kind} {plan.player!r} made an illegal command in "
+        f"{game_id} seat {seat} @{since}: {exc}"
+    )
+
+
+def _log_played(game_id: str, seat: int, plan: Plan, command: dict[str, Any], version: int) -> None:
+    log.info(
+        "played %s seat %d: %s (command %s, version %s)",
+        game_id,
+        seat,
+        command.get("kind"),
+        plan.command_id,
+        version,
+        extra={
+            "game_id": game_id,
+            "seat": seat,
+            "decision": command.get("kind"),
+            "command_id": plan.command_id,
+            "version": version,
+            "player": plan.kind,
+        },
+    )
