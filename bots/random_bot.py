@@ -90,8 +90,8 @@ class RandomBot:
         # same_phase}, to: [phases] or "selected"}; moves are checked against the columns as
         # they stand when the use starts
         src = means.get("from") or {}
-        to = means.get("to", list(PHASES))
-        targets = [col[selector]] if to == "selected" else list(to)
+        dest = means.get("to", list(PHASES))
+        targets = [col[selector]] if dest == "selected" else list(dest)
         cands = [
             x
             for x in movable
@@ -207,8 +207,11 @@ class RandomBot:
             cmd["returns"] = returns
         return cmd
 
-    _develop = _construct
-    _settle = _construct
+    def _develop(self, d: dict[str, Any], rng: Rng) -> dict[str, Any]:
+        return self._construct(d, rng)
+
+    def _settle(self, d: dict[str, Any], rng: Rng) -> dict[str, Any]:
+        return self._construct(d, rng)
 
     def _produce(self, d: dict[str, Any], rng: Rng) -> dict[str, Any]:
         producers = [x["die"] for x in d["producers"]]

@@ -77,14 +77,31 @@ def ev(event_type: str, **payload: Any) -> Event:
 
 
 class Ctx:
-    """Collects the events of one command while folding each into the state as it is emitted."""
+    """Collects the events of one command while folding each into the state as it is emitted.
 
-    __slots__ = ("state", "events")
+    A context made without a state (``Ctx(None)``, at setup) gets one from its first event,
+    ``GameCreated``."""
+
+    __slots__ = ("_state", "events")
 
     def __init__(self, state: GameState | None) -> None:
-        self.state: GameState = state  # type: ignore[assignment]
+        self._state = state
         self.events: list[Event] = []
+
+    @property
+    def state(self) -> GameState:
+        if self._state is None:
+            raise InvalidEvent("no game yet: a game's first event is GameCreated")
+        return self._state
 
     def emit(self, event: Event) -> None:
         self.events.append(event)
-        self.state = evolve(self.state, event)
+        state = self._state
+        if state is None:
+            self._state = evolve(None, event)
+            return
+        fn = _FOLDS.get(event["type"])
+        if fn is None:
+            raise InvalidEvent(f"unknown event type {event['type']!r} at event {state.seq + 1}")
+        fn(state, event)
+        state.seq += 1
