@@ -24,10 +24,6 @@ from .envelope import Envelope, iso_utc
 Viewer = int | str
 
 
-def view_names(players: int) -> list[str]:
-    return ["public"] + [f"seat:{i}" for i in range(players)] + ["summary"]
-
-
 def render_views(
     game_id: str,
     state: GameState,

@@ -24,7 +24,6 @@ import orjson
 from flask import Flask, Response, g, has_request_context, request
 
 REQUEST_ID_HEADER = "X-Request-ID"
-CONTEXT_FIELDS = ("request_id", "game_id", "seat", "command_id")
 _SAFE_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 _UNSET = object()
 

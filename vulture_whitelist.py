@@ -1,0 +1,65 @@
+"""Names vulture reports as unused that are used, by a framework or by name (``vulture`` reads
+this file with the packages; see ``[tool.vulture]`` in pyproject.toml). Each entry says who uses
+it. Anything vulture reports that is not here is dead code: delete it rather than add it here.
+
+Never imported or run: vulture only reads the names below.
+"""
+
+# ruff: noqa
+# type: ignore
+
+# Flask, Werkzeug, gunicorn and RQ read these attributes and module globals themselves
+_.strict_slashes  # service/app.py: Flask's url_map setting
+_.request_class  # service/http.py: Flask's request class
+_.regex  # service/routing.py: Werkzeug URL converters
+logconfig_dict  # service/gunicorn_conf.py: gunicorn settings
+accesslog  # service/gunicorn_conf.py
+child_exit  # service/gunicorn_conf.py: gunicorn server hook
+_.max_connection_wait_time  # workers/process.py: RQ worker setting
+_.death_penalty_class  # tests/workers/conftest.py: RQ worker setting
+_.test_client_class  # tests/service/conftest.py: Flask's test client class
+hello_app  # bench/api.py: started by gunicorn as "bench.api:hello_app()"
+play_decision  # workers/jobs.py: the RQ job, enqueued by name (workers/dispatch.py JOB_FUNC)
+
+# marshmallow: schema options and fields are read from the class, _serialize by the Field base
+_.Meta
+_._serialize
+_.development  # service/schemas/commands.py
+_.select
+_.reassign
+_.as_
+_.on_top
+_.bankers
+_.expansions  # service/schemas/requests.py
+_.increment
+_.bank_max
+_.instance  # service/schemas/responses.py
+_.current_decision_id
+_.current_decision_kind
+_.max_bytes
+_.retry_after
+_.next_deadline
+_.token_type
+_.next_after
+_.first_bad_event
+_.alg
+_.home_worlds
+_.revoked_at
+
+# called by name: getattr(self, "_" + kind) in bots/random_bot.py
+_._develop
+_._settle
+
+# read by lru_cache as part of the key: a changed openapi.yaml renders a new page
+mtime  # service/api/docs.py _page
+
+# dataclass fields: serialized with the object (asdict, to_dict)
+_.played_on  # workers/turns.py Outcome, in each job's result
+_.number  # engine/catalogue.py Faction
+
+# registered by decorator (an upcaster registry of a test)
+faces_to_list  # tests/events/test_event_store_contract.py
+add_count
+# names of a tuple that a test unpacks and uses only in part
+other_gid  # tests/service/test_auth.py
+v0  # tests/service/test_commands.py
