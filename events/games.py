@@ -37,7 +37,7 @@ from .errors import ConcurrencyConflict, DecisionChanged, GameNotFound
 from .projections import Viewer, feed_item, render_views, seat_view
 from .replay import CREATE_COMMAND_ID, signed_result
 from .signing import Signer
-from .store import AppendResult, EventStore
+from .store import AppendResult, EventStore, Guard, GuardRefused
 
 #: how often a command without expected_version is decided again when other commands keep
 #: landing first, before the conflict is reported
@@ -77,6 +77,67 @@ class Change:
 
 
 Listener = Callable[[Change], None]
+
+
+class _Command:
+    """One command on its way through ``Games.submit``: what was asked and how far it got."""
+
+    __slots__ = (
+        "game_id",
+        "seat",
+        "command",
+        "command_id",
+        "expected_version",
+        "decision_id",
+        "actor",
+        "guard",
+        "cached",
+        "caught_up",
+        "conflicts",
+    )
+
+    def __init__(
+        self,
+        game_id: str,
+        seat: int,
+        command: dict[str, Any],
+        command_id: str,
+        expected_version: int | None,
+        decision_id: int | None,
+        actor: str | None,
+        guard: Guard | None,
+    ) -> None:
+        self.game_id = game_id
+        self.seat = seat
+        self.command = command
+        self.command_id = command_id
+        self.expected_version = expected_version
+        self.decision_id = decision_id
+        self.actor = actor
+        self.guard = guard
+        #: the game as this process knows it (replaced, never changed, when caught up)
+        self.cached: _Cached | None = None
+        #: whether the cached game was read from the store during this command
+        self.caught_up = False
+        #: appends refused because the game moved on (without ``expected_version``)
+        self.conflicts = 0
+
+    @property
+    def entry(self) -> _Cached:
+        assert self.cached is not None, "the command path starts from a cached game"
+        return self.cached
+
+
+class _Again(Exception):
+    """The game was caught up: decide the command again on it."""
+
+
+class _Replayed(Exception):
+    """The command id was applied before: answer with its first result."""
+
+    def __init__(self, result: AppendResult) -> None:
+        super().__init__(result.command_id)
+        self.result = result
 
 
 class _Cached:
@@ -169,7 +230,7 @@ class Games:
         views = render_views(game_id, state, now, now if state.over else None, clocks, memo)
         self.store.register_game(game_id, now, "active")
         notices = self._notices(game_id, state, clocks, envs[-1].seq, CREATE_COMMAND_ID)
-        extra = {"notices": notices} if notices else {}
+        extra: dict[str, Any] = {"notices": notices} if notices else {}
         self.store.append(
             game_id, 0, CREATE_COMMAND_ID, envs, views=views, status="active", **extra
         )
@@ -252,6 +313,7 @@ class Games:
         expected_version: int | None = None,
         actor: str | None = None,
         decision_id: int | None = None,
+        guard: Guard | None = None,
     ) -> Submitted:
         """Apply one seat's command; idempotent per command id, optimistic on the version.
 
@@ -267,101 +329,190 @@ class Games:
         ``bot:<name>`` and ``timeout``). Raises ``engine.IllegalCommand`` (nothing stored),
         ``ConcurrencyConflict`` when the game moved past ``expected_version``, ``GameNotFound``.
 
+        ``guard`` (``events.store.Guard``; the API's seat token): checked by the append script
+        itself; every other outcome - a retry answered from its first result, any error, a
+        refused guard - runs ``guard.confirm`` first, so the caller's check still comes before
+        any answer (and before listeners hear a retry).
+
         Round trips: the cached state is trusted optimistically, because the append itself
         checks the command id and the version atomically. A cache known to be behind (the client
         saw a later version) is caught up first in one round trip; a cache found behind by the
         append is caught up and the command decided again (only without ``expected_version``:
         with it, the client decided on an older version and gets the conflict).
         """
-        cached = self._cached(game_id)
-        caught_up = False
-        attempts = 0
-        newer = expected_version if expected_version is not None else decision_id
-        if cached is None or (newer is not None and newer > cached.version):
-            previous, cached = self._catch_up(game_id, cached, command_id)
-            if previous is not None:
-                return self._duplicate(game_id, previous)
-            caught_up = True
-        while True:
-            if expected_version is not None and expected_version != cached.version:
-                # the client decided on an older version - unless this is a retry of a command
-                # that was applied (then it gets the first answer)
-                previous = self.store.command_result(game_id, command_id)
-                if previous is not None:
-                    return self._duplicate(game_id, previous)
-                raise ConcurrencyConflict(game_id, expected_version, cached.version)
-            if decision_id is not None and _decision_of(cached, seat)[0] != decision_id:
-                if not caught_up:  # the cache may be behind: look again at the stored game
-                    previous, cached = self._catch_up(game_id, cached, command_id)
-                    if previous is not None:
-                        return self._duplicate(game_id, previous)
-                    caught_up = True
+        cmd = _Command(
+            game_id, seat, command, command_id, expected_version, decision_id, actor, guard
+        )
+        try:
+            return self._run(cmd)
+        except Exception:
+            if guard is not None and not (guard.passed or guard.refused):
+                guard.check()  # the caller's own answer comes first
+            raise
+
+    def _run(self, cmd: _Command) -> Submitted:
+        """The command path: start from the cached game (caught up if known behind), then
+        attempt - check, decide, seal, project, append - until one attempt is stored; a command
+        id applied before is answered with its first result instead."""
+        try:
+            self._start(cmd)
+            while True:
+                try:
+                    return self._attempt(cmd)
+                except _Again:
                     continue
-                previous = self.store.command_result(game_id, command_id)
-                if previous is not None:  # a retry of this command, applied before
-                    return self._duplicate(game_id, previous)
-                current, kind = _decision_of(cached, seat)
-                raise DecisionChanged(game_id, seat, decision_id, current, kind, cached.version)
-            state, clocks = cached.state.copy(), cached.clocks.copy()
+        except _Replayed as replayed:
+            return self._duplicate(cmd.game_id, replayed.result, cmd.guard)
+
+    def _attempt(self, cmd: _Command) -> Submitted:
+        """One attempt on the cached game; raises ``_Again`` once it caught the game up."""
+        self._check_version(cmd)
+        self._check_decision(cmd)
+        state, clocks, record, events = self._decide(cmd)
+        envs = self._seal(cmd, record, events)
+        clocks.apply(
+            state, version=envs[-1].seq, ts=envs[-1].ts, actor=envs[-1].actor, seat=cmd.seat
+        )
+        result = self._append(cmd, state, clocks, envs)
+        return self._stored(cmd, state, clocks, envs, result)
+
+    def _start(self, cmd: _Command) -> None:
+        """The cached game, caught up first when there is none or the client saw a later one."""
+        cmd.cached = self._cached(cmd.game_id)
+        newer = cmd.expected_version if cmd.expected_version is not None else cmd.decision_id
+        if cmd.cached is None or (newer is not None and newer > cmd.cached.version):
+            self._catch_up_command(cmd, cmd.command_id)
+
+    def _catch_up_command(self, cmd: _Command, command_id: str | None) -> None:
+        """Catch the cached game up (one round trip); with ``command_id``, a retry of a command
+        applied before raises ``_Replayed``."""
+        previous, cmd.cached = self._catch_up(cmd.game_id, cmd.cached, command_id)
+        cmd.caught_up = True
+        if previous is not None:
+            raise _Replayed(previous)
+
+    def _again(self, cmd: _Command) -> _Again:
+        """Catch up and decide again (``raise self._again(cmd)``)."""
+        self._catch_up_command(cmd, cmd.command_id)
+        return _Again()
+
+    def _replayed_or(self, cmd: _Command, error: Exception) -> Exception:
+        """``error``, unless the command id was applied before: then ``_Replayed``."""
+        previous = self.store.command_result(cmd.game_id, cmd.command_id)
+        return error if previous is None else _Replayed(previous)
+
+    def _check_version(self, cmd: _Command) -> None:
+        """With ``expected_version``, the game must be at it (else the client decided on an
+        older version - unless this is a retry of a command applied: its first answer)."""
+        cached = cmd.entry
+        if cmd.expected_version is not None and cmd.expected_version != cached.version:
+            conflict = ConcurrencyConflict(cmd.game_id, cmd.expected_version, cached.version)
+            raise self._replayed_or(cmd, conflict)
+
+    def _check_decision(self, cmd: _Command) -> None:
+        """With ``decision_id``, the seat must still owe that decision (looked up again on the
+        stored game once before refusing: the cache may be behind)."""
+        cached = cmd.entry
+        if cmd.decision_id is None or _decision_of(cached, cmd.seat)[0] == cmd.decision_id:
+            return
+        if not cmd.caught_up:
+            raise self._again(cmd)
+        current, kind = _decision_of(cached, cmd.seat)
+        changed = DecisionChanged(
+            cmd.game_id, cmd.seat, cmd.decision_id, current, kind, cached.version
+        )
+        raise self._replayed_or(cmd, changed)
+
+    def _decide(self, cmd: _Command) -> tuple[GameState, Clocks, dict[str, Any], list[Any]]:
+        """The command record and the engine's events, folded into private copies of the cached
+        state and clocks. Illegal on a cache not caught up: a retry of an applied command, or a
+        stale cache - caught up and decided again."""
+        cached = cmd.entry
+        state, clocks = cached.state.copy(), cached.clocks.copy()
+        try:
+            record = engine.command_submitted(cmd.seat, cmd.command)
+            engine.evolve(state, record)
+            events = engine.play(state, cmd.seat, cmd.command)
+        except engine.IllegalCommand:
+            if cmd.caught_up:
+                raise
+            raise self._again(cmd) from None
+        return state, clocks, record, events
+
+    def _seal(self, cmd: _Command, record: dict[str, Any], events: list[Any]) -> list[Envelope]:
+        """The command record and its events as envelopes chained to the cached head."""
+        cached = cmd.entry
+        return seal_batch(
+            [record, *events],
+            game_id=cmd.game_id,
+            expected_version=cached.version,
+            prev_hash=cached.last_hash,
+            command_id=cmd.command_id,
+            actor=cmd.actor or f"seat:{cmd.seat}",
+            ts=iso_utc(self.clock()),
+            visibility=engine.visibility,
+        )
+
+    def _append(
+        self, cmd: _Command, state: GameState, clocks: Clocks, envs: list[Envelope]
+    ) -> AppendResult:
+        """Render the projections and the notices and append everything in one atomic call. A
+        conflict (the game moved on since this process saw it) is final with
+        ``expected_version``, else caught up and decided again (``_MAX_ATTEMPTS``); a refused
+        guard runs the caller's check, which answers, or lets the append go without it."""
+        cached = cmd.entry
+        finished = envs[-1].ts if state.over else None
+        views = render_views(cmd.game_id, state, cached.created_at, finished, clocks, cached.memo)
+        notices = self._notices(cmd.game_id, state, clocks, envs[-1].seq, cmd.command_id)
+        extra: dict[str, Any] = {"notices": notices} if notices else {}
+        guard = cmd.guard
+        while True:
+            if guard is not None and not guard.confirmed:
+                extra["guard"] = guard
+            else:
+                extra.pop("guard", None)
             try:
-                # fold the command record and the command's events into the private copy
-                record = engine.command_submitted(seat, command)
-                engine.evolve(state, record)
-                events = engine.play(state, seat, command)
-            except engine.IllegalCommand:
-                if caught_up:
-                    raise
-                # illegal on the cached state: a retry of an applied command, or a stale cache
-                previous, cached = self._catch_up(game_id, cached, command_id)
-                if previous is not None:
-                    return self._duplicate(game_id, previous)
-                caught_up = True
-                continue
-            version, last_hash = cached.version, cached.last_hash
-            envs = seal_batch(
-                [record, *events],
-                game_id=game_id,
-                expected_version=version,
-                prev_hash=last_hash,
-                command_id=command_id,
-                actor=actor or f"seat:{seat}",
-                ts=iso_utc(self.clock()),
-                visibility=engine.visibility,
-            )
-            clocks.apply(
-                state, version=envs[-1].seq, ts=envs[-1].ts, actor=envs[-1].actor, seat=seat
-            )
-            finished = envs[-1].ts if state.over else None
-            views = render_views(game_id, state, cached.created_at, finished, clocks, cached.memo)
-            notices = self._notices(game_id, state, clocks, envs[-1].seq, command_id)
-            extra = {"notices": notices} if notices else {}
-            try:
-                result = self.store.append(
-                    game_id,
-                    version,
-                    command_id,
+                return self.store.append(
+                    cmd.game_id,
+                    cached.version,
+                    cmd.command_id,
                     envs,
                     views=views,
                     status="finished" if state.over else None,
                     **extra,
                 )
+            except GuardRefused:
+                assert guard is not None
+                guard.check()  # raises the caller's answer, or the credential is good after all
             except ConcurrencyConflict as exc:
-                # the game moved on since this process last saw it (with a decision_id: decided
-                # again on the new state, once the id is checked again)
-                attempts += 1
-                if expected_version is not None or attempts >= _MAX_ATTEMPTS:
-                    expected = version if expected_version is None else expected_version
-                    raise ConcurrencyConflict(game_id, expected, exc.actual) from None
-                _previous, cached = self._catch_up(game_id, cached, None)
-                caught_up = True
-                continue
-            if result.duplicate:  # the command id was applied before (a retry, maybe concurrent)
-                return self._duplicate(game_id, result)
-            self._remember(
-                game_id, state, envs[-1].seq, envs[-1].hash, cached.created_at, clocks, cached.memo
-            )
-            self._notify(Change(game_id, envs[-1].seq, state, clocks))
-            return Submitted(result, envs)
+                cmd.conflicts += 1
+                if cmd.expected_version is not None or cmd.conflicts >= _MAX_ATTEMPTS:
+                    expected = (
+                        cached.version if cmd.expected_version is None else cmd.expected_version
+                    )
+                    raise ConcurrencyConflict(cmd.game_id, expected, exc.actual) from None
+                self._catch_up_command(cmd, None)
+                raise _Again() from None
+
+    def _stored(
+        self,
+        cmd: _Command,
+        state: GameState,
+        clocks: Clocks,
+        envs: list[Envelope],
+        result: AppendResult,
+    ) -> Submitted:
+        """The append's outcome: a duplicate (the command id was applied before, maybe by a
+        concurrent retry) answered with its first result, else the game cached at its new
+        version and the listeners told."""
+        if result.duplicate:
+            raise _Replayed(result)
+        cached = cmd.entry
+        self._remember(
+            cmd.game_id, state, envs[-1].seq, envs[-1].hash, cached.created_at, clocks, cached.memo
+        )
+        self._notify(Change(cmd.game_id, envs[-1].seq, state, clocks))
+        return Submitted(result, envs)
 
     def _notices(
         self, game_id: str, state: GameState, clocks: Clocks, version: int, command_id: str
@@ -436,9 +587,14 @@ class Games:
         fresh = self._remember(game_id, state, envs[-1].seq, envs[-1].hash, created, clocks, memo)
         return previous, fresh
 
-    def _duplicate(self, game_id: str, result: AppendResult) -> Submitted:
+    def _duplicate(
+        self, game_id: str, result: AppendResult, guard: Guard | None = None
+    ) -> Submitted:
         """The answer to a command id applied before; listeners hear the current game again
-        (a retry after a crash between the append and the listeners loses nothing)."""
+        (a retry after a crash between the append and the listeners loses nothing) once the
+        caller's check (``guard``) passed."""
+        if guard is not None:
+            guard.check()
         envs = self.store.read(game_id, after=result.first_seq - 1, limit=result.count)
         if self.listeners:
             state, version, _, _, clocks = self._load(game_id)

@@ -48,6 +48,8 @@ from events.errors import ConcurrencyConflict, GameNotFound, InvalidBatch, Store
 from events.store import (
     AppendResult,
     GameEntry,
+    Guard,
+    GuardRefused,
     StreamHead,
     check_command_id,
     check_game_id,
@@ -58,11 +60,15 @@ from events.store import (
 from events.text import text as as_text
 
 APPEND_LUA = """
--- KEYS: stream, meta, commands, views
+-- KEYS: stream, meta, commands, views, tokens [, guard: a hash of the game]
 -- ARGV[1]: command id
 -- ARGV[2]: header "<expected> <n_events> <n_views> <first prev_hash|-> <last hash|-> <status>"
 --          (status empty = unchanged; few arguments keep the client's packing cost down)
--- ARGV[3..]: n_events envelope JSONs, then n_views (name, "<new version>:<json>") pairs
+-- ARGV[3..]: n_events envelope JSONs, then n_views (name, "<new version>:<json>") pairs,
+--          then with a guard key: its field and the value it must hold
+if #KEYS > 5 and redis.call('HGET', KEYS[6], ARGV[#ARGV - 1]) ~= ARGV[#ARGV] then
+  return {'guard'}
+end
 local done = redis.call('HGET', KEYS[3], ARGV[1])
 if done then return {'dup', done} end
 local e, ns, nvs, prev, last, status =
@@ -107,12 +113,12 @@ local policy = redis.call('HMGET', KEYS[2], 'expire_idle', 'expire_finished')
 if policy[1] or policy[2] then
   if status == 'finished' then
     local keep = tonumber(policy[2]) or 0
-    for i = 1, #KEYS do
+    for i = 1, 5 do
       if keep > 0 then redis.call('EXPIRE', KEYS[i], keep) else redis.call('PERSIST', KEYS[i]) end
     end
     redis.call('HDEL', KEYS[2], 'expire_idle')
   elseif policy[1] then
-    for i = 1, #KEYS do redis.call('EXPIRE', KEYS[i], tonumber(policy[1])) end
+    for i = 1, 5 do redis.call('EXPIRE', KEYS[i], tonumber(policy[1])) end
   end
 end
 return {'ok', result}
@@ -321,19 +327,31 @@ class RedisStore:
         views: Mapping[str, str] | None = None,
         status: str | None = None,
         notices: Sequence[tuple[str, str]] | None = None,
+        guard: Guard | None = None,
     ) -> AppendResult:
         """``notices``: (stream key, JSON) pairs XADDed (field ``d``, trimmed to about
         ``NOTICE_MAXLEN``) with the append: in the same pipeline, so the same round trip, on a
         single Redis; right after a successful append on a cluster or with ``ReplicaWait`` (the
         keys are in other slots than the game's, so never in its script). On a single Redis they
         are written even when the append is refused (a conflict, a duplicate): readers check the
-        command record they name (``notice_applied``)."""
+        command record they name (``notice_applied``).
+
+        ``guard``: checked first by the script (``GuardRefused``, nothing written); its key must
+        carry the game's hash tag. The store sets ``guard.passed`` when the append is applied."""
         prev_hash, last_hash, texts = validate_batch(
             game_id, expected_version, command_id, envelopes
         )
         views = views or {}
         check_views(views)
         check_status(status)
+        keys: list[str] = list(self.game_keys(game_id))
+        if guard is not None:
+            if f"{{g:{game_id}}}" not in guard.key:
+                raise InvalidBatch(
+                    f"guard key {guard.key!r} is not a key of game {game_id!r}; an append may "
+                    f"check only the game's own keys (its hash tag {{g:{game_id}}})"
+                )
+            keys.append(guard.key)
         header = (
             f"{expected_version} {len(texts)} {len(views)} {prev_hash or '-'} "
             f"{last_hash or '-'} {status or ''}"
@@ -343,14 +361,17 @@ class RedisStore:
         for name, text in views.items():
             args.append(name)
             args.append(position + text)
+        if guard is not None:
+            args.append(guard.field)
+            args.append(guard.value)
         try:
             if notices and self.replica_wait is None and not is_cluster(self.client):
-                reply = self._append_noticing(game_id, args, notices)
+                reply = self._append_noticing(keys, args, notices)
                 notices = None
             elif self.replica_wait is None:
-                reply = self._append(keys=self.game_keys(game_id), args=args)
+                reply = self._append(keys=keys, args=args)
             else:
-                reply = self._append_waiting(game_id, args)
+                reply = self._append_waiting(game_id, keys, args)
         except redis.ResponseError as exc:
             raise StoreError(
                 f"Redis refused the append to game {game_id!r}: {exc}. A key of this game holds "
@@ -358,6 +379,8 @@ class RedisStore:
             ) from exc
         tag = as_text(reply[0])
         if tag == "ok":
+            if guard is not None:
+                guard.passed = True
             if notices:
                 pipe = self.client.pipeline(transaction=False)
                 for key, data in notices:
@@ -371,6 +394,12 @@ class RedisStore:
             if actual == 0 and expected_version > 0 and not self._exists(game_id):
                 raise GameNotFound(game_id)
             raise ConcurrencyConflict(game_id, expected_version, actual)
+        if tag == "guard":
+            assert guard is not None
+            raise GuardRefused(
+                f"game {game_id!r}: {guard.key} does not hold that value at {guard.field!r}; "
+                f"nothing was appended"
+            )
         if tag == "compacted":
             raise StoreError(
                 f"game {game_id!r} is finished and compacted (version "
@@ -385,11 +414,10 @@ class RedisStore:
         raise StoreError(f"unexpected reply {reply!r} from the append script")
 
     def _append_noticing(
-        self, game_id: str, args: list[Any], notices: Sequence[tuple[str, str]]
+        self, keys: list[str], args: list[Any], notices: Sequence[tuple[str, str]]
     ) -> Any:
         """The append script and the notices' XADDs in one pipeline (one round trip). EVALSHA
         directly: a pipeline holding a ``Script`` would first ask SCRIPT EXISTS (a round trip)."""
-        keys = self.game_keys(game_id)
         for attempt in (1, 2):
             pipe = self.client.pipeline(transaction=False)
             pipe.evalsha(self._append.sha, len(keys), *keys, *args)
@@ -415,13 +443,12 @@ class RedisStore:
         """The stream of notices for ``name`` (a bot account): its own hash tag, its own slot."""
         return f"{self.prefix}:{{a:{name}}}:notices"
 
-    def _append_waiting(self, game_id: str, args: list[Any]) -> Any:
+    def _append_waiting(self, game_id: str, keys: list[str], args: list[Any]) -> Any:
         """The append script, then ``WAIT`` on the same connection (``WAIT`` counts the writes of
         its own connection): one pipeline to the plain Redis, or to the master of the game's slot.
         """
         assert self.replica_wait is not None
         wanted, seconds = self.replica_wait.replicas, self.replica_wait.timeout
-        keys = self.game_keys(game_id)
         node_client = self.client
         if is_cluster(self.client):
             node = self.client.get_node_from_key(keys[0])

@@ -11,18 +11,20 @@ head) and renders its projections to JSON. The store only checks and writes, ato
 * the first envelope links to the stored head hash;
 
 then appends all envelopes, records the command's result and stores the views tagged with the
-stream position they reflect, all or nothing.
+stream position they reflect, all or nothing. An append may carry a ``Guard`` (a field of one of
+the game's hashes must hold a given value, checked in the same atomic step before anything else):
+the API checks a seat's token that way, without a round trip of its own.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from events.envelope import GENESIS_HASH, Envelope, check_timestamp, check_visibility
-from events.errors import InvalidBatch
+from events.errors import InvalidBatch, StoreError
 
 _GAME_ID_RE = re.compile(r"^[A-Za-z0-9_.:-]{1,128}$")
 _MAX_COMMAND_ID = 200
@@ -44,6 +46,45 @@ class AppendResult:
     def count(self) -> int:
         """Number of events the command appended (0 for a command that produced none)."""
         return self.last_seq - self.first_seq + 1
+
+
+@dataclass(eq=False)
+class Guard:
+    """A condition an append checks before anything else, in the same atomic step: the hash
+    ``key`` (one of the game's keys, so in the game's slot) holds ``value`` at ``field``. Else the
+    store writes nothing and raises ``GuardRefused``.
+
+    ``confirm`` is the caller's whole check (the API: ``require_seat``), which raises the answer
+    the caller owes when the condition does not hold. ``Games.submit`` calls it before any
+    outcome other than an append the store accepted with the guard (a duplicate, a conflict, an
+    illegal command, a refused guard...), so the caller's check still comes first in every
+    answer; once it passed, the append goes without the guard. ``passed``: the store accepted
+    an append under this guard; ``confirmed``: ``confirm`` ran and passed.
+    """
+
+    key: str
+    field: str
+    value: str
+    confirm: Callable[[], None]
+    passed: bool = False
+    confirmed: bool = False
+    #: ``confirm`` raised (its answer is on its way: not asked again)
+    refused: bool = False
+
+    def check(self) -> None:
+        """Run ``confirm`` once (it raises when the caller's check fails)."""
+        if self.confirmed:
+            return
+        try:
+            self.confirm()
+        except BaseException:
+            self.refused = True
+            raise
+        self.confirmed = True
+
+
+class GuardRefused(StoreError):
+    """The append's ``Guard`` did not hold: nothing was written."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,10 +119,12 @@ class EventStore(Protocol):
         views: Mapping[str, str] | None = None,
         status: str | None = None,
         notices: Sequence[tuple[str, str]] | None = None,
+        guard: Guard | None = None,
     ) -> AppendResult:
         """Atomically append one command's envelopes; store ``views`` at the new version and
         set the game's lobby ``status`` in the same step. ``notices`` (stream key, JSON) are
-        written with it, outside its atomic step (see ``RedisStore.append``). Raises ``ConcurrencyConflict``,
+        written with it, outside its atomic step (see ``RedisStore.append``). ``guard`` is
+        checked first in the same step (``GuardRefused``). Raises ``ConcurrencyConflict``,
         ``GameNotFound`` (expected_version > 0 on a game with no stream) or ``InvalidBatch``."""
         ...
 

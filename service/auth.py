@@ -4,6 +4,9 @@
   401 without a token or with a token this game never issued, 403 with another seat's token.
   A seat of kind ``external`` (a ladder game's bot seat) also accepts the bot token of the
   account seated there (``{"kind": "external", "account": id}``); any other bot token gets 403.
+* ``seat_guard(game_id, seat)`` - the same check for a command, without a round trip of its own:
+  the append script checks the token's digest (``events.store.Guard``), and any other outcome
+  runs ``require_seat`` first, so every answer is the one ``require_seat`` first would give.
 * ``require_bot()`` / ``require_account(id)`` - bot-account endpoints: 401 without a live bot
   token, 403 with another account's token.
 * ``require_admin()`` - operations reserved to the operator (choosing a seed): 401 / 403.
@@ -16,12 +19,15 @@ from __future__ import annotations
 import hmac
 import json
 from collections.abc import Callable
+from typing import Any
 
 from flask import current_app, request
 
+from events.store import Guard
 from service.accounts import seats_of
 from service.backend import backend
 from service.errors import Problem
+from service.tokens import digest
 
 
 def bearer_token() -> str | None:
@@ -100,6 +106,35 @@ def require_seat(game_id: str, seat: int) -> None:
     raise Problem(
         "forbidden", f"this token is for seat {owner}; it cannot read or act for seat {seat}"
     )
+
+
+def seat_guard(game_id: str, seat: int) -> Guard:
+    """``require_seat`` for a command, left to the append: the seat's stored token digest must
+    be the request's (checked by the append script, atomically with it). Whatever else happens
+    - a bad body, a conflict, a retry, a refused digest (another seat's token, a bot account's,
+    a rotated one) - ``guard.check()`` runs ``require_seat`` before the answer, which then is
+    exactly the one it gives. Without a token ``require_seat`` runs at once (it refuses)."""
+    token = bearer_token()
+    if token is None:
+        require_seat(game_id, seat)  # 404 or 401: it never lets a request without a token in
+        raise AssertionError("require_seat let a request without a token in")
+    b = backend()
+    guard = Guard(
+        key=b.tokens.key(game_id),
+        field=f"seat:{seat}",
+        value=digest(token),
+        confirm=lambda: require_seat(game_id, seat),
+    )
+    cached = b.games.peek(game_id)
+    if cached is not None and _external(cached[0].table, seat):
+        guard.check()  # a bot account's seat has no seat token: checked now, appended without
+    return guard
+
+
+def _external(table: dict[str, Any], seat: int) -> bool:
+    seats = table.get("seats") or []
+    kind = seats[seat] if 0 <= seat < len(seats) else None
+    return isinstance(kind, dict) and kind.get("kind") == "external"
 
 
 def credential_check(game_id: str | None = None, seat: int | None = None) -> Callable[[], bool]:

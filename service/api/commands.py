@@ -13,16 +13,21 @@ come as ``If-Match: "<version>"`` (the ETag of the view the client decided on). 
   meanwhile; once the seat's own decision changed -> 409 ``decision-changed`` naming the current
   one (``Games.submit`` checks it atomically with the append);
 * the answer carries the new version and the appended events as this seat may see them; the views
-  are written in the same atomic append, so reads right after see the new state.
+  are written in the same atomic append, so reads right after see the new state;
+* the seat token is checked by the append itself (``service.auth.seat_guard``): every other
+  answer - a bad body, a conflict, a retry - is given only after ``require_seat`` passed, so a
+  wrong credential gets 401/403/404 first, as on every seat endpoint.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from flask import Blueprint, Response
 
 from engine.state import canonical_json
 from events.projections import feed_item
-from service.auth import require_seat
+from service.auth import seat_guard
 from service.backend import backend
 from service.errors import Problem
 from service.http import etag, if_match_version, load_body, load_query, respond
@@ -42,26 +47,12 @@ def stored_command_id(seat: int, command_id: str) -> str:
 @bp.post("/games/<gid:game_id>/seats/<int:seat>/commands")
 def submit(game_id: str, seat: int) -> Response:
     load_query(_empty)
-    require_seat(game_id, seat)
-    body = load_body(_body)
-    header_version = if_match_version()
-    expected = body.get("expected_version")
-    if expected is not None and header_version is not None and expected != header_version:
-        raise Problem(
-            "invalid-request",
-            f'expected_version {expected} and If-Match "{header_version}" disagree; send one of them',
-            errors={"expected_version": ["disagrees with If-Match"]},
-        )
-    if expected is None:
-        expected = header_version
-    decision_id = body.get("decision_id")
-    if decision_id is not None and expected is not None:
-        raise Problem(
-            "invalid-request",
-            "send either decision_id (applied while the seat owes that decision) or a version "
-            "(expected_version / If-Match: applied only if the game has not moved), not both",
-            errors={"decision_id": ["not together with expected_version or If-Match"]},
-        )
+    guard = seat_guard(game_id, seat)
+    try:
+        body, expected, decision_id = _request()
+    except Exception:
+        guard.check()  # a wrong credential is answered before a bad body
+        raise
     command = body["command"]
     cid = stored_command_id(seat, body["command_id"])
     out = backend().games.submit(
@@ -72,7 +63,10 @@ def submit(game_id: str, seat: int) -> Response:
         expected_version=expected,
         actor=f"seat:{seat}",
         decision_id=decision_id,
+        guard=guard,
     )
+    if not guard.passed:
+        guard.check()  # (Games.submit did: a retry's answer)
     headers = {"ETag": etag(out.version)}
     if out.result.duplicate:
         record = out.envelopes[0].event() if out.envelopes else {}
@@ -93,3 +87,27 @@ def submit(game_id: str, seat: int) -> Response:
         "events": [feed_item(env, seat) for env in out.envelopes],
     }
     return respond(_result, result, status=201, headers=headers)
+
+
+def _request() -> tuple[dict[str, Any], int | None, int | None]:
+    """The body, and the version (``expected_version`` or ``If-Match``) or decision id."""
+    body = load_body(_body)
+    header_version = if_match_version()
+    expected = body.get("expected_version")
+    if expected is not None and header_version is not None and expected != header_version:
+        raise Problem(
+            "invalid-request",
+            f'expected_version {expected} and If-Match "{header_version}" disagree; send one of them',
+            errors={"expected_version": ["disagrees with If-Match"]},
+        )
+    if expected is None:
+        expected = header_version
+    decision_id = body.get("decision_id")
+    if decision_id is not None and expected is not None:
+        raise Problem(
+            "invalid-request",
+            "send either decision_id (applied while the seat owes that decision) or a version "
+            "(expected_version / If-Match: applied only if the game has not moved), not both",
+            errors={"decision_id": ["not together with expected_version or If-Match"]},
+        )
+    return body, expected, decision_id
