@@ -37,15 +37,22 @@ DECISIONS: dict[str, tuple[Legal, Apply]] = {
 }
 
 
-def _waiting(phase: str) -> Callable[[GameState, PlayerState], str]:
-    table: dict[str, Callable[[GameState, PlayerState], str]] = {
-        "explore": explore.waiting_for,
-        "develop": lambda s, p: construct.waiting_for(s, p, "develop"),
-        "settle": lambda s, p: construct.waiting_for(s, p, "settle"),
-        "produce": produce.waiting_for,
-        "ship": ship.waiting_for,
-    }
-    return table[phase]
+def _develop_waiting(state: GameState, p: PlayerState) -> str:
+    return construct.waiting_for(state, p, "develop")
+
+
+def _settle_waiting(state: GameState, p: PlayerState) -> str:
+    return construct.waiting_for(state, p, "settle")
+
+
+#: phase -> the decision a seat owes when the phase starts ("" when none)
+WAITING: dict[str, Callable[[GameState, PlayerState], str]] = {
+    "explore": explore.waiting_for,
+    "develop": _develop_waiting,
+    "settle": _settle_waiting,
+    "produce": produce.waiting_for,
+    "ship": ship.waiting_for,
+}
 
 
 PHASE_START: dict[str, Callable[[GameState, Ctx], None]] = {
@@ -74,9 +81,20 @@ def pending(state: GameState) -> dict[int, str]:
     return out
 
 
+def owed(state: GameState, seat: int) -> str:
+    """The kind of decision one seat owes now ("" when none): ``pending(state).get(seat, "")``."""
+    players = state.players
+    if state.step == "over" or not (isinstance(seat, int) and 0 <= seat < len(players)):
+        return ""
+    kind = players[seat].waiting
+    if kind and state.shortfall and kind not in ("abandon_one", "place_tiles"):
+        return ""
+    return kind
+
+
 def legal(state: GameState, seat: int) -> dict[str, Any] | None:
     """The decision a seat owes, with its legal choices (None when it owes nothing)."""
-    kind = pending(state).get(seat)
+    kind = owed(state, seat)
     if not kind:
         return None
     out = DECISIONS[kind][0](state, state.players[seat])
@@ -94,28 +112,35 @@ def apply_command(state: GameState, seat: int, cmd: Any, ctx: Ctx) -> None:
         )
     if not isinstance(cmd, dict):
         raise IllegalCommand("command", "a command must be a JSON object with a 'kind'", None, cmd)
-    owed = pending(state).get(seat)
+    owes = owed(state, seat)
     kind = cmd.get("kind")
-    if not owed:
+    if not owes:
         raise NotYourDecision(
             "not_pending",
             f"seat {seat} owes no decision now; wait for the other players",
             "kind",
             kind,
         )
-    if kind != owed:
+    if kind != owes:
         raise NotYourDecision(
-            "wrong_kind", f"seat {seat} owes a '{owed}' decision, not {kind!r}", "kind", kind
+            "wrong_kind", f"seat {seat} owes a '{owes}' decision, not {kind!r}", "kind", kind
         )
-    DECISIONS[owed][1](state, state.players[seat], cmd, ctx)
+    DECISIONS[owes][1](state, state.players[seat], cmd, ctx)
     advance(state, ctx)
+
+
+def _anyone_waiting(state: GameState) -> bool:
+    for p in state.players:
+        if p.waiting:
+            return True
+    return False
 
 
 def advance(state: GameState, ctx: Ctx) -> None:
     while state.step != "over":
         if state.step == "explore":
             explore.progress(state, ctx)
-        if any(p.waiting for p in state.players):
+        if _anyone_waiting(state):
             return
         _next(state, ctx)
 
@@ -130,7 +155,7 @@ def _next(state: GameState, ctx: Ctx) -> None:
     elif step in PHASE_FINISH:
         before = state.seq
         PHASE_FINISH[step](state, ctx)
-        if state.step == step and state.seq != before and any(p.waiting for p in state.players):
+        if state.step == step and state.seq != before and _anyone_waiting(state):
             return
         _start_next_phase(state, ctx)
     elif step == "manage":
@@ -187,7 +212,7 @@ def _phase_started(state: GameState, e: Event) -> None:
     state.step = phase
     for seat, die, _pid in e.get("phantoms", ()):
         state.players[seat].columns[PHASE_INDEX[phase]].append(die)
-    waiting = _waiting(phase)
+    waiting = WAITING[phase]
     for p in state.players:
         p.waiting = waiting(state, p)
 

@@ -98,6 +98,36 @@ class PlayerState:
             dict(self.marks),
         )
 
+    def with_own_tableau(self) -> PlayerState:
+        """A copy sharing everything but the tableau (``devs``, ``worlds``: its own lists), for
+        forecasts that add tiles to it."""
+        return PlayerState(
+            self.seat,
+            self.faction,
+            self.home,
+            self.credits,
+            self.vp,
+            self.cup,
+            self.citizenry,
+            self.columns,
+            self.faces,
+            self.selected,
+            self.selector,
+            self.dictate,
+            self.dev_stack,
+            self.world_stack,
+            self.dev_dice,
+            self.world_dice,
+            self.devs[:],
+            self.worlds[:],
+            self.goods,
+            self.waiting,
+            self.drawn,
+            self.used,
+            self.start_tiles,
+            self.marks,
+        )
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "seat": self.seat,

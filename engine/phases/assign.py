@@ -86,13 +86,11 @@ def dictate_moves(state: GameState, p: PlayerState) -> int:
 
 
 def legal(state: GameState, p: PlayerState) -> dict[str, Any]:
-    dice: list[dict[str, Any]] = []
-    for i, col in enumerate(p.columns):
-        for d in col:
-            dice.append(
-                {"die": d, "color": color_of(d), "face": face_of(p, d), "column": PHASES[i]}
-            )
-    dice.sort(key=lambda x: x["die"])
+    faces = p.faces
+    dice = [
+        {"die": d, "color": color_of(d), "face": DIE_FACES[d][faces[d]], "column": PHASES[i]}
+        for d, i in sorted([(d, i) for i, col in enumerate(p.columns) for d in col])
+    ]
     means: list[dict[str, Any]] = [
         {"via": DICTATE, "uses": dictate_limit(state, p), "moves_per_use": dictate_moves(state, p)}
     ]
@@ -179,7 +177,10 @@ def apply(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx) -> No
     _reassign(state, p, plan, cmd.get("reassign") or [])
     for _pid, check in registry.handlers(p, "assign_done"):
         check(state, p, plan)
-    columns = {ph: sorted(d for d, c in plan.col.items() if c == i) for i, ph in enumerate(PHASES)}
+    workers: list[list[int]] = [[] for _ in PHASES]
+    for d, c in plan.col.items():
+        workers[c].append(d)
+    columns = {ph: sorted(workers[i]) for i, ph in enumerate(PHASES)}
     ctx.emit(
         ev(
             "AssignmentSealed",

@@ -48,7 +48,6 @@ The command (``kind`` develop or settle):
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 from ..catalogue import CARDS, DIE_COLORS, PHASE_INDEX, Card, color_of, dev_card, world_card
@@ -134,7 +133,7 @@ def plan(state: GameState, p: PlayerState, phase: str, full: bool = True) -> lis
         out.append({"tile": t, "card": card, "cost": c, "completes": going, "rule": rule})
         if t != tiles[-1] and (going or full):
             if q is p:
-                q = dataclasses.replace(p, devs=p.devs[:], worlds=p.worlds[:])
+                q = p.with_own_tableau()
             (q.worlds if card.is_world else q.devs).append(card.key)
     return out
 
