@@ -3,7 +3,7 @@ PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: install test lint simulate bench clean run upgrade
+.PHONY: install test lint simulate bench clean run upgrade fast
 
 install: $(BIN)/rfg
 
@@ -35,6 +35,18 @@ simulate: install
 
 bench: install
 	$(BIN)/python bench/engine.py
+
+# Optional compiled engine (docs/engine-speed.md): mypyc compiles the rules modules and the random
+# bot into C extension modules next to their sources (*.so, git-ignored), which Python then imports
+# instead of the .py files; same results, about twice the games per second. The .py files stay the
+# reference: edit them, then run `make fast` again (a stale module is refused at import). Back to
+# pure Python: find engine bots -name '*.so' -delete && rm -f *__mypyc*.so
+FAST_MODULES := engine/catalogue.py engine/economy.py engine/flow.py engine/observe.py \
+	engine/record.py engine/rng.py engine/scoring.py engine/state.py engine/phases/*.py \
+	engine/powers/registry.py bots/random_bot.py bots/arena.py
+fast: install
+	$(BIN)/mypyc $(FAST_MODULES)
+	touch engine/*.so engine/phases/*.so engine/powers/*.so bots/*.so
 
 # The whole server in the foreground: the store, the API (gunicorn) and BOT_WORKERS supervised
 # `rfg worker` processes (one that dies is restarted). Ctrl-C stops all of it, the embedded server

@@ -9,7 +9,7 @@ a shared machine do not count against the engine; the wall-clock figure is print
 The first line says which build was measured: pure Python, or the compiled extension modules
 ``make fast`` builds in place. ``--profile`` plays the 4-player games again under pyinstrument and
 prints where their time goes, per part of the engine (each sample counted once, in the innermost
-part it falls in).
+part it falls in); the compiled modules are opaque to it, so profile the pure-Python build.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from typing import Any
 
 import engine
 from bots import arena
+from engine.build import describe
 from engine.state import canonical_json
 
 
@@ -52,19 +53,6 @@ class Run:
     @property
     def games_per_wall_second(self) -> float:
         return self.games / self.wall
-
-
-def build() -> str:
-    """Which build of the engine is imported: pure Python or compiled extension modules."""
-    compiled = sorted(
-        name
-        for name, mod in sys.modules.items()
-        if name.split(".")[0] in ("engine", "bots")
-        and (getattr(mod, "__file__", None) or "").endswith((".so", ".pyd"))
-    )
-    if not compiled:
-        return "pure Python"
-    return f"compiled ({len(compiled)} extension modules: make fast)"
 
 
 def play(players: int, games: int, rules: int | None = None) -> Run:
@@ -127,10 +115,13 @@ def _parts(frame: Any, label: str, in_bot: bool) -> Iterator[tuple[str, float]]:
         yield from _parts(child, label, in_bot)
 
 
-def profile(players: int, games: int, rules: int | None) -> None:
+def profile(players: int, games: int, rules: int | None, cpu_per_game: float) -> None:
+    """Where the time goes, as shares of the samples; the milliseconds are those shares of the
+    CPU time a game took without the profiler (``cpu_per_game``), the profiler's own cost left
+    out."""
     from pyinstrument import Profiler
 
-    prof = Profiler(interval=0.0002)
+    prof = Profiler(interval=0.0005)
     prof.start()
     for i in range(games):
         arena.play_game(f"bench:{players}:{i}", players, ["random"], rules=rules)
@@ -143,10 +134,13 @@ def profile(players: int, games: int, rules: int | None) -> None:
     for label, seconds in _parts(root, "other", False):
         totals[label] = totals.get(label, 0.0) + seconds
     whole = sum(totals.values())
-    print(f"\nwhere a {players}-player game's time goes ({games} games, pyinstrument):")
+    print(
+        f"\nwhere a {players}-player game's time goes ({games} games under pyinstrument; "
+        f"shares of its samples, in ms of the {cpu_per_game * 1e3:.2f} ms of CPU a game takes):"
+    )
     for label, seconds in sorted(totals.items(), key=lambda kv: -kv[1]):
-        print(f"  {label:<36} {seconds / games * 1e3:7.2f} ms/game {seconds / whole:6.1%}")
-    print(f"  {'total':<36} {whole / games * 1e3:7.2f} ms/game")
+        share = seconds / whole
+        print(f"  {label:<36} {share * cpu_per_game * 1e3:6.2f} ms {share:6.1%}")
 
 
 def main() -> None:
@@ -168,7 +162,7 @@ def main() -> None:
     args = ap.parse_args()
     counts = [int(x) for x in args.players.split(",")]
     print(
-        f"engine benchmark: {build()}; {args.games} random-bot games per player count, rules "
+        f"engine benchmark: {describe()}; {args.games} random-bot games per player count, rules "
         f"{args.rules or 'current'}; games/CPU-s counts this process's CPU time only\n"
     )
     print(
@@ -213,7 +207,8 @@ def main() -> None:
         f"{statistics.mean(len(r.events) for r in recs):.0f} events"
     )
     if args.profile:
-        profile(4, min(args.games, 100), args.rules)
+        four = runs.get(4) or play(4, args.games, args.rules)
+        profile(4, min(args.games, 100), args.rules, four.cpu / four.games)
     print(json.dumps({"note": "figures vary with machine load; run twice"}))
 
 
