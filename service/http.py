@@ -24,6 +24,7 @@ from werkzeug.utils import cached_property
 from werkzeug.wsgi import LimitedStream
 
 from service.errors import Problem, invalid_body, invalid_query
+from service.fastload import MISS, loader_for
 
 JSON = "application/json"
 #: the deepest nesting of arrays and objects a JSON body may have (orjson's own limit)
@@ -174,7 +175,10 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-def load_body(schema: Schema, optional: bool = False) -> dict[str, Any]:
+def load_body(schema: Schema, optional: bool = False, fast: bool = False) -> dict[str, Any]:
+    """The body as ``schema`` loads it (422 with per-field errors). ``fast``: first try the
+    loader compiled from the schema (``service.fastload``: the same result for a body it is
+    sure of, else the schema decides)."""
     data = read_json(optional)
     if data is None and request.get_data(cache=True).strip():
         raise Problem(
@@ -189,6 +193,11 @@ def load_body(schema: Schema, optional: bool = False) -> dict[str, Any]:
             "the body must be a JSON object",
             errors={"body": ["must be an object"]},
         )
+    loader = loader_for(schema) if fast else None
+    if loader is not None:
+        quick = loader(data)
+        if quick is not MISS:
+            return cast(dict[str, Any], quick)
     try:
         out: dict[str, Any] = schema.load(data)
     except ValidationError as exc:
