@@ -9,6 +9,11 @@ drives one of them with ``--clients`` concurrent clients (threads spread over a 
 prebuilt requests on raw sockets, one connection per request as sync workers close them) for ``--seconds`` and prints
 requests per second and p50/p99 latency.
 
+Two baselines, each round: the bare hello-world app, and ``GET /healthz`` of the API itself - the
+same app, request hooks (request id, access log, metrics, body checks) and gunicorn configuration
+as the commands, answering a small JSON body without touching the store. Server CPU per command
+is reported against both.
+
 The command clients do nothing but submit commands: before the clock starts, every client's
 games are created with an admin seed, all seats claimed, and each game's whole command script
 (random bot, versions included) computed locally with the engine, which gives the same game the
@@ -51,6 +56,8 @@ from bots import get_bot  # noqa: E402
 from engine.rng import Rng  # noqa: E402
 
 ADMIN = "bench-admin"
+#: the baselines: the bare hello-world app's route, the API's own /healthz (same app and hooks)
+HELLO_PATHS = {"hello": "/hello", "healthz": "/healthz"}
 Script = list[tuple[int, dict[str, Any], int, int]]  # (seat, command, expected, new version)
 Prepared = list[tuple[bytes, int]]  # (the request, the version the answer must carry)
 
@@ -241,8 +248,8 @@ def _worker(args: tuple[str, int, int, float, float, list[Any]]) -> tuple[int, i
     def client(k: int) -> None:
         while time.time() < start_at:
             time.sleep(0.001)
-        if mode == "hello":
-            hello = build("GET", "/hello")
+        if mode in HELLO_PATHS:
+            hello = build("GET", HELLO_PATHS[mode])
             while time.time() < stop_at:
                 t = time.perf_counter()
                 status, _ = raw_request(port, hello)
@@ -288,10 +295,10 @@ def _open_loop(
     lat: list[float] = []
     errors = [0]
     lock = threading.Lock()
-    hello = build("GET", "/hello")
+    hello = build("GET", HELLO_PATHS.get(mode, "/hello"))
 
     def send(due: float) -> None:
-        if mode == "hello":
+        if mode in HELLO_PATHS:
             status, _ = raw_request(port, hello)
             ok = status == 200
         else:
@@ -386,6 +393,9 @@ def open_loop_main(
     h = run_open_loop(
         "hello", hello_port, args.rate, args.seconds, [], processes, cpu_of=worker_pids(hello)
     )
+    hz = run_open_loop(
+        "healthz", api_port, args.rate, args.seconds, [], processes, cpu_of=worker_pids(api)
+    )
     # enough games that each is rarely busy: a command per game about every 50 ms at most
     n_games = max(4 * processes, int(args.rate * 0.05) + 4 * processes)
     per_game = int(args.seconds * args.rate / n_games) + 2
@@ -408,7 +418,7 @@ def open_loop_main(
         f"{'':22}{'sent/s':>10}{'p50 ms':>10}{'p99 ms':>10}{'p99.9 ms':>10}{'errors':>8}"
         f"{'late':>8}{'server CPU/req':>16}"
     )
-    for name, x in (("hello world GET", h), ("command POST", c)):
+    for name, x in (("hello world GET", h), ("API GET /healthz", hz), ("command POST", c)):
         print(
             f"{name:22}{x['rps']:10.0f}{x['p50_ms']:10.2f}{x['p99_ms']:10.2f}"
             f"{x['p999_ms']:10.2f}{x['errors']:8.0f}{x['late']:8.0f}"
@@ -530,7 +540,7 @@ def main() -> None:
     server = (args.workers, args.worker_class, args.threads)
     hello = start_gunicorn("bench.api:hello_app()", hello_port, {}, *server)
     api = start_gunicorn("rfgcli.wsgi:create_app()", api_port, env, *server)
-    rounds: list[tuple[dict[str, float], dict[str, float]]] = []
+    rounds: list[tuple[dict[str, float], dict[str, float], dict[str, float]]] = []
     if args.rate:
         try:
             open_loop_main(args, processes, hello_port, api_port, hello, api, store, prefix)
@@ -552,6 +562,15 @@ def main() -> None:
                 processes,
                 cpu_of=worker_pids(hello),
             )
+            hz = run_load(
+                "healthz",
+                api_port,
+                args.clients,
+                args.seconds,
+                [],
+                processes,
+                cpu_of=worker_pids(api),
+            )
             work = [
                 prepare(api_port, args.players, per_client, f"{prefix}:{r}:{k}")
                 for k in range(args.clients)
@@ -565,10 +584,11 @@ def main() -> None:
                 processes,
                 cpu_of=worker_pids(api) + redis_pids(store),
             )
-            rounds.append((h, c))
+            rounds.append((h, hz, c))
             print(
-                f"round {r + 1}: hello {h['rps']:.0f}/s, commands {c['rps']:.0f}/s "
-                f"({c['rps'] / h['rps']:.0%}), command p99 {c['p99_ms']:.1f} ms"
+                f"round {r + 1}: hello {h['rps']:.0f}/s, /healthz {hz['rps']:.0f}/s, commands "
+                f"{c['rps']:.0f}/s ({c['rps'] / h['rps']:.0%}), command p99 {c['p99_ms']:.1f} ms, "
+                f"server CPU per command {_ratio(c, h)} hello, {_ratio(c, hz)} /healthz"
             )
     finally:
         stop(hello)
@@ -580,12 +600,12 @@ def main() -> None:
             EmbeddedServer(tmp).stop()
             shutil.rmtree(tmp, ignore_errors=True)
 
-    h, c = sorted(rounds, key=lambda hc: hc[1]["rps"] / hc[0]["rps"])[len(rounds) // 2]
+    h, hz, c = sorted(rounds, key=lambda r: r[2]["rps"] / r[0]["rps"])[len(rounds) // 2]
     print(
         f"median round:\n{'':22}{'req/s':>10}{'p50 ms':>10}{'p99 ms':>10}{'errors':>8}"
         f"{'server CPU/req':>16}{'client CPU/req':>16}"
     )
-    for name, x in (("hello world GET", h), ("command POST", c)):
+    for name, x in (("hello world GET", h), ("API GET /healthz", hz), ("command POST", c)):
         print(
             f"{name:22}{x['rps']:10.0f}{x['p50_ms']:10.2f}{x['p99_ms']:10.2f}{x['errors']:8.0f}"
             f"{_us(x.get('server_cpu_us')):>16}{_us(x.get('client_cpu_us')):>16}"
@@ -593,6 +613,13 @@ def main() -> None:
     print(
         f"commands/s = {c['rps'] / h['rps']:.0%} of hello world (target >= 40%); "
         f"command p99 {c['p99_ms']:.1f} ms (target < 50 ms)"
+    )
+    cpu = sorted(((_cpu_ratio(c, h), _cpu_ratio(c, hz)) for h, hz, c in rounds), key=lambda x: x[0])
+    print(
+        "server CPU per command, median of the rounds: "
+        f"{cpu[len(cpu) // 2][0]:.1f}x hello world (bare Flask), "
+        f"{sorted(x[1] for x in cpu)[len(cpu) // 2]:.1f}x the API's /healthz "
+        "(same app and hooks; target <= 3x)"
     )
     print(
         "(server CPU: the gunicorn workers, plus Redis for commands when it runs on this "
@@ -602,6 +629,16 @@ def main() -> None:
 
 def _us(value: float | None) -> str:
     return "-" if value is None else f"{value:.0f} us"
+
+
+def _cpu_ratio(c: dict[str, float], base: dict[str, float]) -> float:
+    if not c.get("server_cpu_us") or not base.get("server_cpu_us"):
+        return float("nan")
+    return c["server_cpu_us"] / base["server_cpu_us"]
+
+
+def _ratio(c: dict[str, float], base: dict[str, float]) -> str:
+    return f"{_cpu_ratio(c, base):.1f}x"
 
 
 # --- CPU accounting (Linux /proc; figures are left out elsewhere) -----------------------------

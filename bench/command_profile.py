@@ -8,6 +8,8 @@ next decision), no RQ. ``api``: the same games' commands sent as ``POST /games/<
 commands`` (seat tokens, ``expected_version``) to the Flask app in-process (WSGI test client: the
 whole request path - routing, auth, marshmallow, ``Games.submit``, the JSON answer - without
 sockets or gunicorn), a random bot's commands computed beforehand (``bench/api.py``'s scripts).
+``--apps 2``: spread over two apps at random, as over two gunicorn workers (each app's game cache
+is then often behind the store: the catch-up a command pays then shows).
 
 Prints per decision: wall and CPU time of this process, and the time (pyinstrument, wall, the
 outermost call of each part) spent in each part of the path. Redis's own CPU is not in it. The
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
 import sys
 import time
 import uuid
@@ -42,7 +45,7 @@ PARTS = [
     ("engine.play (rules)", "play", "engine/__init__.py"),
     ("seal_batch (hash chain)", "seal_batch", "events/envelope.py"),
     ("clocks.apply", "apply", "events/clock.py"),
-    ("render_views (all projections)", "render_views", "events/games.py"),
+    ("render_views (all projections)", "render_views", "events/projections.py"),
     ("RedisStore.append (Lua, round trip)", "append", "events/redis_store.py"),
     ("listeners (dispatch, agenda)", "_notify", "events/games.py"),
     ("Games.submit (total)", "submit", "events/games.py"),
@@ -108,16 +111,18 @@ def run_api(
 
     from rfgcli.wsgi import create_app
 
-    app = create_app(
-        {
-            "STORE_URL": args.url,
-            "STORE_PREFIX": prefix,
-            "TESTING": True,
-            "RATE_LIMITS": False,
-            "ADMIN_TOKEN": "bench",
-        }
-    )
-    api = app.test_client()
+    config = {
+        "STORE_URL": args.url,
+        "STORE_PREFIX": prefix,
+        "TESTING": True,
+        "RATE_LIMITS": False,
+        "ADMIN_TOKEN": "bench",
+    }
+    # --apps N: N apps on the store, each with its own game cache, as N gunicorn workers; each
+    # command goes to one of them at random (as the workers race to accept connections)
+    apps = [create_app(config).test_client() for _ in range(args.apps)]
+    api = apps[0]
+    pick = random.Random(args.seed)
     work = []
     for i in range(args.games):
         seed = f"{args.seed}:{i}"
@@ -138,7 +143,7 @@ def run_api(
     prof.start()
     for gid, tokens, script in work:
         for k, (seat, command, expected, new) in enumerate(script):
-            r = api.post(
+            r = apps[pick.randrange(len(apps))].post(
                 f"/games/{gid}/seats/{seat}/commands",
                 json={"command_id": f"c{k}", "expected_version": expected, "command": command},
                 headers={"Authorization": f"Bearer {tokens[seat]}"},
@@ -158,6 +163,12 @@ def main() -> None:
     p.add_argument("--interval", type=float, default=0.0002, help="pyinstrument sampling interval")
     p.add_argument("--rounds", type=int, default=3, help="runs; the fastest is reported")
     p.add_argument("--tree", action="store_true", help="also print pyinstrument's call tree")
+    p.add_argument(
+        "--apps",
+        type=int,
+        default=1,
+        help="api: apps (game caches) the commands are spread over at random, as gunicorn workers",
+    )
     args = p.parse_args()
     client = events.connect(args.url, decode_responses=False)
     best: tuple[int, Profiler, float, float] | None = None
