@@ -14,7 +14,7 @@ from typing import Any
 
 import engine
 from engine.rng import Rng
-from engine.state import GameState, canonical_json
+from engine.state import GameState, canonical_bytes
 
 from .base import Bot, get_bot
 
@@ -34,7 +34,7 @@ class GameRecord:
     def log_sha256(self) -> str:
         h = hashlib.sha256()
         for e in self.events:
-            h.update(canonical_json(e).encode("utf-8"))
+            h.update(canonical_bytes(e))
             h.update(b"\n")
         return h.hexdigest()
 
