@@ -338,10 +338,45 @@ class RedisStore:
 
         ``guard``: checked first by the script (``GuardRefused``, nothing written); its key must
         carry the game's hash tag. The store sets ``guard.passed`` when the append is applied."""
+        keys, args, prev_hash = self._append_call(
+            game_id, expected_version, command_id, envelopes, views or {}, status, guard
+        )
+        try:
+            if notices and self.replica_wait is None and not is_cluster(self.client):
+                reply = self._append_noticing(keys, args, notices)
+                notices = None
+            elif self.replica_wait is None:
+                reply = self._append(keys=keys, args=args)
+            else:
+                reply = self._append_waiting(game_id, keys, args)
+        except redis.ResponseError as exc:
+            raise StoreError(
+                f"Redis refused the append to game {game_id!r}: {exc}. A key of this game holds "
+                f"data not written by the event store; inspect keys {self.keys(game_id)}"
+            ) from exc
+        result = self._append_result(game_id, expected_version, command_id, prev_hash, reply, guard)
+        if notices and not result.duplicate:  # (written with the script above on a single Redis)
+            pipe = self.client.pipeline(transaction=False)
+            for key, data in notices:
+                pipe.xadd(key, {"d": data}, maxlen=NOTICE_MAXLEN, approximate=True)
+            pipe.execute()
+        return result
+
+    def _append_call(
+        self,
+        game_id: str,
+        expected_version: int,
+        command_id: str,
+        envelopes: Sequence[Envelope],
+        views: Mapping[str, str],
+        status: str | None,
+        guard: Guard | None,
+    ) -> tuple[list[str], list[Any], str]:
+        """The batch checked, then the append script's keys and arguments (see ``APPEND_LUA``)
+        and the batch's first ``prev_hash``."""
         prev_hash, last_hash, texts = validate_batch(
             game_id, expected_version, command_id, envelopes
         )
-        views = views or {}
         check_views(views)
         check_status(status)
         keys: list[str] = list(self.game_keys(game_id))
@@ -364,28 +399,22 @@ class RedisStore:
         if guard is not None:
             args.append(guard.field)
             args.append(guard.value)
-        try:
-            if notices and self.replica_wait is None and not is_cluster(self.client):
-                reply = self._append_noticing(keys, args, notices)
-                notices = None
-            elif self.replica_wait is None:
-                reply = self._append(keys=keys, args=args)
-            else:
-                reply = self._append_waiting(game_id, keys, args)
-        except redis.ResponseError as exc:
-            raise StoreError(
-                f"Redis refused the append to game {game_id!r}: {exc}. A key of this game holds "
-                f"data not written by the event store; inspect keys {self.keys(game_id)}"
-            ) from exc
+        return keys, args, prev_hash
+
+    def _append_result(
+        self,
+        game_id: str,
+        expected_version: int,
+        command_id: str,
+        prev_hash: str,
+        reply: Any,
+        guard: Guard | None,
+    ) -> AppendResult:
+        """The append script's reply as a result (``ok``, ``dup``) or the error it means."""
         tag = as_text(reply[0])
         if tag == "ok":
             if guard is not None:
                 guard.passed = True
-            if notices:
-                pipe = self.client.pipeline(transaction=False)
-                for key, data in notices:
-                    pipe.xadd(key, {"d": data}, maxlen=NOTICE_MAXLEN, approximate=True)
-                pipe.execute()
             return _parse_result(game_id, command_id, reply[1], duplicate=False)
         if tag == "dup":
             return _parse_result(game_id, command_id, reply[1], duplicate=True)

@@ -89,6 +89,79 @@ def pending_decisions(
     return False, out
 
 
+def _frame(ident: str, d: dict[str, Any]) -> str:
+    return f"id: {ident}\nevent: decision\ndata: {json.dumps(d, separators=(',', ':'))}\n\n"
+
+
+class _Decisions:
+    """What one decision stream knows: the decisions it sent, the version of each active game it
+    last scanned, and its cursor in the account's notices."""
+
+    def __init__(
+        self,
+        games: Games,
+        store: RedisStore,
+        accounts: BotAccounts,
+        account: str,
+        last_event_id: str | None,
+        reader: Any,
+    ) -> None:
+        self.games, self.store, self.accounts, self.account = games, store, accounts, account
+        self.reader = reader
+        self.notices = store.notice_stream(account)
+        self.sent: set[str] = {last_event_id} if last_event_id else set()
+        self.seen: dict[str, int | None] = {}
+        # the notices appended from now on are read after the first scan: none is missed between
+        newest = accounts.client.xrevrange(self.notices, count=1)
+        self.cursor: Any = newest[0][0] if newest else "0-0"
+        self.quiet_since = time.monotonic()
+
+    def scan(self) -> Iterator[str]:
+        """Every decision pending in the account's active games whose version moved since the
+        last scan (one pipelined ``HGET version`` per game); an ended game leaves the set."""
+        active = self.accounts.active_games(self.account)
+        pipe = self.accounts.client.pipeline(transaction=False)
+        for g in active:
+            pipe.hget(self.store.keys(g)[1], "version")
+        versions = pipe.execute() if active else []
+        for g, raw in zip(active, versions, strict=True):
+            version = int(text(raw)) if raw is not None else None
+            if version is None or self.seen.get(g) == version:
+                continue
+            self.seen[g] = version
+            over, decisions = pending_decisions(self.games, g, self.account)
+            if over:
+                self.accounts.finished(self.account, g)
+                continue
+            for d in decisions:
+                yield from self._send(decision_id(g, d["seat"], d["decision_version"]), d)
+
+    def read_notices(self, block_ms: int) -> Iterator[str]:
+        """The notices written since the cursor (waiting up to ``block_ms`` for one), each sent
+        once the command it names is found recorded."""
+        got = self.reader.xread({self.notices: self.cursor}, count=100, block=block_ms)
+        for _key, entries in got or []:
+            for entry_id, fields in entries:
+                self.cursor = entry_id
+                raw_d = fields.get(b"d") if b"d" in fields else fields.get("d")
+                d = json.loads(raw_d)
+                command_id = d.pop("command_id", None)
+                ident = decision_id(d["game_id"], d["seat"], d["decision_version"])
+                if ident in self.sent or command_id is None:
+                    continue
+                # written with the append in one round trip, even if the append was refused
+                if not self.store.notice_applied(d["game_id"], command_id, d["decision_version"]):
+                    continue
+                yield from self._send(ident, d)
+
+    def _send(self, ident: str, d: dict[str, Any]) -> Iterator[str]:
+        if ident in self.sent:
+            return
+        self.sent.add(ident)
+        self.quiet_since = time.monotonic()
+        yield _frame(ident, d)
+
+
 def decision_stream(
     games: Games,
     store: RedisStore,
@@ -109,21 +182,9 @@ def decision_stream(
     timeout must exceed ``keepalive``."""
     deadline = time.monotonic() + max_seconds
     next_check = time.monotonic() + min(1.0, keepalive)
-    sent: set[str] = {last_event_id} if last_event_id else set()
-    seen: dict[str, int | None] = {}
-    meta = store.keys
-    client = accounts.client
     reader = store.client if blocking_client is None else blocking_client
-    notices = store.notice_stream(account)
-    # the notices appended from now on are read after the first scan: none is missed between
-    newest = client.xrevrange(notices, count=1)
-    cursor: Any = newest[0][0] if newest else "0-0"
-    quiet_since = time.monotonic()
+    stream = _Decisions(games, store, accounts, account, last_event_id, reader)
     next_poll = 0.0
-
-    def frame(ident: str, d: dict[str, Any]) -> str:
-        return f"id: {ident}\nevent: decision\ndata: {json.dumps(d, separators=(',', ':'))}\n\n"
-
     yield f"retry: {retry_ms}\n\n"
     while True:
         if allowed is not None and time.monotonic() >= next_check:
@@ -133,50 +194,14 @@ def decision_stream(
                 return
         if time.monotonic() >= next_poll:  # the scan: at connect, then every ``poll`` seconds
             next_poll = time.monotonic() + poll
-            active = accounts.active_games(account)
-            pipe = client.pipeline(transaction=False)
-            for g in active:
-                pipe.hget(meta(g)[1], "version")
-            versions = pipe.execute() if active else []
-            for g, raw in zip(active, versions, strict=True):
-                version = int(text(raw)) if raw is not None else None
-                if version is None or seen.get(g) == version:
-                    continue
-                seen[g] = version
-                over, decisions = pending_decisions(games, g, account)
-                if over:
-                    accounts.finished(account, g)
-                    continue
-                for d in decisions:
-                    ident = decision_id(g, d["seat"], d["decision_version"])
-                    if ident in sent:
-                        continue
-                    sent.add(ident)
-                    quiet_since = time.monotonic()
-                    yield frame(ident, d)
+            yield from stream.scan()
         now = time.monotonic()
         if now >= deadline:
             return
-        if now - quiet_since >= keepalive:
-            quiet_since = now
+        if now - stream.quiet_since >= keepalive:
+            stream.quiet_since = now
             yield ": keep-alive\n\n"
         wait = min(
-            next_poll, deadline, quiet_since + keepalive, next_check if allowed else deadline
+            next_poll, deadline, stream.quiet_since + keepalive, next_check if allowed else deadline
         )
-        block_ms = max(1, int((wait - time.monotonic()) * 1000))
-        got = reader.xread({notices: cursor}, count=100, block=block_ms)
-        for _key, entries in got or []:
-            for entry_id, fields in entries:
-                cursor = entry_id
-                raw_d = fields.get(b"d") if b"d" in fields else fields.get("d")
-                d = json.loads(raw_d)
-                command_id = d.pop("command_id", None)
-                ident = decision_id(d["game_id"], d["seat"], d["decision_version"])
-                if ident in sent or command_id is None:
-                    continue
-                # written with the append in one round trip, even if the append was refused
-                if not store.notice_applied(d["game_id"], command_id, d["decision_version"]):
-                    continue
-                sent.add(ident)
-                quiet_since = time.monotonic()
-                yield frame(ident, d)
+        yield from stream.read_notices(max(1, int((wait - time.monotonic()) * 1000)))

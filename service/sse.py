@@ -94,7 +94,7 @@ def event_stream(
                 )
             down = True
             yield ": the event store is unreachable; waiting for it\n\n"
-            time.sleep(min(1.0, max(0.0, deadline - time.monotonic())))
+            _pause(deadline)
             continue
         down = False
         for item in items:
@@ -109,11 +109,22 @@ def event_stream(
         left = deadline - time.monotonic()
         if left <= 0:
             return
-        wait = min(keepalive, left)
-        try:
-            got = reader.xread({stream_key: f"{cursor}-0"}, count=1, block=max(1, int(wait * 1000)))
-        except STORE_ERRORS:  # the feed read at the top of the loop reports and waits
-            time.sleep(min(1.0, max(0.0, deadline - time.monotonic())))
-            continue
-        if not got:
+        if not _wait_for_more(reader, stream_key, cursor, min(keepalive, left), deadline):
             yield ": keep-alive\n\n"
+
+
+def _pause(deadline: float) -> None:
+    """About a second (not past ``deadline``): the store is not answering."""
+    time.sleep(min(1.0, max(0.0, deadline - time.monotonic())))
+
+
+def _wait_for_more(reader: Any, key: str, cursor: int, wait: float, deadline: float) -> bool:
+    """``XREAD BLOCK`` until an event after ``cursor`` is stored (True) or ``wait`` seconds have
+    passed (False: a keep-alive is due). A store error pauses and counts as True: the feed read
+    at the top of the stream's loop reports it and waits."""
+    try:
+        got = reader.xread({key: f"{cursor}-0"}, count=1, block=max(1, int(wait * 1000)))
+    except STORE_ERRORS:
+        _pause(deadline)
+        return True
+    return bool(got)
