@@ -1,34 +1,46 @@
 """The ``ismcts`` bot: the heuristic bot, improved by search where it matters.
 
-It reads its seat's view and nothing else, and searches one level: it improves the heuristic
-bot's policy (Tesauro and Galperin's "on-line policy improvement using Monte Carlo search", over
-determinizations as in determinized / information-set Monte Carlo search).
+It reads its seat's view and nothing else, and searches one level deep: at each decision it
+searches, it tries a few candidate commands, plays each on on many determinizations, and keeps
+the heuristic bot's own command unless another does clearly better. This is Monte Carlo policy
+improvement (Tesauro and Galperin, "On-line policy improvement using Monte-Carlo search", 1996)
+over determinizations of the seat's information set, not a tree: the name stays for the seats,
+ladders and timeout policies that name the bot.
 
-* **Where it searches.** Only at the decisions named by ``search`` (default: ``assign``, the
-  sealed phase selection and dice placement of each round, which decides most of a round). Every
-  other decision is the heuristic bot's.
-* **Candidates.** Not random legal commands: the heuristic's own command, then its plan for each
-  phase it could select (``HeuristicBot._assign(..., phase)``), then each of these without its
-  Dictate and Reassign uses (``variants``). A decision with one candidate is answered at once.
-* **Determinizations.** ``engine.sampler`` draws a full state consistent with the view. The
-  other seats that sealed their assignment before this seat decides are modelled by the heuristic
-  bot: their dice are rolled anew and they assign as the heuristic would on the sampled state
-  (the seats still to assign are played by the heuristic in the roll-out anyway).
-* **Roll-outs.** On each determinization every candidate is played, then every seat (this one
-  too) is played by the heuristic bot (``rollout="random"``: the random bot) to the end of the
-  game (or for ``horizon`` rounds). The opponents *are* the heuristic bot, so this is a close
-  model of them except for what is hidden. A finished game scores 1 for a win (shared on a tie)
-  plus ``margin_weight * tanh(margin / 10)``, the margin being the seat's score minus the best
-  other seat's (it breaks the ties of win/loss); a game cut off by the horizon scores
-  ``0.5 + 0.5 * tanh(margin / 6)`` on the current scores.
+* **Where it searches.** The decisions named by ``search`` (default: ``assign``, the sealed phase
+  selection and dice placement of each round; ``explore``, each explorer's Scout or Stock;
+  ``place_tiles``, which side of each drawn tile; ``ship``, Trade or Consume). Every other decision
+  (Develop and Settle order, Produce, Manage) is the heuristic bot's.
+* **Candidates.** Not random legal commands: the heuristic's own command first, then principled
+  variants of it. Assign: the heuristic's plan for each phase it could select
+  (``HeuristicBot._assign(..., phase)``), and each plan without its Dictate and Reassign uses
+  (``variants``). Explore: Stock with the best stocker, Scout abandoning nothing. Place tiles:
+  every choice of sides (up to 3 tiles). Ship: the heuristic's pairs, all traded or all consumed.
+  A decision with one candidate is answered at once.
+* **Determinizations.** ``engine.sampler`` draws a full state consistent with the view. The other
+  seats that sealed their assignment before this one decides are modelled by the heuristic bot
+  (``Sampler.draw(sealed=...)``): their dice are rolled anew and they assign as the heuristic
+  would on the sampled state. The seats still to decide are played by the heuristic in the
+  roll-out anyway.
+* **Roll-outs.** On each determinization every live candidate is played, then every seat (this
+  one too) is played by the heuristic bot (``rollout="random"``: the random bot) to the end of
+  the game (or for ``horizon`` rounds; at most to the arena's round cap). The opponents *are* the
+  heuristic bot, so this models them closely except for what is hidden. A finished game scores 1
+  for a win (shared on a tie) plus ``margin_weight * tanh(margin / 10)``, the margin being the
+  seat's score minus the best other seat's (it separates candidates that all win or all lose); a
+  game cut off scores ``0.5 + 0.5 * tanh(margin / 6)`` on the current scores. The heuristic gets
+  ``heuristic_view`` in roll-outs, the few fields of a view it reads (same commands, ~5x cheaper).
 * **Variance reduction: common random numbers.** Every candidate is played on the same
-  determinization, whose dice and tiles come from the same generator, so two candidates differ
-  only by what they change. A candidate is compared with the heuristic's command by the mean of
-  the paired differences of their rewards.
+  determinization, whose later dice and tiles come from the same generator, so two candidates'
+  results differ mostly by what the candidates change. Candidates are compared with the heuristic's
+  command by the mean and standard error of the paired differences of their rewards.
+* **Racing.** From ``min_determinizations`` on, a candidate whose paired mean is below the
+  heuristic's (or the leader's) by more than ``prune`` standard errors plus ``margin`` is dropped,
+  so the budget goes to the contenders; the search ends early when only the heuristic's is left.
 * **Choice.** The heuristic's command, unless another candidate beats it by at least ``margin``
   and by ``z`` standard errors of the paired mean (then the best such one): the search changes
-  the heuristic's choice only where it sees evidence, so noise does not make it worse than the
-  policy it improves.
+  the heuristic's choice only where it sees evidence, so noise does not make it play worse than
+  the policy it improves.
 * **Budget**: ``iterations`` roll-outs per searched decision (reproducible; whole
   determinizations are played, so the last one may overrun by fewer than the candidates) or
   ``millis`` read on a ``clock`` the caller passes (bots read no clock themselves; e.g.
@@ -37,6 +49,7 @@ determinizations as in determinized / information-set Monte Carlo search).
   generator named by the seed and the view's version and seat.
 
 A view the sampler cannot model (the very rare Explore shortfall) is answered by the heuristic.
+Figures: docs/bots.md.
 """
 
 from __future__ import annotations
@@ -53,11 +66,14 @@ from engine.sampler import Sampler, SamplerError
 from engine.scoring import score
 from engine.state import GameState, canonical_json
 
+from .arena import DEFAULT_MAX_ROUNDS
 from .base import register_bot
 from .heuristic import HeuristicBot
 from .random_bot import RandomBot
 
 Command = dict[str, Any]
+#: the decisions searched by default (the others are the heuristic bot's)
+SEARCHED = ("assign", "explore", "place_tiles", "ship")
 SamplerFactory = Callable[[dict[str, Any], Rng], Any]
 
 
@@ -103,12 +119,12 @@ class IsmctsBot:
 
     def __init__(
         self,
-        iterations: int | None = 60,
+        iterations: int | None = 48,
         millis: float | None = None,
         seed: str | None = None,
         rollout: str = "heuristic",
         horizon: int | None = None,
-        search: Iterable[str] = ("assign",),
+        search: Iterable[str] = SEARCHED,
         variants: bool = True,
         margin: float = 0.02,
         z: float = 1.0,
@@ -276,8 +292,11 @@ class IsmctsBot:
         return self._heuristic.act(decision, heuristic_view(state, seat), r)
 
     def _rollout(self, s: GameState, r: Rng) -> None:
-        stop = s.round + self.horizon if self.horizon is not None else None
-        while not s.over and (stop is None or s.round <= stop):
+        # the arena's cap: two heuristic bots can lock each other up (one die each, recalled
+        # every round from a world neither can settle); such a roll-out is cut off
+        stop = s.round + self.horizon if self.horizon is not None else DEFAULT_MAX_ROUNDS
+        stop = min(stop, DEFAULT_MAX_ROUNDS)
+        while not s.over and s.round <= stop:
             pend = engine.pending(s)
             if not pend:  # pragma: no cover - the engine always says who acts
                 break
