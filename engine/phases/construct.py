@@ -182,6 +182,8 @@ def waiting_for(state: GameState, p: PlayerState, phase: str) -> str:
     workers of several colours of which only some complete tiles now, or which of the dice already
     on the stack complete a tile complete at the start when some of them do not complete a tile
     in this phase (else they all reach the Citizenry anyway)."""
+    if not workers(p, phase) and not stack_of(p, phase)[1]:
+        return ""  # no dice to complete anything (every tile costs at least 1)
     done = [x for x in plan(state, p, phase, full=False) if x["completes"]]
     if not done:
         return ""
@@ -199,6 +201,8 @@ def waiting_for(state: GameState, p: PlayerState, phase: str) -> str:
 
 def has_work(state: GameState, p: PlayerState, phase: str) -> bool:
     tiles, dice = stack_of(p, phase)
+    if not workers(p, phase) and not dice:
+        return False  # no dice to complete anything (every tile costs at least 1)
     return bool(workers(p, phase)) or bool(forecast(state, p, phase)) or (not tiles and bool(dice))
 
 
