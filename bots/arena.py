@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import engine
+from engine import flow
 from engine.rng import Rng
 from engine.state import GameState, canonical_bytes
 
@@ -85,32 +86,36 @@ def play_game(
             on_event(shadow, e)
     rngs = [Rng.for_bot(state.seed, f"arena:{i}") for i in range(players)]
     powers: Counter[str] = Counter()
+    pending, legal, play, evolve = flow.pending, flow.legal, engine.play, engine.evolve
     while not state.over and state.round <= max_rounds:
-        pend = engine.pending(state)
+        pend = pending(state)
         if not pend:
             raise RuntimeError(f"game {seed}: nobody owes a decision at step {state.step}")
         for seat in sorted(pend):
-            decision = engine.legal(state, seat)
+            decision = legal(state, seat)
             if decision is None:
                 continue
             bot = seat_bots[seat]
             view = engine.observe(state, seat) if bot.needs_view else None
             cmd = bot.act(decision, view, rngs[seat])
             record = engine.command_submitted(seat, cmd)
-            engine.evolve(state, record)
-            new = [record, *engine.play(state, seat, cmd)]
-            for e in new:
-                for pid in e.get("powers", ()):
-                    powers[pid] += 1
+            evolve(state, record)
+            caused = play(state, seat, cmd)
+            for e in caused:  # (the record names no power)
+                used = e.get("powers")
+                if used:
+                    for pid in used:
+                        powers[pid] += 1
                 if e["type"] == "AssignmentSealed":
                     for pid in e["used"]:
                         if pid != "dictate":
                             powers[pid] += 1
+            events.append(record)
+            events.extend(caused)
             if on_event is not None:
-                for e in new:
-                    shadow = engine.evolve(shadow, e)
+                for e in (record, *caused):
+                    shadow = evolve(shadow, e)
                     on_event(shadow, e)
-            events.extend(new)
             if state.over:
                 break
     return GameRecord(seed, players, names, state, events, state.over, dict(powers))
