@@ -15,6 +15,11 @@ Prints per decision: wall and CPU time of this process, and the time (pyinstrume
 outermost call of each part) spent in each part of the path. Redis's own CPU is not in it. The
 machine is shared and noisy: compare runs made one after the other. Asserts nothing; every key
 written is deleted.
+
+``--timer cpu``: instead of pyinstrument, each part is wrapped with a ``time.process_time``
+counter (outermost call; ``CPU_PARTS``), so the figures are this process's CPU per part without a
+profiler's overhead - a sampling or tracing profiler inflates code made of many small calls
+(marshmallow's load looked 5x its real cost under pyinstrument and cProfile).
 """
 
 from __future__ import annotations
@@ -55,6 +60,83 @@ PARTS = [
 ]
 
 
+#: --timer cpu: (label, module, attribute) wrapped with a process_time counter (outermost call);
+#: an attribute a tree does not have is left out
+CPU_PARTS = [
+    ("flask request (total)", "flask", "Flask.wsgi_app"),
+    ("  auth: require_seat (its round trips)", "service.api.commands", "require_seat"),
+    ("  auth: seat_guard (the append checks it)", "service.api.commands", "seat_guard"),
+    ("  body: read, JSON, schema", "service.api.commands", "load_body"),
+    ("  answer: JSON response", "service.api.commands", "respond"),
+    ("bot decides (incl. its observe)", "workers.policy", "bot_command"),
+    ("Games.submit (total)", "events.games", "Games.submit"),
+    ("  load / catch up with the store", "events.games", "Games._catch_up"),
+    ("  engine.play (rules)", "engine", "play"),
+    ("  seal_batch (hash chain)", "events.games", "seal_batch"),
+    ("  render_views (all projections)", "events.games", "render_views"),
+    ("    engine.observe_all", "engine", "observe_all"),
+    ("  RedisStore.append (client, round trip)", "events.redis_store", "RedisStore.append"),
+]
+APPEND_PART = CPU_PARTS[-1][0]
+
+
+class CpuTimer:
+    """``--timer cpu``: the parts' CPU time (this process), with pyinstrument's start/stop."""
+
+    def __init__(self) -> None:
+        self.totals: dict[str, float] = {}
+        self._depth: dict[str, int] = {}
+        self._undo: list[tuple[Any, str, Any]] = []
+        self._instances: list[tuple[Any, str, str]] = []
+
+    def also(self, obj: Any, attr: str, label: str) -> None:
+        """Time an instance's own attribute too (the metrics wrapper around a store's append)."""
+        self._instances.append((obj, attr, label))
+
+    def _wrap(self, owner: Any, attr: str, label: str) -> None:
+        original = owner.__dict__[attr] if isinstance(owner, type) else getattr(owner, attr)
+        fn = original.__func__ if isinstance(original, staticmethod) else original
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            depth = self._depth.get(label, 0)
+            self._depth[label] = depth + 1
+            t0 = time.process_time()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self._depth[label] = depth
+                if depth == 0:
+                    self.totals[label] = self.totals.get(label, 0.0) + time.process_time() - t0
+
+        setattr(owner, attr, timed)
+        self._undo.append((owner, attr, original))
+
+    def start(self) -> None:
+        import importlib
+
+        for label, module, path in CPU_PARTS:
+            try:
+                owner: Any = importlib.import_module(module)
+                *outer, attr = path.split(".")
+                for name in outer:
+                    owner = getattr(owner, name)
+                getattr(owner, attr)
+            except (ImportError, AttributeError):
+                continue
+            self._wrap(owner, attr, label)
+        for obj, attr, label in self._instances:
+            self._wrap(obj, attr, label)
+
+    def stop(self) -> None:
+        for owner, attr, original in reversed(self._undo):
+            setattr(owner, attr, original)
+        self._undo.clear()
+
+
+def profiler(args: argparse.Namespace) -> Any:
+    return CpuTimer() if args.timer == "cpu" else Profiler(interval=args.interval)
+
+
 def _walk(frame: Any, stack: set[str]) -> Iterator[tuple[str, float]]:
     """(part label, seconds) for each outermost frame of a part under ``frame``."""
     for label, func, path in PARTS:
@@ -66,7 +148,11 @@ def _walk(frame: Any, stack: set[str]) -> Iterator[tuple[str, float]]:
         yield from _walk(child, stack)
 
 
-def parts(profiler: Profiler) -> dict[str, float]:
+def parts(profiler: Any) -> dict[str, float]:
+    if isinstance(profiler, CpuTimer):
+        return {
+            label: profiler.totals[label] for label, *_ in CPU_PARTS if label in profiler.totals
+        }
     out: dict[str, float] = {}
     root = profiler.last_session.root_frame() if profiler.last_session else None
     if root is None:
@@ -76,9 +162,7 @@ def parts(profiler: Profiler) -> dict[str, float]:
     return out
 
 
-def run_worker(
-    args: argparse.Namespace, client: Any, prefix: str
-) -> tuple[int, Profiler, float, float]:
+def run_worker(args: argparse.Namespace, client: Any, prefix: str) -> tuple[int, Any, float, float]:
     from workers import Runtime, WorkerSettings, install
     from workers.dispatch import next_plan, plans
     from workers.turns import play
@@ -87,7 +171,7 @@ def run_worker(
     install(rt)
     table = {"seats": [{"kind": "bot", "bot": "heuristic"}] * 4}
     gids = []
-    prof = Profiler(interval=args.interval)
+    prof = profiler(args)
     wall0, cpu0 = time.perf_counter(), time.process_time()
     prof.start()
     for i in range(args.games):
@@ -103,9 +187,7 @@ def run_worker(
     return n, prof, wall, cpu
 
 
-def run_api(
-    args: argparse.Namespace, client: Any, prefix: str
-) -> tuple[int, Profiler, float, float]:
+def run_api(args: argparse.Namespace, client: Any, prefix: str) -> tuple[int, Any, float, float]:
     sys.path.insert(0, str(ROOT / "bench"))
     from api import script_for  # bench/api.py: a random bot's commands with their versions
 
@@ -137,7 +219,10 @@ def run_api(
             api.post(f"/games/{gid}/seats/{seat}/claim").get_json()["token"] for seat in range(4)
         ]
         work.append((gid, tokens, script_for(seed, 4, i)))
-    prof = Profiler(interval=args.interval)
+    prof = profiler(args)
+    if isinstance(prof, CpuTimer):  # the app's store.append is the metrics wrapper's own
+        for c in apps:
+            prof.also(c.application.extensions["rfg"].store, "append", APPEND_PART)
     n = 0
     wall0, cpu0 = time.perf_counter(), time.process_time()
     prof.start()
@@ -164,6 +249,12 @@ def main() -> None:
     p.add_argument("--rounds", type=int, default=3, help="runs; the fastest is reported")
     p.add_argument("--tree", action="store_true", help="also print pyinstrument's call tree")
     p.add_argument(
+        "--timer",
+        choices=["pyinstrument", "cpu"],
+        default="pyinstrument",
+        help="cpu: process_time counters around the parts instead of a profiler",
+    )
+    p.add_argument(
         "--apps",
         type=int,
         default=1,
@@ -171,7 +262,7 @@ def main() -> None:
     )
     args = p.parse_args()
     client = events.connect(args.url, decode_responses=False)
-    best: tuple[int, Profiler, float, float] | None = None
+    best: tuple[int, Any, float, float] | None = None
     for _ in range(args.rounds):
         prefix = f"prof{uuid.uuid4().hex[:8]}"
         try:
@@ -193,7 +284,7 @@ def main() -> None:
     )
     for label, seconds in parts(prof).items():
         print(f"  {label:40s} {seconds / n * 1000:7.3f} ms")
-    if args.tree:
+    if args.tree and isinstance(prof, Profiler):
         print(prof.output_text(unicode=False, color=False))
 
 
