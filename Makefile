@@ -41,9 +41,9 @@ bench: install
 # instead of the .py files; same results, about twice the games per second. The .py files stay the
 # reference: edit them, then run `make fast` again (a stale module is refused at import). Back to
 # pure Python: find engine bots -name '*.so' -delete && rm -f *__mypyc*.so
-FAST_MODULES := engine/catalogue.py engine/economy.py engine/flow.py engine/observe.py \
-	engine/record.py engine/rng.py engine/scoring.py engine/state.py engine/phases/*.py \
-	engine/powers/registry.py bots/random_bot.py bots/arena.py
+FAST_MODULES := engine/catalogue.py engine/economy.py engine/flow.py engine/fold.py \
+	engine/observe.py engine/record.py engine/rng.py engine/scenario.py engine/scoring.py \
+	engine/state.py engine/phases/*.py engine/powers/registry.py bots/random_bot.py bots/arena.py
 fast: install
 	$(BIN)/mypyc $(FAST_MODULES)
 	touch engine/*.so engine/phases/*.so engine/powers/*.so bots/*.so
