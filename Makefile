@@ -46,7 +46,7 @@ FAST_MODULES := engine/catalogue.py engine/economy.py engine/flow.py engine/fold
 	engine/state.py engine/phases/*.py engine/powers/registry.py bots/random_bot.py bots/arena.py
 fast: install
 	$(BIN)/mypyc $(FAST_MODULES)
-	touch engine/*.so engine/phases/*.so engine/powers/*.so bots/*.so
+	find engine bots -name '*.so' -exec touch {} +
 
 # The whole server in the foreground: the store, the API (gunicorn) and BOT_WORKERS supervised
 # `rfg worker` processes (one that dies is restarted). Ctrl-C stops all of it, the embedded server
