@@ -8,7 +8,8 @@ constant time.
 
 A seat's token can be rotated (``rotate``): the new digest replaces the old one in the same hash,
 so the old token stops working at once in every process (no process caches a token: each
-seat-scoped request checks the digest, in one pipelined round trip with the game's existence).
+seat-scoped request checks the digest, in one pipelined round trip with the game's existence; a
+command's is checked by its append script, ``service.auth.seat_guard``).
 A claim also ends the game's idle expiry (``RedisStore.keep``): a claimed game is not abandoned.
 """
 
