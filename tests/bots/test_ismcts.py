@@ -9,7 +9,7 @@ import pytest
 import engine
 from bots import get_bot
 from bots.arena import play_game
-from bots.base import bot_names
+from bots.base import Bot, bot_names
 from bots.heuristic import HeuristicBot
 from bots.ismcts import IsmctsBot, heuristic_view
 from engine.catalogue import DIE_FACES, PHASES
@@ -38,9 +38,11 @@ def test_registered_for_seats_ladders_and_timeouts() -> None:
 
 
 def test_plays_whole_games_with_legal_commands() -> None:
-    rec = play_game("ismcts:legal", 2, [IsmctsBot(iterations=4), "heuristic"])
+    seats: list[Bot] = [IsmctsBot(iterations=4), HeuristicBot()]
+    rec = play_game("ismcts:legal", 2, seats)
     assert rec.finished and rec.state.winners
-    rec = play_game("ismcts:legal4", 4, [IsmctsBot(iterations=2, rollout="random"), "heuristic"])
+    seats = [IsmctsBot(iterations=2, rollout="random"), HeuristicBot()]
+    rec = play_game("ismcts:legal4", 4, seats)
     assert rec.finished
 
 
@@ -92,7 +94,7 @@ class _Poison(list[Any]):
     def _fail(self, *a: Any, **k: Any) -> Any:
         raise AssertionError("the bot read hidden state")
 
-    __getitem__ = __iter__ = __len__ = __contains__ = __eq__ = _fail  # type: ignore[assignment]
+    __getitem__ = __iter__ = __len__ = __contains__ = __eq__ = _fail
 
 
 def test_reads_only_its_view_and_the_sampler() -> None:
