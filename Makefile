@@ -29,6 +29,7 @@ lint: install
 	$(BIN)/ruff format --check engine bots events rfgcli ladder service workers tests bench clients
 	$(BIN)/mypy engine bots events service workers ladder rfgcli
 	$(BIN)/lint-imports  # the layers import one way (contracts in pyproject.toml)
+	$(BIN)/vulture  # no dead code (settings in pyproject.toml, false positives in vulture_whitelist.py)
 
 simulate: install
 	$(BIN)/rfg simulate --players 4 --games 200 --seed 7 --json

@@ -24,13 +24,6 @@ WILD = "wild"
 
 DIE_COLORS: tuple[str, ...] = ("white", "red", "purple", "blue", "brown", "green", "yellow")
 WORLD_COLORS: tuple[str, ...] = ("novelty", "rare", "genes", "alien", "gray")
-#: the die colour that a world colour's goods and Consume bonus refer to
-GOOD_DIE_FOR_WORLD: dict[str, str] = {
-    "novelty": "blue",
-    "rare": "brown",
-    "genes": "green",
-    "alien": "yellow",
-}
 TRADE_VALUE: dict[str, int] = {"novelty": 3, "rare": 4, "genes": 5, "alien": 6}
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -220,11 +213,6 @@ def world_card(tile: int) -> Card:
 
 def card(key: str) -> Card:
     return CARDS[key]
-
-
-def tile_card(tile: int, side: str) -> Card:
-    """The card of a game tile's ``"development"`` or ``"world"`` side."""
-    return TILES[tile][0 if side == "development" else 1]
 
 
 #: phantom workers (Major Research Labs, Alien Research Ship, Space Docks, Organic Shipyards) are

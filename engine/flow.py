@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .catalogue import PHASE_INDEX, PHASES, phantom_id
-from .errors import IllegalCommand, InvalidEvent, NotYourDecision
+from .errors import InvalidEvent, NotYourDecision, refuse
 from .fold import Ctx, Event, ev, folds
 from .phases import assign, construct, explore, manage, produce, setup, ship
 from .powers import registry
@@ -105,13 +105,11 @@ def legal(state: GameState, seat: int) -> dict[str, Any] | None:
 def apply_command(state: GameState, seat: int, cmd: Any, ctx: Ctx) -> None:
     """Check and apply one seat's command, then advance through automatic steps."""
     if state.step == "over":
-        raise IllegalCommand("game_over", "the game is over; no more commands are accepted")
+        refuse("game_over", "the game is over; no more commands are accepted")
     if not isinstance(seat, int) or not 0 <= seat < len(state.players):
-        raise IllegalCommand(
-            "seat", f"seat must be 0..{len(state.players) - 1}, not {seat!r}", "seat", seat
-        )
+        refuse("seat", f"seat must be 0..{len(state.players) - 1}, not {seat!r}", "seat", seat)
     if not isinstance(cmd, dict):
-        raise IllegalCommand("command", "a command must be a JSON object with a 'kind'", None, cmd)
+        refuse("command", "a command must be a JSON object with a 'kind'", None, cmd)
     owes = owed(state, seat)
     kind = cmd.get("kind")
     if not owes:

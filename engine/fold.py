@@ -44,10 +44,6 @@ def creates(
     return register
 
 
-def event_types() -> list[str]:
-    return sorted(set(_FOLDS) | set(_CREATORS))
-
-
 def evolve(state: GameState | None, event: Event) -> GameState:
     """Fold one event into the state, in place, and return the state.
 

@@ -88,15 +88,6 @@ def commitment(seed: str, rules: int) -> str:
     return seed_hash(seed)
 
 
-def next_u64(state: int) -> tuple[int, int]:
-    """One SplitMix64 step: (new state, 64-bit output)."""
-    state = (state + 0x9E3779B97F4A7C15) & _MASK
-    z = state
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
-    return state, z ^ (z >> 31)
-
-
 #: BLAKE2b already keyed, per generator key (``state >> 64``, tag bit included): copying one is
 #: cheaper than keying a new hash for every draw; the digests are the same
 _KEYED: dict[int, Any] = {}

@@ -178,7 +178,6 @@ class Games:
         self._cache: OrderedDict[str, _Cached] = OrderedDict()
         self._cache_size = cache_size
         self._lock = threading.Lock()
-        self._tables: dict[str, dict[str, Any]] = {}
         #: called after every stored creation or command (``workers`` enqueues bot turns and
         #: timeouts here); a failing listener is logged, never fails the command
         self.listeners: list[Listener] = []
