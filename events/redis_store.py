@@ -280,7 +280,11 @@ class RedisStore:
         self._archive = client.register_script(ARCHIVE_LUA)
         #: where ``archive`` writes finished games (and reads them back): the argument, else
         #: ``$RFG_ARCHIVE_DIR``; every process serving the store needs the same directory
-        self.archive_dir = archive_dir or os.environ.get("RFG_ARCHIVE_DIR") or None
+        if archive_dir is None:
+            from events import environment
+
+            archive_dir = environment.value("RFG_ARCHIVE_DIR")
+        self.archive_dir = archive_dir or None
         self._unpacked: OrderedDict[tuple[str, str], list[str]] = OrderedDict()
         self._lobby = f"{prefix}:lobby"
         #: from the argument, else from the URL ``events.connect`` made the client for

@@ -122,20 +122,18 @@ def _raw32(text: str) -> bytes | None:
     return raw if len(raw) == 32 else None
 
 
-def data_dir(environ: Mapping[str, str]) -> Path:
-    return Path(environ.get("RFG_DATA_DIR") or "run")
-
-
 def load_signer(environ: Mapping[str, str] | None = None) -> Signer:
     """The server's signing key (see the module docstring for where it comes from)."""
-    env = os.environ if environ is None else environ
-    if env.get("RFG_SIGNING_KEY"):
-        return Signer(
-            _private_from_text(env["RFG_SIGNING_KEY"], "RFG_SIGNING_KEY"), "RFG_SIGNING_KEY"
-        )
-    path = Path(env["RFG_SIGNING_KEY_FILE"]) if env.get("RFG_SIGNING_KEY_FILE") else None
+    from events import environment
+
+    env = environment.read(environ)
+    key_text: str | None = env.get("RFG_SIGNING_KEY")
+    if key_text:
+        return Signer(_private_from_text(key_text, "RFG_SIGNING_KEY"), "RFG_SIGNING_KEY")
+    key_file: str | None = env.get("RFG_SIGNING_KEY_FILE")
+    path = Path(key_file) if key_file else None
     if path is None:
-        path = data_dir(env) / "signing-key.pem"
+        path = Path(env.get("RFG_DATA_DIR")) / "signing-key.pem"
         if not path.exists():
             _create(path)
     try:

@@ -12,11 +12,11 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from events import environment
 from service import logs as _logs  # (gunicorn reads every setting-named global here)
 
 logconfig_dict = _logs.logconfig(
-    os.environ.get("RFG_LOG_FORMAT", "json").strip().lower(),
-    os.environ.get("RFG_LOG_LEVEL", "INFO"),
+    environment.value("RFG_LOG_FORMAT"), environment.value("RFG_LOG_LEVEL")
 )
 accesslog = None
 

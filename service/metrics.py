@@ -39,7 +39,7 @@ from prometheus_client import (
 from prometheus_client.core import GaugeMetricFamily, HistogramMetricFamily
 from prometheus_client.registry import Collector
 
-from events import RedisStore
+from events import RedisStore, environment
 from events.games import Games
 from events.text import text
 
@@ -183,7 +183,7 @@ def init_app(app: Flask, client: Any, games: Games, queue_client: Any = None) ->
     """Time the store's appends, count requests, commands and streams, serve ``/metrics``."""
     timed_store(games.store)  # type: ignore[arg-type]
     store = games.store
-    queue = os.environ.get("RFG_QUEUE") or store.prefix  # type: ignore[attr-defined]
+    queue = environment.value("RFG_QUEUE") or store.prefix  # type: ignore[attr-defined]
     registry = CollectorRegistry(auto_describe=False)
     registry.register(StoreCollector(client, store, queue, queue_client))  # type: ignore[arg-type]
     app.extensions["rfg.metrics"] = registry
