@@ -197,7 +197,11 @@ def test_rfg_run_serves_logs_measures_restarts_and_stops_everything(
         base,
         "POST",
         f"/games/{gid}/seats/0/commands",
-        {"command_id": "cmd-ops-1", "expected_version": sv["version"], "command": command},
+        {
+            "command_id": "cmd-ops-1",
+            "decision_id": sv["view"]["decision"]["decision_id"],  # the bot may move meanwhile
+            "command": command,
+        },
         headers={**auth, "X-Request-ID": "req-ops-1"},
     )
     assert code == 201, out

@@ -4,8 +4,8 @@ API enqueues their turns, ``DISPATCH_TURNS``): bots move while the client thinks
 production.
 
 * 20 games answering each decision by its ``decision_id``: zero 409s and zero 422s;
-* the same client with the strict ``expected_version`` gets 409s in the same setting (the
-  figure the decision id removes).
+* a client that thinks 20 ms per command: zero 409s by ``decision_id``, and 409s with the strict
+  ``expected_version`` in the same setting (the figure the decision id removes).
 
 The generated package's typed models carry everything: the decision is read as a typed model
 (``SeatView.decision`` is one of the decision models), given to a bot as ``to_dict()`` and the
@@ -129,9 +129,10 @@ def live(real_redis: Any, tmp_path: Path) -> Iterator[str]:
         purge_prefix(real_redis, prefix)
 
 
-def play_one(gen: ModuleType, base: str, seed: int, mode: str) -> Counter[int]:
+def play_one(gen: ModuleType, base: str, seed: int, mode: str, think: float = 0.0) -> Counter[int]:
     """One game: seat 0 played through the generated client, seats 1-3 by the worker's bots.
-    ``mode``: ``decision_id`` or ``expected_version``. Returns the count of each status."""
+    ``mode``: ``decision_id`` or ``expected_version``; ``think``: seconds the client takes between
+    reading its view and sending its command. Returns the count of each status."""
     from rfg_generated import models  # type: ignore[import-not-found]
     from rfg_generated.api.commands import submit_command  # type: ignore[import-not-found]
     from rfg_generated.api.games import create_game  # type: ignore[import-not-found]
@@ -170,6 +171,7 @@ def play_one(gen: ModuleType, base: str, seed: int, mode: str) -> Counter[int]:
             continue
         assert isinstance(decision.help_, str) and decision.help_, "every decision has help"
         command = bot.act(decision.to_dict(), None, rng)
+        time.sleep(think)
         typed = getattr(models, COMMAND_MODELS[command["kind"]]).from_dict(command)
         if mode == "decision_id":
             req = models.CommandRequest(
@@ -185,7 +187,9 @@ def play_one(gen: ModuleType, base: str, seed: int, mode: str) -> Counter[int]:
     raise AssertionError(f"game {gid} did not end in time")
 
 
-def play_many(gen: ModuleType, base: str, games: int, mode: str, threads: int) -> Counter[int]:
+def play_many(
+    gen: ModuleType, base: str, games: int, mode: str, threads: int, think: float = 0.0
+) -> Counter[int]:
     total: Counter[int] = Counter()
     errors: list[BaseException] = []
     lock = threading.Lock()
@@ -198,7 +202,7 @@ def play_many(gen: ModuleType, base: str, games: int, mode: str, threads: int) -
             if seed is None:
                 return
             try:
-                got = play_one(gen, base, seed, mode)
+                got = play_one(gen, base, seed, mode, think)
             except BaseException as exc:  # noqa: BLE001 - reported below
                 errors.append(exc)
                 return
@@ -220,9 +224,12 @@ def test_generated_client_plays_20_games_by_decision_id_without_a_409(
     generated: ModuleType, live: str
 ) -> None:
     by_id = play_many(generated, live, games=20, mode="decision_id", threads=4)
-    strict = play_many(generated, live, games=3, mode="expected_version", threads=3)
-    print(f"\ndecision_id: {dict(by_id)}; expected_version: {dict(strict)}")
+    # a client that thinks 20 ms before each command: the bots move in between
+    slow_by_id = play_many(generated, live, games=3, mode="decision_id", threads=3, think=0.02)
+    strict = play_many(generated, live, games=3, mode="expected_version", threads=3, think=0.02)
+    print(f"\ndecision_id: {dict(by_id)}, thinking: {dict(slow_by_id)}; strict: {dict(strict)}")
     assert by_id[201] >= 20 * 20, by_id  # whole games were played
     assert by_id[409] == 0 and by_id[422] == 0, by_id
-    # the same client with the strict check is refused whenever a bot moved in between
+    assert slow_by_id[409] == 0 and slow_by_id[422] == 0, slow_by_id
+    # the same thinking client with the strict check is refused whenever a bot moved in between
     assert strict[409] > 0, strict
