@@ -38,16 +38,13 @@ bench: install
 	$(BIN)/python bench/engine.py
 
 # Optional compiled engine (docs/engine-speed.md): mypyc compiles the rules modules and the random
-# bot into C extension modules next to their sources (*.so, git-ignored), which Python then imports
-# instead of the .py files; same results, about twice the games per second. The .py files stay the
-# reference: edit them, then run `make fast` again (a stale module is refused at import). Back to
-# pure Python: find engine bots -name '*.so' -delete && rm -f *__mypyc*.so
-FAST_MODULES := engine/catalogue.py engine/economy.py engine/flow.py engine/fold.py \
-	engine/observe.py engine/record.py engine/rng.py engine/scenario.py engine/scoring.py \
-	engine/state.py engine/phases/*.py engine/powers/registry.py bots/random_bot.py bots/arena.py
+# bot into C extension modules next to their sources (*.so, git-ignored; the list is in
+# engine/build.py), which Python then imports instead of the .py files; same results, about twice
+# the games per second. The .py files stay the reference: edit them, then run `make fast` again (a
+# stale module is refused at import). Back to pure Python: find engine bots -name '*.so' -delete
 fast: install
-	$(BIN)/mypyc $(FAST_MODULES)
-	find engine bots -name '*.so' -exec touch {} +
+	find engine bots -name '*.so' -delete
+	$(BIN)/python -m engine.build
 
 # The whole server in the foreground: the store, the API (gunicorn) and BOT_WORKERS supervised
 # `rfg worker` processes (one that dies is restarted). Ctrl-C stops all of it, the embedded server

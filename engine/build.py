@@ -1,9 +1,11 @@
 """Which build of the engine runs: the pure-Python sources, or the compiled modules of ``make fast``.
 
-``make fast`` compiles the rules modules (and the random bot) with mypyc into C extension modules
-next to their sources (``*.so``, git-ignored); Python then imports them instead of the ``.py``
-files. Both builds give the same results. A compiled module older than its source would run the
-old rules, so importing one is refused (``check_fresh``) until it is rebuilt or removed.
+``make fast`` (``python -m engine.build``, ``main`` below) compiles the rules modules (and the
+random bot) with mypyc into C extension modules next to their sources (``*.so``, git-ignored),
+with the runtime they share in ``engine/_compiled__mypyc*.so`` (inside the package, so it is found
+from any working directory); Python then imports them instead of the ``.py`` files. Both builds
+give the same results. A compiled module older than its source would run the old rules, so
+importing one is refused (``check_fresh``) until it is rebuilt or removed.
 """
 
 from __future__ import annotations
@@ -13,7 +15,28 @@ import sys
 from types import ModuleType
 
 #: the command that removes the compiled modules (the pure-Python build runs again)
-REMOVE = "find engine bots -name '*.so' -delete && rm -f *__mypyc*.so"
+REMOVE = "find engine bots -name '*.so' -delete"
+
+#: what ``make fast`` compiles: the rules and the random bot's hot loop. Left pure: engine/__init__
+#: (a compiled function refuses a wrong argument type with TypeError, and ``engine.play`` must
+#: answer IllegalCommand), errors, the sampler, and the power handlers (``powers/table.py`` reads
+#: their ``__qualname__``, which compiled nested functions lack).
+MODULES = (
+    "engine/catalogue.py",
+    "engine/economy.py",
+    "engine/flow.py",
+    "engine/fold.py",
+    "engine/observe.py",
+    "engine/record.py",
+    "engine/rng.py",
+    "engine/scenario.py",
+    "engine/scoring.py",
+    "engine/state.py",
+    "engine/phases/*.py",
+    "engine/powers/registry.py",
+    "bots/random_bot.py",
+    "bots/arena.py",
+)
 
 
 def is_compiled(module: ModuleType) -> bool:
@@ -52,6 +75,27 @@ def describe() -> str:
         return "pure Python"
     return f"compiled ({len(compiled)} extension modules: make fast)"
 
+
+def main() -> None:
+    """Compile ``MODULES`` in place (run from the repository's root, with no compiled module
+    present: ``make fast`` removes them first)."""
+    import glob
+
+    from mypyc.build import mypycify
+    from setuptools import setup
+
+    paths = [p for pattern in MODULES for p in sorted(glob.glob(pattern))]
+    extensions = mypycify(paths, group_name="engine._compiled")
+    setup(name="rfg-engine-compiled", ext_modules=extensions, script_args=["build_ext", "-i"])
+    for folder in ("engine", "bots"):  # newer than their sources, whatever the copy order was
+        for here, _dirs, files in os.walk(folder):
+            for name in files:
+                if name.endswith((".so", ".pyd")):
+                    os.utime(os.path.join(here, name))
+
+
+if __name__ == "__main__":
+    main()
 
 # the compiled modules of `make fast`, the engine's and the random bot's (engine/__init__.py imports
 # this module first, so a stale one is refused before it is imported)

@@ -13,7 +13,7 @@ Card keys (stable, used in commands, events and views):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
+from importlib import resources
 from typing import Any
 
 import yaml
@@ -30,7 +30,8 @@ _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def _load(name: str) -> Any:
-    text = (Path(__file__).parent / "data" / name).read_text(encoding="utf-8")
+    # the package's own files: a compiled module's ``__file__`` need not say where they lie
+    text = (resources.files("engine") / "data" / name).read_text(encoding="utf-8")
     return yaml.load(text, Loader=_Loader)
 
 
