@@ -2,9 +2,12 @@
 
 One place turns a command into stored facts: load the game (fold its stream, cached per process),
 check the idempotency key and the expected version, let the engine decide, seal the command record
-and the events into hash-chained envelopes, render the projections (``events.projections``), and
-append everything in one atomic store call. Readers get the projections stored with the stream position they reflect, the
-per-viewer event feed (redacted only by the engine's ``redact``) and log exports.
+and the events into hash-chained envelopes, and append them with the lobby summary in one atomic
+store call. The public and seat views (``events.projections``) are stored by the appends that
+create and end a game; in between, the first reader of a version renders them from its cached
+game and stores them with the position they reflect, so readers always get the current version
+and a command does not pay for views nobody reads. Readers also get the per-viewer event feed
+(redacted only by the engine's ``redact``) and log exports.
 
 Viewers: ``"public"``, a seat number, or ``"server"``.
 
@@ -33,8 +36,8 @@ from engine.state import GameState
 from .clock import Clocks, validate_table
 from .clock import fold as fold_clocks
 from .envelope import GENESIS_HASH, Envelope, canonical_json, iso_utc, seal_batch
-from .errors import ConcurrencyConflict, DecisionChanged, GameNotFound
-from .projections import Viewer, feed_item, render_views, seat_view
+from .errors import ConcurrencyConflict, DecisionChanged, GameNotFound, InvalidBatch
+from .projections import Viewer, feed_item, render_summary, render_views, seat_view
 from .replay import CREATE_COMMAND_ID, signed_result
 from .signing import Signer
 from .store import AppendResult, EventStore, Guard, GuardRefused
@@ -145,13 +148,14 @@ class _Cached:
     is what rendering the game's views may reuse (``render_views``); it is handed on from one
     version's entry to the next."""
 
-    __slots__ = ("state", "version", "last_hash", "created_at", "clocks", "memo")
+    __slots__ = ("state", "version", "last_hash", "last_ts", "created_at", "clocks", "memo")
 
     def __init__(
         self,
         state: GameState,
         version: int,
         last_hash: str,
+        last_ts: str,
         created_at: str,
         clocks: Clocks,
         memo: dict[str, Any] | None = None,
@@ -159,6 +163,7 @@ class _Cached:
         self.state = state
         self.version = version
         self.last_hash = last_hash
+        self.last_ts = last_ts
         self.created_at = created_at
         self.clocks = clocks
         self.memo: dict[str, Any] = {} if memo is None else memo
@@ -233,7 +238,7 @@ class Games:
         self.store.append(
             game_id, 0, CREATE_COMMAND_ID, envs, views=views, status="active", **extra
         )
-        self._remember(game_id, state, envs[-1].seq, envs[-1].hash, now, clocks, memo)
+        self._remember(game_id, state, envs[-1], now, clocks, memo)
         self._notify(Change(game_id, envs[-1].seq, state, clocks))
         return game_id, envs[-1].seq
 
@@ -284,13 +289,13 @@ class Games:
         self,
         game_id: str,
         state: GameState,
-        version: int,
-        last_hash: str,
+        last: Envelope,
         created: str,
         clocks: Clocks,
         memo: dict[str, Any] | None = None,
     ) -> _Cached:
-        entry = _Cached(state, version, last_hash, created, clocks, memo)
+        """Cache the game at ``last`` (its newest envelope)."""
+        entry = _Cached(state, last.seq, last.hash, last.ts, created, clocks, memo)
         with self._lock:
             self._cache[game_id] = entry
             self._cache.move_to_end(game_id)
@@ -460,8 +465,12 @@ class Games:
         ``expected_version``, else caught up and decided again (``_MAX_ATTEMPTS``); a refused
         guard runs the caller's check, which answers, or lets the append go without it."""
         cached = cmd.entry
-        finished = envs[-1].ts if state.over else None
-        views = render_views(cmd.game_id, state, cached.created_at, finished, clocks, cached.memo)
+        if state.over:  # a finished game's views are final: stored now, compacted with it later
+            views = render_views(
+                cmd.game_id, state, cached.created_at, envs[-1].ts, clocks, cached.memo
+            )
+        else:  # the lobby's summary; the public and seat views are rendered when read (``view``)
+            views = render_summary(cmd.game_id, state, cached.created_at, None, clocks)
         notices = self._notices(cmd.game_id, state, clocks, envs[-1].seq, cmd.command_id)
         extra: dict[str, Any] = {"notices": notices} if notices else {}
         guard = cmd.guard
@@ -507,9 +516,7 @@ class Games:
         if result.duplicate:
             raise _Replayed(result)
         cached = cmd.entry
-        self._remember(
-            cmd.game_id, state, envs[-1].seq, envs[-1].hash, cached.created_at, clocks, cached.memo
-        )
+        self._remember(cmd.game_id, state, envs[-1], cached.created_at, clocks, cached.memo)
         self._notify(Change(cmd.game_id, envs[-1].seq, state, clocks))
         return Submitted(result, envs)
 
@@ -583,7 +590,7 @@ class Games:
             state, clocks = fold_clocks(None, None, envs)
             created = envs[0].ts
         memo = cached.memo if cached is not None else None
-        fresh = self._remember(game_id, state, envs[-1].seq, envs[-1].hash, created, clocks, memo)
+        fresh = self._remember(game_id, state, envs[-1], created, clocks, memo)
         return previous, fresh
 
     def _duplicate(
@@ -602,18 +609,47 @@ class Games:
 
     # --- reading ---------------------------------------------------------------------------
     def view(self, game_id: str, viewer: Viewer) -> tuple[int, str]:
-        """(position, JSON) of a projection: ``"public"``, a seat number or ``"summary"``. A seat's
-        view is put together from the public view and the seat's stored part (``seat_view``);
-        both are written by the same append, at the same position."""
-        if viewer in ("public", "summary"):
-            got = self.store.get_view(game_id, str(viewer))
-            if got is None:
+        """(position, JSON) of a projection at the game's current version: ``"public"``, a seat
+        number or ``"summary"``. The summary is written by every append. The public and seat
+        views are written by the append that creates or ends the game; in between they are
+        rendered when first read at a version (``_render``: this process's cached game, caught
+        up) and stored with their position for the next reader, so a command does not pay for
+        views nobody reads and a reader never sees a view behind the stream it read. A seat's
+        view is put together from the public view and the seat's stored part (``seat_view``),
+        always rendered and stored together, at the same position."""
+        if viewer == "summary":
+            summary = self.store.get_view(game_id, "summary")
+            if summary is None:
                 raise GameNotFound(game_id)
-            return got
-        public, private = self.store.get_views(game_id, ["public", f"seat:{viewer}"])
-        if public is None or private is None:
+            return summary
+        names = ["public"] if viewer == "public" else ["public", f"seat:{viewer}"]
+        version, stored = self.store.views_at(game_id, names)
+        first = stored[0]
+        if first is None or first[0] < version:  # behind: rendered now, at the current version
+            position, views = self._render(game_id)
+            stored = [(position, views[name]) if name in views else None for name in names]
+        found = [v for v in stored if v is not None]
+        if len(found) < len(names):  # (a seat the game does not have)
             raise GameNotFound(game_id)
+        if viewer == "public":
+            return found[0]
+        public, private = found
         return min(public[0], private[0]), seat_view(public[1], private[1])
+
+    def _render(self, game_id: str) -> tuple[int, dict[str, str]]:
+        """Every projection of the game at its current version, rendered from this process's
+        cached game (caught up) and stored for later readers; (position, views). A view stored
+        meanwhile at a later position is kept (``put_views`` never moves a view back)."""
+        _previous, entry = self._catch_up(game_id, self._cached(game_id), None)
+        finished = entry.last_ts if entry.state.over else None
+        views = render_views(
+            game_id, entry.state, entry.created_at, finished, entry.clocks, entry.memo
+        )
+        try:
+            self.store.put_views(game_id, entry.version, views)
+        except InvalidBatch:  # (the stream was deleted and created again meanwhile)
+            log.warning("views of %s@%d not stored: the stream changed", game_id, entry.version)
+        return entry.version, views
 
     def feed(
         self, game_id: str, viewer: Viewer, after: int = 0, limit: int | None = None

@@ -3,8 +3,9 @@
 ``render_views`` makes every projection of one state (the public view, each seat's part of its
 view, the lobby summary) as JSON; ``seat_view`` puts a seat's whole view together from the stored
 public view and its part; ``feed_item`` is one event as a viewer may see it (the engine's
-``redact``). ``events.games`` renders them on the command path and the store keeps them with the
-stream position they reflect, so a reader never folds a stream.
+``redact``). ``events.games`` renders the summary on every command and the other views when a game
+is created, when it ends and when a reader asks for a version not rendered yet; the store keeps
+each with the stream position it reflects.
 
 Viewers: ``"public"``, a seat number, or ``"server"``.
 """
@@ -73,6 +74,17 @@ def render_views(
         )
     views["summary"] = view_json(summary(game_id, state, created_at, finished_at, clocks))
     return views
+
+
+def render_summary(
+    game_id: str,
+    state: GameState,
+    created_at: str,
+    finished_at: str | None,
+    clocks: Clocks | None = None,
+) -> dict[str, str]:
+    """Only the lobby summary of ``render_views`` (what every append writes)."""
+    return {"summary": view_json(summary(game_id, state, created_at, finished_at, clocks))}
 
 
 def seat_view(public: str, private: str) -> str:

@@ -124,6 +124,26 @@ end
 return {'ok', result}
 """.replace("@GENESIS@", GENESIS_HASH)
 
+CATCH_UP_LUA = """
+-- KEYS: meta, stream, commands   ARGV: after (a version), page size, command id ('' for none)
+-- {version, the command id's result or false, the envelope JSON of each entry after `after`}:
+-- what a process needs to catch its cached game up, as one command (a script: one call, one
+-- reply of plain strings, instead of a pipeline of three)
+local version = redis.call('HGET', KEYS[1], 'version')
+if not version then return {false} end
+local previous = false
+if ARGV[3] ~= '' then previous = redis.call('HGET', KEYS[3], ARGV[3]) end
+local out = {version, previous}
+local page = redis.call('XRANGE', KEYS[2], (tonumber(ARGV[1]) + 1) .. '-0', '+', 'COUNT', ARGV[2])
+for i = 1, #page do
+  local fields = page[i][2]
+  for j = 1, #fields, 2 do
+    if fields[j] == 'e' then out[#out + 1] = fields[j + 1] end
+  end
+end
+return out
+"""
+
 PUT_VIEWS_LUA = """
 -- KEYS: meta, views   ARGV: position, then (name, json) pairs
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'nogame'} end
@@ -273,6 +293,7 @@ class RedisStore:
         self.upcasters = UPCASTERS if upcasters is None else upcasters
         self._append = client.register_script(APPEND_LUA)
         self._put_views = client.register_script(PUT_VIEWS_LUA)
+        self._catch_up = client.register_script(CATCH_UP_LUA)
         self._set_status = client.register_script(SET_STATUS_LUA)
         self._retain = client.register_script(RETAIN_LUA)
         self._keep = client.register_script(KEEP_LUA)
@@ -742,17 +763,15 @@ class RedisStore:
         if command_id is not None:
             check_command_id(command_id)
         stream, meta, cmds, _views = self.keys(game_id)
-        pipe = self.client.pipeline(transaction=False)
-        pipe.hget(meta, "version")
-        pipe.xrange(stream, f"{after + 1}-0", "+", count=_READ_PAGE)
-        if command_id is not None:
-            pipe.hget(cmds, command_id)
-        raw_version, page, *raw = pipe.execute()
-        if raw_version is None:
+        reply = self._catch_up(
+            keys=[meta, stream, cmds], args=[after, _READ_PAGE, command_id or ""]
+        )
+        if reply[0] is None:
             raise GameNotFound(game_id)
+        raw_version, raw, *page = reply
         previous = None
-        if command_id is not None and raw[0] is not None:
-            previous = _parse_result(game_id, command_id, raw[0], duplicate=True)
+        if command_id is not None and raw is not None:
+            previous = _parse_result(game_id, command_id, raw, duplicate=True)
         if not page and int(raw_version) > after:
             texts = self._compacted_log(game_id)
             if texts is not None:  # a compacted game: served from its blob
@@ -762,7 +781,7 @@ class RedisStore:
                 if len(self.upcasters):
                     out = [self.upcasters.upcast(e) for e in out]
                 return previous, out, int(raw_version)
-        out = [Envelope.from_json(_entry_text(fields)) for _id, fields in page]
+        out = [Envelope.from_json(text) for text in page]
         if len(page) == _READ_PAGE:  # a long way behind: read the rest page by page
             out += self.read(game_id, after=out[-1].seq, upcast=False)
         if len(self.upcasters):
@@ -800,6 +819,30 @@ class RedisStore:
             pos, _, text = as_text(raw).partition(":")
             out.append((int(pos), text))
         return out
+
+    def views_at(
+        self, game_id: str, names: Sequence[str]
+    ) -> tuple[int, list[tuple[int, str] | None]]:
+        check_game_id(game_id)
+        _stream, meta, _cmds, vkey = self.keys(game_id)
+        pipe = self.client.pipeline(transaction=False)
+        pipe.hget(meta, "version")
+        pipe.hmget(vkey, list(names))
+        raw_version, raws = pipe.execute()
+        if raw_version is None:
+            raise GameNotFound(game_id)
+        if names and all(raw is None for raw in raws):
+            views = self._compacted_views(game_id)
+            if views is not None:
+                raws = [views.get(n) for n in names]
+        out: list[tuple[int, str] | None] = []
+        for raw in raws:
+            if raw is None:
+                out.append(None)
+                continue
+            pos, _, text = as_text(raw).partition(":")
+            out.append((int(pos), text))
+        return int(raw_version), out
 
     def list_games(self, status: str | None = None, limit: int = 100) -> list[GameEntry]:
         if status is None:

@@ -169,6 +169,13 @@ class EventStore(Protocol):
         """``get_view`` of several views in one round trip, in the order of ``names``."""
         ...
 
+    def views_at(
+        self, game_id: str, names: Sequence[str]
+    ) -> tuple[int, list[tuple[int, str] | None]]:
+        """The game's version and ``get_views(names)``, read together in one round trip (a view
+        whose position is below the version is behind the stream). Raises ``GameNotFound``."""
+        ...
+
     def register_game(self, game_id: str, created_at: str, status: str = "open") -> None:
         """Add a game to the lobby index (idempotent: a second call keeps the first time)."""
         ...
