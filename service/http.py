@@ -14,14 +14,16 @@ other than UTF-8 (415).
 from __future__ import annotations
 
 import functools
+import io
 import json
 from typing import IO, Any, cast
 
 import orjson
 from flask import Flask, Request, Response, current_app, request
 from marshmallow import Schema, ValidationError
+from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.utils import cached_property
-from werkzeug.wsgi import LimitedStream
+from werkzeug.wsgi import LimitedStream, get_content_length
 
 from service.errors import Problem, invalid_body, invalid_query
 from service.fastload import MISS, loader_for
@@ -31,7 +33,42 @@ JSON = "application/json"
 MAX_DEPTH = 1024
 
 
-class _AtMost(LimitedStream):
+#: the most ``_Body.readall`` asks of the wrapped stream at once (werkzeug's own step)
+_READ_STEP = 64 * 1024
+
+
+class _Body(LimitedStream):
+    """werkzeug's ``LimitedStream``, whose ``readall`` (``request.get_data()``) asks the wrapped
+    stream for the same pieces - at most 64 KiB, at most what the limit leaves - and gets the
+    same bytes and errors, without a fresh 64 KiB buffer per piece (``io.RawIOBase.read``)."""
+
+    def readall(self) -> bytes:
+        if self.is_exhausted:
+            self.on_exhausted()
+            return b""
+        chunks = []
+        while not self.is_exhausted:
+            data = self._piece(min(_READ_STEP, self.limit - self._pos))
+            if not data:  # (the stream may end before a maximum is reached)
+                break
+            chunks.append(data)
+        return b"".join(chunks)
+
+    def _piece(self, size: int) -> bytes:
+        """``LimitedStream.readinto`` of ``size`` (at most what the limit leaves), as bytes."""
+        try:
+            data = self._stream.read(size)
+        except (OSError, ValueError) as e:
+            self.on_disconnect(error=e)
+            return b""
+        if not data:  # zero bytes: the client went away (or a maximum's stream ended)
+            self.on_disconnect()
+            return b""
+        self._pos += len(data)
+        return bytes(data)
+
+
+class _AtMost(_Body):
     """A body stream of unknown length (chunked) that may hold at most ``limit`` bytes: reading
     past them raises the 413 problem (werkzeug's own maximum stops reading there, silently)."""
 
@@ -39,15 +76,23 @@ class _AtMost(LimitedStream):
         super().__init__(stream, limit + 1, is_max=True)
         self.most = limit
 
-    def readinto(self, b: Any) -> int | None:
-        n = super().readinto(b)
+    def _too_large(self) -> None:
         if self._pos > self.most:  # a Problem: readers that catch other errors let it through
             raise Problem(
                 "payload-too-large",
                 f"the body is larger than {self.most} bytes; send a smaller one",
                 max_bytes=self.most,
             )
+
+    def readinto(self, b: Any) -> int | None:
+        n = super().readinto(b)
+        self._too_large()
         return n
+
+    def _piece(self, size: int) -> bytes:
+        data = super()._piece(size)
+        self._too_large()
+        return data
 
 
 #: endpoints whose bodies have their own size limit (config key) instead of MAX_CONTENT_LENGTH
@@ -62,10 +107,15 @@ class ApiRequest(Request):
     def max_content_length(self) -> int | None:
         if self._max_content_length is not None:
             return self._max_content_length
+        try:  # (what Flask's own property reads, in one context lookup)
+            config = current_app._get_current_object().config  # type: ignore[attr-defined]
+        except RuntimeError:  # outside an app context: no limit
+            return None
         key = BODY_LIMITS.get(self.endpoint or "")
-        if key is not None and current_app:
-            return int(current_app.config[key])
-        return super().max_content_length
+        if key is not None:
+            return int(config[key])
+        limit: int | None = config["MAX_CONTENT_LENGTH"]
+        return limit
 
     @max_content_length.setter
     def max_content_length(self, value: int | None) -> None:
@@ -80,7 +130,32 @@ class ApiRequest(Request):
             and "wsgi.input_terminated" in self.environ
         ):
             return cast(IO[bytes], _AtMost(self.environ["wsgi.input"], limit))
-        return super().stream
+        if self.shallow:
+            raise RuntimeError(
+                "This request was created with 'shallow=True', reading"
+                " from the input stream is disabled."
+            )
+        # werkzeug.wsgi.get_input_stream, with the limit computed once and _Body for its
+        # LimitedStream
+        environ = self.environ
+        stream = cast(IO[bytes], environ["wsgi.input"])
+        content_length = get_content_length(environ)
+        if content_length is not None and limit is not None and content_length > limit:
+            raise RequestEntityTooLarge()
+        if "wsgi.input_terminated" in environ:
+            if limit is not None:
+                return cast(IO[bytes], _Body(stream, limit, is_max=True))
+            return stream
+        if content_length is None:
+            return io.BytesIO()
+        return cast(IO[bytes], _Body(stream, content_length))
+
+
+def current_request() -> Request:
+    """The request being served, looked up once: every attribute read through Flask's
+    ``request`` proxy looks the context up again."""
+    req: Request = request._get_current_object()  # type: ignore[attr-defined]
+    return req
 
 
 def _check_charset() -> None:
@@ -104,17 +179,19 @@ def _is_json(mimetype: str) -> bool:
 
 def read_json(optional: bool = False) -> Any:
     """The parsed JSON body (None for an empty optional body)."""
-    raw = request.get_data(cache=True)  # raises 413 past the size limit
+    req = current_request()
+    raw = req.get_data(cache=True)  # raises 413 past the size limit
     if not raw.strip():
         if optional:
             return None
         raise Problem(
             "malformed-request", "the request needs a JSON body (Content-Type: application/json)"
         )
-    if not _is_json(request.mimetype):
+    mimetype = req.mimetype
+    if not _is_json(mimetype):
         raise Problem(
             "unsupported-media-type",
-            f"the body must be JSON with Content-Type: application/json, not {request.mimetype or 'none'!r}",
+            f"the body must be JSON with Content-Type: application/json, not {mimetype or 'none'!r}",
         )
     try:
         return orjson.loads(raw)  # the fast parser; NaN and Infinity are not JSON to it either
@@ -206,14 +283,18 @@ def load_body(schema: Schema, optional: bool = False, fast: bool = False) -> dic
 
 
 def load_query(schema: Schema) -> dict[str, Any]:
-    if not request.args:  # the common case: only the schema's defaults (computed once)
+    req = current_request()
+    # the common case, no query string (or one without parameters): only the schema's defaults
+    # (computed once)
+    if not req.environ.get("QUERY_STRING") or not req.args:
         try:
             return dict(_defaults(schema))
         except ValidationError as exc:  # a required parameter is missing
             raise invalid_query(exc) from None
     args: dict[str, Any] = {}
-    for key in request.args:
-        values = request.args.getlist(key)
+    query = req.args
+    for key in query:
+        values = query.getlist(key)
         if len(values) > 1:
             raise Problem(
                 "invalid-parameters",
@@ -235,11 +316,20 @@ def _defaults(schema: Schema) -> dict[str, Any]:
 
 
 def respond(
-    schema: Schema, obj: Any, status: int = 200, headers: dict[str, str] | None = None
+    schema: Schema,
+    obj: Any,
+    status: int = 200,
+    headers: dict[str, str] | None = None,
+    dumped: bool = False,
 ) -> Response:
-    resp = Response(orjson.dumps(schema.dump(obj)), status=status, mimetype=JSON)
-    for k, v in (headers or {}).items():
-        resp.headers[k] = v
+    """``obj`` as ``schema`` dumps it, as JSON. ``dumped``: ``obj`` is already what the dump
+    gives (a dict the view built field by field, of the schema's types: a test proves it for the
+    endpoint), so it is sent as it is."""
+    body = orjson.dumps(obj if dumped else schema.dump(obj))
+    resp = Response(body, status=status, mimetype=JSON)
+    if headers:
+        for k, v in headers.items():
+            resp.headers[k] = v
     return resp
 
 

@@ -25,7 +25,7 @@ from collections import Counter as Tally
 from collections.abc import Iterator
 from typing import Any
 
-from flask import Flask, Response, current_app, request
+from flask import Flask, Request, Response, current_app, request
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     REGISTRY,
@@ -155,14 +155,38 @@ def _command_result(status: int, replayed: bool) -> str:
     return "error" if status >= 500 else "refused"
 
 
+#: the counters' children by their labels (prometheus-client keeps the same child per label
+#: values; looking it up here spares ``labels()``'s validation and lock on every request)
+_REQUEST_CHILDREN: dict[tuple[str, str, int], Any] = {}
+_COMMAND_CHILDREN: dict[str, Any] = {}
+
+
+def _requests_child(method: str, route: str, status: int) -> Any:
+    key = (method, route, status)
+    child = _REQUEST_CHILDREN.get(key)
+    if child is None:
+        child = _REQUEST_CHILDREN[key] = REQUESTS.labels(method, route, str(status))
+    return child
+
+
+def _commands_child(result: str) -> Any:
+    child = _COMMAND_CHILDREN.get(result)
+    if child is None:
+        child = _COMMAND_CHILDREN[result] = COMMANDS.labels(result)
+    return child
+
+
 def _after(resp: Response) -> Response:
-    rule = request.url_rule.rule if request.url_rule is not None else "unmatched"
-    REQUESTS.labels(request.method, rule, str(resp.status_code)).inc()
-    if request.endpoint == "commands.submit":
-        COMMANDS.labels(
-            _command_result(resp.status_code, "Idempotent-Replayed" in resp.headers)
-        ).inc()
-    if resp.mimetype == "text/event-stream" and resp.status_code == 200:
+    # one context lookup for the attributes below (each read through the proxy looks it up)
+    req: Request = request._get_current_object()  # type: ignore[attr-defined]
+    url_rule = req.url_rule
+    status = resp.status_code
+    _requests_child(
+        req.method, url_rule.rule if url_rule is not None else "unmatched", status
+    ).inc()
+    if url_rule is not None and url_rule.endpoint == "commands.submit":
+        _commands_child(_command_result(status, "Idempotent-Replayed" in resp.headers)).inc()
+    if status == 200 and resp.mimetype == "text/event-stream":
         SSE_CLIENTS.inc()
         resp.call_on_close(SSE_CLIENTS.dec)
     return resp

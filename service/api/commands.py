@@ -86,7 +86,9 @@ def submit(game_id: str, seat: int) -> Response:
         "last_seq": out.result.last_seq,
         "events": [feed_item(env, seat) for env in out.envelopes],
     }
-    return respond(_result, result, status=201, headers=headers)
+    # built field by field as CommandResultSchema dumps it (tests/service/
+    # test_command_route_answers.py checks every command of whole games): sent as it is
+    return respond(_result, result, status=201, headers=headers, dumped=True)
 
 
 def _request() -> tuple[dict[str, Any], int | None, int | None]:
