@@ -12,8 +12,9 @@ come as ``If-Match: "<version>"`` (the ETag of the view the client decided on). 
   applies the command while the seat still owes that decision, whatever other seats did
   meanwhile; once the seat's own decision changed -> 409 ``decision-changed`` naming the current
   one (``Games.submit`` checks it atomically with the append);
-* the answer carries the new version and the appended events as this seat may see them; the views
-  are written in the same atomic append, so reads right after see the new state;
+* the answer carries the new version and the appended events as this seat may see them; a view
+  read right after is of the new version (``Games.view`` renders a version's views for its first
+  reader);
 * the seat token is checked by the append itself (``service.auth.seat_guard``): every other
   answer - a bad body, a conflict, a retry - is given only after ``require_seat`` passed, so a
   wrong credential gets 401/403/404 first, as on every seat endpoint.
