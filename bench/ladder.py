@@ -355,7 +355,8 @@ def main() -> None:
     )
     print(
         f"path measured: {path}Games + Redis + RQ workers (one job plays a game's bot decisions "
-        f"on for up to --play-on seconds; every command appended, every view projected)"
+        f"on for up to --play-on seconds; every command appended with the lobby summary, the "
+        f"other views rendered at the end and when read)"
     )
     for name, r in (("service (workers)", svc), ("in-process arena", local)):
         gph = r["games"] / r["wall"] * 3600
