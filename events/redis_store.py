@@ -284,7 +284,7 @@ class _HotScript:
     ``send_command`` does). Used only on a plain ``redis.Redis`` (a cluster client, a fake
     server or a pipeline take the ordinary way)."""
 
-    def __init__(self, client: Any, script: Any) -> None:
+    def __init__(self, client: Any, script: Any, own: threading.local) -> None:
         self.client = client
         self.script = script
         pool = getattr(client, "connection_pool", None)
@@ -295,7 +295,8 @@ class _HotScript:
             and getattr(pool, "connection_class", None) in plain
             and getattr(pool, "cache", None) is None
         )
-        self._local = threading.local()
+        #: each thread's connection (shared by the store's hot scripts)
+        self._local = own
 
     def __call__(self, keys: list[str], args: list[Any]) -> Any:
         conn = getattr(self._local, "conn", None) if self.enabled else None
@@ -359,9 +360,10 @@ class RedisStore:
         self.prefix = prefix
         self.upcasters = UPCASTERS if upcasters is None else upcasters
         self._append_script = client.register_script(APPEND_LUA)
-        self._append = _HotScript(client, self._append_script)
+        own = threading.local()
+        self._append = _HotScript(client, self._append_script, own)
         self._put_views = client.register_script(PUT_VIEWS_LUA)
-        self._catch_up = _HotScript(client, client.register_script(CATCH_UP_LUA))
+        self._catch_up = _HotScript(client, client.register_script(CATCH_UP_LUA), own)
         self._set_status = client.register_script(SET_STATUS_LUA)
         self._retain = client.register_script(RETAIN_LUA)
         self._keep = client.register_script(KEEP_LUA)

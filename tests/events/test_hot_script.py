@@ -51,7 +51,7 @@ def test_the_append_uses_its_own_connection_after_the_first(
     assert store.version(game) == 2
     prev, envs, version = store.catch_up(game, 1, "no-such-command")  # the other hot script
     assert (prev, [e.seq for e in envs], version) == (None, [2], 2)
-    assert store._catch_up._local.conn is not None  # noqa: SLF001
+    assert store._catch_up._local.conn is conn  # noqa: SLF001 - one connection per thread
 
 
 def test_a_killed_connection_loses_no_append_and_is_replaced(
