@@ -18,6 +18,8 @@ A limit that is hit answers 429 problem+json with ``Retry-After`` (seconds); res
 tightest limit that applied as ``RateLimit-Policy: "<name>";q=<quota>;w=<window s>`` and
 ``RateLimit: "<name>";r=<remaining>;t=<seconds to reset>`` (IETF draft RateLimit header fields).
 The admin token is exempt. ``RATE_LIMITS=False`` (``RFG_RATE_LIMITS=0``) turns all of it off.
+Each limit costs a request one Redis round trip: the hit answers the window the headers report
+(``HitWindowRedisStorage``: limits' Redis storage otherwise).
 The client address is the peer's, or with ``PROXY_HOPS=N`` the one N trusted proxies forwarded.
 """
 
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import hmac
 import math
 import time
 import uuid
@@ -33,10 +36,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import redis
-from flask import Flask, Response, current_app, request
+from flask import Flask, Response, current_app, g, has_app_context, request
 from flask_limiter import Limiter, RequestLimit
 from flask_limiter.errors import RateLimitExceeded
 from limits import RateLimitItem, parse_many
+from limits.storage import RedisClusterStorage, RedisStorage
 from limits.strategies import SlidingWindowCounterRateLimiter
 from werkzeug.middleware.proxy_fix import ProxyFix
 
@@ -76,14 +80,132 @@ return 0
 """
 
 
+#: limits' ``acquire_sliding_window.lua`` (the same keys, counts and expiries), answering also the
+#: window as its ``sliding_window.lua`` reads it right after the hit: {acquired (1/0), previous
+#: count, previous ttl ms, current count, current ttl ms} ({0} alone if ``amount > limit``)
+ACQUIRE_SLIDING_WINDOW_LUA = """
+local limit = tonumber(ARGV[1])
+local expiry = tonumber(ARGV[2]) * 1000
+local amount = tonumber(ARGV[3])
+if amount > limit then return {0} end
+local current_ttl = tonumber(redis.call('pttl', KEYS[2]))
+if current_ttl > 0 and current_ttl < expiry then
+    redis.call('rename', KEYS[2], KEYS[1])
+    redis.call('set', KEYS[2], 0, 'PX', current_ttl + expiry)
+end
+local previous_count = tonumber(redis.call('get', KEYS[1])) or 0
+local previous_ttl = tonumber(redis.call('pttl', KEYS[1])) or 0
+local current_count = tonumber(redis.call('get', KEYS[2])) or 0
+current_ttl = tonumber(redis.call('pttl', KEYS[2])) or 0
+local weight_ttl = previous_ttl
+if weight_ttl <= 0 then weight_ttl = 0 end
+local weighted_count = math.floor(previous_count * weight_ttl / expiry) + current_count
+if (weighted_count + amount) > limit then
+    return {0, previous_count, previous_ttl, current_count, current_ttl}
+end
+if redis.call('exists', KEYS[2]) == 1 then
+    current_count = redis.call('incrby', KEYS[2], amount)  -- (its expiry unchanged)
+else
+    redis.call('set', KEYS[2], amount, 'PX', expiry * 2)
+    current_count, current_ttl = amount, expiry * 2
+end
+return {1, previous_count, previous_ttl, current_count, current_ttl}
+"""
+#: where a request keeps the windows its hits saw: {limit key: (time.time() then, window)}
+_WINDOWS = "rfg_limit_windows"
+#: where a request keeps its (bearer token, is admin)
+_AUTH = "rfg_limit_auth"
+
+
+class _HitWindows:
+    """A sliding-window counter storage whose hit also answers the window it leaves, kept for
+    the rest of the request: the ``RateLimit`` header's remaining and reset then need no read of
+    their own (limits' ``get_window_stats`` after a hit). One round trip per limit and request.
+
+    The window is read once (the next read of that key goes to the store again), only in the
+    request that hit it, with its TTLs aged by the time since the hit - what limits'
+    ``sliding_window.lua`` would have answered then (the current window shifted to the previous
+    one if it ended meanwhile)."""
+
+    STORAGE_SCHEME: list[str] = []
+    lua_acquire_with_window: Any
+
+    def __init__(self, uri: str, **options: Any) -> None:
+        super().__init__(uri.removeprefix("rfg+"), **options)  # type: ignore[call-arg]
+
+    def initialize_storage(self, uri: str) -> None:
+        super().initialize_storage(uri)  # type: ignore[misc]
+        conn = self.get_connection()  # type: ignore[attr-defined]
+        self.lua_acquire_with_window = conn.register_script(ACQUIRE_SLIDING_WINDOW_LUA)
+
+    def acquire_sliding_window_entry(
+        self, key: str, limit: int, expiry: int, amount: int = 1
+    ) -> bool:
+        keys = [self._previous_window_key(key), self._current_window_key(key)]  # type: ignore[attr-defined]
+        got = self.lua_acquire_with_window(
+            [self.prefixed_key(k) for k in keys],  # type: ignore[attr-defined]
+            [limit, expiry, amount],
+        )
+        if len(got) == 5 and has_app_context():
+            window = (int(got[1]), max(0, got[2]) / 1000, int(got[3]), max(0, got[4]) / 1000)
+            g.setdefault(_WINDOWS, {})[key] = (time.time(), window)
+        return bool(got[0])
+
+    def get_sliding_window(self, key: str, expiry: int) -> tuple[int, float, int, float]:
+        seen = g.get(_WINDOWS) if has_app_context() else None
+        hit = seen.pop(key, None) if seen else None
+        if hit is None:
+            return super().get_sliding_window(key, expiry)  # type: ignore[misc]
+        then, (previous, previous_ttl, current, current_ttl) = hit
+        aged = max(0.0, time.time() - then)
+        previous_ttl, current_ttl = previous_ttl - aged, current_ttl - aged
+        if previous_ttl <= 0:  # the previous window's key expired
+            previous, previous_ttl = 0, 0.0
+        if current_ttl <= 0:
+            current, current_ttl = 0, 0.0
+        elif current_ttl < expiry:  # the current window ended: a read shifts it to the previous
+            previous, previous_ttl = current, current_ttl
+            current, current_ttl = 0, current_ttl + expiry
+        return previous, previous_ttl, current, current_ttl
+
+
+class HitWindowRedisStorage(_HitWindows, RedisStorage):
+    """``rfg+redis://``: limits' Redis storage, its hits answering their window."""
+
+    STORAGE_SCHEME = ["rfg+redis"]
+
+
+class HitWindowRedisClusterStorage(_HitWindows, RedisClusterStorage):
+    """``rfg+redis+cluster://``: limits' Redis Cluster storage, its hits answering their window."""
+
+    STORAGE_SCHEME = ["rfg+redis+cluster"]
+
+
 def client_address() -> str:
     return request.remote_addr or "unknown"
 
 
+def _auth() -> tuple[str | None, bool]:
+    """(the request's bearer token, whether it is the admin token), worked out once a request
+    (every limit asks: the request filter, the bad-token check and count, the key)."""
+    ctx_g = g._get_current_object()
+    got: tuple[str | None, bool] | None = ctx_g.get(_AUTH)
+    if got is None:
+        # the Authorization header, where request.headers reads it
+        raw = request.environ.get("HTTP_AUTHORIZATION", "")
+        scheme, _, token = raw.strip().partition(" ")
+        bearer = token.strip() or None if scheme.lower() == "bearer" else None
+        admin = current_app.config.get("ADMIN_TOKEN")
+        is_admin = bool(admin and bearer) and hmac.compare_digest(
+            bearer.encode("utf-8", "surrogatepass"),  # type: ignore[union-attr]
+            str(admin).encode(),
+        )
+        got = ctx_g.__dict__[_AUTH] = (bearer, is_admin)
+    return got
+
+
 def _token() -> str | None:
-    raw = request.headers.get("Authorization", "")
-    scheme, _, token = raw.strip().partition(" ")
-    return token.strip() or None if scheme.lower() == "bearer" else None
+    return _auth()[0]
 
 
 def client_key() -> str:
@@ -95,13 +217,7 @@ def client_key() -> str:
 
 
 def _is_admin() -> bool:
-    admin = current_app.config.get("ADMIN_TOKEN")
-    token = _token()
-    if not admin or not token:
-        return False
-    import hmac
-
-    return hmac.compare_digest(token.encode("utf-8", "surrogatepass"), str(admin).encode())
+    return _auth()[1]
 
 
 def _retry_after(reset_at: float) -> int:
@@ -316,8 +432,10 @@ def _storage(url: str, client: Any, prefix: str) -> tuple[str, dict[str, Any]]:
             "socket_timeout": 5,
             "socket_connect_timeout": 2,
         }
-        return url.split("?", 1)[0], options
-    return "redis://", {"connection_pool": client.connection_pool, "key_prefix": f"{prefix}:limits"}
+        base = url.split("?", 1)[0]
+        return ("rfg+" + base if base.startswith("redis+cluster:") else base), options
+    pool = client.connection_pool
+    return "rfg+redis://", {"connection_pool": pool, "key_prefix": f"{prefix}:limits"}
 
 
 def _limit_routes(app: Flask, limiter: Limiter) -> None:

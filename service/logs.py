@@ -32,11 +32,11 @@ _UNSET = object()
 access_log = logging.getLogger("service.access")
 
 
-def _command_id() -> str | None:
-    if request.method != "POST" or request.endpoint != "commands.submit":
+def _command_id(req: Request) -> str | None:
+    if req.method != "POST" or req.endpoint != "commands.submit":
         return None
     try:
-        body = orjson.loads(request.get_data(cache=True))
+        body = orjson.loads(req.get_data(cache=True))
     except Exception:  # noqa: BLE001 - a malformed body has no command id; its 4xx says why
         return None
     cid = body.get("command_id") if isinstance(body, dict) else None
@@ -47,17 +47,20 @@ def request_context() -> dict[str, Any]:
     """The context fields of the request being served (empty outside a request)."""
     if not has_request_context():
         return {}
+    # one context lookup each for the request and g (every read through the proxies looks again)
+    req: Request = request._get_current_object()  # type: ignore[attr-defined]
+    ctx_g = g._get_current_object()
     out: dict[str, Any] = {}
-    rid = g.get("request_id")
+    rid = ctx_g.get("request_id")
     if rid:
         out["request_id"] = rid
-    args = request.view_args or {}
+    args = req.view_args or {}
     for key in ("game_id", "seat"):
         if key in args:
             out[key] = args[key]
-    cid = g.get("command_id", _UNSET)
+    cid = ctx_g.get("command_id", _UNSET)
     if cid is _UNSET:
-        cid = g.command_id = _command_id()
+        cid = ctx_g.command_id = _command_id(req)
     if cid:
         out["command_id"] = cid
     return out
