@@ -256,6 +256,18 @@ def _entry_text(fields: Mapping[Any, Any]) -> Any:
     return fields.get(b"e") if b"e" in fields else fields.get("e")
 
 
+def _stored_views(raws: Sequence[Any]) -> list[tuple[int, str] | None]:
+    """Stored views (``"<position>:<json>"``, or None) as (position, json) pairs."""
+    out: list[tuple[int, str] | None] = []
+    for raw in raws:
+        if raw is None:
+            out.append(None)
+            continue
+        pos, _, text = as_text(raw).partition(":")
+        out.append((int(pos), text))
+    return out
+
+
 def _parse_result(game_id: str, command_id: str, raw: Any, duplicate: bool) -> AppendResult:
     first, last = (int(x) for x in as_text(raw).split(":"))
     return AppendResult(game_id, command_id, first, last, last, duplicate)
@@ -881,14 +893,7 @@ class RedisStore:
                 raws = [views.get(n) for n in names]
             elif not self._exists(game_id):
                 raise GameNotFound(game_id)
-        out: list[tuple[int, str] | None] = []
-        for raw in raws:
-            if raw is None:
-                out.append(None)
-                continue
-            pos, _, text = as_text(raw).partition(":")
-            out.append((int(pos), text))
-        return out
+        return _stored_views(raws)
 
     def views_at(
         self, game_id: str, names: Sequence[str]
@@ -905,14 +910,7 @@ class RedisStore:
             views = self._compacted_views(game_id)
             if views is not None:
                 raws = [views.get(n) for n in names]
-        out: list[tuple[int, str] | None] = []
-        for raw in raws:
-            if raw is None:
-                out.append(None)
-                continue
-            pos, _, text = as_text(raw).partition(":")
-            out.append((int(pos), text))
-        return int(raw_version), out
+        return int(raw_version), _stored_views(raws)
 
     def list_games(self, status: str | None = None, limit: int = 100) -> list[GameEntry]:
         if status is None:
