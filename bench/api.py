@@ -438,6 +438,7 @@ def run_load(
     work: list[Any],
     processes: int,
     cpu_of: list[int] | None = None,
+    store_pids: list[int] | None = None,
 ) -> dict[str, float]:
     per = [clients // processes + (1 if i < clients % processes else 0) for i in range(processes)]
     start_at = time.time() + 1.0
@@ -449,12 +450,14 @@ def run_load(
         k += n
     ctx = multiprocessing.get_context("fork")
     server_before = _cpu_seconds(cpu_of or [])
+    store_before = _cpu_seconds(store_pids or [])
     with ctx.Pool(processes) as pool:
         clients_cpu = [p.pid for p in pool._pool]  # type: ignore[attr-defined]
         client_before = _cpu_seconds(clients_cpu)
         results = pool.map(_worker, jobs)
         client_after = _cpu_seconds(clients_cpu)
     server_after = _cpu_seconds(cpu_of or [])
+    store_after = _cpu_seconds(store_pids or [])
     ok = sum(r[0] for r in results)
     errors = sum(r[1] for r in results)
     lat = sorted(x for r in results for x in r[2])
@@ -470,6 +473,8 @@ def run_load(
     done = max(1, len(lat))
     if cpu_of and server_before is not None and server_after is not None:
         out["server_cpu_us"] = (server_after - server_before) / done * 1e6
+    if store_pids and store_before is not None and store_after is not None:
+        out["store_cpu_us"] = (store_after - store_before) / done * 1e6
     if client_before is not None and client_after is not None:
         out["client_cpu_us"] = (client_after - client_before) / done * 1e6
     return out
@@ -583,12 +588,14 @@ def main() -> None:
                 work,
                 processes,
                 cpu_of=worker_pids(api) + redis_pids(store),
+                store_pids=redis_pids(store),
             )
             rounds.append((h, hz, c))
             print(
                 f"round {r + 1}: hello {h['rps']:.0f}/s, /healthz {hz['rps']:.0f}/s, commands "
                 f"{c['rps']:.0f}/s ({c['rps'] / h['rps']:.0%}), command p99 {c['p99_ms']:.1f} ms, "
                 f"server CPU per command {_ratio(c, h)} hello, {_ratio(c, hz)} /healthz"
+                + (f" ({c['store_cpu_us']:.0f} us of it Redis's)" if "store_cpu_us" in c else "")
             )
     finally:
         stop(hello)
@@ -617,8 +624,8 @@ def main() -> None:
     cpu = sorted(((_cpu_ratio(c, h), _cpu_ratio(c, hz)) for h, hz, c in rounds), key=lambda x: x[0])
     print(
         "server CPU per command, median of the rounds: "
-        f"{cpu[len(cpu) // 2][0]:.1f}x hello world (bare Flask), "
-        f"{sorted(x[1] for x in cpu)[len(cpu) // 2]:.1f}x the API's /healthz "
+        f"{cpu[len(cpu) // 2][0]:.2f}x hello world (bare Flask), "
+        f"{sorted(x[1] for x in cpu)[len(cpu) // 2]:.2f}x the API's /healthz "
         "(same app and hooks; target <= 3x)"
     )
     print(
@@ -638,7 +645,7 @@ def _cpu_ratio(c: dict[str, float], base: dict[str, float]) -> float:
 
 
 def _ratio(c: dict[str, float], base: dict[str, float]) -> str:
-    return f"{_cpu_ratio(c, base):.1f}x"
+    return f"{_cpu_ratio(c, base):.2f}x"
 
 
 # --- CPU accounting (Linux /proc; figures are left out elsewhere) -----------------------------
