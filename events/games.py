@@ -98,6 +98,7 @@ class _Command:
         "cached",
         "caught_up",
         "from_tail",
+        "private",
         "conflicts",
     )
 
@@ -126,6 +127,9 @@ class _Command:
         self.caught_up = False
         #: whether it was brought forward from the host tail instead (``events.tail``)
         self.from_tail = False
+        #: whether ``cached`` is this command's own entry (from the tail, not in the cache):
+        #: the command is decided on its state itself, without a copy; spent once decided
+        self.private = False
         #: appends refused because the game moved on (without ``expected_version``)
         self.conflicts = 0
 
@@ -419,13 +423,16 @@ class Games:
             if env.prev_hash != link or env.seq != seq + 1 or env.game_id != cmd.game_id:
                 return False
             link, seq = env.hash, env.seq
-        cmd.cached = self._advance(cmd.game_id, cached, envs)
-        cmd.from_tail = True
+        # this command's own entry: cached once the command is stored (``_stored``)
+        cmd.cached = self._advance(cmd.game_id, cached, envs, remember=False)
+        cmd.from_tail = cmd.private = True
         return True
 
-    def _advance(self, game_id: str, cached: _Cached | None, envs: list[Envelope]) -> _Cached:
-        """The game ``cached`` (None: from its first envelope) with ``envs`` folded in, cached
-        as a new entry (the cached objects are never changed)."""
+    def _advance(
+        self, game_id: str, cached: _Cached | None, envs: list[Envelope], remember: bool = True
+    ) -> _Cached:
+        """The game ``cached`` (None: from its first envelope) with ``envs`` folded in, as a new
+        entry (the cached objects are never changed), cached unless ``remember`` is false."""
         if cached is not None:
             state, clocks = fold_clocks(cached.state.copy(), cached.clocks.copy(), envs)
             created = cached.created_at
@@ -433,11 +440,16 @@ class Games:
             state, clocks = fold_clocks(None, None, envs)
             created = envs[0].ts
         memo = cached.memo if cached is not None else None
+        if not remember:
+            last = envs[-1]
+            return _Cached(state, last.seq, last.hash, last.ts, created, clocks, memo)
         return self._remember(game_id, state, envs[-1], created, clocks, memo)
 
     def _catch_up_command(self, cmd: _Command, command_id: str | None) -> None:
         """Catch the cached game up (one round trip); with ``command_id``, a retry of a command
         applied before raises ``_Replayed``."""
+        if cmd.private:  # (its state may be half decided on): from the cache's entry
+            cmd.cached, cmd.private = self._cached(cmd.game_id), False
         previous, cmd.cached = self._catch_up(cmd.game_id, cmd.cached, command_id)
         cmd.caught_up = True
         cmd.from_tail = False
@@ -483,7 +495,10 @@ class Games:
         state and clocks. Illegal on a cache not caught up: a retry of an applied command, or a
         stale cache - caught up and decided again."""
         cached = cmd.entry
-        state, clocks = cached.state.copy(), cached.clocks.copy()
+        if cmd.private:  # nobody else holds it: decided on as it is
+            state, clocks = cached.state, cached.clocks
+        else:
+            state, clocks = cached.state.copy(), cached.clocks.copy()
         try:
             record = engine.command_submitted(cmd.seat, cmd.command)
             engine.evolve(state, record)
