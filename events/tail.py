@@ -24,8 +24,9 @@ one slot evict each other, which only costs a round trip. A slot keeps the newes
 fit (``slot_size``), so a process far behind reads from the store.
 
 The file (``default_path()``: ``/dev/shm/rfg-tail-<uid>``, tmpfs, so memory only; created
-0600, refused if another user owns it or others may read it) is sparse: only slots written take
-memory, at most ``slots * slot_size`` (16 MiB by default). The tail holds what the store holds,
+0600, refused if another user owns it or others may read it) takes ``slots * slot_size`` bytes
+(16 MiB by default), allocated when it is opened: a full tmpfs refuses the tail then (the
+processes read the store as before) rather than failing a write later. The tail holds what the store holds,
 secrets included (seat-private events), so it is as private as the store's own credentials.
 ``RFG_HOST_TAIL`` chooses another path, or ``off``.
 """
@@ -111,7 +112,11 @@ class HostTail:
             if info.st_mode & 0o077:
                 raise PermissionError(f"{self.path} may be read by other users (chmod 600 it)")
             if info.st_size < size:
-                os.ftruncate(fd, size)  # sparse: slots take memory once written
+                os.ftruncate(fd, size)
+            if hasattr(os, "posix_fallocate"):
+                # the memory now, or an error now: a write to a page tmpfs cannot give later
+                # would kill the process (SIGBUS) instead of raising
+                os.posix_fallocate(fd, 0, size)
             return mmap.mmap(fd, size, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
         finally:
             os.close(fd)
