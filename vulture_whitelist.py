@@ -13,6 +13,7 @@ _.strict_slashes  # service/app.py: Flask's url_map setting
 _.request_class  # service/http.py: Flask's request class
 _.regex  # service/routing.py: Werkzeug URL converters
 logconfig_dict  # service/gunicorn_conf.py: gunicorn settings
+JsonLines  # service/logs.py: the formatter logconfig names as "service.logs.JsonLines"
 accesslog  # service/gunicorn_conf.py
 child_exit  # service/gunicorn_conf.py: gunicorn server hook
 _.max_connection_wait_time  # workers/process.py: RQ worker setting

@@ -159,6 +159,11 @@ def current_request() -> Request:
 
 
 def _check_charset() -> None:
+    # a Content-Type without ";" has no parameters (werkzeug's parse_options_header): most
+    # requests, GETs without a body included, need no parse; the header is where
+    # request.headers reads it
+    if ";" not in request.environ.get("CONTENT_TYPE", ""):
+        return
     charset = request.mimetype_params.get("charset")
     if charset is not None and charset.strip().lower() not in ("utf-8", "utf8"):
         raise Problem(
