@@ -10,8 +10,10 @@ After every append it stored, a process writes the game's newest envelopes (the 
 holds) into a slot of a memory-mapped file that every process of the host maps; a process whose
 cache is behind reads the envelopes it lacks from there. Nothing in the tail is trusted:
 
-* the slot carries a CRC-32 of its header and envelopes, written last-to-first-read, so a slot
-  read while another process rewrites it (no lock is taken) is refused, not half-read;
+* every envelope in a slot carries a CRC-32, and so does the slot's header, which is written
+  after the envelopes (and spoiled before envelopes a reader may be reading are overwritten); a
+  reader checks both and that the header did not change while it read, so a slot another
+  process rewrites meanwhile (no lock is taken) is refused, not half-read;
 * the slot names the store (``store_key``: a digest of the store's address and prefix) and the
   game, and the envelopes it holds must continue the reader's cached head (each ``prev_hash`` is
   the hash before it), else the reader asks the store as before;
@@ -26,9 +28,10 @@ fit (``slot_size``), so a process far behind reads from the store.
 The file (``default_path()``: ``/dev/shm/rfg-tail-<uid>``, tmpfs, so memory only; created
 0600, refused if another user owns it or others may read it) takes ``slots * slot_size`` bytes
 (16 MiB by default), allocated when it is opened: a full tmpfs refuses the tail then (the
-processes read the store as before) rather than failing a write later. The tail holds what the store holds,
-secrets included (seat-private events), so it is as private as the store's own credentials.
-``RFG_HOST_TAIL`` chooses another path, or ``off``.
+processes read the store as before) rather than failing a write later. The tail holds what
+the store holds, secrets included (seat-private events), so it is as private as the store's own
+credentials: a process of the same user could write envelopes into it as it could into the
+store. ``RFG_HOST_TAIL`` chooses another path, or ``off``.
 """
 
 from __future__ import annotations
