@@ -15,7 +15,7 @@ settings (``service.config``), the workers onto ``WorkerSettings`` (``workers.se
 | ``RFG_REDIS_TIMEOUT`` | seconds > 0 a Redis command may take | 5 |
 | ``RFG_REDIS_SERVER`` | path of a redis-server / valkey-server for the embedded store | the bundled one |
 | ``RFG_ARCHIVE_DIR`` | directory finished games are archived to | none: kept in Redis |
-| ``RFG_HOST_TAIL`` | ``off``, or the file the processes of a host share games' newest envelopes in (``events.tail``) | ``/dev/shm/rfg-tail-<uid>`` where ``/dev/shm`` exists |
+| ``RFG_HOST_TAIL`` | ``on`` (``/dev/shm/rfg-tail-<uid>``), or the file the processes of a host share games' newest envelopes in (``events.tail``), or ``off`` | off |
 | ``RFG_ADMIN_TOKEN`` | the admin bearer token | none: nobody is admin |
 | ``RFG_DISPATCH`` | on/off: enqueue bot turns right after each command | off (``rfg run``: on) |
 | ``RFG_BOT_REGISTRATION`` | ``open`` or ``admin`` | ``open`` |
@@ -177,7 +177,7 @@ VARIABLES: dict[str, Variable] = {
         ),
         Variable("RFG_REDIS_SERVER", "the path of a redis-server or valkey-server", _text),
         Variable("RFG_ARCHIVE_DIR", "a directory", _text),
-        Variable("RFG_HOST_TAIL", "'off' or the path of a file (on tmpfs)", _text),
+        Variable("RFG_HOST_TAIL", "'on', 'off' or the path of a file (on tmpfs)", _text),
         Variable("RFG_ADMIN_TOKEN", "a bearer token", _text),
         Variable("RFG_DISPATCH", ON_OFF, _switch, False),
         Variable(

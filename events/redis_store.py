@@ -391,7 +391,7 @@ class RedisStore:
             archive_dir = environment.value("RFG_ARCHIVE_DIR")
         self.archive_dir = archive_dir or None
         #: the games' newest envelopes shared by this host's processes (``events.tail``): the
-        #: argument (a path or ``off``), else ``$RFG_HOST_TAIL``, else the default file; only on
+        #: argument (``on``, a path or ``off``), else ``$RFG_HOST_TAIL`` (unset: none); only on
         #: a plain Redis (a fake server lives in one process; a cluster client has no one address)
         self.tail = store_tail(client, prefix, host_tail)
         self._unpacked: OrderedDict[tuple[str, str], list[str]] = OrderedDict()

@@ -31,7 +31,7 @@ The file (``default_path()``: ``/dev/shm/rfg-tail-<uid>``, tmpfs, so memory only
 processes read the store as before) rather than failing a write later. The tail holds what
 the store holds, secrets included (seat-private events), so it is as private as the store's own
 credentials: a process of the same user could write envelopes into it as it could into the
-store. ``RFG_HOST_TAIL`` chooses another path, or ``off``.
+store. Off unless ``RFG_HOST_TAIL`` is ``on`` (the default file) or a path.
 """
 
 from __future__ import annotations
@@ -243,11 +243,12 @@ _OPEN: dict[str, HostTail] = {}
 
 
 def open_host_tail(setting: str | None) -> HostTail | None:
-    """The host tail ``RFG_HOST_TAIL`` asks for: ``off`` none, a path that file, unset the
-    default (``default_path()``); None (logged) when it cannot be opened."""
-    if setting is not None and setting.strip().lower() in ("off", "0", "false", "no"):
+    """The host tail ``RFG_HOST_TAIL`` asks for: unset or ``off`` none (the default), ``on`` the
+    default file (``default_path()``), else that path; None (logged) when it cannot be opened."""
+    if not setting or setting.strip().lower() in ("off", "0", "false", "no"):
         return None
-    path = setting or default_path()
+    on = setting.strip().lower() in ("on", "1", "true", "yes")
+    path = default_path() if on else setting
     if path is None:
         return None
     tail = _OPEN.get(path) or HostTail(path)
@@ -263,8 +264,8 @@ def open_host_tail(setting: str | None) -> HostTail | None:
 
 
 def store_tail(client: object, prefix: str, setting: str | None = None) -> StoreTail | None:
-    """The host tail for a store on ``client`` under ``prefix``: ``setting`` (a path or ``off``),
-    else ``$RFG_HOST_TAIL``, else the default file. None for anything but a plain ``redis.Redis``
+    """The host tail for a store on ``client`` under ``prefix``: ``setting`` (``on``, a path or
+    ``off``), else ``$RFG_HOST_TAIL`` (unset: none). None for anything but a plain ``redis.Redis``
     (a fake server lives in one process; a cluster client names no one server)."""
     import redis
 

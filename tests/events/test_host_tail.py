@@ -112,6 +112,7 @@ def test_a_file_others_may_read_or_a_fake_server_gets_no_tail(
     assert open_host_tail(tail_path) is None
     assert "may be read by other users" in caplog.text
     assert open_host_tail("off") is None
+    assert open_host_tail(None) is None  # off unless asked for
     fake = fakeredis.FakeRedis(server=fakeredis.FakeServer())
     assert store_tail(fake, "p", str(Path(tail_path).with_name("other"))) is None
     assert RedisStore(fake, prefix="p").tail is None
