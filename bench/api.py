@@ -2,11 +2,14 @@
 
     python bench/api.py [--clients 32] [--seconds 10] [--players 2] [--url redis://...]
 
-Starts two gunicorn servers the same way (2 sync workers, 127.0.0.1): the real API on the store
+Starts two gunicorn servers the same way (2 workers of ``--worker-class``, 127.0.0.1; by default
+the game-affine sync worker of ``service.affinity``, which serves each game on one worker and
+otherwise works as gunicorn's sync worker does): the real API on the store
 (``--url``; default ``$REDIS_URL``, else redis://127.0.0.1:6379/0 if it answers, else an embedded
 server in a temp dir) under a fresh key prefix, and a one-route hello-world Flask app. Each run
 drives one of them with ``--clients`` concurrent clients (threads spread over a few processes,
-prebuilt requests on raw sockets, one connection per request as sync workers close them) for ``--seconds`` and prints
+prebuilt requests on raw sockets, one connection per request as sync workers close them) for
+``--seconds`` and prints
 requests per second and p50/p99 latency.
 
 Two baselines, each round: the bare hello-world app, and ``GET /healthz`` of the API itself - the
@@ -56,6 +59,11 @@ from bots import get_bot  # noqa: E402
 from engine.rng import Rng  # noqa: E402
 
 ADMIN = "bench-admin"
+#: ``--worker-class`` short names: the game-affine workers (``service.affinity``)
+WORKER_CLASSES = {
+    "affine": "service.affinity.GameAffineWorker",
+    "affine-gthread": "service.affinity.GameAffineThreadWorker",
+}
 #: the baselines: the bare hello-world app's route, the API's own /healthz (same app and hooks)
 HELLO_PATHS = {"hello": "/hello", "healthz": "/healthz"}
 Script = list[tuple[int, dict[str, Any], int, int]]  # (seat, command, expected, new version)
@@ -510,7 +518,12 @@ def main() -> None:
     )
     ap.add_argument("--players", type=int, default=2)
     ap.add_argument("--workers", type=int, default=2, help="gunicorn workers")
-    ap.add_argument("--worker-class", default="sync", help="gunicorn worker class (sync, gthread)")
+    ap.add_argument(
+        "--worker-class",
+        default="affine",
+        help="gunicorn worker class of both servers (default affine): sync, gthread, affine (sync, each game's "
+        "requests on one worker: service.affinity), affine-gthread (as rfg run serves)",
+    )
     ap.add_argument("--threads", type=int, default=1, help="threads per gthread worker")
     ap.add_argument("--processes", type=int, default=4, help="client processes")
     ap.add_argument("--url", help="store URL (default: $REDIS_URL, local Redis, or embedded)")
@@ -534,7 +547,8 @@ def main() -> None:
         "RFG_ADMIN_TOKEN": ADMIN,
         "RFG_RATE_LIMITS": "0",
     }
-    threads = f" x {args.threads} threads" if args.worker_class == "gthread" else ""
+    args.worker_class = WORKER_CLASSES.get(args.worker_class, args.worker_class)
+    threads = f" x {args.threads} threads" if "hread" in args.worker_class else ""
     print(
         f"store {store.split('?')[0]}  clients {args.clients} ({processes} processes)  "
         f"gunicorn {args.workers} {args.worker_class} workers{threads}  {args.rounds} rounds of "

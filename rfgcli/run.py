@@ -3,8 +3,9 @@ bot/timeout workers - supervised, and stopped together (``make run`` calls it).
 
 * the store: the embedded server in ``./run/redis`` (started first if it is not running), or the
   Redis at ``$RFG_STORE_URL`` / ``$REDIS_URL``;
-* the API: gunicorn (``gthread``; ``--workers`` processes of ``--threads`` threads) with
-  ``service.gunicorn_conf`` (JSON logs, metrics), commands dispatching bot turns at once
+* the API: gunicorn (``gthread``; ``--workers`` processes of ``--threads`` threads, each game's
+  requests served by one of them: ``service.affinity``; ``--no-game-affinity`` for plain
+  ``gthread``) with ``service.gunicorn_conf`` (JSON logs, metrics), commands dispatching bot turns at once
   (``RFG_DISPATCH=1``), Prometheus multiprocess files in ``--metrics-dir`` (emptied at start);
 * ``--bot-workers`` ``rfg worker`` processes; one that exits (a crash, a kill, Redis gone for
   longer than it waits) is started again after 1 s, then 2, 4 ... up to 30 s while it keeps
@@ -45,6 +46,12 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     p.add_argument("--workers", type=int, default=2, help="gunicorn worker processes (default 2)")
     p.add_argument("--threads", type=int, default=8, help="threads per gunicorn worker (default 8)")
+    p.add_argument(
+        "--no-game-affinity",
+        action="store_true",
+        help="let any gunicorn worker serve any game (default: each game's requests go to one "
+        "worker, which keeps it in memory; service.affinity)",
+    )
     p.add_argument(
         "--bot-workers",
         type=int,
@@ -255,7 +262,7 @@ def _children(args: argparse.Namespace) -> tuple[Child, list[Child]]:
         "--workers",
         str(args.workers),
         "--worker-class",
-        "gthread",
+        "gthread" if args.no_game_affinity else "service.affinity.GameAffineThreadWorker",
         "--threads",
         str(args.threads),
         "--graceful-timeout",

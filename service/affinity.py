@@ -241,8 +241,7 @@ class GameAffineWorker(SyncWorker, _Affinity):
 
     def _serve_inbox(self) -> bool:
         received = self._received()
-        for client, addr in received:
-            client.setblocking(True)
+        for client, addr in received:  # (blocking: the sender made it so before peeking)
             self.handle(self.sockets[0], client, addr)
         return bool(received)
 
