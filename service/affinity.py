@@ -1,10 +1,10 @@
-"""Game affinity for gunicorn's sync workers: each game's requests are served by one worker.
+"""Game affinity for gunicorn: each game's requests are served by one worker process.
 
 Every worker process keeps the games it served in memory (``events.games``). When two workers
 take turns at one game, each command finds its copy one move behind and pays a catch-up: a
 round trip to the store and folding the events it missed (about a seventh of a command's CPU,
-``docs/volume.md``). ``GameAffineWorker`` removes that: a worker that accepts a connection peeks
-at its request line (``MSG_PEEK``: nothing is consumed) and, when the path names a game
+``docs/volume.md``). The worker classes here remove that: a worker that accepts a connection
+peeks at its request line (``MSG_PEEK``: nothing is consumed) and, when the path names a game
 (``/games/<id>/...``) that belongs to another worker, passes the open connection to that worker
 (``SCM_RIGHTS`` over a Unix socket pair) and goes back to accepting. The owner reads the
 request as if it had accepted it itself. Which worker owns a game: ``crc32(game id) % workers``.
@@ -13,18 +13,22 @@ Only an optimisation, never a condition: the store decides every command as befo
 request served by another worker is answered the same, only at the cost of a catch-up. A
 connection is served where it was accepted when:
 
-* its path names no game, or an event stream (held open for long; any worker serves it);
+* its path names no game, or an event stream (held open for long; any worker serves it), or
+  the request line is not readable (TLS terminated by gunicorn itself);
 * the owner's slot is empty (no live worker, or one that stopped beating for ``STALE_AFTER``
-  seconds) or its queue is full (the send would block);
-* more workers are running than slots (a reload's new workers before the old ones leave).
+  seconds) or its queue is full (the send would block: the kernel's ``max_dgram_qlen``);
+* more workers are running than slots (a ``HUP`` reload's new workers, until replaced).
 
 The socket pairs are made by the master before it forks the first worker and are inherited,
 never named: no other process on the host can send to a worker or receive its connections. A
 worker that replaces a dead one takes its slot, socket and any connections queued there. A
 worker that leaves serves what is queued for it first.
 
-Use: ``gunicorn --worker-class service.affinity.GameAffineWorker ...`` (``rfg run --worker-class
-affine``); it takes the sync worker's settings.
+* ``GameAffineWorker``: gunicorn's ``sync`` worker with routing (its settings apply);
+* ``GameAffineThreadWorker``: gunicorn's ``gthread`` worker with routing, for new connections
+  (a kept-alive connection stays with the worker that has it); ``rfg run`` uses it.
+
+Use: ``gunicorn --worker-class service.affinity.GameAffineThreadWorker --threads 8 ...``.
 """
 
 from __future__ import annotations
@@ -82,9 +86,9 @@ class _Slots:
         return pid != 0 and time.monotonic() - at < STALE_AFTER
 
 
-def _alive(pid: int | None) -> bool:
-    if not pid:
-        return True  # made, not forked yet
+def _alive(pid: Any) -> bool:
+    if not isinstance(pid, int) or pid <= 0:
+        return True  # made, not forked yet (gunicorn's "[booting]")
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -216,7 +220,7 @@ class GameAffineWorker(SyncWorker, _Affinity):
         for s in self.sockets:
             s.setblocking(False)
         if self.inbox is not None:
-            self.wait_fds = [*self.wait_fds, self.inbox]
+            self.wait_fds = [*self.wait_fds, self.inbox]  # type: ignore[has-type]
         timeout = self.timeout or 0.5
         try:
             while self.alive:
@@ -282,6 +286,7 @@ class GameAffineThreadWorker(ThreadWorker, _Affinity):
         self._beat(os.getpid())
 
     def run(self) -> None:
+        self._server_name = self.sockets[0].getsockname()
         if self.inbox is not None:
             self.poller.register(self.inbox, selectors.EVENT_READ, self._inbox_ready)
         try:
@@ -290,7 +295,7 @@ class GameAffineThreadWorker(ThreadWorker, _Affinity):
             self._beat(0)
 
     def _inbox_ready(self, _fileobj: Any) -> None:
-        server = self.sockets[0].getsockname()
+        server = self._server_name
         for client, addr in self._received():
             self.nr_conns += 1
             self.enqueue_req(_Conn(self.cfg, client, addr, server))
