@@ -3,8 +3,8 @@ a decision takes to reach a bot's decisions stream.
 
     python bench/external.py [--url redis://127.0.0.1:6379/0] [--seconds 60] [--concurrency 4]
 
-Starts the API (gunicorn, ``rfgcli.wsgi:create_app()``, gthread: the bots' streams are held
-open), one ``rfg worker`` (its sweep schedules the ladder's games and records their results),
+Starts the API (gunicorn, ``rfgcli.wsgi:create_app()``, the game-affine gthread worker ``rfg run``
+serves it with: the bots' streams are held open), one ``rfg worker`` (its sweep schedules the ladder's games and records their results),
 registers 4 bot accounts, enters them in a 4-player ladder and runs 4 ``examples/random_bot.py``
 processes, each following its account's ``GET /bots/me/decisions/stream`` and answering over
 HTTP. A fifth connection follows account 0's stream in this process: each decision's delay is
@@ -91,7 +91,12 @@ def main() -> None:
     logdir = Path(tempfile.mkdtemp(prefix="rfg-external-"))
     port = free_port()
     api = start_gunicorn(
-        "rfgcli.wsgi:create_app()", port, env, args.api_workers, "gthread", args.threads
+        "rfgcli.wsgi:create_app()",
+        port,
+        env,
+        args.api_workers,
+        "service.affinity.GameAffineThreadWorker",
+        args.threads,
     )
     procs: list[subprocess.Popen[bytes]] = []
     client = events.connect(args.url)
@@ -195,7 +200,7 @@ def main() -> None:
             client.delete(*keys[i : i + 1000])
     print(
         f"external bots: 4 x examples/random_bot.py on a 4-player ladder ({args.concurrency} games "
-        f"in flight), API gunicorn {args.api_workers} gthread x {args.threads}, 1 rfg worker, "
+        f"in flight), API gunicorn {args.api_workers} affine gthread x {args.threads}, 1 rfg worker, "
         f"store {args.url}"
     )
     print(
