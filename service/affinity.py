@@ -34,6 +34,7 @@ Use: ``gunicorn --worker-class service.affinity.GameAffineThreadWorker --threads
 from __future__ import annotations
 
 import errno
+import fcntl
 import mmap
 import os
 import re
@@ -41,7 +42,6 @@ import selectors
 import socket
 import struct
 import time
-import weakref
 import zlib
 from typing import Any
 
@@ -50,6 +50,8 @@ from gunicorn.workers.sync import SyncWorker
 
 #: a slot whose worker has not beaten for this long gets no connections (a stuck or dead worker)
 STALE_AFTER = 5.0
+#: how often a worker without a slot (more workers than slots, as in a reload) tries to take one
+CLAIM_EVERY = 1.0
 #: bytes of the request peeked at: the request line of any path this app serves
 PEEK_BYTES = 256
 _GAME_PATH = re.compile(rb"^[A-Z]{3,7} /games/([A-Za-z0-9_-]{1,64})(/[^ ?]*)?[ ?]")
@@ -57,8 +59,12 @@ _SLOT = struct.Struct("<qd")  # (pid, last beat on CLOCK_MONOTONIC); pid 0: empt
 
 
 class _Slots:
-    """What the master makes once, before the first fork: a socket pair and a heartbeat record
-    per slot (anonymous shared memory), and which worker object holds each slot."""
+    """Made by the master once, before the first fork, and inherited by every worker: per slot a
+    Unix datagram socket pair (the queue of connections passed to the slot) and a heartbeat
+    record in shared memory (a memfd). A worker holds a slot while it holds a POSIX record lock on
+    the slot's byte of that memfd: the kernel drops the lock when the process ends, however it
+    ends, so a replacement - after a crash, ``max_requests`` or a ``HUP`` reload - takes the slot
+    and the connections queued in it."""
 
     def __init__(self, count: int) -> None:
         self.count = count
@@ -66,16 +72,18 @@ class _Slots:
         for sender, receiver in self.pairs:
             sender.setblocking(False)
             receiver.setblocking(False)
-        self.beats = mmap.mmap(-1, _SLOT.size * count)
-        self.holders: list[weakref.ref[Any] | None] = [None] * count
+        self.fd = os.memfd_create("rfg-game-affinity", os.MFD_CLOEXEC)
+        os.ftruncate(self.fd, _SLOT.size * count)
+        self.beats = mmap.mmap(self.fd, _SLOT.size * count)
 
-    def claim(self, worker: Any) -> int | None:
-        """A free slot for a new worker object (in the master); None when every slot is held."""
-        for i, holder in enumerate(self.holders):
-            held = holder() if holder is not None else None
-            if held is None or not _alive(getattr(held, "pid", None)):
-                self.holders[i] = weakref.ref(worker)
-                return i
+    def claim(self) -> int | None:
+        """A free slot for this process (in a worker); None while every slot is held."""
+        for i in range(self.count):
+            try:
+                fcntl.lockf(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, i, os.SEEK_SET)
+            except OSError:  # held by a live worker
+                continue
+            return i
         return None
 
     def beat(self, slot: int, pid: int) -> None:
@@ -84,18 +92,6 @@ class _Slots:
     def live(self, slot: int) -> bool:
         pid, at = _SLOT.unpack_from(self.beats, slot * _SLOT.size)
         return pid != 0 and time.monotonic() - at < STALE_AFTER
-
-
-def _alive(pid: Any) -> bool:
-    if not isinstance(pid, int) or pid <= 0:
-        return True  # made, not forked yet (gunicorn's "[booting]")
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def owner_of(request_head: bytes, workers: int) -> int | None:
@@ -114,25 +110,29 @@ class _Affinity:
     log: Any
     sockets: list[Any]
 
-    def _take_slot(self) -> None:
-        """In the master, as the worker object is made (before the fork)."""
+    def _make_slots(self) -> None:
+        """In the master, as the worker object is made (before the fork): the slots, once."""
         cls = _Affinity
         if cls._slots is None or cls._slots.count != max(1, self.cfg.workers):
             cls._slots = _Slots(max(1, self.cfg.workers))
         self.slots = cls._slots
-        self.slot = self.slots.claim(self)
+        self.slot: int | None = None
         self.inbox: socket.socket | None = None
+        self._claim_at = 0.0
 
-    def _open_inbox(self) -> None:
-        """In the worker, first thing: keep this slot's receiving end, beat."""
-        slots = self.slots
-        for i, (_sender, receiver) in enumerate(slots.pairs):
-            if i == self.slot:
-                self.inbox = receiver
-            else:
-                receiver.close()  # (the master keeps its copy for the slot's next worker)
-        if self.slot is not None:
-            slots.beat(self.slot, os.getpid())
+    def _claim(self) -> bool:
+        """In the worker: take a free slot (at start, then once a second while it has none);
+        whether one was taken now."""
+        now = time.monotonic()
+        if self.slot is not None or now < self._claim_at or not getattr(self, "alive", True):
+            return False
+        self._claim_at = now + CLAIM_EVERY
+        slot = self.slots.claim()
+        if slot is None:
+            return False
+        self.slot, self.inbox = slot, self.slots.pairs[slot][1]
+        self.slots.beat(slot, os.getpid())
+        return True
 
     def _beat(self, pid: int) -> None:
         if self.slot is not None:
@@ -166,7 +166,7 @@ class _Affinity:
         that is another worker's (the request stays unread in the socket). ``wait``: for the
         request's first bytes (a blocking socket), else only what has arrived."""
         slots = self.slots
-        if self.slot is None or slots.count < 2:
+        if slots.count < 2:
             return None
         try:
             head = client.recv(PEEK_BYTES, socket.MSG_PEEK | (0 if wait else socket.MSG_DONTWAIT))
@@ -206,21 +206,17 @@ class GameAffineWorker(SyncWorker, _Affinity):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._take_slot()
-
-    def init_process(self) -> None:
-        self._open_inbox()
-        super().init_process()
+        self._make_slots()
 
     def notify(self) -> None:
         super().notify()
+        if self._claim() and self.inbox is not None:
+            self.wait_fds = [*self.wait_fds, self.inbox]  # type: ignore[has-type]
         self._beat(os.getpid())
 
     def run(self) -> None:
         for s in self.sockets:
             s.setblocking(False)
-        if self.inbox is not None:
-            self.wait_fds = [*self.wait_fds, self.inbox]  # type: ignore[has-type]
         timeout = self.timeout or 0.5
         try:
             while self.alive:
@@ -275,20 +271,17 @@ class GameAffineThreadWorker(ThreadWorker, _Affinity):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._take_slot()
-
-    def init_process(self) -> None:
-        self._open_inbox()
-        super().init_process()
+        self._make_slots()
 
     def notify(self) -> None:
         super().notify()
-        self._beat(os.getpid())
+        if self._claim() and self.inbox is not None and self.poller is not None:
+            self.poller.register(self.inbox, selectors.EVENT_READ, self._inbox_ready)
+        # stopping (the loop still serves what it holds, and what is queued): no more routed here
+        self._beat(os.getpid() if self.alive else 0)
 
     def run(self) -> None:
         self._server_name = self.sockets[0].getsockname()
-        if self.inbox is not None:
-            self.poller.register(self.inbox, selectors.EVENT_READ, self._inbox_ready)
         try:
             super().run()
         finally:

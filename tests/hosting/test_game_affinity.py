@@ -265,3 +265,42 @@ def test_the_api_on_affine_workers_does_not_catch_games_up(
         assert catch_ups <= len(games), f"{catch_ups} catch-ups with game affinity"
     else:  # (what affinity saves: the plain workers take turns at each game)
         assert catch_ups > 10, catch_ups
+
+
+def _one_worker_per_game(port: int, games: list[str], rounds: int = 4) -> dict[str, set[int]]:
+    """Which worker processes served each game, over ``rounds`` requests per game in parallel."""
+    jobs = [g for _ in range(rounds) for g in games]
+    with ThreadPoolExecutor(8) as pool:
+        answers = list(
+            pool.map(
+                lambda g: (g, _call(port, "POST", f"/games/{g}/seats/0/commands", b"{}")), jobs
+            )
+        )
+    served: dict[str, set[int]] = {}
+    for game, (status, answer) in answers:
+        assert status == 200
+        served.setdefault(game, set()).add(answer["pid"])
+    return served
+
+
+@pytest.mark.parametrize("worker_class", [SYNC, GTHREAD])
+def test_after_a_reload_the_new_workers_take_the_slots(
+    gunicorns: Callable[..., tuple[Proc, int]], worker_class: str
+) -> None:
+    proc, port = gunicorns(worker_class)
+    old = _both_workers_up(port)
+    games = [f"r{n:02d}z" for n in range(12)]
+    os.kill(proc.pid, signal.SIGHUP)  # gunicorn starts new workers, then stops the old ones
+
+    def renewed() -> bool:
+        with ThreadPoolExecutor(8) as pool:
+            seen = {a["pid"] for _s, a in pool.map(lambda _: _call(port, "GET", "/x"), range(16))}
+        return len(seen) == 2 and not seen & old
+
+    wait_for(renewed, 30, "the reloaded workers to answer alone")
+
+    def affine() -> bool:  # the new workers take the freed slots within a second or so
+        served = _one_worker_per_game(port, games)
+        return all(len(p) == 1 for p in served.values()) and len(set().union(*served.values())) == 2
+
+    wait_for(affine, 30, "each game to be served by one of the new workers")
