@@ -17,14 +17,13 @@ connection is served where it was accepted when:
   the request line is not readable (TLS terminated by gunicorn itself);
 * the owner's slot is empty (no live worker, or one that stopped beating for ``STALE_AFTER``
   seconds) or its queue is full (the send would block: the kernel's ``max_dgram_qlen``);
-* by a worker that holds no slot yet: more workers run than slots (a ``HUP`` reload's new
-  workers, until the old ones leave); it takes a free one within ``CLAIM_EVERY`` seconds.
 
-The socket pairs and the shared memory are made by the master before it forks the first worker
-and are inherited, never named: no other process on the host can send to a worker or receive
-its connections. A
-worker that replaces a dead one takes its slot, socket and any connections queued there. A
-worker that leaves serves what is queued for it first.
+A worker that holds no slot (more workers run than slots: a ``HUP`` reload's new workers while
+the old ones leave) passes connections on but receives none; it takes a free slot within
+``CLAIM_EVERY`` seconds. The socket pairs and the shared memory are made by the master before
+it forks the first worker and are inherited, never named: no other process on the host can send
+to a worker or receive its connections. A worker that replaces a dead one takes its slot, socket
+and any connections queued there. A worker that leaves serves what is queued for it first.
 
 * ``GameAffineWorker``: gunicorn's ``sync`` worker with routing (its settings apply);
 * ``GameAffineThreadWorker``: gunicorn's ``gthread`` worker with routing, for new connections
