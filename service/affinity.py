@@ -46,17 +46,22 @@ import time
 import zlib
 from typing import Any
 
+from gunicorn.workers import gthread
 from gunicorn.workers.gthread import DEFAULT_WORKER_DATA_TIMEOUT, TConn, ThreadWorker
 from gunicorn.workers.sync import SyncWorker
 
 #: a slot whose worker has not beaten for this long gets no connections (a stuck or dead worker)
 STALE_AFTER = 5.0
+#: an idle worker beats at least this often (well within STALE_AFTER)
+BEAT_EVERY = 1.0
 #: how often a worker without a slot (more workers than slots, as in a reload) tries to take one
 CLAIM_EVERY = 1.0
 #: bytes of the request peeked at: the request line of any path this app serves
 PEEK_BYTES = 256
 _GAME_PATH = re.compile(rb"^[A-Z]{3,7} /games/([A-Za-z0-9_-]{1,64})(/[^ ?]*)?[ ?]")
 _SLOT = struct.Struct("<qd")  # (pid, last beat on CLOCK_MONOTONIC); pid 0: empty
+#: gthread's answer for "no data yet: wait in the poller, not in a thread"
+_DEFER = gthread._DEFER
 
 
 class _Slots:
@@ -218,7 +223,9 @@ class GameAffineWorker(SyncWorker, _Affinity):
     def run(self) -> None:
         for s in self.sockets:
             s.setblocking(False)
-        timeout = self.timeout or 0.5
+        # an idle worker wakes at least each BEAT_EVERY seconds to beat (gunicorn's sync worker
+        # sleeps for half its --timeout): else it would look stale and get nothing routed
+        timeout = min(self.timeout or 0.5, BEAT_EVERY)
         try:
             while self.alive:
                 self.notify()
@@ -307,11 +314,11 @@ class GameAffineThreadWorker(ThreadWorker, _Affinity):
 
     def handle(self, conn: Any) -> Any:
         if not conn.initialized and not getattr(conn, "routed", False):
-            conn.routed = True
-            if conn.data_ready or conn.wait_for_data(DEFAULT_WORKER_DATA_TIMEOUT):
-                conn.data_ready = True
-                owner = self._owner_elsewhere(conn.sock, wait=False)
-                if owner is not None and self._pass(conn.sock, conn.client, owner):
-                    conn.passed = True
-                    return False  # closed here (this copy only)
+            if not (conn.data_ready or conn.wait_for_data(DEFAULT_WORKER_DATA_TIMEOUT)):
+                return _DEFER  # (as gthread does: to the poller, routed once its data comes)
+            conn.data_ready = conn.routed = True
+            owner = self._owner_elsewhere(conn.sock, wait=False)
+            if owner is not None and self._pass(conn.sock, conn.client, owner):
+                conn.passed = True
+                return False  # closed here (this copy only)
         return super().handle(conn)

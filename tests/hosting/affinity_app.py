@@ -20,5 +20,7 @@ def app(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable
             "body_sha256": hashlib.sha256(body).hexdigest(),
         }
     ).encode()
-    start_response("200 OK", [("Content-Type", "application/json")])
+    start_response(
+        "200 OK", [("Content-Type", "application/json"), ("Content-Length", str(len(answer)))]
+    )
     return [answer]

@@ -304,3 +304,27 @@ def test_after_a_reload_the_new_workers_take_the_slots(
         return all(len(p) == 1 for p in served.values()) and len(set().union(*served.values())) == 2
 
     wait_for(affine, 30, "each game to be served by one of the new workers")
+
+
+@pytest.mark.parametrize("worker_class", [SYNC, GTHREAD])
+def test_a_client_slow_to_send_its_request_is_still_served_by_the_games_worker(
+    gunicorns: Callable[..., tuple[Proc, int]], worker_class: str
+) -> None:
+    """A connection silent for longer than gthread's 5 s wait for data goes to the poller and is
+    routed once its request arrives (and a sync worker waits in its peek, as in its parser)."""
+    _proc, port = gunicorns(worker_class)
+    _both_workers_up(port)
+    game = "slow42"
+    owner = _call(port, "POST", f"/games/{game}/seats/0/commands", b"{}")[1]["pid"]
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as s:
+        time.sleep(5.5)
+        s.sendall(
+            f"POST /games/{game}/seats/0/commands HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+            "Content-Length: 2\r\n\r\n{}".encode()
+        )
+        data = b""
+        while chunk := s.recv(65536):
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 200"), head
+    assert json.loads(body)["pid"] == owner
