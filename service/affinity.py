@@ -117,11 +117,17 @@ class _Affinity:
     sockets: list[Any]
 
     def _make_slots(self) -> None:
-        """In the master, as the worker object is made (before the fork): the slots, once."""
+        """In the master, as the worker object is made (before the fork): the slots, once. Where
+        the system lacks what they need (memfd, ``SCM_RIGHTS``: Linux has both), the workers
+        serve what they accept, as gunicorn's own classes do."""
         cls = _Affinity
         if cls._slots is None or cls._slots.count != max(1, self.cfg.workers):
-            cls._slots = _Slots(max(1, self.cfg.workers))
-        self.slots = cls._slots
+            try:
+                cls._slots = _Slots(max(1, self.cfg.workers))
+            except (AttributeError, OSError) as exc:
+                self.log.warning("game affinity off (each worker serves what it accepts): %s", exc)
+                cls._slots = None
+        self.slots: _Slots | None = cls._slots
         self.slot: int | None = None
         self.inbox: socket.socket | None = None
         self._claim_at = 0.0
@@ -130,18 +136,21 @@ class _Affinity:
         """In the worker: take a free slot (at start, then once a second while it has none);
         whether one was taken now."""
         now = time.monotonic()
-        if self.slot is not None or now < self._claim_at or not getattr(self, "alive", True):
+        slots = self.slots
+        if slots is None or self.slot is not None or now < self._claim_at:
+            return False
+        if not getattr(self, "alive", True):
             return False
         self._claim_at = now + CLAIM_EVERY
-        slot = self.slots.claim()
+        slot = slots.claim()
         if slot is None:
             return False
-        self.slot, self.inbox = slot, self.slots.pairs[slot][1]
-        self.slots.beat(slot, os.getpid())
+        self.slot, self.inbox = slot, slots.pairs[slot][1]
+        slots.beat(slot, os.getpid())
         return True
 
     def _beat(self, pid: int) -> None:
-        if self.slot is not None:
+        if self.slots is not None and self.slot is not None:
             self.slots.beat(self.slot, pid)
 
     def _received(self) -> list[tuple[socket.socket, Any]]:
@@ -172,7 +181,7 @@ class _Affinity:
         that is another worker's (the request stays unread in the socket). ``wait``: for the
         request's first bytes (a blocking socket), else only what has arrived."""
         slots = self.slots
-        if slots.count < 2:
+        if slots is None or slots.count < 2:
             return None
         try:
             head = client.recv(PEEK_BYTES, socket.MSG_PEEK | (0 if wait else socket.MSG_DONTWAIT))
@@ -185,6 +194,7 @@ class _Affinity:
 
     def _pass(self, client: socket.socket, addr: Any, owner: int) -> bool:
         """Send the open connection to ``owner``; False if its queue is full (serve it here)."""
+        assert self.slots is not None, "an owner is only found with slots"
         try:
             socket.send_fds(
                 self.slots.pairs[owner][0], [_pack_address(client.family, addr)], [client.fileno()]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import http.client
 import json
+import logging
 import os
 import signal
 import socket
@@ -24,7 +25,7 @@ import redis
 import engine
 from bots import get_bot
 from engine.rng import Rng
-from service.affinity import owner_of
+from service.affinity import _Affinity, owner_of
 from tests.hosting.conftest import ADMIN, RedisServer
 from tests.processes import Proc, free_port, kill_group, spawn, wait_for
 
@@ -46,6 +47,27 @@ def test_the_owner_is_read_from_the_request_line() -> None:
     assert owner_of(b"POST /games/ab1", 2) is None
     assert owner_of(b"\x16\x03\x01\x02\x00", 2) is None
     assert owner_of(b"GET /games/" + b"x" * 300 + b" HTTP/1.1\r\n", 2) is None
+
+
+def test_without_memfd_the_workers_serve_what_they_accept(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Where the system lacks what the slots need (not Linux), the worker classes still serve:
+    every connection where it was accepted, with a warning saying so."""
+    monkeypatch.delattr(os, "memfd_create")
+    monkeypatch.setattr(_Affinity, "_slots", None)
+    worker = _Affinity()
+    worker.cfg = type("Cfg", (), {"workers": 2})()
+    worker.log = logging.getLogger("test-affinity")
+    with caplog.at_level(logging.WARNING, logger="test-affinity"):
+        worker._make_slots()
+    assert worker.slots is None
+    assert "game affinity off" in caplog.text
+    assert worker._claim() is False and worker._received() == []
+    a, b = socket.socketpair()
+    with a, b:
+        a.sendall(b"POST /games/abc123/seats/0/commands HTTP/1.1\r\n\r\n")
+        assert worker._owner_elsewhere(b, wait=True) is None
 
 
 def _gunicorn(tmp_path: Path, worker_class: str, app: str, env: dict[str, str]) -> tuple[Proc, int]:
