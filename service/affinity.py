@@ -277,7 +277,8 @@ class _Conn(TConn):
     """A gthread connection that may have been passed to another worker: then closing it here
     closes this process's copy only (a graceful close would shut the connection down)."""
 
-    passed = False
+    passed = False  # sent to another worker
+    routed = False  # its owner was looked up (new connections only; once)
 
     def close(self, graceful: bool = False) -> None:
         super().close(graceful=graceful and not self.passed)
@@ -309,7 +310,9 @@ class GameAffineThreadWorker(ThreadWorker, _Affinity):
         server = self._server_name
         for client, addr in self._received():
             self.nr_conns += 1
-            self.enqueue_req(_Conn(self.cfg, client, addr, server))
+            conn = _Conn(self.cfg, client, addr, server)
+            conn.routed = True  # (passed here by a worker that looked its owner up)
+            self.enqueue_req(conn)
 
     def accept(self, listener: Any) -> None:
         try:
@@ -323,7 +326,7 @@ class GameAffineThreadWorker(ThreadWorker, _Affinity):
         self.enqueue_req(_Conn(self.cfg, client, addr, listener.getsockname()))
 
     def handle(self, conn: Any) -> Any:
-        if not conn.initialized and not getattr(conn, "routed", False):
+        if not conn.initialized and not conn.routed:
             if not (conn.data_ready or conn.wait_for_data(DEFAULT_WORKER_DATA_TIMEOUT)):
                 return _DEFER  # (as gthread does: to the poller, routed once its data comes)
             conn.data_ready = conn.routed = True

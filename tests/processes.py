@@ -36,6 +36,22 @@ def wait_for(pred: Callable[[], bool], timeout: float, what: str, step: float = 
     raise AssertionError(f"timed out after {timeout}s waiting for {what}")
 
 
+def wait_listening(proc: Proc, port: int, what: str, timeout: float = 30) -> float:
+    """Wait until something accepts connections on 127.0.0.1:``port``; fails at once, with the
+    end of its log, if ``proc`` exits meanwhile."""
+
+    def up() -> bool:
+        if proc.poll() is not None:
+            raise AssertionError(f"{what} exited with {proc.returncode}:\n{proc.log()[-4000:]}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return True
+        except OSError:
+            return False
+
+    return wait_for(up, timeout, f"{what} to listen")
+
+
 class Proc(subprocess.Popen[bytes]):
     log_path: Path
 

@@ -13,7 +13,6 @@ Processes run ``python -m`` from the repository root, so they run the code of th
 from __future__ import annotations
 
 import signal
-import socket
 import subprocess
 import sys
 import uuid
@@ -26,7 +25,7 @@ import redis
 
 from events import find_server_binary
 from tests.conftest import REDIS_URL, unavailable
-from tests.processes import Proc, free_port, kill_group, spawn, wait_for
+from tests.processes import Proc, free_port, kill_group, spawn, wait_for, wait_listening
 
 ROOT = Path(__file__).resolve().parents[2]
 ADMIN = "hosting-admin-token"
@@ -147,16 +146,7 @@ def start_api(tmp_path: Path) -> Iterator[Callable[..., tuple[Proc, str]]]:
         procs.append(proc)
         base = f"http://127.0.0.1:{port}"
 
-        def up() -> bool:
-            if proc.poll() is not None:
-                raise AssertionError(f"the API exited with {proc.returncode}:\n{proc.log()}")
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                    return True
-            except OSError:
-                return False
-
-        wait_for(up, 30, "the API to listen")
+        wait_listening(proc, port, "the API")
         return proc, base
 
     yield start

@@ -27,7 +27,7 @@ from bots import get_bot
 from engine.rng import Rng
 from service.affinity import _Affinity, owner_of
 from tests.hosting.conftest import ADMIN, RedisServer
-from tests.processes import Proc, free_port, kill_group, spawn, wait_for
+from tests.processes import Proc, free_port, kill_group, spawn, wait_for, wait_listening
 
 SYNC = "service.affinity.GameAffineWorker"
 GTHREAD = "service.affinity.GameAffineThreadWorker"
@@ -88,17 +88,7 @@ def _gunicorn(tmp_path: Path, worker_class: str, app: str, env: dict[str, str]) 
         app,
     ]
     proc = spawn(cmd, env, tmp_path / f"gunicorn-{port}.log")
-
-    def up() -> bool:
-        if proc.poll() is not None:
-            raise AssertionError(f"gunicorn exited with {proc.returncode}:\n{proc.log()}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return True
-        except OSError:
-            return False
-
-    wait_for(up, 30, "gunicorn to listen")
+    wait_listening(proc, port, "gunicorn")
     return proc, port
 
 

@@ -8,7 +8,6 @@ Locally a missing Redis or Chromium skips these tests; under ``CI`` it fails the
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import uuid
@@ -20,7 +19,7 @@ import pytest
 import redis
 
 from tests.conftest import purge_prefix, unavailable
-from tests.processes import Proc, free_port, kill_group, spawn, wait_for
+from tests.processes import Proc, free_port, kill_group, spawn, wait_listening
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "docs" / "screenshots"
@@ -122,16 +121,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
                 )
             )
 
-        def up() -> bool:
-            if api.poll() is not None:
-                raise AssertionError(f"the API exited with {api.returncode}:\n{api.log()[-4000:]}")
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                    return True
-            except OSError:
-                return False
-
-        wait_for(up, 30, "the API to listen")
+        wait_listening(api, port, "the API")
         yield Site(f"http://127.0.0.1:{port}", prefix, REDIS_URL, env)
     finally:
         for proc in procs:
