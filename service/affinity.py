@@ -44,9 +44,9 @@ import socket
 import struct
 import time
 import zlib
+from functools import partial
 from typing import Any
 
-from gunicorn.workers import gthread
 from gunicorn.workers.gthread import DEFAULT_WORKER_DATA_TIMEOUT, TConn, ThreadWorker
 from gunicorn.workers.sync import SyncWorker
 
@@ -60,8 +60,6 @@ CLAIM_EVERY = 1.0
 PEEK_BYTES = 256
 _GAME_PATH = re.compile(rb"^[A-Z]{3,7} /games/([A-Za-z0-9_-]{1,64})(/[^ ?]*)?[ ?]")
 _SLOT = struct.Struct("<qd")  # (pid, last beat on CLOCK_MONOTONIC); pid 0: empty
-#: gthread's answer for "no data yet: wait in the poller, not in a thread"
-_DEFER = gthread._DEFER
 
 
 class _Slots:
@@ -176,17 +174,19 @@ class _Affinity:
                     continue
                 out.append((client, addr))
 
-    def _owner_elsewhere(self, client: socket.socket, wait: bool) -> int | None:
+    def _owner_elsewhere(self, client: socket.socket, head: bytes | None = None) -> int | None:
         """The slot of the live worker that owns the game this connection's request names, if
-        that is another worker's (the request stays unread in the socket). ``wait``: for the
-        request's first bytes (a blocking socket), else only what has arrived."""
+        that is another worker's (the request stays unread in the socket): from ``head``, the
+        request's first bytes already peeked at, else peeked at now (a blocking socket waits
+        for them)."""
         slots = self.slots
         if slots is None or slots.count < 2:
             return None
-        try:
-            head = client.recv(PEEK_BYTES, socket.MSG_PEEK | (0 if wait else socket.MSG_DONTWAIT))
-        except OSError:
-            return None
+        if head is None:
+            try:
+                head = client.recv(PEEK_BYTES, socket.MSG_PEEK)
+            except OSError:
+                return None
         owner = owner_of(head, slots.count)
         if owner is None or owner == self.slot or not slots.live(owner):
             return None
@@ -266,7 +266,7 @@ class GameAffineWorker(SyncWorker, _Affinity):
     def accept(self, listener: Any) -> None:
         client, addr = listener.accept()
         client.setblocking(True)
-        owner = self._owner_elsewhere(client, wait=True)
+        owner = self._owner_elsewhere(client)
         if owner is not None and self._pass(client, addr, owner):
             client.close()  # (this copy only: the owner holds the connection now)
             return
@@ -278,7 +278,6 @@ class _Conn(TConn):
     closes this process's copy only (a graceful close would shut the connection down)."""
 
     passed = False  # sent to another worker
-    routed = False  # its owner was looked up (new connections only; once)
 
     def close(self, graceful: bool = False) -> None:
         super().close(graceful=graceful and not self.passed)
@@ -286,7 +285,13 @@ class _Conn(TConn):
 
 class GameAffineThreadWorker(ThreadWorker, _Affinity):
     """gunicorn's gthread worker, passing each new connection for a game to the worker that
-    owns it (a kept-alive connection stays where it is)."""
+    owns it (a kept-alive connection stays where it is).
+
+    A new connection is routed by the main thread as soon as its request's first bytes are
+    there; until then it waits in the poller, not in a thread (gthread's own worker would hold
+    a thread for up to 5 s first), for as long as gthread would let it wait in all (its 5 s,
+    then ``--keep-alive``). So clients that connect and say nothing do not hold up the threads
+    the other requests need."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -311,7 +316,7 @@ class GameAffineThreadWorker(ThreadWorker, _Affinity):
         for client, addr in self._received():
             self.nr_conns += 1
             conn = _Conn(self.cfg, client, addr, server)
-            conn.routed = True  # (passed here by a worker that looked its owner up)
+            conn.data_ready = True  # (the sender saw its first bytes)
             self.enqueue_req(conn)
 
     def accept(self, listener: Any) -> None:
@@ -322,16 +327,37 @@ class GameAffineThreadWorker(ThreadWorker, _Affinity):
                 raise
             return
         self.nr_conns += 1
-        client.setblocking(True)
-        self.enqueue_req(_Conn(self.cfg, client, addr, listener.getsockname()))
+        conn = _Conn(self.cfg, client, addr, listener.getsockname())  # (non-blocking now)
+        try:
+            head = client.recv(PEEK_BYTES, socket.MSG_PEEK)
+        except BlockingIOError:  # nothing sent yet: wait in the poller
+            conn.timeout = time.monotonic() + DEFAULT_WORKER_DATA_TIMEOUT + self.cfg.keepalive
+            self.pending_conns.append(conn)
+            self.poller.register(
+                client, selectors.EVENT_READ, partial(self.on_pending_socket_readable, conn)
+            )
+            return
+        except OSError:
+            head = b""  # (reset: the thread that takes it finds out and closes it)
+        self._route(conn, head)
 
-    def handle(self, conn: Any) -> Any:
-        if not conn.initialized and not conn.routed:
-            if not (conn.data_ready or conn.wait_for_data(DEFAULT_WORKER_DATA_TIMEOUT)):
-                return _DEFER  # (as gthread does: to the poller, routed once its data comes)
-            conn.data_ready = conn.routed = True
-            owner = self._owner_elsewhere(conn.sock, wait=False)
-            if owner is not None and self._pass(conn.sock, conn.client, owner):
-                conn.passed = True
-                return False  # closed here (this copy only)
-        return super().handle(conn)
+    def on_pending_socket_readable(self, conn: Any, client: Any) -> None:
+        self.poller.unregister(client)
+        self.pending_conns.remove(conn)
+        try:
+            head = client.recv(PEEK_BYTES, socket.MSG_PEEK)
+        except OSError:
+            head = b""
+        self._route(conn, head)
+
+    def _route(self, conn: _Conn, head: bytes) -> None:
+        """A new connection whose first bytes arrived: passed to its game's worker, or served
+        here."""
+        conn.data_ready = True
+        owner = self._owner_elsewhere(conn.sock, head) if head else None
+        if owner is not None and self._pass(conn.sock, conn.client, owner):
+            self.nr_conns -= 1
+            conn.passed = True
+            conn.close()  # (this copy only)
+            return
+        self.enqueue_req(conn)
