@@ -49,14 +49,14 @@ fast: install
 # The whole server in the foreground: the store, the API (gunicorn) and BOT_WORKERS supervised
 # `rfg worker` processes (one that dies is restarted). Ctrl-C stops all of it, the embedded server
 # too if this started it (else `rfg store stop` does). Store: the embedded server in ./run/redis,
-# or REDIS_URL (redis://host:port/db, unix:///path.sock). HOST, PORT, WORKERS, THREADS override.
+# or REDIS_URL (redis://host:port/db, unix:///path.sock). HOST, PORT, WORKERS override.
 HOST ?= 127.0.0.1
 PORT ?= 8000
 WORKERS ?= 2
-THREADS ?= 8
+
 BOT_WORKERS ?= 1
 run: install
-	$(BIN)/rfg run --host $(HOST) --port $(PORT) --workers $(WORKERS) --threads $(THREADS) --bot-workers $(BOT_WORKERS)
+	$(BIN)/rfg run --host $(HOST) --port $(PORT) --workers $(WORKERS) --bot-workers $(BOT_WORKERS)
 
 # Stops the embedded server (whatever is connected to it) and removes its data (./run) with the
 # virtualenv and the caches. An external Redis (REDIS_URL) is left alone.

@@ -118,15 +118,26 @@ def connect(
     """
     from events import clients
 
-    opts = (settings or clients.commands()).kwargs()
+    chosen = settings or clients.commands()
+    opts = chosen.kwargs()
     if not url or url.startswith("embedded:"):
-        return embedded_server(url).client(decode_responses=decode_responses, **opts)
+        url = f"unix://{embedded_server(url).ensure_running()}"
     scheme = urlsplit(url).scheme
     if scheme in ("redis", "rediss", "unix"):
         url, wait = _split_wait(url)
         if scheme == "unix":  # (a unix socket has no TCP keep-alive; redis-py refuses the option)
             opts.pop("socket_keepalive", None)
-        client = redis.Redis.from_url(url, decode_responses=decode_responses, **opts)
+        if chosen.max_connections is None:
+            client = redis.Redis.from_url(url, decode_responses=decode_responses, **opts)
+        else:  # a bounded pool: callers beyond wait for a connection (up to the socket timeout)
+            pool = redis.BlockingConnectionPool.from_url(
+                url,
+                decode_responses=decode_responses,
+                max_connections=chosen.max_connections,
+                timeout=chosen.socket_timeout,
+                **opts,
+            )
+            client = redis.Redis(connection_pool=pool)
         client.rfg_replica_wait = wait  # type: ignore[attr-defined]
         return client
     if scheme in CLUSTER_SCHEMES:

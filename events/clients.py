@@ -50,6 +50,9 @@ class ClientSettings:
     health_check_interval: int = HEALTH_CHECK_INTERVAL
     #: retries after a ConnectionError (backoff 0.05 s doubling up to 0.5 s, with jitter)
     retries: int = 3
+    #: at most this many connections (a caller beyond waits up to ``socket_timeout`` for one);
+    #: None: as many as callers at once (a process with a few threads)
+    max_connections: int | None = None
 
     def kwargs(self) -> dict[str, Any]:
         return {
@@ -63,6 +66,11 @@ class ClientSettings:
                 supported_errors=(RedisConnectionError,),
             ),
         }
+
+    def pooled(self, max_connections: int) -> ClientSettings:
+        """The same client with at most ``max_connections`` connections: a server with thousands
+        of concurrent requests (gevent) borrows from a bounded pool instead of opening one each."""
+        return replace(self, max_connections=max_connections)
 
     def blocking(self, block_seconds: float) -> ClientSettings:
         """The same client for calls that block up to ``block_seconds`` on the server."""

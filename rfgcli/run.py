@@ -3,10 +3,12 @@ bot/timeout workers - supervised, and stopped together (``make run`` calls it).
 
 * the store: the embedded server in ``./run/redis`` (started first if it is not running), or the
   Redis at ``$RFG_STORE_URL`` / ``$REDIS_URL``;
-* the API: gunicorn (``gthread``; ``--workers`` processes of ``--threads`` threads, each game's
-  requests served by one of them: ``service.affinity``; ``--no-game-affinity`` for plain
-  ``gthread``) with ``service.gunicorn_conf`` (JSON logs, metrics), commands dispatching bot turns at once
+* the API: gunicorn's ``gevent`` worker (``--workers`` processes, each holding up to
+  ``--connections`` connections: an idle, streaming or slow client costs a greenlet, not a
+  thread; a request head not received within ``--head-timeout`` seconds is dropped) with
+  ``service.gunicorn_conf`` (JSON logs, metrics), commands dispatching bot turns at once
   (``RFG_DISPATCH=1``), Prometheus multiprocess files in ``--metrics-dir`` (emptied at start);
+  ``api_command`` is that command line (the tests and ``bench/`` run the same);
 * ``--bot-workers`` ``rfg worker`` processes; one that exits (a crash, a kill, Redis gone for
   longer than it waits) is started again after 1 s, then 2, 4 ... up to 30 s while it keeps
   failing within a minute of its start.
@@ -32,6 +34,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+#: connections one API process holds (each costs a greenlet and buffers, some tens of KB)
+DEFAULT_CONNECTIONS = 10_000
+#: seconds to send a request head (gunicorn's ``--keep-alive``: under the gevent worker it bounds
+#: the wait for every request's head, the first included)
+DEFAULT_HEAD_TIMEOUT = 5.0
 RESTART_MAX_DELAY = 30.0
 HEALTHY_AFTER = 60.0  # a worker that ran this long has its restart delay reset
 
@@ -44,13 +51,22 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
-    p.add_argument("--workers", type=int, default=2, help="gunicorn worker processes (default 2)")
-    p.add_argument("--threads", type=int, default=8, help="threads per gunicorn worker (default 8)")
     p.add_argument(
-        "--no-game-affinity",
-        action="store_true",
-        help="let any gunicorn worker serve any game (default: each game's requests go to one "
-        "worker, which keeps it in memory; service.affinity)",
+        "--workers", type=int, default=2, help="API processes (default 2: one per CPU core)"
+    )
+    p.add_argument(
+        "--connections",
+        type=int,
+        default=DEFAULT_CONNECTIONS,
+        help=f"open connections each API process holds at most: event streams, idle and slow "
+        f"clients included (default {DEFAULT_CONNECTIONS})",
+    )
+    p.add_argument(
+        "--head-timeout",
+        type=float,
+        default=DEFAULT_HEAD_TIMEOUT,
+        help=f"seconds a client has to send a whole request head (and an idle keep-alive "
+        f"connection stays open) before it is dropped (default {DEFAULT_HEAD_TIMEOUT:g})",
     )
     p.add_argument(
         "--bot-workers",
@@ -253,27 +269,53 @@ def _children(args: argparse.Namespace) -> tuple[Child, list[Child]]:
     env = dict(os.environ)
     env.setdefault("RFG_DISPATCH", "1")
     env["PROMETHEUS_MULTIPROC_DIR"] = _metrics_dir(args.metrics_dir)
-    gunicorn = [
-        sys.executable,
-        "-m",
-        "gunicorn",
-        "--bind",
+    gunicorn = api_command(
         f"{args.host}:{args.port}",
-        "--workers",
-        str(args.workers),
-        "--worker-class",
-        "gthread" if args.no_game_affinity else "service.affinity.GameAffineThreadWorker",
-        "--threads",
-        str(args.threads),
-        "--graceful-timeout",
-        str(int(args.grace)),
-        "--config",
-        "python:service.gunicorn_conf",
-        "rfgcli.wsgi:create_app()",
-    ]
+        workers=args.workers,
+        connections=args.connections,
+        head_timeout=args.head_timeout,
+        grace=args.grace,
+    )
     worker_cmd = [sys.executable, "-m", "rfgcli.main", "worker"]
     api = Child("the API (gunicorn)", gunicorn, env)
     workers = [
         Child(f"worker {i + 1}", worker_cmd, dict(os.environ)) for i in range(args.bot_workers)
     ]
     return api, workers
+
+
+def api_command(
+    bind: str,
+    *,
+    workers: int = 2,
+    connections: int = DEFAULT_CONNECTIONS,
+    head_timeout: float = DEFAULT_HEAD_TIMEOUT,
+    grace: float = 15.0,
+    app: str = "rfgcli.wsgi:create_app()",
+    extra: tuple[str, ...] = (),
+) -> list[str]:
+    """The API's command line as ``rfg run`` starts it: gunicorn's gevent worker with
+    ``service.gunicorn_conf``. ``app`` another WSGI app served the same way (a benchmark's
+    baseline), ``extra`` more gunicorn options."""
+    return [
+        sys.executable,
+        "-m",
+        "rfgcli.serve",
+        "--bind",
+        bind,
+        "--workers",
+        str(workers),
+        "--worker-class",
+        "gevent",
+        "--worker-connections",
+        str(connections),
+        "--keep-alive",
+        f"{head_timeout:g}",
+        "--graceful-timeout",
+        str(int(grace)),
+        "--no-control-socket",  # not a shared socket in the home directory
+        "--config",
+        "python:service.gunicorn_conf",
+        *extra,
+        app,
+    ]

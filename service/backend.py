@@ -1,8 +1,11 @@
 """The app's connection to the game: one ``Backend`` per app, built by ``init_app``.
 
-It owns the redis-py client (from ``events.connect``: embedded server, Redis or fakeredis), the
-``RedisStore``, the ``events.games.Games`` application service (whose per-process state cache is
-safe across processes: it checks the stored head before using it) and the seat tokens.
+It owns the redis-py client (from ``events.connect``: embedded server, Redis or fakeredis; a
+bounded pool of ``API_REDIS_CONNECTIONS`` connections that requests borrow while they talk to Redis),
+the ``RedisStore``, the ``events.games.Games`` application service (whose per-process state cache
+is safe across processes: it checks the stored head before using it), the seat tokens, and the
+process's one reader of the Redis streams that event streams wait on (``service.fanout``, with the
+feed pages they share, ``service.sse.FeedPages``).
 
 With ``DISPATCH_TURNS`` (``RFG_DISPATCH=1``; off by default) the app built by
 ``rfgcli.wsgi.create_app`` attaches the workers' dispatcher to this ``Games`` (the service itself
@@ -25,7 +28,12 @@ from events import clients
 from events.games import Games
 from events.signing import Signer, load_signer
 from service.accounts import BotAccounts
+from service.fanout import Fanout
+from service.sse import FeedPages
 from service.tokens import SeatTokens
+
+#: the longest the fanout reader blocks in one ``XREAD`` (a newly watched key joins within it)
+FANOUT_BLOCK_MS = 250
 
 
 @dataclass
@@ -35,8 +43,10 @@ class Backend:
     games: Games
     tokens: SeatTokens
     accounts: BotAccounts | None = None
-    #: the client SSE streams wait on (``XREAD BLOCK``): its socket outlasts the block time
-    blocking_client: Any = None
+    #: the one reader every event stream of the process waits on (``service.fanout``)
+    fanout: Fanout | None = None
+    #: feed pages the event streams share (``service.sse``)
+    pages: FeedPages | None = None
     #: the key that signs full exports (``events.signing``)
     signer: Signer | None = None
     #: the plain Redis RQ's queue lives on (``QUEUE_URL``, else the store's); None when the store
@@ -54,12 +64,15 @@ class Backend:
 
 def init_app(app: Flask) -> Backend:
     url = app.config.get("STORE_URL")
-    client = events.connect(url, settings=clients.commands())  # a stalled Redis: 503, not a hang
-    if url and url.startswith("memory:"):
-        blocking_client = client
+    # a stalled Redis: 503, not a hang; many requests at once wait for a pooled connection
+    pool = int(app.config["API_REDIS_CONNECTIONS"])
+    client = events.connect(url, settings=clients.commands().pooled(pool))
+    cluster = events.is_cluster_url(url)
+    if (url and url.startswith("memory:")) or cluster:
+        reader = client  # fakeredis blocks across threads; a cluster is polled, never blocked on
     else:
-        block = float(app.config["SSE_KEEPALIVE_SECONDS"])
-        blocking_client = events.connect(url, settings=clients.blocking(block))
+        reader = events.connect(url, settings=clients.blocking(FANOUT_BLOCK_MS / 1000))
+    fanout = Fanout(reader, cluster=cluster, block_ms=FANOUT_BLOCK_MS)
     store = events.RedisStore(client, prefix=app.config["STORE_PREFIX"])
     games = Games(store)
     try:
@@ -78,7 +91,8 @@ def init_app(app: Flask) -> Backend:
         games,
         SeatTokens(store),
         BotAccounts(client, store.prefix),
-        blocking_client=blocking_client,
+        fanout=fanout,
+        pages=FeedPages(games, fanout),
         signer=signer_for(app),
         queue_client=queue_client,
     )

@@ -6,7 +6,8 @@ creation) makes a decision pending for a seat ``{"kind": "external", "account": 
 (``<prefix>:{a:<id>}:notices``, ``RedisStore.notice_stream``) together with the append: in the
 same pipeline (one round trip) on a single Redis, right after it on a Redis Cluster (the
 account's key has its own hash tag, so it cannot be in the game's script). The stream waits on it
-with ``XREAD BLOCK`` and sends each notice as soon as it is written, once the command it names is
+through the process's ``Fanout`` (one reader for every stream of the process) and sends each
+notice as soon as it is written, once the command it names is
 found recorded (``RedisStore.notice_applied``: a notice of an append the store refused names a
 command that is not). One event per decision::
 
@@ -47,6 +48,7 @@ from events import RedisStore
 from events.games import Games
 from events.text import text
 from service.accounts import BotAccounts, seats_of
+from service.fanout import Fanout
 from service.sse import still_allowed
 
 
@@ -104,10 +106,10 @@ class _Decisions:
         accounts: BotAccounts,
         account: str,
         last_event_id: str | None,
-        reader: Any,
+        fanout: Fanout,
     ) -> None:
         self.games, self.store, self.accounts, self.account = games, store, accounts, account
-        self.reader = reader
+        self.fanout = fanout
         self.notices = store.notice_stream(account)
         self.sent: set[str] = {last_event_id} if last_event_id else set()
         self.seen: dict[str, int | None] = {}
@@ -136,10 +138,12 @@ class _Decisions:
             for d in decisions:
                 yield from self._send(decision_id(g, d["seat"], d["decision_version"]), d)
 
-    def read_notices(self, block_ms: int) -> Iterator[str]:
-        """The notices written since the cursor (waiting up to ``block_ms`` for one), each sent
-        once the command it names is found recorded."""
-        got = self.reader.xread({self.notices: self.cursor}, count=100, block=block_ms)
+    def read_notices(self, wait: float) -> Iterator[str]:
+        """The notices written since the cursor (waiting up to ``wait`` seconds for one), each
+        sent once the command it names is found recorded."""
+        if not self.fanout.wait(self.notices, self.cursor, wait):
+            return
+        got = self.accounts.client.xread({self.notices: self.cursor}, count=100)
         for _key, entries in got or []:
             for entry_id, fields in entries:
                 self.cursor = entry_id
@@ -174,21 +178,19 @@ def decision_stream(
     poll: float,
     retry_ms: int = 2000,
     allowed: Callable[[], bool] | None = None,
-    blocking_client: Any = None,
+    fanout: Fanout,
 ) -> Iterator[str]:
-    """The stream described above; ``allowed`` (the bot token still live) is asked at least once
-    a keep-alive interval and ends the stream once the token is revoked. ``blocking_client``
-    (default ``store.client``) waits on the account's notices (``XREAD BLOCK``): its socket
-    timeout must exceed ``keepalive``."""
+    """The stream described above; ``allowed`` (the bot token still live) is asked once a
+    keep-alive interval and ends the stream once the token is revoked. ``fanout`` is the
+    process's reader of the account's notices."""
     deadline = time.monotonic() + max_seconds
-    next_check = time.monotonic() + min(1.0, keepalive)
-    reader = store.client if blocking_client is None else blocking_client
-    stream = _Decisions(games, store, accounts, account, last_event_id, reader)
+    next_check = time.monotonic() + keepalive
+    stream = _Decisions(games, store, accounts, account, last_event_id, fanout)
     next_poll = 0.0
     yield f"retry: {retry_ms}\n\n"
     while True:
         if allowed is not None and time.monotonic() >= next_check:
-            next_check = time.monotonic() + min(1.0, keepalive)
+            next_check = time.monotonic() + keepalive
             if not still_allowed(allowed):
                 yield ": the token of this stream was revoked\n\n"
                 return
@@ -204,4 +206,4 @@ def decision_stream(
         wait = min(
             next_poll, deadline, stream.quiet_since + keepalive, next_check if allowed else deadline
         )
-        yield from stream.read_notices(max(1, int((wait - time.monotonic()) * 1000)))
+        yield from stream.read_notices(max(0.001, wait - time.monotonic()))

@@ -3,6 +3,7 @@
 * logs: JSON lines on stderr with the request context (``service.logs``); ``RFG_LOG_FORMAT=text``
   for plain lines, ``RFG_LOG_LEVEL`` for the level; gunicorn's access log is off (the app writes
   its own ``service.access`` line per request, with the request id);
+* open files: the soft limit is raised to the hard one at start (every connection is a file);
 * metrics: with ``PROMETHEUS_MULTIPROC_DIR`` set, a worker process that exits is marked dead so
   that the live-process gauges (open SSE streams) drop its values (``service.metrics``).
 """
@@ -10,6 +11,7 @@
 from __future__ import annotations
 
 import os
+import resource
 from typing import Any
 
 from events import environment
@@ -26,3 +28,17 @@ def child_exit(server: Any, worker: Any) -> None:
         from prometheus_client import multiprocess
 
         multiprocess.mark_process_dead(worker.pid)
+
+
+def on_starting(server: Any) -> None:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    wanted = server.cfg.worker_connections + 256  # + Redis connections, logs, the listener
+    if server.cfg.worker_class_str == "gevent" and hard != resource.RLIM_INFINITY and hard < wanted:
+        server.log.warning(
+            "open files are limited to %s per process, fewer than the %s connections a worker "
+            "may hold: raise the limit (ulimit -n) or lower --connections",
+            hard,
+            server.cfg.worker_connections,
+        )

@@ -2,34 +2,36 @@
 
 Each event is sent as ``id: <seq>`` + ``data: <feed item JSON>`` (the default ``message`` event,
 so ``EventSource.onmessage`` sees them all); a reconnecting client sends ``Last-Event-ID`` and the
-stream resumes after it. While nothing happens the server waits on the game's Redis stream with
-``XREAD BLOCK`` (no polling) and sends a ``: keep-alive`` comment every ``keepalive`` seconds so
-proxies keep the connection open. After the game's last event an ``end`` event is sent and the
-stream closes; otherwise it closes after ``max_seconds`` and the client reconnects (``retry``).
-That bound also frees the worker under gunicorn's sync workers (keep it below gunicorn's
-``--timeout`` there: a sync worker cannot report alive while it streams); a threaded server (the
-dev server, gunicorn ``gthread`` as ``make run`` uses) serves streams and commands side by side.
+stream resumes after it. While nothing happens the stream waits on the process's ``Fanout`` (one
+reader watches the game's Redis stream for every stream of the process: no connection, thread or
+poll of its own) and sends a ``: keep-alive`` comment every ``keepalive`` seconds so proxies keep
+the connection open. After the game's last event an ``end`` event is sent and the stream closes;
+otherwise it closes after ``max_seconds`` and the client reconnects (``retry``).
 
-Items come from ``Games.feed`` only, so redaction is the engine's ``redact``.
+Under gunicorn's gevent worker (``rfg run``) an open stream costs a greenlet and its buffers;
+the dev server and the test client give it a thread.
+
+Items come from ``Games.feed`` only, so redaction is the engine's ``redact``. Streams of one
+process that wait at the same place with the same eyes (spectators of one game) share one read
+of the feed (``FeedPages``).
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from typing import Any
-
-import redis
 
 from events import RedisStore
 from events.games import Games
 from events.projections import Viewer
+from service.fanout import STORE_ERRORS, Fanout
 
 PAGE = 200
-#: what redis-py raises while Redis is down, restarting or stalled
-STORE_ERRORS = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
 log = logging.getLogger(__name__)
 
 
@@ -45,8 +47,52 @@ def frame(item: dict[str, Any]) -> str:
     return f"id: {item['seq']}\ndata: {json.dumps(item, separators=(',', ':'))}\n\n"
 
 
+class FeedPages:
+    """Pages of a game's feed read for one stream and kept for the others of the process that
+    ask for the same page (game, viewer, after) before the game moves again: a thousand
+    spectators of one game read each new event from Redis once, not a thousand times.
+
+    A page is kept with the ``Fanout`` generation of its game's key when it was read, and used
+    only while that generation holds; at most ``size`` pages, the least recently used go."""
+
+    def __init__(self, games: Games, fanout: Fanout, size: int = 512) -> None:
+        self.games, self.fanout, self.size = games, fanout, size
+        self._pages: OrderedDict[tuple[str, str, int], tuple[int, list[dict[str, Any]]]] = (
+            OrderedDict()
+        )
+        self._lock = threading.Lock()
+        self._reading: dict[tuple[str, str, int], threading.Lock] = {}
+
+    def read(self, game_id: str, key: str, viewer: Viewer, after: int) -> list[dict[str, Any]]:
+        """Up to ``PAGE`` feed items after ``after`` (from Redis, or a page read since the game's
+        stream last moved)."""
+        if not isinstance(viewer, str):  # a seat's page serves one stream only: not kept
+            return self.games.feed(game_id, viewer, after=after, limit=PAGE)
+        name = (game_id, viewer, after)
+        with self._lock:
+            reading = self._reading.setdefault(name, threading.Lock())
+        with reading:  # one read per page at a time: the others wait for it and share it
+            gen = self.fanout.generation(key)
+            with self._lock:
+                kept = self._pages.get(name)
+                if kept is not None and kept[0] == gen and gen >= 0:
+                    self._pages.move_to_end(name)
+                    return kept[1]
+            try:
+                items = self.games.feed(game_id, viewer, after=after, limit=PAGE)
+            finally:
+                with self._lock:
+                    self._reading.pop(name, None)
+            with self._lock:
+                self._pages[name] = (gen, items)
+                self._pages.move_to_end(name)
+                while len(self._pages) > self.size:
+                    self._pages.popitem(last=False)
+            return items
+
+
 def event_stream(
-    games: Games,
+    pages: FeedPages,
     store: RedisStore,
     game_id: str,
     viewer: Viewer,
@@ -57,34 +103,32 @@ def event_stream(
     max_seconds: float,
     keepalive: float,
     retry_ms: int = 2000,
-    blocking_client: Any = None,
     allowed: Callable[[], bool] | None = None,
 ) -> Iterator[str]:
     """Frames from ``after`` on; ``finished`` and ``version`` describe the game when the request
     came (a finished game's stream ends once the client has every event).
 
-    ``blocking_client`` (default ``store.client``) does the ``XREAD BLOCK``: its socket timeout
-    must exceed ``keepalive``. While Redis is unreachable the stream stays open and says so in a
-    comment every second or so, and carries on when Redis answers again (an ``EventSource`` would
-    not reconnect after the 503 a new request gets meanwhile).
+    While Redis is unreachable the stream stays open and says so in a comment every second or
+    so, and carries on when Redis answers again (an ``EventSource`` would not reconnect after the
+    503 a new request gets meanwhile).
 
-    ``allowed`` (the request's credential, ``service.auth.credential_check``) is asked at least
-    once a keep-alive interval: once the token is revoked or rotated the stream closes."""
+    ``allowed`` (the request's credential, ``service.auth.credential_check``) is asked once a
+    keep-alive interval: once the token is revoked or rotated the stream closes."""
     deadline = time.monotonic() + max_seconds
     stream_key = store.keys(game_id)[0]
     cursor = after
     yield f"retry: {retry_ms}\n\n"
-    reader = store.client if blocking_client is None else blocking_client
     down = False
-    next_check = time.monotonic() + min(1.0, keepalive)
+    next_check = time.monotonic() + keepalive
+    last_sent = time.monotonic()  # a keep-alive goes out after ``keepalive`` s of silence
     while True:
         if allowed is not None and time.monotonic() >= next_check:
-            next_check = time.monotonic() + min(1.0, keepalive)
+            next_check = time.monotonic() + keepalive
             if not still_allowed(allowed):
                 yield ": the token of this stream was revoked\n\n"
                 return
         try:
-            items = games.feed(game_id, viewer, after=cursor, limit=PAGE)
+            items = pages.read(game_id, stream_key, viewer, cursor)
         except STORE_ERRORS as exc:
             if time.monotonic() >= deadline:
                 return
@@ -94,6 +138,7 @@ def event_stream(
                 )
             down = True
             yield ": the event store is unreachable; waiting for it\n\n"
+            last_sent = time.monotonic()
             _pause(deadline)
             continue
         down = False
@@ -101,30 +146,24 @@ def event_stream(
             cursor = version = item["seq"]
             finished = finished or item["type"] == "GameEnded"
             yield frame(item)
+            last_sent = time.monotonic()
         if len(items) == PAGE:
             continue
         if finished:
             yield f"event: end\ndata: {json.dumps({'game_id': game_id, 'version': version})}\n\n"
             return
-        left = deadline - time.monotonic()
-        if left <= 0:
+        now = time.monotonic()
+        if now >= deadline:
             return
-        if not _wait_for_more(reader, stream_key, cursor, min(keepalive, left), deadline):
-            yield ": keep-alive\n\n"
+        wait = min(deadline, last_sent + keepalive) - now
+        if allowed is not None:
+            wait = min(wait, next_check - now)
+        if not pages.fanout.wait(stream_key, f"{cursor}-0", max(0.0, wait)):
+            if time.monotonic() - last_sent >= keepalive:
+                yield ": keep-alive\n\n"
+                last_sent = time.monotonic()
 
 
 def _pause(deadline: float) -> None:
     """About a second (not past ``deadline``): the store is not answering."""
     time.sleep(min(1.0, max(0.0, deadline - time.monotonic())))
-
-
-def _wait_for_more(reader: Any, key: str, cursor: int, wait: float, deadline: float) -> bool:
-    """``XREAD BLOCK`` until an event after ``cursor`` is stored (True) or ``wait`` seconds have
-    passed (False: a keep-alive is due). A store error pauses and counts as True: the feed read
-    at the top of the stream's loop reports it and waits."""
-    try:
-        got = reader.xread({key: f"{cursor}-0"}, count=1, block=max(1, int(wait * 1000)))
-    except STORE_ERRORS:
-        _pause(deadline)
-        return True
-    return bool(got)

@@ -110,6 +110,7 @@ def decisions() -> Response:
         )
     cfg = current_app.config
     b = backend()
+    assert b.fanout is not None
     gen = decision_stream(
         b.games,
         b.store,
@@ -120,7 +121,7 @@ def decisions() -> Response:
         keepalive=float(cfg["SSE_KEEPALIVE_SECONDS"]),
         poll=float(cfg.get("DECISIONS_POLL_SECONDS", 0.2)),
         allowed=credential_check(),
-        blocking_client=b.blocking_client,
+        fanout=b.fanout,
     )
     resp = Response(hold_stream(gen), mimetype="text/event-stream")
     resp.headers["Cache-Control"] = "no-cache"

@@ -68,8 +68,9 @@ def _stream(game_id: str, viewer: Viewer) -> Response:
     pos, text = b.games.view(game_id, "summary")  # 404 for an unknown game, before streaming
     finished = json.loads(text).get("status") == "finished"
     cfg = current_app.config
+    assert b.pages is not None
     gen = event_stream(
-        b.games,
+        b.pages,
         b.store,
         game_id,
         viewer,
@@ -78,7 +79,6 @@ def _stream(game_id: str, viewer: Viewer) -> Response:
         version=pos,
         max_seconds=float(cfg["SSE_MAX_SECONDS"]),
         keepalive=float(cfg["SSE_KEEPALIVE_SECONDS"]),
-        blocking_client=b.blocking_client,
         allowed=allowed,
     )
     resp = Response(hold_stream(gen), mimetype="text/event-stream")

@@ -2,7 +2,7 @@
 
 * ``own_redis`` - a ``redis-server`` of this test alone (AOF on, ``appendfsync always``, a free
   port in 7100-7199, its own temp dir) that the test can SIGKILL and restart, or SIGSTOP;
-* ``start_api`` - the API under gunicorn (``gthread``, as ``make run`` serves it), as a
+* ``start_api`` - the API under gunicorn (``rfgcli.run.api_command``, as ``make run`` serves it), as a
   subprocess on a free port, with its log in a file;
 * ``start_worker`` - ``rfg worker`` processes (own process group) with production settings;
 * ``prefix`` - a unique store prefix / queue on the shared Redis at ``$REDIS_URL``, cleaned up.
@@ -24,6 +24,7 @@ import pytest
 import redis
 
 from events import find_server_binary
+from rfgcli.run import api_command
 from tests.conftest import REDIS_URL, unavailable
 from tests.processes import Proc, free_port, kill_group, spawn, wait_for, wait_listening
 
@@ -120,21 +121,7 @@ def start_api(tmp_path: Path) -> Iterator[Callable[..., tuple[Proc, str]]]:
 
     def start(url: str, prefix: str, workers: int = 1, **env: str) -> tuple[Proc, str]:
         port = free_port()
-        cmd = [
-            sys.executable,
-            "-m",
-            "gunicorn",
-            "--bind",
-            f"127.0.0.1:{port}",
-            "--workers",
-            str(workers),
-            "--worker-class",
-            "gthread",
-            "--threads",
-            "8",
-            "--no-control-socket",  # not a shared socket in the home directory
-            "rfgcli.wsgi:create_app()",
-        ]
+        cmd = api_command(f"127.0.0.1:{port}", workers=workers)  # as rfg run serves it
         full = {
             "REDIS_URL": url,
             "RFG_STORE_URL": url,

@@ -118,8 +118,6 @@ def server(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], str, Path]
             str(port),
             "--workers",
             "2",
-            "--threads",
-            "4",
             "--bot-workers",
             "1",
             "--grace",
