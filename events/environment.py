@@ -15,11 +15,11 @@ settings (``service.config``), the workers onto ``WorkerSettings`` (``workers.se
 | ``RFG_REDIS_TIMEOUT`` | seconds > 0 a Redis command may take | 5 |
 | ``RFG_REDIS_SERVER`` | path of a redis-server / valkey-server for the embedded store | the bundled one |
 | ``RFG_ARCHIVE_DIR`` | directory finished games are archived to | none: kept in Redis |
-| ``RFG_HOST_TAIL`` | ``on`` (``/dev/shm/rfg-tail-<uid>``), or the file the processes of a host share games' newest envelopes in (``events.tail``), or ``off`` | off |
 | ``RFG_ADMIN_TOKEN`` | the admin bearer token | none: nobody is admin |
 | ``RFG_DISPATCH`` | on/off: enqueue bot turns right after each command | off (``rfg run``: on) |
 | ``RFG_BOT_REGISTRATION`` | ``open`` or ``admin`` | ``open`` |
 | ``RFG_SSE_MAX_SECONDS`` | seconds > 0 an event stream stays open | 300 |
+| ``RFG_BODY_READ_SECONDS`` | seconds > 0 a request body may take to arrive (plus 1 s per 32 KiB) | 10 |
 | ``RFG_RATE_LIMITS`` | on/off: the rate limits below | on |
 | ``RFG_LIMIT_*`` | rates such as ``20 per minute;200 per hour`` | see ``service/config.py`` |
 | ``RFG_MAX_STREAMS_PER_TOKEN``, ``RFG_MAX_STREAMS_PER_ADDRESS``, ``RFG_MAX_OPEN_GAMES_PER_ADDRESS``, ``RFG_ABANDONED_GAME_SECONDS``, ``RFG_FINISHED_GAME_SECONDS``, ``RFG_PROXY_HOPS`` | a whole number >= 0 | see ``service/config.py`` |
@@ -177,7 +177,6 @@ VARIABLES: dict[str, Variable] = {
         ),
         Variable("RFG_REDIS_SERVER", "the path of a redis-server or valkey-server", _text),
         Variable("RFG_ARCHIVE_DIR", "a directory", _text),
-        Variable("RFG_HOST_TAIL", "'on', 'off' or the path of a file (on tmpfs)", _text),
         Variable("RFG_ADMIN_TOKEN", "a bearer token", _text),
         Variable("RFG_DISPATCH", ON_OFF, _switch, False),
         Variable(
@@ -187,6 +186,9 @@ VARIABLES: dict[str, Variable] = {
             "open",
         ),
         Variable("RFG_SSE_MAX_SECONDS", "a number of seconds above 0", _seconds(0, True), 300.0),
+        Variable(
+            "RFG_BODY_READ_SECONDS", "a number of seconds above 0", _seconds(0, True), 10.0
+        ),
         Variable("RFG_RATE_LIMITS", ON_OFF, _switch, True),
         *(Variable(f"RFG_{k}", RATES, _rates, d) for k, d in LIMIT_RATES.items()),
         *(Variable(f"RFG_{k}", WHOLE, _whole, d) for k, d in LIMIT_NUMBERS.items()),

@@ -17,7 +17,7 @@ from typing import Any
 
 from flask import Flask
 
-from service import backend, errors, http, limits, logs, metrics, web
+from service import backend, deadlines, errors, http, limits, logs, metrics, web
 from service.api import BLUEPRINTS
 from service.config import resolve
 from service.routing import AsciiIntConverter, GameIdConverter
@@ -79,6 +79,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     logs.init_app(app)  # request id, JSON log context, one access line per request
     errors.init_app(app)
     http.init_app(app)  # bodies: size limits on chunked bodies too, UTF-8 only
+    deadlines.init_app(app)  # bodies: time limits (under gevent)
     store = backend.init_app(app)
     for bp in BLUEPRINTS:
         app.register_blueprint(bp)

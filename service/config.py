@@ -8,6 +8,7 @@
 | ``ADMIN_TOKEN`` | none: no admin | ``RFG_ADMIN_TOKEN`` |
 | ``MAX_CONTENT_LENGTH`` | 64 KiB (JSON bodies) | |
 | ``REPLAY_MAX_BYTES`` | 32 MiB (uploaded logs) | |
+| ``BODY_READ_SECONDS`` | 10: a request body must arrive within this, plus a second per 32 KiB it announces (else 408; under ``rfg run``'s gevent server) | ``RFG_BODY_READ_SECONDS`` |
 | ``SSE_MAX_SECONDS`` | 300 (then the client reconnects) | ``RFG_SSE_MAX_SECONDS`` |
 | ``SSE_KEEPALIVE_SECONDS`` | 15 | |
 | ``API_REDIS_CONNECTIONS`` | 64: the most Redis connections one API process opens (requests beyond wait for one, up to ``RFG_REDIS_TIMEOUT``, then 503); event streams hold none while they wait | |
@@ -57,6 +58,7 @@ FROM_ENV: dict[str, str] = {
     "DISPATCH_TURNS": "RFG_DISPATCH",
     "BOT_REGISTRATION": "RFG_BOT_REGISTRATION",
     "SSE_MAX_SECONDS": "RFG_SSE_MAX_SECONDS",
+    "BODY_READ_SECONDS": "RFG_BODY_READ_SECONDS",
     "RATE_LIMITS": "RFG_RATE_LIMITS",
     **{key: f"RFG_{key}" for key in (*LIMIT_RATES, *LIMIT_NUMBERS)},
 }

@@ -128,6 +128,13 @@ _TYPES = [
         "take this entrant; 'detail' says which. Pick another name.",
     ),
     ProblemType(
+        "request-timeout",
+        "Request timeout",
+        408,
+        "The request body did not arrive in time (BODY_READ_SECONDS, plus a second per "
+        "32 KiB announced); nothing was done. Send the whole body right after the head.",
+    ),
+    ProblemType(
         "payload-too-large",
         "Payload too large",
         413,
