@@ -20,10 +20,6 @@ _.max_connection_wait_time  # workers/process.py: RQ worker setting
 _.death_penalty_class  # tests/workers/conftest.py: RQ worker setting
 _.test_client_class  # tests/service/conftest.py: Flask's test client class
 hello_app  # bench/api.py: started by gunicorn as "bench.api:hello_app()"
-GameAffineWorker  # service/affinity.py: gunicorn's --worker-class names it
-GameAffineThreadWorker  # service/affinity.py: rfg run's --worker-class
-_.nr_conns  # service/affinity.py: gunicorn's gthread worker counts its connections
-_.data_ready  # service/affinity.py: gunicorn's gthread worker skips its wait for data
 play_decision  # workers/jobs.py: the RQ job, enqueued by name (workers/dispatch.py JOB_FUNC)
 
 # marshmallow: schema options and fields are read from the class, _serialize by the Field base

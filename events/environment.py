@@ -186,9 +186,7 @@ VARIABLES: dict[str, Variable] = {
             "open",
         ),
         Variable("RFG_SSE_MAX_SECONDS", "a number of seconds above 0", _seconds(0, True), 300.0),
-        Variable(
-            "RFG_BODY_READ_SECONDS", "a number of seconds above 0", _seconds(0, True), 10.0
-        ),
+        Variable("RFG_BODY_READ_SECONDS", "a number of seconds above 0", _seconds(0, True), 10.0),
         Variable("RFG_RATE_LIMITS", ON_OFF, _switch, True),
         *(Variable(f"RFG_{k}", RATES, _rates, d) for k, d in LIMIT_RATES.items()),
         *(Variable(f"RFG_{k}", WHOLE, _whole, d) for k, d in LIMIT_NUMBERS.items()),

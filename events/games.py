@@ -41,7 +41,6 @@ from .projections import Viewer, feed_item, render_summary, render_views, seat_v
 from .replay import CREATE_COMMAND_ID, signed_result
 from .signing import Signer
 from .store import AppendResult, EventStore, Guard, GuardRefused
-from .tail import StoreTail
 
 #: how often a command without expected_version is decided again when other commands keep
 #: landing first, before the conflict is reported
@@ -97,8 +96,6 @@ class _Command:
         "guard",
         "cached",
         "caught_up",
-        "from_tail",
-        "private",
         "conflicts",
     )
 
@@ -125,11 +122,6 @@ class _Command:
         self.cached: _Cached | None = None
         #: whether the cached game was read from the store during this command
         self.caught_up = False
-        #: whether it was brought forward from the host tail instead (``events.tail``)
-        self.from_tail = False
-        #: whether ``cached`` is this command's own entry (from the tail, not in the cache):
-        #: the command is decided on its state itself, without a copy; spent once decided
-        self.private = False
         #: appends refused because the game moved on (without ``expected_version``)
         self.conflicts = 0
 
@@ -185,13 +177,9 @@ class Games:
         store: EventStore,
         clock: Callable[[], datetime] = utc_now,
         cache_size: int = 512,
-        tail: StoreTail | None = None,
     ) -> None:
         self.store = store
         self.clock = clock
-        #: the newest envelopes of the games this host's processes appended (``events.tail``):
-        #: a cached game known to be behind is brought forward from there, else from the store
-        self.tail = tail if tail is not None else getattr(store, "tail", None)
         self._cache: OrderedDict[str, _Cached] = OrderedDict()
         self._cache_size = cache_size
         self._lock = threading.Lock()
@@ -393,46 +381,16 @@ class Games:
         return self._stored(cmd, state, clocks, envs, result)
 
     def _start(self, cmd: _Command) -> None:
-        """The cached game, caught up first when there is none or the client saw a later one
-        (from the host tail when it holds what is missing, else from the store)."""
+        """The cached game, caught up first when there is none or the client saw a later one."""
         cmd.cached = self._cached(cmd.game_id)
         newer = cmd.expected_version if cmd.expected_version is not None else cmd.decision_id
         if cmd.cached is not None and (newer is None or newer <= cmd.cached.version):
             return
-        if cmd.cached is not None and newer is not None and self._from_tail(cmd, newer):
-            return
         self._catch_up_command(cmd, cmd.command_id)
 
-    def _from_tail(self, cmd: _Command, upto: int) -> bool:
-        """Bring the cached game forward to at least ``upto`` from the host tail: only envelopes
-        that continue the cached head, link by link. The command is then decided as on any
-        cached game: the append checks the version and head it was decided on."""
-        if self.tail is None:
-            return False
-        cached = cmd.entry
-        try:
-            texts = self.tail.get(cmd.game_id, cached.version, upto)
-            envs = [Envelope.from_json(t) for t in texts] if texts else None
-        except Exception:  # noqa: BLE001 - a bad slot is a miss; the store answers
-            log.warning("host tail unreadable for game %s", cmd.game_id, exc_info=True)
-            return False
-        if not envs:
-            return False
-        link, seq = cached.last_hash, cached.version
-        for env in envs:
-            if env.prev_hash != link or env.seq != seq + 1 or env.game_id != cmd.game_id:
-                return False
-            link, seq = env.hash, env.seq
-        # this command's own entry: cached once the command is stored (``_stored``)
-        cmd.cached = self._advance(cmd.game_id, cached, envs, remember=False)
-        cmd.from_tail = cmd.private = True
-        return True
-
-    def _advance(
-        self, game_id: str, cached: _Cached | None, envs: list[Envelope], remember: bool = True
-    ) -> _Cached:
-        """The game ``cached`` (None: from its first envelope) with ``envs`` folded in, as a new
-        entry (the cached objects are never changed), cached unless ``remember`` is false."""
+    def _advance(self, game_id: str, cached: _Cached | None, envs: list[Envelope]) -> _Cached:
+        """The game ``cached`` (None: from its first envelope) with ``envs`` folded in, cached as
+        a new entry (the cached objects are never changed)."""
         if cached is not None:
             state, clocks = fold_clocks(cached.state.copy(), cached.clocks.copy(), envs)
             created = cached.created_at
@@ -440,19 +398,13 @@ class Games:
             state, clocks = fold_clocks(None, None, envs)
             created = envs[0].ts
         memo = cached.memo if cached is not None else None
-        if not remember:
-            last = envs[-1]
-            return _Cached(state, last.seq, last.hash, last.ts, created, clocks, memo)
         return self._remember(game_id, state, envs[-1], created, clocks, memo)
 
     def _catch_up_command(self, cmd: _Command, command_id: str | None) -> None:
         """Catch the cached game up (one round trip); with ``command_id``, a retry of a command
         applied before raises ``_Replayed``."""
-        if cmd.private:  # (its state may be half decided on): from the cache's entry
-            cmd.cached, cmd.private = self._cached(cmd.game_id), False
         previous, cmd.cached = self._catch_up(cmd.game_id, cmd.cached, command_id)
         cmd.caught_up = True
-        cmd.from_tail = False
         if previous is not None:
             raise _Replayed(previous)
 
@@ -471,8 +423,6 @@ class Games:
         older version - unless this is a retry of a command applied: its first answer)."""
         cached = cmd.entry
         if cmd.expected_version is not None and cmd.expected_version != cached.version:
-            if cmd.from_tail:  # the host tail went past the store (it lost its newest events)?
-                raise self._again(cmd)
             conflict = ConcurrencyConflict(cmd.game_id, cmd.expected_version, cached.version)
             raise self._replayed_or(cmd, conflict)
 
@@ -495,10 +445,7 @@ class Games:
         state and clocks. Illegal on a cache not caught up: a retry of an applied command, or a
         stale cache - caught up and decided again."""
         cached = cmd.entry
-        if cmd.private:  # nobody else holds it: decided on as it is
-            state, clocks = cached.state, cached.clocks
-        else:
-            state, clocks = cached.state.copy(), cached.clocks.copy()
+        state, clocks = cached.state.copy(), cached.clocks.copy()
         try:
             record = engine.command_submitted(cmd.seat, cmd.command)
             engine.evolve(state, record)
@@ -558,16 +505,6 @@ class Games:
             except GuardRefused:
                 assert guard is not None
                 guard.check()  # raises the caller's answer, or the credential is good after all
-            except InvalidBatch:
-                if not cmd.from_tail:
-                    raise
-                # decided on envelopes from the host tail that the store does not hold (its
-                # head differs): forget them, read the store, decide again
-                cmd.from_tail = False
-                self.forget(cmd.game_id)
-                cmd.cached = None
-                self._catch_up_command(cmd, None)
-                raise _Again() from None
             except ConcurrencyConflict as exc:
                 cmd.conflicts += 1
                 if cmd.expected_version is not None or cmd.conflicts >= _MAX_ATTEMPTS:
@@ -593,11 +530,6 @@ class Games:
             raise _Replayed(result)
         cached = cmd.entry
         self._remember(cmd.game_id, state, envs[-1], cached.created_at, clocks, cached.memo)
-        if self.tail is not None:
-            try:
-                self.tail.put(cmd.game_id, envs[0].seq, [env.checked_json() for env in envs])
-            except Exception:  # noqa: BLE001 - the command is stored; others read the store
-                log.warning("host tail not written for game %s", cmd.game_id, exc_info=True)
         self._notify(Change(cmd.game_id, envs[-1].seq, state, clocks))
         return Submitted(result, envs)
 

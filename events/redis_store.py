@@ -58,7 +58,6 @@ from events.store import (
     check_views,
     validate_batch,
 )
-from events.tail import store_tail
 from events.text import text as as_text
 
 APPEND_LUA = """
@@ -366,7 +365,6 @@ class RedisStore:
         upcasters: UpcasterRegistry | None = None,
         replica_wait: ReplicaWait | None = None,
         archive_dir: str | None = None,
-        host_tail: str | None = None,
     ) -> None:
         if "{" in prefix or "}" in prefix:
             raise ValueError(f"prefix {prefix!r} must not contain braces (they mark hash tags)")
@@ -390,10 +388,6 @@ class RedisStore:
 
             archive_dir = environment.value("RFG_ARCHIVE_DIR")
         self.archive_dir = archive_dir or None
-        #: the games' newest envelopes shared by this host's processes (``events.tail``): the
-        #: argument (``on``, a path or ``off``), else ``$RFG_HOST_TAIL`` (unset: none); only on
-        #: a plain Redis (a fake server lives in one process; a cluster client has no one address)
-        self.tail = store_tail(client, prefix, host_tail)
         self._unpacked: OrderedDict[tuple[str, str], list[str]] = OrderedDict()
         self._lobby = f"{prefix}:lobby"
         #: from the argument, else from the URL ``events.connect`` made the client for
