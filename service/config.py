@@ -12,7 +12,7 @@
 | ``SSE_MAX_SECONDS`` | 300 (then the client reconnects) | ``RFG_SSE_MAX_SECONDS`` |
 | ``SSE_KEEPALIVE_SECONDS`` | 15 | |
 | ``API_REDIS_CONNECTIONS`` | 64: the most Redis connections one API process opens (requests beyond wait for one, up to ``RFG_REDIS_TIMEOUT``, then 503); event streams hold none while they wait | |
-| ``DECISIONS_POLL_SECONDS`` | 0.2 (how often a bot account's decisions stream looks at its games) | |
+| ``DECISIONS_POLL_SECONDS`` | 5 (how often a bot account's decisions stream looks at its games, a safety net: decisions are pushed by the append) | |
 | ``BOT_REGISTRATION`` | ``open``: anybody may register a bot account; ``admin``: only with the admin token | ``RFG_BOT_REGISTRATION`` |
 | ``DISPATCH_TURNS`` | off: the workers' sweep finds bot turns and timeouts; on: they are enqueued right after each command | ``RFG_DISPATCH=1`` |
 | ``RATE_LIMITS`` | on: every limit below applies (off: none does; benchmarks, tests) | ``RFG_RATE_LIMITS=0`` |
@@ -70,7 +70,7 @@ DEFAULTS: dict[str, Any] = {
     "REPLAY_MAX_BYTES": 32 * 1024 * 1024,
     "SSE_KEEPALIVE_SECONDS": 15.0,
     "API_REDIS_CONNECTIONS": 64,
-    "DECISIONS_POLL_SECONDS": 0.2,
+    "DECISIONS_POLL_SECONDS": 5.0,
     "OPENAPI_PATH": os.path.join(os.path.dirname(os.path.dirname(__file__)), "openapi.yaml"),
 }
 

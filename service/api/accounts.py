@@ -119,7 +119,7 @@ def decisions() -> Response:
         last_event_id=last,
         max_seconds=float(cfg["SSE_MAX_SECONDS"]),
         keepalive=float(cfg["SSE_KEEPALIVE_SECONDS"]),
-        poll=float(cfg.get("DECISIONS_POLL_SECONDS", 0.2)),
+        poll=float(cfg["DECISIONS_POLL_SECONDS"]),
         allowed=credential_check(),
         fanout=b.fanout,
     )
