@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 import redis
 
+from rfgcli.run import api_command
 from tests.conftest import purge_prefix, unavailable
 from tests.processes import Proc, free_port, kill_group, spawn, wait_listening
 
@@ -79,20 +80,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     procs: list[Proc] = []
     try:
         api = spawn(
-            [
-                sys.executable,
-                "-m",
-                "gunicorn",
-                "--bind",
-                f"127.0.0.1:{port}",
-                "--workers",
-                "1",
-                "--worker-class",
-                "gthread",
-                "--threads",
-                "16",
-                "rfgcli.wsgi:create_app()",
-            ],
+            api_command(f"127.0.0.1:{port}", workers=1),  # as rfg run serves it
             env,
             tmp / "api.log",
         )
