@@ -12,7 +12,10 @@ stream, 42 KB zlib'd whole, 14 KB without the hashes).
 
 Archive files (``RedisStore.archive``) hold the same blobs: a one-line JSON header
 (``{"format", "game_id", "version", "hash", "log", "views"}``, the last two the byte lengths of
-the blobs that follow), then the log blob, then the views blob.
+the blobs that follow), then the log blob, then the views blob. The summary view also stays in the
+game's views hash (the lobby lists it from there). A game that expires (``RFG_FINISHED_GAME_SECONDS``)
+loses its archive file with its keys (``RedisStore.expire_archives``, run by the workers' sweep);
+one kept for good keeps it.
 """
 
 from __future__ import annotations

@@ -7,16 +7,20 @@ script may touch them all (``<prefix>`` defaults to ``rfg``):
 * ``<prefix>:{g:<id>}:s`` stream; entry id ``<seq>-0``, one field ``e`` = envelope JSON
 * ``<prefix>:{g:<id>}:m`` hash: ``version``, ``hash`` (last envelope's), ``status``, ``created``
 * ``<prefix>:{g:<id>}:c`` hash: command id -> ``"<first_seq>:<last_seq>"`` (kept forever)
-* ``<prefix>:{g:<id>}:v`` hash: view name -> ``"<position>:<json>"``
-* ``<prefix>:lobby`` sorted set: game id scored by creation time (the one cross-game key; it is
+* ``<prefix>:{g:<id>}:v`` hash: view name -> ``"<position>:<json>"`` (once the game is
+  compacted, its ``summary`` only: what the lobby lists)
+* ``<prefix>:lobby`` sorted set: game id scored by creation time (a cross-game key; it is
   never written in the same script as a game's keys)
+* ``<prefix>:archives`` sorted set: archived games whose keys expire -> when (``expire_archives``;
+  cross-game, written by its own commands)
 * ``<prefix>:{g:<id>}:tokens`` hash: ``seat:<n>`` -> sha256 of the seat's token (``service.tokens``)
 
 Retention (``set_retention``, ``keep``): a game may carry in its meta hash ``expire_idle`` (seconds:
 every key of the game expires that long after its last append; a claim removes it) and
 ``expire_finished`` (seconds the game is kept once over; 0 or absent: for good). The append script
 applies them, so games finished by any process (API, workers) follow their policy; the lobby entry
-of an expired game is dropped by the readers of the lobby (``service.lobby``).
+of an expired game is dropped by the readers of the lobby (``service.lobby``), and its archive
+file, if it was archived, by the workers' sweep (``expire_archives``).
 
 An append is one EVALSHA of ``APPEND_LUA``. It performs every check before its first write, and
 the only write that could still fail on a well-typed keyspace (the first XADD, if the stream was
@@ -32,8 +36,10 @@ hold it, else ``ReplicaWaitTimeout`` (the caller retries with the same command i
 from __future__ import annotations
 
 import base64
+import logging
 import os
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -59,6 +65,8 @@ from events.store import (
     validate_batch,
 )
 from events.text import text as as_text
+
+_log = logging.getLogger(__name__)
 
 APPEND_LUA = """
 -- KEYS: stream, meta, commands, views, tokens [, guard: a hash of the game]
@@ -208,8 +216,24 @@ redis.call('HSET', KEYS[5], 'log', ARGV[2], 'views', ARGV[3])
 local ttl = redis.call('PTTL', KEYS[2])
 if ttl > 0 then redis.call('PEXPIRE', KEYS[5], ttl) end
 redis.call('HSET', KEYS[2], 'compacted', string.len(ARGV[2]))
+-- the summary view stays in the views hash (the lobby and GET /games/{id} read it there)
+local summary = redis.call('HGET', KEYS[4], 'summary')
 redis.call('DEL', KEYS[1], KEYS[3], KEYS[4])
+if summary then
+  redis.call('HSET', KEYS[4], 'summary', summary)
+  if ttl > 0 then redis.call('PEXPIRE', KEYS[4], ttl) end
+end
 return {'ok'}
+"""
+
+RESTORE_SUMMARY_LUA = """
+-- KEYS: meta, views   ARGV: the summary view as stored ("<position>:<json>")
+-- a game compacted before compaction kept its summary: put it back, with the game's TTL
+if not redis.call('HGET', KEYS[1], 'compacted') then return 0 end
+if redis.call('HSETNX', KEYS[2], 'summary', ARGV[1]) == 0 then return 0 end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl > 0 then redis.call('PEXPIRE', KEYS[2], ttl) end
+return 1
 """
 
 ARCHIVE_LUA = """
@@ -381,6 +405,7 @@ class RedisStore:
         self._keep = client.register_script(KEEP_LUA)
         self._compact = client.register_script(COMPACT_LUA)
         self._archive = client.register_script(ARCHIVE_LUA)
+        self._restore_summary = client.register_script(RESTORE_SUMMARY_LUA)
         #: where ``archive`` writes finished games (and reads them back): the argument, else
         #: ``$RFG_ARCHIVE_DIR``; every process serving the store needs the same directory
         if archive_dir is None:
@@ -390,6 +415,8 @@ class RedisStore:
         self.archive_dir = archive_dir or None
         self._unpacked: OrderedDict[tuple[str, str], list[str]] = OrderedDict()
         self._lobby = f"{prefix}:lobby"
+        #: archived games whose keys expire -> when (``expire_archives``)
+        self._archives = f"{prefix}:archives"
         #: from the argument, else from the URL ``events.connect`` made the client for
         self.replica_wait = replica_wait or getattr(client, "rfg_replica_wait", None)
 
@@ -659,8 +686,12 @@ class RedisStore:
 
     def delete_game(self, game_id: str) -> None:
         check_game_id(game_id)
+        if not self.archive_dir and self.client.hexists(self.keys(game_id)[1], "archived"):
+            self.client.zadd(self._archives, {game_id: 0})  # for expire_archives with a directory
         self.client.delete(*self.game_keys(game_id), self.compacted_key(game_id))
         self.client.zrem(self._lobby, game_id)
+        if self.archive_dir:  # (also a file left by an archive that crashed before its script)
+            self._remove_archive(game_id)
 
     # -- compaction (events/compaction.py) --------------------------------------------------
     def compacted_key(self, game_id: str) -> str:
@@ -670,7 +701,8 @@ class RedisStore:
     def compact(self, game_id: str, hook: Any = None) -> int | None:
         """Replace a finished game's stream, command records and views by one compacted blob
         each for the log and the views (``events.compaction``); returns the log blob's size, or
-        None if the game is not finished or already compacted.
+        None if the game is not finished or already compacted. The summary view stays in the
+        views hash too (with the game's TTL): the lobby lists it (``service.lobby``).
 
         Crash-safe: everything is read and the blobs checked to give back the stored log byte
         for byte before the one script that writes the blobs and deletes the originals, checking
@@ -704,10 +736,12 @@ class RedisStore:
     def archive(self, game_id: str, hook: Any = None) -> str | None:
         """Move a compacted game's blobs out of Redis into ``archive_dir`` (one file, written to
         a temporary name, fsynced, renamed, then the directory fsynced) and leave only its meta
-        hash (``archived`` = the file name) and lobby entry; returns the file's path, or None if
-        the game is not compacted or already archived. Crash-safe: the blobs leave Redis only
-        once the file is durable; a crash before that leaves at most a file that the next
-        ``archive`` writes again. ``hook(point)``: ``"written"`` (the crash tests)."""
+        hash (``archived`` = the file name), summary view and lobby entry; returns the file's
+        path, or None if the game is not compacted or already archived. Crash-safe: the blobs
+        leave Redis only once the file is durable; a crash before that leaves at most a file
+        that the next ``archive`` writes again. A game whose keys expire is recorded for
+        ``expire_archives`` before its file is written, so the file cannot outlive the keys
+        unnoticed. ``hook(point)``: ``"written"`` (the crash tests)."""
         if not self.archive_dir:
             raise StoreError("no archive directory: pass archive_dir or set RFG_ARCHIVE_DIR")
         check_game_id(game_id)
@@ -715,15 +749,18 @@ class RedisStore:
         pipe = self.client.pipeline(transaction=False)
         pipe.hmget(meta, ["version", "hash", "compacted", "archived"])
         pipe.hmget(zkey, ["log", "views"])
-        (version, head, compacted, archived), (log, views) = pipe.execute()
+        pipe.pttl(meta)
+        (version, head, compacted, archived), (log, views), ttl = pipe.execute()
         if version is None:
             raise GameNotFound(game_id)
         if compacted is None or archived is not None or log is None or views is None:
             return None
         log_b, views_b = base64.b85decode(log), base64.b85decode(views)
         compaction.unpack(game_id, log_b, as_text(head))  # what goes to disk gives the log back
-        name = f"{self.prefix}/{game_id}.rfgz"
+        name = self._archive_name(game_id)
         path = os.path.join(self.archive_dir, name)
+        if int(ttl) > 0:  # the game expires: remembered before its file exists (expire_archives)
+            self.client.zadd(self._archives, {game_id: time.time() + int(ttl) / 1000})
         os.makedirs(os.path.dirname(path), exist_ok=True)
         tmp = f"{path}.{os.getpid()}.tmp"
         with open(tmp, "wb") as f:
@@ -739,7 +776,76 @@ class RedisStore:
         if hook is not None:
             hook("written")
         reply = self._archive(keys=[meta, zkey], args=[int(version), name])
-        return path if as_text(reply[0]) in ("ok", "done") else None
+        if as_text(reply[0]) in ("ok", "done"):
+            return path
+        if not self._exists(game_id):  # it expired (or was deleted) while the file was written
+            self._remove_archive(game_id)
+        return None
+
+    def _archive_name(self, game_id: str) -> str:
+        """The archive file of a game, relative to ``archive_dir``."""
+        return f"{self.prefix}/{game_id}.rfgz"
+
+    def _remove_archive(self, game_id: str) -> bool:
+        """Delete a game's archive file (if any) and forget it in ``<prefix>:archives``; False
+        if the file could not be deleted (it stays remembered, tried again a minute later)."""
+        assert self.archive_dir
+        try:
+            os.unlink(os.path.join(self.archive_dir, self._archive_name(game_id)))
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            _log.warning("the archive of expired game %s could not be deleted: %s", game_id, exc)
+            self.client.zadd(self._archives, {game_id: time.time() + 60})
+            return False
+        self.client.zrem(self._archives, game_id)
+        return True
+
+    def expire_archives(self, limit: int = 200) -> int:
+        """Delete the archive files of games whose keys expired (``RFG_FINISHED_GAME_SECONDS``):
+        Redis expires the keys silently, so ``archive`` remembers every game whose keys carry a
+        TTL in the sorted set ``<prefix>:archives`` (game id -> when its keys expire) before it
+        writes the file, and this pass (the workers' sweep) looks at up to ``limit`` games that
+        are due: keys gone, the file is deleted; keys still there (a TTL renewed), looked at
+        again when they expire; no TTL any more, forgotten. Games kept for good are never in
+        the set. Returns how many games it forgot; 0 without an archive directory."""
+        if not self.archive_dir:
+            return 0
+        now = time.time()
+        due = [
+            as_text(g)
+            for g in self.client.zrangebyscore(self._archives, "-inf", now, start=0, num=limit)
+        ]
+        if not due:
+            return 0
+        pipe = self.client.pipeline(transaction=False)
+        for gid in due:
+            pipe.pttl(self.keys(gid)[1])
+        done = 0
+        later: dict[str, float] = {}
+        for gid, ttl in zip(due, pipe.execute(), strict=True):
+            if int(ttl) == -2:  # the keys are gone
+                done += self._remove_archive(gid)
+            elif int(ttl) == -1:  # kept for good now
+                self.client.zrem(self._archives, gid)
+                done += 1
+            else:
+                later[gid] = now + int(ttl) / 1000
+        if later:
+            self.client.zadd(self._archives, later, xx=True)
+        return done
+
+    def restore_summary(self, game_id: str) -> str | None:
+        """The stored summary view (``"<position>:<json>"``) of a game compacted by a version
+        that did not keep it in the views hash, read from its blob or archive and put back there
+        (with the game's TTL) for the lobby; None if the game is not compacted."""
+        views = self._compacted_views(game_id)
+        if views is None or "summary" not in views:
+            return None
+        raw = views["summary"]
+        _stream, meta, _cmds, vkey = self.keys(game_id)
+        self._restore_summary(keys=[meta, vkey], args=[raw])
+        return raw
 
     def _compacted_blobs(self, game_id: str) -> tuple[bytes, bytes, str] | None:
         """(log blob, views blob, head hash) of a compacted or archived game, else None."""
@@ -887,11 +993,13 @@ class RedisStore:
     def get_views(self, game_id: str, names: Sequence[str]) -> list[tuple[int, str] | None]:
         check_game_id(game_id)
         raws = self.client.hmget(self.keys(game_id)[3], list(names)) if names else []
-        if names and all(raw is None for raw in raws):
+        if any(raw is None for raw in raws):  # (a compacted game keeps only its summary here)
             views = self._compacted_views(game_id)
             if views is not None:
-                raws = [views.get(n) for n in names]
-            elif not self._exists(game_id):
+                raws = [
+                    views.get(n) if raw is None else raw for n, raw in zip(names, raws, strict=True)
+                ]
+            elif all(raw is None for raw in raws) and not self._exists(game_id):
                 raise GameNotFound(game_id)
         return _stored_views(raws)
 
@@ -906,10 +1014,12 @@ class RedisStore:
         raw_version, raws = pipe.execute()
         if raw_version is None:
             raise GameNotFound(game_id)
-        if names and all(raw is None for raw in raws):
+        if any(raw is None for raw in raws):  # (a compacted game keeps only its summary here)
             views = self._compacted_views(game_id)
             if views is not None:
-                raws = [views.get(n) for n in names]
+                raws = [
+                    views.get(n) if raw is None else raw for n, raw in zip(names, raws, strict=True)
+                ]
         return int(raw_version), _stored_views(raws)
 
     def list_games(self, status: str | None = None, limit: int = 100) -> list[GameEntry]:

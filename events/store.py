@@ -189,7 +189,8 @@ class EventStore(Protocol):
         ...
 
     def delete_game(self, game_id: str) -> None:
-        """Remove every key of the game and its lobby entry (admin and test clean-up)."""
+        """Remove every key of the game, its lobby entry and its archive file, if archived (admin
+        and test clean-up)."""
         ...
 
 

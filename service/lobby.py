@@ -6,18 +6,22 @@ seats and player count to filter on. Pages go newest first; the cursor is the (s
 last game returned, so games created while a client pages do not shift or repeat entries.
 Filtering by status or player count scans at most ``SCAN_LIMIT`` index entries per request and
 then hands back a cursor to continue from. Games that expired (``RedisStore.set_retention``)
-are dropped from the index when a listing meets them.
+are dropped from the index when a listing meets them. A finished game keeps its summary in the
+views hash when it is compacted or archived (``RedisStore.compact``), so a player's history
+(``status=finished``) lists it as before; one compacted by an older version gets it back from
+its blob the first time a listing meets it.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from events import RedisStore
+from events import RedisStore, StoreError
 from events.text import text
 from service.errors import Problem
 from service.tokens import SeatTokens
@@ -25,6 +29,8 @@ from service.tokens import SeatTokens
 BATCH = 100
 CURSOR_RE = re.compile(r"^([0-9]{1,12}(?:\.[0-9]{1,9})?)_([A-Za-z0-9_.:-]{1,128})$")
 SCAN_LIMIT = 2000
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -78,11 +84,13 @@ def list_games(
             entries = [e for e in entries if e[1] < after[0] or e[0] < after[1]]
         ids = [gid for gid, _ in entries]
         summaries = _summaries(store, ids)
-        _prune(
-            store,
-            lobby,
-            [gid for gid, summary in zip(ids, summaries, strict=True) if summary is None],
-        )
+        missing = [gid for gid, summary in zip(ids, summaries, strict=True) if summary is None]
+        if missing:
+            found = _unlisted(store, lobby, missing)
+            summaries = [
+                found.get(gid) if summary is None else summary
+                for gid, summary in zip(ids, summaries, strict=True)
+            ]
         for (gid, score), summary, seats in zip(
             entries, summaries, tokens.claimed_seats(ids), strict=True
         ):
@@ -112,17 +120,33 @@ def _exists_after(client: Any, lobby: str, low: float | str, last: tuple[float, 
     return any(text(m) < gid for m in client.zrangebyscore(lobby, score, score))
 
 
-def _prune(store: RedisStore, lobby: str, game_ids: list[str]) -> None:
-    """Drop from the lobby the games that expired (their meta hash is gone; a game being created
-    has it before its views)."""
-    if not game_ids:
-        return
+def _unlisted(store: RedisStore, lobby: str, game_ids: list[str]) -> dict[str, dict[str, Any]]:
+    """The games of the lobby without a summary in their views hash: those that expired (their
+    meta hash is gone; a game being created has it before its views) are dropped from the lobby;
+    those compacted by a version that did not keep the summary get it back from their compacted
+    blob or archive (``RedisStore.restore_summary``: once, later pages read it from Redis).
+    Returns the summaries found that way."""
     pipe = store.client.pipeline(transaction=False)
     for gid in game_ids:
         pipe.exists(store.keys(gid)[1])
-    gone = [gid for gid, exists in zip(game_ids, pipe.execute(), strict=True) if not exists]
+        pipe.hget(store.keys(gid)[1], "compacted")
+    replies = pipe.execute()
+    gone: list[str] = []
+    found: dict[str, dict[str, Any]] = {}
+    for gid, exists, compacted in zip(game_ids, replies[::2], replies[1::2], strict=True):
+        if not exists:
+            gone.append(gid)
+        elif compacted is not None:
+            try:
+                raw = store.restore_summary(gid)
+            except (StoreError, OSError) as exc:  # an archive this process cannot read
+                log.warning("lobby: the summary of compacted game %s is unreadable: %s", gid, exc)
+                continue
+            if raw is not None:
+                found[gid] = json.loads(raw.partition(":")[2])
     if gone:
         store.client.zrem(lobby, *gone)
+    return found
 
 
 def _summaries(store: RedisStore, game_ids: list[str]) -> list[dict[str, Any] | None]:

@@ -3,6 +3,11 @@
 Two kinds of metric, because gunicorn serves the API from several worker processes and the bots
 are played by other processes still (``rfg worker``):
 
+Every label takes values from a fixed set, so no request can add a series: an HTTP method other
+than those of ``METHODS`` is ``other``, a path no route matches is the one route ``unmatched``
+(a route is the URL rule, ``/games/<gid:game_id>``, never the path), a status code outside
+``http.HTTPStatus`` is ``other``.
+
 * **measured in the API processes** - ``rfg_http_requests_total``, ``rfg_commands_total``,
   ``rfg_store_append_seconds``, ``rfg_sse_clients``. Under gunicorn they use prometheus-client's
   *multiprocess mode*: when ``PROMETHEUS_MULTIPROC_DIR`` is set (``rfg run`` / ``make run`` set it
@@ -23,6 +28,7 @@ import os
 import time
 from collections import Counter as Tally
 from collections.abc import Iterator
+from http import HTTPStatus
 from typing import Any
 
 from flask import Flask, Request, Response, current_app, request
@@ -44,6 +50,10 @@ from events.games import Games
 from events.text import text
 
 GAMES_CACHE_SECONDS = 30.0
+#: the ``method`` label's values besides ``other`` (any method a client invents)
+METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+#: the ``status`` label's values besides ``other`` (the registered HTTP status codes)
+STATUSES = frozenset(s.value for s in HTTPStatus)
 GAMES_SCAN_LIMIT = 200_000
 _CHUNK = 1000
 
@@ -162,10 +172,12 @@ _COMMAND_CHILDREN: dict[str, Any] = {}
 
 
 def _requests_child(method: str, route: str, status: int) -> Any:
+    """Every label bounded by the caller: ``method`` one of ``METHODS`` or ``other``, ``route``
+    one of the app's URL rules or ``unmatched``, ``status`` one of ``STATUSES`` or 0 (``other``)."""
     key = (method, route, status)
     child = _REQUEST_CHILDREN.get(key)
     if child is None:
-        child = _REQUEST_CHILDREN[key] = REQUESTS.labels(method, route, str(status))
+        child = _REQUEST_CHILDREN[key] = REQUESTS.labels(method, route, str(status or "other"))
     return child
 
 
@@ -182,7 +194,9 @@ def _after(resp: Response) -> Response:
     url_rule = req.url_rule
     status = resp.status_code
     _requests_child(
-        req.method, url_rule.rule if url_rule is not None else "unmatched", status
+        req.method if req.method in METHODS else "other",
+        url_rule.rule if url_rule is not None else "unmatched",
+        status if status in STATUSES else 0,
     ).inc()
     if url_rule is not None and url_rule.endpoint == "commands.submit":
         _commands_child(_command_result(status, "Idempotent-Replayed" in resp.headers)).inc()

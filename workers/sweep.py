@@ -8,7 +8,10 @@ elects it per interval) runs ``Sweeper.tick``:
 1. games created recently (the lobby's last ``reconcile_window`` seconds; the whole lobby at
    start and every ``reconcile_interval``) that are active but not on the agenda are added;
 2. every agenda game whose stream version differs from the version last dispatched, or whose
-   due time has come, is loaded and re-dispatched with ``rescue=True`` (stale jobs replaced).
+   due time has come, is loaded and re-dispatched with ``rescue=True`` (stale jobs replaced);
+3. finished games are compacted (and archived, with ``RFG_ARCHIVE_DIR``) ``compact_after``
+   seconds after they ended, and the archive files of games whose keys expired since are
+   deleted (``RedisStore.expire_archives``: Redis expires keys silently, the sweep notices).
 
 Everything it does is idempotent, so two sweeps at once would only waste work. A game a job is
 playing on (``workers.turns``: its keeper lease is live) is skipped; once the lease expires (the
@@ -96,6 +99,8 @@ class Sweeper:
             enqueued += jobs
         if s.compact_after >= 0:
             self.compact(now - s.compact_after)
+        # finished games whose keys Redis expired (RFG_FINISHED_GAME_SECONDS): their archives go
+        self.rt.store.expire_archives()
         return enqueued
 
     def compact(self, finished_before: float, limit: int = 20) -> int:
