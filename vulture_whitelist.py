@@ -67,6 +67,3 @@ v0  # tests/service/test_commands.py
 
 # called by werkzeug/io: request.get_data() reads the body stream with readall()
 _.readall  # service/http.py _Body
-# read by the limits library: a storage class registers itself for the URL schemes it names
-_.STORAGE_SCHEME  # service/limits.py
-HitWindowRedisClusterStorage  # service/limits.py (limits finds it by its scheme)

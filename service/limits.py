@@ -1,9 +1,9 @@
-"""Limits against abuse, kept on the event store's Redis (or in memory for a ``memory://`` store).
+"""Limits against abuse, kept on the event store's Redis (its fakeredis for a ``memory://`` store).
 
-* **Rates** (Flask-Limiter, sliding-window counters): every request of one client address
+* **Rates** (sliding-window counters): every request of one client address
   (``LIMIT_PER_ADDRESS``; ``/healthz`` and ``/readyz`` excepted), and per endpoint: game creation,
-  bot registration, seat claims and token rotations (per address), commands and stream opens (per
-  token, per address without one), replay uploads (per address). Counters live under
+  bot registration, seat claims and token rotations (per address), commands, stream opens and
+  samples (per token, per address without one), replay uploads (per address). Counters live under
   ``<prefix>:limits:`` on the app's Redis.
 * **Bad tokens**: a request that carried a token and got 401 or 403 counts against
   ``LIMIT_BAD_TOKENS`` of its address; past it every request with a token gets 429 until the
@@ -16,39 +16,57 @@
 
 A limit that is hit answers 429 problem+json with ``Retry-After`` (seconds); responses carry the
 tightest limit that applied as ``RateLimit-Policy: "<name>";q=<quota>;w=<window s>`` and
-``RateLimit: "<name>";r=<remaining>;t=<seconds to reset>`` (IETF draft RateLimit header fields).
+``RateLimit: "<name>";r=<remaining>;t=<seconds to reset>`` (IETF draft RateLimit header fields):
+the route's limit when it has one, else the per-address one; of a limit of several rates
+(``"20 per minute;200 per hour"``) the one that refused, else the one of the shortest window.
 The admin token is exempt. ``RATE_LIMITS=False`` (``RFG_RATE_LIMITS=0``) turns all of it off.
-Each limit costs a request one Redis round trip: the hit answers the window the headers report
-(``HitWindowRedisStorage``: limits' Redis storage otherwise).
 The client address is the peer's, or with ``PROXY_HOPS=N`` the one N trusted proxies forwarded.
+
+This module owns the rate limiting whole: which limits apply to a request, their counters' keys,
+the script that counts them (``SLIDING_WINDOW_LUA``), the 429 answers and the headers. Of the
+``limits`` library it uses the parser of limit strings only (``parse_many``, ``RateLimitItem``).
+The counting is limits' sliding-window counter, as its Redis storage does it: per counter a current
+window (expiring after two windows) and the previous one (``<key>/-1``), the current shifted to
+the previous once less than a window of it is left, a hit accepted while
+``floor(previous * its ttl / window) + current`` leaves room, and remaining / reset read as its
+``get_window_stats`` reads them.
+
+**Cost: one Redis round trip a request** (none for the admin, nor for a health check or an
+unknown URL without a token; see below for a cluster). Before the view, one ``EVALSHA`` takes every limit that
+applies - the per-address one, the bad-token window when the request carries a token, the
+route's - and checks them in that order, hitting each rate and stopping at the first that
+refuses: a refused request consumes what it did under Flask-Limiter (the per-address limit when
+the bad-token lockout or the route's limit refuses it; of a limit of several rates, the shorter
+windows before the one that refused). The script answers each window it checked, so the
+``RateLimit`` headers need no read. A request answered 401 or 403 that carried a token makes a
+second, after the answer: its bad-token count. Counters are hash-tagged by whose they are
+(``<prefix>:limits:{address:<a>}:<name>:<quota>/<n>/<unit>``, ``{token:<sha256 prefix>}``), so
+on Redis Cluster, where a script's keys must share a slot, a request makes one call per owner:
+one, except a per-token route with its token (commands, stream opens, samples: two, its
+address's limits, then, if they let it through, its token's; unavoidable, the two counters are
+independent and live where their owners hash).
 """
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import hmac
 import math
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import redis
-from flask import Flask, Response, current_app, g, has_app_context, request
-from flask_limiter import Limiter, RequestLimit
-from flask_limiter.errors import RateLimitExceeded
+from flask import Flask, Response, current_app, g, request
 from limits import RateLimitItem, parse_many
-from limits.storage import RedisClusterStorage, RedisStorage
-from limits.strategies import SlidingWindowCounterRateLimiter
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from events import is_cluster_url
 from events.text import text
-from service.errors import Problem, problem_response
+from service.errors import Problem
 
-#: endpoints outside every limit (monitoring)
+#: endpoints outside the per-address limit (monitoring)
 EXEMPT = frozenset({"health.healthz", "health.readyz"})
 #: endpoint -> (config key, limit name, whose: "address" or "token")
 ROUTE_LIMITS: dict[str, tuple[str, str, str]] = {
@@ -63,8 +81,10 @@ ROUTE_LIMITS: dict[str, tuple[str, str, str]] = {
     "accounts.decisions": ("LIMIT_STREAM_OPENS", "streams", "token"),
     "samples.samples": ("LIMIT_SAMPLES", "samples", "token"),
 }
-#: the name the general limit goes by in RateLimit headers (Flask-Limiter's scope "global")
+#: the name the general limit goes by in RateLimit headers and problems
 GENERAL = "per-address"
+#: the name of the refused-token window
+BAD_TOKENS = "bad-tokens"
 
 ACQUIRE_STREAM_LUA = """
 -- KEYS: open streams of the token, of the address   ARGV: now, until, member, cap 1, cap 2
@@ -79,106 +99,193 @@ end
 return 0
 """
 
-
-#: limits' ``acquire_sliding_window.lua`` (the same keys, counts and expiries), answering also the
-#: window as its ``sliding_window.lua`` reads it right after the hit: {acquired (1/0), previous
-#: count, previous ttl ms, current count, current ttl ms} ({0} alone if ``amount > limit``)
-ACQUIRE_SLIDING_WINDOW_LUA = """
-local limit = tonumber(ARGV[1])
-local expiry = tonumber(ARGV[2]) * 1000
-local amount = tonumber(ARGV[3])
-if amount > limit then return {0} end
-local current_ttl = tonumber(redis.call('pttl', KEYS[2]))
-if current_ttl > 0 and current_ttl < expiry then
-    redis.call('rename', KEYS[2], KEYS[1])
-    redis.call('set', KEYS[2], 0, 'PX', current_ttl + expiry)
+#: Sliding-window counters checked in order, in one call. KEYS: per counter its previous window's
+#: key, its current one's. ARGV[1]: '1' to stop at the first counter that refuses ('0': go on);
+#: then per counter: 'h' (hit: count 1 if there is room) or 't' (test: is there room? counting
+#: nothing), its quota, its window in seconds. Answers {the first counter that refused (1-based,
+#: 0: none), then per counter checked: previous count, previous ttl ms, current count, current
+#: ttl ms} - the window after the hit, as limits' ``sliding_window.lua`` reads it. Per counter it
+#: is limits' ``acquire_sliding_window.lua`` (a hit) or ``sliding_window.lua`` and its strategy's
+#: ``test`` (a test): the same keys, counts, expiries and shifts.
+SLIDING_WINDOW_LUA = """
+local stop = ARGV[1] == '1'
+local out = {0}
+for i = 1, #KEYS / 2 do
+  local previous, current = KEYS[2 * i - 1], KEYS[2 * i]
+  local op, quota = ARGV[3 * i - 1], tonumber(ARGV[3 * i])
+  local window = tonumber(ARGV[3 * i + 1])
+  local expiry = window * 1000
+  local current_ttl = tonumber(redis.call('pttl', current))
+  if current_ttl > 0 and current_ttl < expiry then
+    -- less than a window left of the current one: it becomes the previous one
+    redis.call('rename', current, previous)
+    redis.call('set', current, 0, 'PX', current_ttl + expiry)
+  end
+  local previous_count = tonumber(redis.call('get', previous)) or 0
+  local previous_ttl = tonumber(redis.call('pttl', previous))
+  local current_count = tonumber(redis.call('get', current)) or 0
+  current_ttl = tonumber(redis.call('pttl', current))
+  local weight_ttl = math.max(previous_ttl, 0)
+  local room
+  if op == 'h' then
+    room = math.floor(previous_count * weight_ttl / expiry) + current_count + 1 <= quota
+    if room then
+      if current_ttl == -2 then
+        redis.call('set', current, 1, 'PX', expiry * 2)
+        current_count, current_ttl = 1, expiry * 2
+      else
+        current_count = redis.call('incrby', current, 1)  -- (its expiry unchanged)
+      end
+    end
+  else
+    room = previous_count * (weight_ttl / 1000) / window + current_count < quota
+  end
+  local n = #out
+  out[n + 1], out[n + 2], out[n + 3], out[n + 4] =
+    previous_count, previous_ttl, current_count, current_ttl
+  if not room then
+    if out[1] == 0 then out[1] = i end
+    if stop then break end
+  end
 end
-local previous_count = tonumber(redis.call('get', KEYS[1])) or 0
-local previous_ttl = tonumber(redis.call('pttl', KEYS[1])) or 0
-local current_count = tonumber(redis.call('get', KEYS[2])) or 0
-current_ttl = tonumber(redis.call('pttl', KEYS[2])) or 0
-local weight_ttl = previous_ttl
-if weight_ttl <= 0 then weight_ttl = 0 end
-local weighted_count = math.floor(previous_count * weight_ttl / expiry) + current_count
-if (weighted_count + amount) > limit then
-    return {0, previous_count, previous_ttl, current_count, current_ttl}
-end
-if redis.call('exists', KEYS[2]) == 1 then
-    current_count = redis.call('incrby', KEYS[2], amount)  -- (its expiry unchanged)
-else
-    redis.call('set', KEYS[2], amount, 'PX', expiry * 2)
-    current_count, current_ttl = amount, expiry * 2
-end
-return {1, previous_count, previous_ttl, current_count, current_ttl}
+return out
 """
-#: where a request keeps the windows its hits saw: {limit key: (time.time() then, window)}
-_WINDOWS = "rfg_limit_windows"
+
 #: where a request keeps its (bearer token, is admin)
 _AUTH = "rfg_limit_auth"
+#: where a request keeps the rate its RateLimit headers report (a ``Seen``)
+_SEEN = "rfg_limit_seen"
+
+#: a counter's window: (previous count, its ttl s, current count, its ttl s)
+Window = tuple[int, float, int, float]
 
 
-class _HitWindows:
-    """A sliding-window counter storage whose hit also answers the window it leaves, kept for
-    the rest of the request: the ``RateLimit`` header's remaining and reset then need no read of
-    their own (limits' ``get_window_stats`` after a hit). One round trip per limit and request.
+@dataclass(frozen=True)
+class Rate:
+    """One rate of a limit (``"20 per minute"`` of ``"20 per minute;200 per hour"``)."""
 
-    The window is read once (the next read of that key goes to the store again), only in the
-    request that hit it, with its TTLs aged by the time since the hit - what limits'
-    ``sliding_window.lua`` would have answered then (the current window shifted to the previous
-    one if it ended meanwhile)."""
-
-    STORAGE_SCHEME: list[str] = []
-    lua_acquire_with_window: Any
-
-    def __init__(self, uri: str, **options: Any) -> None:
-        super().__init__(uri.removeprefix("rfg+"), **options)  # type: ignore[call-arg]
-
-    def initialize_storage(self, uri: str) -> None:
-        super().initialize_storage(uri)  # type: ignore[misc]
-        conn = self.get_connection()  # type: ignore[attr-defined]
-        self.lua_acquire_with_window = conn.register_script(ACQUIRE_SLIDING_WINDOW_LUA)
-
-    def acquire_sliding_window_entry(
-        self, key: str, limit: int, expiry: int, amount: int = 1
-    ) -> bool:
-        keys = [self._previous_window_key(key), self._current_window_key(key)]  # type: ignore[attr-defined]
-        got = self.lua_acquire_with_window(
-            [self.prefixed_key(k) for k in keys],  # type: ignore[attr-defined]
-            [limit, expiry, amount],
-        )
-        if len(got) == 5 and has_app_context():
-            window = (int(got[1]), max(0, got[2]) / 1000, int(got[3]), max(0, got[4]) / 1000)
-            g.setdefault(_WINDOWS, {})[key] = (time.time(), window)
-        return bool(got[0])
-
-    def get_sliding_window(self, key: str, expiry: int) -> tuple[int, float, int, float]:
-        seen = g.get(_WINDOWS) if has_app_context() else None
-        hit = seen.pop(key, None) if seen else None
-        if hit is None:
-            return super().get_sliding_window(key, expiry)  # type: ignore[misc]
-        then, (previous, previous_ttl, current, current_ttl) = hit
-        aged = max(0.0, time.time() - then)
-        previous_ttl, current_ttl = previous_ttl - aged, current_ttl - aged
-        if previous_ttl <= 0:  # the previous window's key expired
-            previous, previous_ttl = 0, 0.0
-        if current_ttl <= 0:
-            current, current_ttl = 0, 0.0
-        elif current_ttl < expiry:  # the current window ended: a read shifts it to the previous
-            previous, previous_ttl = current, current_ttl
-            current, current_ttl = 0, current_ttl + expiry
-        return previous, previous_ttl, current, current_ttl
+    name: str  # the limit's, as the headers and problems give it
+    item: RateLimitItem
+    whose: str  # "address", or "token" (per address without one)
+    tail: str  # its counter's key after the owner: ":<name>:<quota>/<multiples>/<unit>"
 
 
-class HitWindowRedisStorage(_HitWindows, RedisStorage):
-    """``rfg+redis://``: limits' Redis storage, its hits answering their window."""
+def rates(name: str, spec: str, whose: str = "address", ordered: bool = True) -> tuple[Rate, ...]:
+    """The rates of a limit string, by window (shortest first, as they are checked) or as given."""
+    items = parse_many(spec)
+    if ordered:
+        items = sorted(items, key=lambda i: i.GRANULARITY.seconds)  # (a stable sort)
+    return tuple(
+        Rate(name, i, whose, f":{name}:{i.amount}/{i.multiples}/{i.GRANULARITY.name}")
+        for i in items
+    )
 
-    STORAGE_SCHEME = ["rfg+redis"]
+
+def stats(item: RateLimitItem, window: Window) -> tuple[float, int]:
+    """(when the window next frees a place, places remaining): limits' ``get_window_stats``."""
+    previous, previous_ttl, current, current_ttl = window
+    expiry = item.get_expiry()
+    remaining = max(0, item.amount - math.floor(previous * previous_ttl / expiry + current))
+    now = time.time()
+    if not (previous or current):
+        return now, remaining
+    previous_reset = previous_ttl % (expiry / previous) if previous else math.inf
+    current_reset = current_ttl % expiry if current else math.inf
+    return now + min(previous_reset, current_reset), remaining
 
 
-class HitWindowRedisClusterStorage(_HitWindows, RedisClusterStorage):
-    """``rfg+redis+cluster://``: limits' Redis Cluster storage, its hits answering their window."""
+def aged(window: Window, expiry: int, seconds: float) -> Window:
+    """``window`` as a read ``seconds`` later would see it (the current window shifted to the
+    previous one if less than a window of it is left then)."""
+    previous, previous_ttl, current, current_ttl = window
+    previous_ttl, current_ttl = previous_ttl - seconds, current_ttl - seconds
+    if previous_ttl <= 0:  # the previous window's key expired
+        previous, previous_ttl = 0, 0.0
+    if current_ttl <= 0:
+        current, current_ttl = 0, 0.0
+    elif current_ttl < expiry:
+        previous, previous_ttl = current, current_ttl
+        current, current_ttl = 0, current_ttl + expiry
+    return previous, previous_ttl, current, current_ttl
 
-    STORAGE_SCHEME = ["rfg+redis+cluster"]
+
+@dataclass
+class Seen:
+    """A rate a request checked, the window the check answered and when (``time.time()``)."""
+
+    rate: Rate
+    window: Window
+    then: float
+    _stats: tuple[float, int] | None = None
+
+    def stats(self) -> tuple[float, int]:
+        """(reset time, remaining) read once (the 429 and the headers give the same)."""
+        if self._stats is None:
+            expiry = self.rate.item.get_expiry()
+            now = aged(self.window, expiry, max(0.0, time.time() - self.then))
+            self._stats = stats(self.rate.item, now)
+        return self._stats
+
+    def reset_at(self) -> int:
+        """The whole second after the reset (what the headers count down to)."""
+        return int(self.stats()[0] + 1)
+
+
+#: one counter to check: (its rate, whose it is ("address:<a>" / "token:<digest>"), 'h' or 't')
+Check = tuple[Rate, str, str]
+
+
+class Counters:
+    """The sliding-window counters on a store's Redis: ``run`` checks any number of them in one
+    script call (on a cluster: one per owner, the keys of each sharing its hash tag)."""
+
+    def __init__(self, client: Any, prefix: str) -> None:
+        self.prefix = f"{prefix}:limits"
+        self.cluster = isinstance(client, redis.RedisCluster)
+        self.script = client.register_script(SLIDING_WINDOW_LUA)
+
+    def key(self, owner: str, rate: Rate) -> str:
+        return f"{self.prefix}:{{{owner}}}{rate.tail}"
+
+    def run(self, checks: Sequence[Check], stop: bool = True) -> tuple[list[Seen], int | None]:
+        """Check the counters in order (hits count, tests do not), stopping at the first that
+        refuses when ``stop``: (what each checked answered, the index of the first refused)."""
+        if not checks:
+            return [], None
+        groups: list[Sequence[Check]] = [checks]
+        if self.cluster:  # one call per owner (per slot), in the same order
+            runs: list[list[Check]] = []
+            for check in checks:
+                if runs and runs[-1][-1][1] == check[1]:
+                    runs[-1].append(check)
+                else:
+                    runs.append([check])
+            groups = list(runs)
+        seen: list[Seen] = []
+        refused: int | None = None
+        for group in groups:
+            keys: list[str] = []
+            args: list[Any] = ["1" if stop else "0"]
+            for rate, owner, op in group:
+                key = self.key(owner, rate)
+                keys += (key + "/-1", key)
+                args += (op, rate.item.amount, rate.item.get_expiry())
+            got = self.script(keys, args)
+            then, start = time.time(), len(seen)
+            for j in range(1, len(got), 4):
+                previous, previous_ttl, current, current_ttl = got[j : j + 4]
+                window = (
+                    int(previous),
+                    max(0, previous_ttl) / 1000,
+                    int(current),
+                    max(0, current_ttl) / 1000,
+                )
+                seen.append(Seen(group[(j - 1) // 4][0], window, then))
+            if got[0] and refused is None:
+                refused = start + int(got[0]) - 1
+                if stop:
+                    break
+        return seen, refused
 
 
 def client_address() -> str:
@@ -187,7 +294,7 @@ def client_address() -> str:
 
 def _auth() -> tuple[str | None, bool]:
     """(the request's bearer token, whether it is the admin token), worked out once a request
-    (every limit asks: the request filter, the bad-token check and count, the key)."""
+    (the check, the bad-token count and the keys ask)."""
     ctx_g = g._get_current_object()
     got: tuple[str | None, bool] | None = ctx_g.get(_AUTH)
     if got is None:
@@ -224,38 +331,116 @@ def _retry_after(reset_at: float) -> int:
     return max(1, math.ceil(reset_at - time.time()))
 
 
+def _automatic_options() -> bool:
+    """An OPTIONS request Flask answers itself, never calling the view."""
+    rule = request.url_rule
+    return request.method == "OPTIONS" and bool(getattr(rule, "provide_automatic_options", False))
+
+
+def _too_many(refusal: Seen) -> Problem:
+    """The 429 of a rate that refused a request (the per-address limit or the route's)."""
+    item, name = refusal.rate.item, refusal.rate.name
+    wait = _retry_after(refusal.reset_at())
+    whose = (
+        "this token"
+        if client_key().startswith("token:") and name in ("commands", "streams")
+        else f"address {client_address()}"
+    )
+    return Problem(
+        "rate-limited",
+        f"too many requests: {whose} may make {item.amount} per {_window(item)} "
+        f"({name}); retry after {wait} s",
+        headers={"Retry-After": str(wait)},
+        limit=name,
+        retry_after=wait,
+    )
+
+
+def _locked_out(refusal: Seen) -> Problem:
+    """The 429 of a request with a token from an address past its refused tokens' limit."""
+    addr, item = client_address(), refusal.rate.item
+    wait = _retry_after(refusal.stats()[0])
+    return Problem(
+        "rate-limited",
+        f"too many requests from {addr} carried a token that was refused "
+        f"(the limit is {item.amount} per {_window(item)}); check the token "
+        f"(POST /games/{{game_id}}/seats/{{seat}}/claim or POST /bots/accounts "
+        f"issue one) and retry after {wait} s",
+        headers={"Retry-After": str(wait)},
+        limit=BAD_TOKENS,
+        retry_after=wait,
+    )
+
+
 @dataclass
 class Limits:
-    limiter: Limiter
     client: Any  # the store's Redis client (stream slots, open-game quota)
     prefix: str
-    bad_tokens: list[RateLimitItem]
-    strategy: SlidingWindowCounterRateLimiter
+    counters: Counters
+    general: tuple[Rate, ...]  # every request of an address (shortest window first)
+    bad_tokens: tuple[Rate, ...]  # as configured
+    routes: dict[str, tuple[Rate, ...]]  # endpoint -> its limit's rates (shortest window first)
 
-    # --- bad tokens ------------------------------------------------------------------------
-    def check_bad_tokens(self) -> None:
-        if _token() is None or _is_admin():
+    # --- rates and bad tokens --------------------------------------------------------------
+    def check(self) -> None:
+        """Before the view: every limit of the request in one round trip, 429 if one refuses.
+
+        In order: the per-address limit (not for a health check or a URL no route matches), the
+        bad-token window (a request with a token), the route's limit (when Flask will call its
+        view); a refused one stops the rest. The rate the headers report is kept for them."""
+        bearer, admin = _auth()
+        if admin:
             return
-        addr = client_address()
-        for item in self.bad_tokens:
-            if not self.strategy.test(item, "bad-token", addr):
-                reset, _left = self.strategy.get_window_stats(item, "bad-token", addr)
-                wait = _retry_after(reset)
-                raise Problem(
-                    "rate-limited",
-                    f"too many requests from {addr} carried a token that was refused "
-                    f"(the limit is {item.amount} per {_window(item)}); check the token "
-                    f"(POST /games/{{game_id}}/seats/{{seat}}/claim or POST /bots/accounts "
-                    f"issue one) and retry after {wait} s",
-                    headers={"Retry-After": str(wait)},
-                    limit="bad-tokens",
-                    retry_after=wait,
-                )
+        endpoint = request.endpoint
+        general: tuple[Rate, ...] = ()
+        route: tuple[Rate, ...] = ()
+        if endpoint is not None and endpoint.rpartition(".")[2] != "static":
+            general = () if endpoint in EXEMPT else self.general
+            route = self.routes.get(endpoint, ())
+            if route and _automatic_options():
+                route = ()
+        bad = self.bad_tokens if bearer is not None else ()
+        if not (general or bad or route):
+            return
+        address = "address:" + client_address()
+        checks: list[Check] = [(r, address, "h") for r in general]
+        checks += [(r, address, "t") for r in bad]
+        if route:
+            whose = client_key() if route[0].whose == "token" else address
+            checks += [(r, whose, "h") for r in route]
+        seen, refused = self.counters.run(checks)
+        first_route = len(general) + len(bad)
+        reported: Seen | None = None
+        if len(seen) > first_route:  # the route's limit was checked: it is the one reported
+            reported = seen[first_route if refused is None else refused]
+        elif general:
+            reported = seen[refused if refused is not None and refused < len(general) else 0]
+        if reported is not None:
+            g._get_current_object().__dict__[_SEEN] = reported
+        if refused is None:
+            return
+        if len(general) <= refused < first_route:
+            raise _locked_out(seen[refused])
+        raise _too_many(seen[refused])
 
-    def count_bad_token(self, resp: Response) -> None:
-        if resp.status_code in (401, 403) and _token() is not None and not _is_admin():
-            for item in self.bad_tokens:
-                self.strategy.hit(item, "bad-token", client_address())
+    def after(self, resp: Response) -> Response:
+        """After the view: count a refused token (401/403) against its address; the headers."""
+        if resp.status_code in (401, 403):
+            bearer, admin = _auth()
+            if bearer is not None and not admin:
+                address = "address:" + client_address()
+                try:
+                    self.counters.run([(r, address, "h") for r in self.bad_tokens], stop=False)
+                except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError):
+                    pass  # the store went away: the answer (often its 503) leaves uncounted
+        seen: Seen | None = g.get(_SEEN)
+        if seen is not None:
+            item, name = seen.rate.item, seen.rate.name
+            remaining = seen.stats()[1]
+            reset = max(0, math.ceil(seen.reset_at() - time.time()))
+            resp.headers["RateLimit-Policy"] = f'"{name}";q={item.amount};w={item.get_expiry()}'
+            resp.headers["RateLimit"] = f'"{name}";r={remaining};t={reset}'
+        return resp
 
     # --- concurrent streams ----------------------------------------------------------------
     def hold_stream(self, gen: Iterator[str]) -> Iterator[str]:
@@ -373,18 +558,6 @@ def opened_game(game_id: str) -> None:
         lim.opened_game(game_id)
 
 
-def _name(cur: RequestLimit) -> str:
-    scope = str(cur.request_args[-1]) if cur.request_args else ""
-    return GENERAL if scope in ("global", "") else scope
-
-
-def _policy_headers(resp: Response, cur: RequestLimit) -> None:
-    name, item = _name(cur), cur.limit
-    resp.headers["RateLimit-Policy"] = f'"{name}";q={item.amount};w={item.get_expiry()}'
-    reset = max(0, math.ceil(cur.reset_at - time.time()))
-    resp.headers["RateLimit"] = f'"{name}";r={max(0, cur.remaining)};t={reset}'
-
-
 def init_app(app: Flask, client: Any, prefix: str) -> Limits | None:
     """Install the limits on ``app`` (after its blueprints), or nothing with RATE_LIMITS off."""
     cfg = app.config
@@ -394,91 +567,20 @@ def init_app(app: Flask, client: Any, prefix: str) -> Limits | None:
     if not cfg.get("RATE_LIMITS"):
         app.extensions["rfg-limits"] = None
         return None
-    storage_uri, storage_options = _storage(str(cfg.get("STORE_URL") or ""), client, prefix)
-    limiter = Limiter(
-        client_address,
-        app=app,
-        application_limits=[str(cfg["LIMIT_PER_ADDRESS"])],
-        application_limits_exempt_when=lambda: request.endpoint in EXEMPT,
-        storage_uri=storage_uri,
-        storage_options=storage_options,
-        strategy="sliding-window-counter",
-        headers_enabled=False,
-        key_prefix=prefix,
-    )
-    limiter.request_filter(_is_admin)
-    _limit_routes(app, limiter)
+    routes = {
+        endpoint: rates(name, str(cfg[key]), whose)
+        for endpoint, (key, name, whose) in ROUTE_LIMITS.items()
+        if endpoint in app.view_functions
+    }
     lim = Limits(
-        limiter,
         client,
         prefix,
-        parse_many(str(cfg["LIMIT_BAD_TOKENS"])),
-        SlidingWindowCounterRateLimiter(limiter.storage),
+        Counters(client, prefix),
+        rates(GENERAL, str(cfg["LIMIT_PER_ADDRESS"])),
+        rates(BAD_TOKENS, str(cfg["LIMIT_BAD_TOKENS"]), ordered=False),
+        routes,
     )
     app.extensions["rfg-limits"] = lim
-    app.before_request(lim.check_bad_tokens)
-    app.after_request(functools.partial(_after, lim, limiter))
-    app.register_error_handler(RateLimitExceeded, functools.partial(_too_many, limiter))
+    app.before_request(lim.check)
+    app.after_request(lim.after)
     return lim
-
-
-def _storage(url: str, client: Any, prefix: str) -> tuple[str, dict[str, Any]]:
-    """Where the counters live: the app's own Redis (its pool), a cluster, or memory."""
-    if url.startswith("memory:"):
-        return "memory://", {}
-    if is_cluster_url(url):  # limits' own RedisCluster client; its keys are hash-tagged
-        options = {
-            "key_prefix": f"{prefix}:limits",
-            "socket_timeout": 5,
-            "socket_connect_timeout": 2,
-        }
-        base = url.split("?", 1)[0]
-        return ("rfg+" + base if base.startswith("redis+cluster:") else base), options
-    pool = client.connection_pool
-    return "rfg+redis://", {"connection_pool": pool, "key_prefix": f"{prefix}:limits"}
-
-
-def _limit_routes(app: Flask, limiter: Limiter) -> None:
-    """Each route of ``ROUTE_LIMITS`` gets its shared limit, per token or per address."""
-    for endpoint, (key, name, whose) in ROUTE_LIMITS.items():
-        view = app.view_functions.get(endpoint)
-        if view is None:
-            continue
-        key_func: Callable[[], str] = client_key if whose == "token" else client_address
-        limited: Any = limiter.shared_limit(str(app.config[key]), scope=name, key_func=key_func)(
-            view
-        )
-        app.view_functions[endpoint] = limited
-
-
-def _after(lim: Limits, limiter: Limiter, resp: Response) -> Response:
-    try:
-        lim.count_bad_token(resp)
-        cur = limiter.current_limit
-        if cur is not None:
-            _policy_headers(resp, cur)
-    except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError):
-        pass  # the store went away: the answer (often its 503) leaves without RateLimit headers
-    return resp
-
-
-def _too_many(limiter: Limiter, exc: RateLimitExceeded) -> Response:
-    cur = limiter.current_limit
-    item = exc.limit.limit
-    wait = _retry_after(cur.reset_at) if cur is not None else item.get_expiry()
-    name = exc.limit.scope if exc.limit.scope and exc.limit.scope != "global" else GENERAL
-    whose = (
-        "this token"
-        if client_key().startswith("token:") and name in ("commands", "streams")
-        else f"address {client_address()}"
-    )
-    return problem_response(
-        Problem(
-            "rate-limited",
-            f"too many requests: {whose} may make {item.amount} per {_window(item)} "
-            f"({name}); retry after {wait} s",
-            headers={"Retry-After": str(wait)},
-            limit=name,
-            retry_after=wait,
-        )
-    )
