@@ -16,6 +16,7 @@ logconfig_dict  # service/gunicorn_conf.py: gunicorn settings
 JsonLines  # service/logs.py: the formatter logconfig names as "service.logs.JsonLines"
 accesslog  # service/gunicorn_conf.py
 child_exit  # service/gunicorn_conf.py: gunicorn server hook
+on_starting  # service/gunicorn_conf.py: gunicorn server hook
 _.max_connection_wait_time  # workers/process.py: RQ worker setting
 _.death_penalty_class  # tests/workers/conftest.py: RQ worker setting
 _.test_client_class  # tests/service/conftest.py: Flask's test client class
@@ -35,6 +36,7 @@ _.expansions  # service/schemas/requests.py
 _.increment
 _.bank_max
 _.instance  # service/schemas/responses.py
+_.origin  # service/schemas/responses.py (VerdictSchema)
 _.current_decision_id
 _.current_decision_kind
 _.max_bytes

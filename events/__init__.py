@@ -3,8 +3,10 @@ adapter and ``connect``, which turns a store URL into a redis-py client.
 
 Store URLs accepted by ``connect``:
 
-* ``None`` / ``""`` / ``embedded://`` - the embedded server in ``run/redis`` (relative to the
-  working directory), started on first use and shared by every process that connects to it;
+* ``None`` / ``""`` / ``embedded://`` - the embedded server in ``<data dir>/redis``
+  (``events.embedded.default_dir``: ``$RFG_DATA_DIR``, a checkout's ``run/``, else the per-user
+  data directory; the same wherever a command runs), started on first use and shared by every
+  process that connects to it;
 * ``embedded://<dir>`` (relative) or ``embedded:///<abs dir>``, optional ``?fsync=everysec``;
 * ``redis://``, ``rediss://``, ``unix://`` - an existing Redis (redis-py URL syntax);
 * ``redis+cluster://host:port[,host:port...]`` (``rediss+cluster://`` with TLS) - a Redis Cluster
@@ -25,7 +27,7 @@ import redis
 from redis.cluster import ClusterNode, RedisCluster
 
 from events.clients import ClientSettings
-from events.embedded import EmbeddedServer, find_server_binary
+from events.embedded import EmbeddedServer, default_dir, find_server_binary
 from events.envelope import (
     GENESIS_HASH,
     UPCASTERS,
@@ -48,10 +50,7 @@ from events.errors import (
 from events.redis_store import RedisStore, ReplicaWait, ReplicaWaitTimeout, is_cluster
 from events.store import AppendResult, EventStore, GameEntry, StreamHead
 
-DEFAULT_EMBEDDED_DIR = "run/redis"
-
 __all__ = [
-    "DEFAULT_EMBEDDED_DIR",
     "GENESIS_HASH",
     "UPCASTERS",
     "AppendResult",
@@ -94,7 +93,7 @@ def embedded_server(url: str | None = None) -> EmbeddedServer:
     parts = urlsplit(url)
     if parts.scheme != "embedded":
         raise ValueError(f"{url!r} is not an embedded:// URL")
-    path = (parts.netloc + parts.path) or DEFAULT_EMBEDDED_DIR
+    path = (parts.netloc + parts.path) or default_dir()
     query = parse_qs(parts.query)
     unknown = set(query) - {"fsync"}
     if unknown:

@@ -1,6 +1,10 @@
 """The embedded store server: a real Redis-compatible server process that ``events.connect``
 starts on demand in a data directory, for machines with no Redis installed.
 
+Its default directory is ``<data dir>/redis`` (``default_dir``; the data directory is
+``events.environment.data_dir``: ``RFG_DATA_DIR``, a checkout's ``run/``, else the per-user one),
+so every command finds the same server wherever it is run from.
+
 The first process that connects starts the server (daemonised, so it outlives that process) on
 a unix socket inside the data directory; every later process - web workers, RQ workers, the CLI -
 attaches to the same socket. An exclusive ``flock`` on ``<dir>/server.lock`` serialises
@@ -65,6 +69,13 @@ def find_server_binary() -> str | None:
     except Exception:  # package absent
         pass
     return None
+
+
+def default_dir() -> Path:
+    """The embedded server's directory when the store URL names none: ``<data dir>/redis``."""
+    from events import environment
+
+    return environment.data_dir() / "redis"
 
 
 def socket_path_for(data_dir: Path) -> Path:

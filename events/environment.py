@@ -8,7 +8,7 @@ settings (``service.config``), the workers onto ``WorkerSettings`` (``workers.se
 
 | variable | accepts | default |
 | --- | --- | --- |
-| ``RFG_STORE_URL`` (else ``REDIS_URL``) | a store URL (see ``events.connect``) | the embedded server in ``./run/redis`` |
+| ``RFG_STORE_URL`` (else ``REDIS_URL``) | a store URL (see ``events.connect``) | the embedded server in ``<data dir>/redis`` |
 | ``RFG_QUEUE_URL`` | a plain Redis URL for RQ's queue | the store's URL (required with a cluster store) |
 | ``RFG_STORE_PREFIX`` | key prefix in Redis | ``rfg`` |
 | ``RFG_QUEUE`` | RQ queue name | the store prefix |
@@ -23,7 +23,8 @@ settings (``service.config``), the workers onto ``WorkerSettings`` (``workers.se
 | ``RFG_RATE_LIMITS`` | on/off: the rate limits below | on |
 | ``RFG_LIMIT_*`` | rates such as ``20 per minute;200 per hour`` | see ``service/config.py`` |
 | ``RFG_MAX_STREAMS_PER_TOKEN``, ``RFG_MAX_STREAMS_PER_ADDRESS``, ``RFG_MAX_OPEN_GAMES_PER_ADDRESS``, ``RFG_ABANDONED_GAME_SECONDS``, ``RFG_FINISHED_GAME_SECONDS``, ``RFG_PROXY_HOPS`` | a whole number >= 0 | see ``service/config.py`` |
-| ``RFG_SIGNING_KEY`` / ``RFG_SIGNING_KEY_FILE`` / ``RFG_DATA_DIR`` | the replay signing key (``events.signing``) | ``run/signing-key.pem`` |
+| ``RFG_SIGNING_KEY`` / ``RFG_SIGNING_KEY_FILE`` | the replay signing key (``events.signing``) | ``<data dir>/signing-key.pem`` |
+| ``RFG_DATA_DIR`` | the data directory: the embedded store and the signing key (``data_dir``) | a checkout's ``run/``, else the per-user data directory |
 | ``RFG_LOG_FORMAT`` | ``json`` or ``text`` | ``json`` |
 | ``RFG_LOG_LEVEL`` | a logging level (``DEBUG``, ``INFO``, ``WARNING``, ``ERROR``, ``CRITICAL``) | ``INFO`` |
 | ``RFG_PLAY_ON`` | seconds >= 0 one bot job may keep playing a game of bots (0: one decision per job) | 2 |
@@ -31,6 +32,15 @@ settings (``service.config``), the workers onto ``WorkerSettings`` (``workers.se
 | ``RFG_WORKER_CRASH`` | ``<point>:<n>``: crash injection for the crash tests (``workers.faults``) | none |
 
 On/off values: ``1``, ``true``, ``yes``, ``on`` or ``0``, ``false``, ``no``, ``off`` (any case).
+
+The data directory (``data_dir``), first match wins, the same for every command wherever it is run
+from (the API, the workers and ``rfg signing-key`` find one store and one key):
+
+1. ``RFG_DATA_DIR`` (a relative path is taken from the working directory);
+2. ``<checkout>/run`` when the code runs from a checkout of this project (``make install``
+   installs it editable: ``.venv/bin/rfg`` is the checkout's code), whatever the working directory;
+3. the per-user data directory (``platformdirs.user_data_dir("rfg-server")``: on Linux
+   ``$XDG_DATA_HOME/rfg-server``, by default ``~/.local/share/rfg-server``).
 """
 
 from __future__ import annotations
@@ -39,6 +49,8 @@ import math
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -192,7 +204,7 @@ VARIABLES: dict[str, Variable] = {
         *(Variable(f"RFG_{k}", WHOLE, _whole, d) for k, d in LIMIT_NUMBERS.items()),
         Variable("RFG_SIGNING_KEY", "a PEM private key or the base64 of 32 bytes", _text),
         Variable("RFG_SIGNING_KEY_FILE", "the path of a PEM private key", _text),
-        Variable("RFG_DATA_DIR", "a directory", _text, "run"),
+        Variable("RFG_DATA_DIR", "a directory", _text),
         Variable("RFG_LOG_FORMAT", "'json' or 'text'", _choice("json", "text"), "json"),
         Variable("RFG_LOG_LEVEL", "DEBUG, INFO, WARNING, ERROR or CRITICAL", _level, "INFO"),
         Variable(
@@ -262,6 +274,36 @@ def read(environ: Mapping[str, str] | None = None) -> Environment:
         if raw is not None and raw.strip():
             given[name] = _parse(name, raw)
     return Environment(given)
+
+
+APP_NAME = "rfg-server"
+"""The project's name: its distribution's, and its per-user data directory's."""
+
+
+def data_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """The data directory: the embedded store's (``redis/``) and the signing key's (see the
+    module docstring for the order: ``RFG_DATA_DIR``, a checkout's ``run/``, the user's)."""
+    given: str | None = value("RFG_DATA_DIR", environ)
+    if given:
+        return Path(given).expanduser().absolute()
+    root = checkout()
+    if root is not None:
+        return root / "run"
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+
+
+@lru_cache(maxsize=1)
+def checkout() -> Path | None:
+    """The checkout this code runs from (its ``pyproject.toml`` names the project), or None
+    (an installed distribution: the code is in ``site-packages``)."""
+    root = Path(__file__).resolve().parents[1]
+    try:
+        project = (root / "pyproject.toml").read_text(encoding="utf-8")
+    except OSError:
+        return None
+    return root if f'name = "{APP_NAME}"' in project else None
 
 
 def value(name: str, environ: Mapping[str, str] | None = None) -> Any:

@@ -10,9 +10,11 @@ Where the key comes from (``load_signer``), first match wins:
 
 * ``RFG_SIGNING_KEY``: the private key itself, PEM (PKCS#8) or the base64 of its 32 raw bytes;
 * ``RFG_SIGNING_KEY_FILE``: a file holding it (PEM or base64);
-* otherwise ``<data dir>/signing-key.pem`` (``RFG_DATA_DIR``, default ``./run``, where the
-  embedded store keeps its data), created on first use. Several machines serving one store must
-  share one key: set ``RFG_SIGNING_KEY_FILE`` on each.
+* otherwise ``<data dir>/signing-key.pem``, created on first use: the data directory of
+  ``events.environment.data_dir`` (``RFG_DATA_DIR``, a checkout's ``run/``, else the per-user
+  data directory; the embedded store keeps its data there too), the same wherever a command is
+  run from. Several machines serving one store must share one key: set ``RFG_SIGNING_KEY_FILE``
+  on each.
 
 The public key is served at ``GET /signing-key`` and printed by ``rfg signing-key``; give it to
 ``rfg replay --key``.
@@ -133,7 +135,7 @@ def load_signer(environ: Mapping[str, str] | None = None) -> Signer:
     key_file: str | None = env.get("RFG_SIGNING_KEY_FILE")
     path = Path(key_file) if key_file else None
     if path is None:
-        path = Path(env.get("RFG_DATA_DIR")) / "signing-key.pem"
+        path = environment.data_dir(environ) / "signing-key.pem"
         if not path.exists():
             _create(path)
     try:

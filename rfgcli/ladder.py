@@ -99,11 +99,18 @@ def _ladders(url: str | None, prefix: str = "rfg") -> Any:
     return Ladders(client, Games(events.RedisStore(client, prefix=prefix)), prefix=prefix)
 
 
-def play_inline(ladders: Any, gid: str, rng: Rng) -> None:
-    """Play the built-in bot seats of one game until no built-in bot owes a decision."""
+def play_inline(ladders: Any, gid: str) -> None:
+    """Play the built-in bot seats of one game until no built-in bot owes a decision.
+
+    Workers may be playing the same game (``make run`` is up): each decision is played under the
+    command id a worker gives it (``bot:<seat>:<since>``, the bot's randomness derived from it),
+    so whichever of the two stores it first, the game is the same and the other's attempt is a
+    duplicate; a game that moved on meanwhile (``ConcurrencyConflict``) is read again."""
+    from events import ConcurrencyConflict
+
     games = ladders.games
     while True:
-        state, version, _ = games.load(gid)
+        state, version, clocks = games.load_clocks(gid)
         if state.over:
             return
         seats = [
@@ -114,13 +121,17 @@ def play_inline(ladders: Any, gid: str, rng: Rng) -> None:
         seat = seats[0]
         bot = get_bot(state.table["seats"][seat]["bot"])
         decision = engine.legal(state, seat)
-        if decision is None:
+        since = clocks.seats[seat].since_version
+        if decision is None or since is None:
             return
         view = engine.observe(state, seat) if bot.needs_view else None
-        command_id = f"bot:{seat}:{version}"
+        command_id = f"bot:{seat}:{since}"  # the workers' id for this decision
         # the bot's randomness is secret like the dice: derived from the game's seed
         cmd = bot.act(decision, view, Rng.for_bot(state.seed, command_id))
-        games.submit(gid, seat, cmd, command_id, version, actor=f"bot:{bot.name}")
+        try:
+            games.submit(gid, seat, cmd, command_id, version, actor=f"bot:{bot.name}")
+        except ConcurrencyConflict:
+            continue  # a worker played meanwhile: read the game again
 
 
 def run(args: argparse.Namespace) -> int:
@@ -233,14 +244,13 @@ def _run(ladders: Any, args: argparse.Namespace) -> int:
     target = args.games
     mine: set[str] = set()
     done = 0
-    rng = Rng.from_seed(f"ladder-run:{time.time_ns()}")
     started = time.perf_counter()
     while done < target:
         if len(mine) < target:
             mine.update(ladders.schedule(args.name, limit=target - len(mine)))
         if args.inline:
             for gid in ladders.running(args.name):
-                play_inline(ladders, gid, rng)
+                play_inline(ladders, gid)
         else:
             time.sleep(args.poll)
         ladders.record_finished(args.name)

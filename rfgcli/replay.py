@@ -42,8 +42,9 @@ def add_parser(sub: Any) -> None:
         "signing-key",
         help="print the public key that signs this server's exports",
         description="Print the public half of the key the API signs exports with "
-        "(RFG_SIGNING_KEY, RFG_SIGNING_KEY_FILE, or run/signing-key.pem, created on "
-        "first use).",
+        "(RFG_SIGNING_KEY, RFG_SIGNING_KEY_FILE, or signing-key.pem in the data directory, "
+        "created on first use: $RFG_DATA_DIR, a checkout's run/, else the per-user data "
+        "directory - the same wherever rfg is run from).",
     )
     k.add_argument("--json", action="store_true", help="print alg, key_id, public_key and pem")
     k.set_defaults(func=signing_key)

@@ -28,13 +28,13 @@ def add_parser(sub: Any) -> None:
     p = sub.add_parser(
         "store",
         help="status of the store, stop the embedded server",
-        description="The store the API and workers use: the embedded server in ./run/redis, or $REDIS_URL.",
+        description="The store the API and workers use: the embedded server in <data dir>/redis, or $REDIS_URL.",
     )
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
         "--url",
         default=None,
-        help="store URL (default: $RFG_STORE_URL, $REDIS_URL, else the embedded server in ./run/redis)",
+        help="store URL (default: $RFG_STORE_URL, $REDIS_URL, else the embedded server in <data dir>/redis)",
     )
     ss = p.add_subparsers(dest="action", required=True)
     ss.add_parser("status", parents=[common], help="is the store up? (exit 0 yes, 3 no)")

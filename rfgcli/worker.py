@@ -2,7 +2,7 @@
 
 Examples::
 
-    rfg worker                                   # embedded store in ./run/redis, until stopped
+    rfg worker                                   # embedded store in <data dir>/redis, until stopped
     rfg worker --url redis://127.0.0.1:6379/0    # a Redis server
     rfg worker --burst                           # play everything due now, then exit
     rfg worker --url redis+cluster://10.0.0.1:7000,10.0.0.2:7000 --queue-url redis://10.0.0.9:6379/0
@@ -57,7 +57,7 @@ def _add_store_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--url",
         default=None,
-        help="store URL as for the API: redis://..., unix://..., embedded://<dir> (default: $RFG_STORE_URL, $REDIS_URL, else the embedded server in ./run/redis)",
+        help="store URL as for the API: redis://..., unix://..., embedded://<dir> (default: $RFG_STORE_URL, $REDIS_URL, else the embedded server in <data dir>/redis)",
     )
     p.add_argument(
         "--queue-url",

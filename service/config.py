@@ -2,7 +2,7 @@
 
 | key | default | environment |
 | --- | --- | --- |
-| ``STORE_URL`` (alias ``REDIS_URL``) | ``None``: the embedded server in ``./run/redis`` | ``REDIS_URL`` (or ``RFG_STORE_URL``) |
+| ``STORE_URL`` (alias ``REDIS_URL``) | ``None``: the embedded server in ``<data dir>/redis`` (``events.environment.data_dir``) | ``REDIS_URL`` (or ``RFG_STORE_URL``) |
 | ``STORE_PREFIX`` | ``rfg`` (key prefix in Redis) | ``RFG_STORE_PREFIX`` |
 | ``QUEUE_URL`` | ``None``: the store's URL (a plain Redis for RQ; required with a ``redis+cluster://`` store and ``DISPATCH_TURNS``) | ``RFG_QUEUE_URL`` |
 | ``ADMIN_TOKEN`` | none: no admin | ``RFG_ADMIN_TOKEN`` |

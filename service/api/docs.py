@@ -2,7 +2,9 @@
 
 The Swagger UI files come from the ``flask-swagger-ui`` distribution (its ``dist`` folder) and are
 served by this server under ``/docs/<asset>``: nothing is loaded from a CDN, the page works
-offline. Below the Swagger UI the page lists every operation of the spec as plain HTML (method,
+offline. The page has no inline script or style (its Content-Security-Policy, ``service.headers``,
+runs none): the few lines that start Swagger UI and the page's own styles are files of
+``service/web/docs/``, served under ``/docs/`` too. Below the Swagger UI the page lists every operation of the spec as plain HTML (method,
 path, summary, a deep link into Swagger UI), so it is useful without JavaScript too.
 """
 
@@ -22,9 +24,11 @@ from service.http import load_query
 from service.schemas.requests import EmptyQuerySchema
 
 DIST = Path(flask_swagger_ui.__file__).resolve().parent / "dist"
+OWN = Path(__file__).resolve().parents[1] / "web" / "docs"
+#: the page's own files (``OWN``) -> their type
+_OWN_ASSETS = {"swagger-init.js": "text/javascript", "docs.css": "text/css"}
 _ASSETS = {
     "swagger-ui-bundle.js": "text/javascript",
-    "swagger-ui-standalone-preset.js": "text/javascript",
     "swagger-ui.css": "text/css",
     "index.css": "text/css",
     "favicon-16x16.png": "image/png",
@@ -42,11 +46,11 @@ _PAGE = """<!DOCTYPE html>
 <title>{title} - API docs</title>
 <link rel="stylesheet" href="/docs/swagger-ui.css">
 <link rel="stylesheet" href="/docs/index.css">
+<link rel="stylesheet" href="/docs/docs.css">
 <link rel="icon" type="image/png" href="/docs/favicon-32x32.png" sizes="32x32">
-<style>nav.ops {{ font-family: sans-serif; margin: 1em 2em; }} nav.ops code {{ font-weight: bold; }}</style>
 </head>
 <body>
-<p style="font-family: sans-serif; margin: 1em 2em">
+<p class="links">
 The spec: <a href="/openapi.yaml">/openapi.yaml</a> &middot; the API index: <a href="/">/</a>
 &middot; play in the browser: <a href="/play/">/play/</a></p>
 <div id="swagger-ui"></div>
@@ -54,16 +58,7 @@ The spec: <a href="/openapi.yaml">/openapi.yaml</a> &middot; the API index: <a h
 {operations}
 </ul></details></nav>
 <script src="/docs/swagger-ui-bundle.js"></script>
-<script src="/docs/swagger-ui-standalone-preset.js"></script>
-<script>
-window.onload = function () {{
-  window.ui = SwaggerUIBundle({{
-    url: "/openapi.yaml", dom_id: "#swagger-ui", deepLinking: true,
-    presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
-    layout: "StandaloneLayout"
-  }});
-}};
-</script>
+<script src="/docs/swagger-init.js"></script>
 </body>
 </html>
 """
@@ -116,10 +111,13 @@ def docs() -> Response:
 @bp.get("/docs/<asset>")
 def docs_asset(asset: str) -> Response:
     load_query(_empty)
-    mimetype = _ASSETS.get(asset)
-    if mimetype is None or not (DIST / asset).is_file():
+    if asset in _OWN_ASSETS:
+        folder, mimetype = OWN, _OWN_ASSETS.get(asset)
+    else:
+        folder, mimetype = DIST, _ASSETS.get(asset)
+    if mimetype is None or not (folder / asset).is_file():
         raise Problem("not-found", f"the docs page has no file {asset!r}; open /docs")
-    resp = send_from_directory(DIST, asset, mimetype=mimetype)
-    resp.headers["Cache-Control"] = "public, max-age=86400"
-    resp.headers["X-Content-Type-Options"] = "nosniff"
+    resp = send_from_directory(folder, asset, mimetype=mimetype)
+    # the page's own files change with the server: revalidated; Swagger UI's with its package
+    resp.headers["Cache-Control"] = "no-cache" if folder == OWN else "public, max-age=86400"
     return resp

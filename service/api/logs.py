@@ -5,8 +5,13 @@
   log at any time.
 * ``GET /games/<id>/seats/<n>/log`` - the seat's own redacted log while live; the full log after.
 * ``POST /replays/verify`` - upload a log (the export above or ``rfg simulate --export``); the
-  answer is the verdict ``rfg replay --key <this server's key>`` gives (``events.replay``): an
-  envelope log must carry this server's signature. The upload is verified as it streams in.
+  answer is the verdict ``rfg replay --key <this server's key>`` gives (``events.replay``), with
+  one difference and one field more. This server vouches only for what it signed: a log without
+  its signature is never ``ok`` (a bare engine log, which ``rfg replay`` accepts, is
+  ``not-authentic`` here: anyone can write a consistent, complete log for any seed), and
+  ``origin`` says where the log comes from: ``this-server``, ``unsigned``, ``other`` (a
+  signature, not this server's over this log) or ``unknown`` (it failed before its signature
+  was looked at). The upload is verified as it streams in.
 
 Full logs end with the server's signature line (``events.signing``); the key is at
 ``GET /signing-key``.
@@ -15,8 +20,10 @@ Full logs end with the server's signature line (``events.signing``); the key is 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from typing import Any
 
+import orjson
 from flask import Blueprint, Response, current_app, request
 
 from events.projections import Viewer
@@ -86,6 +93,60 @@ def _upload(limit: int) -> Iterator[bytes]:
         yield chunk
 
 
+class _Tail:
+    """The last few KiB of an upload as it passes to the verifier: enough to tell whether the
+    log ends with a signature line (one a few hundred bytes long, always the last)."""
+
+    KEEP = 16 * 1024
+
+    def __init__(self, chunks: Iterable[bytes]) -> None:
+        self.chunks, self.tail, self.whole = chunks, b"", True
+
+    def __iter__(self) -> Iterator[bytes]:
+        for chunk in self.chunks:
+            joined = self.tail + chunk
+            if len(joined) > self.KEEP:
+                joined, self.whole = joined[-self.KEEP :], False
+            self.tail = joined
+            yield chunk
+
+    def signed(self) -> bool:
+        """Whether the last line is a signature record (``{"signature": {...}}``)."""
+        lines = self.tail.rstrip().split(b"\n")
+        if len(lines) == 1 and not self.whole:
+            return False  # a last line longer than what is kept: not a signature record
+        try:
+            last = orjson.loads(lines[-1])
+        except orjson.JSONDecodeError:
+            return False
+        return isinstance(last, dict) and set(last) == {"signature"}
+
+
+UNSIGNED = (
+    "not signed: this log carries no signature (a bare engine log, as rfg simulate --export "
+    "writes, never does), so nothing shows that this server played this game; anyone can write "
+    "a consistent, complete log for any seed"
+)
+
+
+def _answer(verdict: Verdict, signed: bool) -> dict[str, Any]:
+    """The API's verdict: ``ok`` only for a log this server signed, and where the log comes from
+    (``origin``)."""
+    out = verdict.to_dict()
+    if not (out["consistent"] and out["complete"]):
+        out["origin"] = "unknown"  # failed before its end: its signature was not looked at
+    elif out["authentic"] is True:
+        out["origin"] = "this-server"
+    elif signed:
+        out["origin"] = "other"
+    else:
+        out["origin"] = "unsigned"
+        if out["authentic"] is None:  # a bare engine log: rfg replay's ok, not this server's
+            out.update(ok=False, verdict="not-authentic", authentic=False, authenticity=UNSIGNED)
+            out["reason"] = UNSIGNED
+    return out
+
+
 @bp.post("/replays/verify")
 def verify() -> Response:
     load_query(_empty)
@@ -108,8 +169,9 @@ def verify() -> Response:
         raise Problem("unsupported-media-type", f"send the log as UTF-8 (charset={charset} given)")
     b = backend()
     key = b.signer.public if b.signer is not None else None
+    upload = _Tail(_upload(limit))
     try:
-        verdict = verify_stream(_upload(limit), key, require_signature=True)
+        verdict = verify_stream(upload, key, require_signature=True)
     except Problem:
         raise
     except Exception as exc:  # noqa: BLE001 - a log the verifier trips on is a failed verification
@@ -117,4 +179,4 @@ def verify() -> Response:
             "replay verifier raised %s on an uploaded log", type(exc).__name__, exc_info=True
         )
         verdict = Verdict(False, reason=f"the log cannot be verified: {type(exc).__name__}: {exc}")
-    return respond(_verdict, verdict.to_dict())
+    return respond(_verdict, _answer(verdict, upload.signed()))

@@ -127,6 +127,7 @@ class VerdictSchema(Schema):
     complete = fields.Boolean()
     authentic = fields.Boolean(allow_none=True)
     authenticity = fields.String()
+    origin = fields.String()
     events = fields.Integer()
     commands = fields.Integer()
     mode = fields.String()

@@ -13,7 +13,7 @@ import pytest
 import redis
 
 import events
-from events import DEFAULT_EMBEDDED_DIR, EmbeddedServer, RedisStore, find_server_binary
+from events import EmbeddedServer, RedisStore, environment, find_server_binary
 
 
 def test_memory_urls_share_data_per_name() -> None:
@@ -40,7 +40,7 @@ def test_unsupported_urls_say_what_is_supported(url: str) -> None:
 
 def test_embedded_url_forms(tmp_path: Path) -> None:
     default = events.embedded_server(None)
-    assert default.data_dir == (Path.cwd() / DEFAULT_EMBEDDED_DIR).resolve()
+    assert default.data_dir == (environment.data_dir() / "redis").resolve()
     assert default.fsync == "always"
     rel = events.embedded_server("embedded://some/dir?fsync=everysec")
     assert rel.data_dir == (Path.cwd() / "some/dir").resolve() and rel.fsync == "everysec"

@@ -10,15 +10,20 @@ import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 import redis
 
+import events
+from bots import get_bot
+from engine.rng import Rng
 from events import RedisStore
 from events.games import Games
 from ladder.service import Ladders
 from tests.conftest import REDIS_URL, purge_prefix
+from tests.processes import kill_group, spawn, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 RFG = str(Path(sys.executable).parent / "rfg")
@@ -106,3 +111,70 @@ def test_pause_resume_and_delete_without_an_admin_token(prefix: str) -> None:
     assert out.returncode == 2 and "no ladder named 'ops'" in out.stderr
     out = rfg(prefix, "pause", "nope")
     assert out.returncode == 2 and "no ladder named 'nope'" in out.stderr
+
+
+def test_run_inline_while_workers_play_the_same_games(prefix: str, tmp_path: Path) -> None:
+    """``rfg ladder run --inline`` with ``make run`` up: the workers' sweep finds the ladder's
+    games and plays them too. The command used to exit with a ``ConcurrencyConflict`` traceback
+    at the first decision a worker stored first; now both play each decision under the same
+    command id and the games are the same whoever stores which move."""
+    make_ladder(prefix, "busy", concurrency=3)
+    env = {"REDIS_URL": REDIS_URL, "RFG_STORE_PREFIX": prefix, "RFG_DATA_DIR": str(tmp_path)}
+    worker = [sys.executable, "-m", "rfgcli.main", "worker", "--url", REDIS_URL]
+    worker += ["--prefix", prefix, "--sweep-interval", "0.1", "--ladder-interval", "0"]
+    logs = [tmp_path / f"worker-{i}.log" for i in range(2)]
+    procs = [spawn(worker, env, log) for log in logs]
+    lad = ladders(prefix)
+    runs = by_workers = 0
+    try:
+        for i, log in enumerate(logs):  # both workers are up and sweeping before games start
+            wait_for(lambda log=log: "sweep every" in log.read_text(), 60, f"worker {i} to start")  # type: ignore[misc]
+        while runs < 3 and not by_workers:  # the inline player is fast: race until they met
+            out = rfg(prefix, "run", "busy", "--games", "6", "--inline")
+            runs += 1
+            assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+            text = "".join(log.read_text() for log in logs)
+            by_workers = sum(text.count(f"played {gid} ") for gid in lad.ladder_games("busy"))
+    finally:
+        for proc in procs:
+            kill_group(proc)
+    games = lad.ladder_games("busy")
+    assert len(games) == 6 * runs and all(g["status"] == "finished" for g in games.values())
+    assert len(lad.results("busy")) == 6 * runs
+    # the race was real: the workers stored some of these games' moves, the command the rest
+    moves = sum(
+        1 for gid in games for e in lad.games.store.read(gid) if e.type == "CommandSubmitted"
+    )
+    assert 0 < by_workers < moves, (by_workers, moves)
+
+
+def test_play_inline_reads_the_game_again_when_a_worker_stored_the_move_first() -> None:
+    """Deterministically: between the inline player's read and its append, "a worker" stores a
+    move (this very decision under its command id, or another seat's)."""
+    import engine
+    from rfgcli.ladder import play_inline
+
+    client = events.connect(f"memory://{uuid.uuid4().hex}")
+    games = Games(RedisStore(client, prefix="rfg"))
+    table = {"seats": [{"kind": "bot", "bot": "random"}, {"kind": "bot", "bot": "heuristic"}]}
+    gid, _ = games.create(2, seed="inline-race", table=table)
+    real_submit = games.submit
+    raced: list[str] = []
+
+    def racing_submit(game_id: str, seat: int, cmd: Any, command_id: str, *a: Any, **k: Any) -> Any:
+        if len(raced) < 40:  # "a worker" plays the other pending seat (or this one) first
+            state, version, clocks = games.load_clocks(game_id)
+            other = max(engine.pending(state))
+            since = clocks.seats[other].since_version
+            bot = get_bot(state.table["seats"][other]["bot"])
+            view = engine.observe(state, other) if bot.needs_view else None
+            wid = f"bot:{other}:{since}"
+            move = bot.act(engine.legal(state, other), view, Rng.for_bot(state.seed, wid))
+            real_submit(game_id, other, move, wid, version, actor=f"bot:{bot.name}")
+            raced.append(wid)
+        return real_submit(game_id, seat, cmd, command_id, *a, **k)
+
+    games.submit = racing_submit  # type: ignore[method-assign]
+    play_inline(SimpleNamespace(games=games), gid)
+    state, _, _ = games.load(gid)
+    assert state.over and len(raced) == 40

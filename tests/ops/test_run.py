@@ -110,6 +110,7 @@ def server(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], str, Path]
         if k not in ("REDIS_URL", "RFG_STORE_URL", "RFG_ADMIN_TOKEN")
     }
     env["PYTHONPATH"] = str(ROOT)
+    env["RFG_DATA_DIR"] = str(tmp_path / "run")  # its own store and key, not the checkout's
     proc = subprocess.Popen(
         [
             RFG,
@@ -275,7 +276,10 @@ def test_rfg_run_serves_logs_measures_restarts_and_stops_everything(
         cwd=tmp_path,
         capture_output=True,
         text=True,
-        env={k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "RFG_STORE_URL")},
+        env={
+            **{k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "RFG_STORE_URL")},
+            "RFG_DATA_DIR": str(tmp_path / "run"),
+        },
     )
     assert status.returncode == 3 and "not running" in status.stdout
     assert "stopped the API, 1 worker(s) and the embedded server" in log.read_text()

@@ -23,6 +23,7 @@ RFG = str(Path(sys.executable).parent / "rfg")
 
 def rfg(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
     base = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "RFG_STORE_URL")}
+    base["RFG_DATA_DIR"] = str(cwd / "run")  # the store of the test's folder, not the checkout's
     return subprocess.run(
         [RFG, *args], cwd=cwd, env={**base, **env}, capture_output=True, text=True, timeout=60
     )

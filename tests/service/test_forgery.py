@@ -118,6 +118,7 @@ def _refused(signed: dict[str, Any], text: str, verdict: str, words: str) -> dic
 def test_the_genuine_export_is_consistent_complete_and_authentic(signed: dict[str, Any]) -> None:
     api_verdict, cli = _both(signed, signed["text"])
     assert api_verdict["ok"] and api_verdict["authentic"] is True and api_verdict["complete"]
+    assert api_verdict["origin"] == "this-server"
     assert cli.returncode == 0 and "authentic: yes" in cli.stdout
 
 
@@ -165,8 +166,9 @@ def test_fabricated_winner_is_refused(signed: dict[str, Any]) -> None:
     fake = _fabricate(signed)
     v = _refused(signed, _text(fake), "not-authentic", "not this log's")
     assert v["consistent"] and v["complete"] and v["authentic"] is False
+    assert v["origin"] == "other"  # a signature, but not this server's over this log
     unsigned = _refused(signed, _text(fake[:-1]), "not-authentic", "no signature")
-    assert unsigned["authentic"] is False
+    assert unsigned["authentic"] is False and unsigned["origin"] == "unsigned"
 
 
 def test_a_log_cut_at_a_command_boundary_is_incomplete(signed: dict[str, Any]) -> None:
@@ -266,12 +268,21 @@ def _bare_refused(
     assert v["first_bad_event"] == bad, v
 
 
-def test_a_bare_log_verifies_and_is_never_called_authentic(
+def test_a_bare_log_is_consistent_and_complete_but_never_ok_on_the_server(
     signed: dict[str, Any], bare: Rows
 ) -> None:
+    """Anyone can write a bare log for any seed: the server says it is a legal, finished game
+    and not one it played (it used to answer ``ok: true``, and the viewer showed it verified);
+    ``rfg replay``, which checks a person's own logs, accepts it."""
     api_verdict, cli = _both(signed, _text(bare))
-    assert api_verdict["ok"] and api_verdict["authentic"] is None and api_verdict["commands"] > 100
+    assert not api_verdict["ok"] and api_verdict["verdict"] == "not-authentic", api_verdict
+    assert api_verdict["consistent"] and api_verdict["complete"] and api_verdict["commands"] > 100
+    assert api_verdict["authentic"] is False and api_verdict["origin"] == "unsigned"
+    assert "not signed" in api_verdict["reason"] and "rfg simulate" in api_verdict["authenticity"]
     assert cli.returncode == 0, cli.stderr
+    # cut short, it is incomplete before it is anything else: where it comes from is not asked
+    cut = _both(signed, _text(bare[:-5]))[0]
+    assert cut["verdict"] == "incomplete" and cut["origin"] == "unknown", cut
 
 
 def test_bare_log_illegal_assignment_is_refused(signed: dict[str, Any], bare: Rows) -> None:

@@ -121,7 +121,7 @@ def test_deadlines_are_in_the_public_seat_and_summary_views(fake_rt: Runtime) ->
     assert json.loads(fake_rt.games.view(gid, "summary")[1])["next_deadline"] == want
 
 
-@pytest.mark.parametrize("policy", ["heuristic", "minimal"])
+@pytest.mark.parametrize("policy", ["heuristic", "ismcts", "minimal"])
 def test_a_seat_that_never_acts_times_out_then_is_abandoned_and_the_game_finishes(
     fake_rt: Runtime, clock: FakeClock, policy: str
 ) -> None:

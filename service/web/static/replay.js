@@ -46,6 +46,14 @@ function fold(events, upto) {
   return st;
 }
 
+// The badge: green only for a log this server signed (the API's ok is true only then); a log
+// that is consistent and complete but unsigned is said to be so, never shown as verified.
+function verdictWords(v) {
+  if (v.ok && v.origin === "this-server") return ["ok", "✔ Verified: signed by this server"];
+  if (v.consistent && v.complete && v.origin === "unsigned") return ["unsigned", "⚠ Consistent and complete, not signed by this server"];
+  return ["bad", `✘ Not verified: ${v.verdict}`];
+}
+
 export async function replayPage(main, gid, onLeave) {
   await loadCatalogue();
   const verdictBox = h("section", { class: "verdict", "aria-live": "polite", "aria-label": "Verification" });
@@ -65,9 +73,11 @@ export async function replayPage(main, gid, onLeave) {
     verdictBox.replaceChildren(h("p", { class: "muted" }, "Verifying the log with POST /replays/verify…"));
     try {
       const v = await api("/replays/verify", { method: "POST", body: text });
+      const [kind, words] = verdictWords(v);
+      const why = kind === "unsigned" ? [h("p", { class: "muted" }, "It is a legal game that reaches its end, but anyone can write such a log for any seed: nothing shows that it was played here.")] : [];
       verdictBox.replaceChildren(h("h2", {}, "Verification"),
-        h("p", { class: `badge ${v.ok ? "ok" : "bad"}`, "data-verdict": v.verdict },
-          v.ok ? "✔ Verified: " : "✘ Not verified: ", v.verdict),
+        h("p", { class: `badge ${kind}`, "data-verdict": v.verdict, "data-origin": v.origin }, words),
+        ...why,
         h("ul", {},
           h("li", {}, `consistent (every event follows from the seed and the commands): ${v.consistent ? "yes" : "no"}`),
           h("li", {}, `complete (nothing missing, reaches the end): ${v.complete ? "yes" : "no"}`),
@@ -146,6 +156,10 @@ export async function replayPage(main, gid, onLeave) {
     const text = await resp.text();
     const events = parseLog(text);
     show(events, game.players);
+    if (resp.headers.get("Log-Kind") === "withheld") {
+      err.replaceChildren(h("p", { class: "warn" }, "This game is over, but other games of its duplicate set, dealt the same seed, are still running: ",
+        "its seed, full log and verification come when every game of the set has ended."));
+    }
     if (resp.headers.get("Log-Kind") === "full") await verify(text);
   } catch (exc) { err.replaceChildren(h("p", { class: "error", role: "alert" }, exc instanceof ApiError ? exc.words : exc.message)); }
   void onLeave;
