@@ -32,8 +32,8 @@
 | ``FINISHED_GAME_SECONDS`` | 0: finished games are kept for good; N: they expire N seconds after their last event | ``RFG_FINISHED_GAME_SECONDS`` |
 | ``PROXY_HOPS`` | 0: the client address is the peer's; N: trust N reverse proxies' ``X-Forwarded-For`` | ``RFG_PROXY_HOPS`` |
 
-Limits are Flask-Limiter strings (``"20 per minute;200 per hour"``), kept on the store (the app's
-Redis, under ``<prefix>:limits``; in-memory for a ``memory://`` store); the admin token is exempt.
+Limits are rate strings of the `limits` library (``"20 per minute;200 per hour"``), kept on the store (the app's
+Redis, under ``<prefix>:limits``; its fakeredis for a ``memory://`` store); the admin token is exempt.
 
 Store URLs are those of ``events.connect``: ``redis://``, ``unix://``, ``embedded://<dir>``,
 ``memory://<name>`` (fakeredis, one process only: tests).

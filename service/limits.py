@@ -20,6 +20,10 @@ tightest limit that applied as ``RateLimit-Policy: "<name>";q=<quota>;w=<window 
 the route's limit when it has one, else the per-address one; of a limit of several rates
 (``"20 per minute;200 per hour"``) the one that refused, else the one of the shortest window.
 The admin token is exempt. ``RATE_LIMITS=False`` (``RFG_RATE_LIMITS=0``) turns all of it off.
+When the counters cannot be written (the store down, or refusing writes: full, read-only, failing
+its disk, too few replicas; ``events.outage``) the request answers 503 ``store-unavailable`` with
+``Retry-After`` (``service.errors``): no limit is skipped, and the counting fails first, so a
+full store refuses reads too while limits are on.
 The client address is the peer's, or with ``PROXY_HOPS=N`` the one N trusted proxies forwarded.
 
 This module owns the rate limiting whole: which limits apply to a request, their counters' keys,
@@ -35,7 +39,7 @@ the previous once less than a window of it is left, a hit accepted while
 unknown URL without a token; see below for a cluster). Before the view, one ``EVALSHA`` takes every limit that
 applies - the per-address one, the bad-token window when the request carries a token, the
 route's - and checks them in that order, hitting each rate and stopping at the first that
-refuses: a refused request consumes what it did under Flask-Limiter (the per-address limit when
+refuses: a refused request consumes what it did when Flask-Limiter counted them (the per-address limit when
 the bad-token lockout or the route's limit refuses it; of a limit of several rates, the shorter
 windows before the one that refused). The script answers each window it checked, so the
 ``RateLimit`` headers need no read. A request answered 401 or 403 that carried a token makes a
@@ -63,6 +67,7 @@ from flask import Flask, Response, current_app, g, request
 from limits import RateLimitItem, parse_many
 from werkzeug.middleware.proxy_fix import ProxyFix
 
+from events.outage import is_outage
 from events.text import text
 from service.errors import Problem
 
@@ -431,8 +436,11 @@ class Limits:
                 address = "address:" + client_address()
                 try:
                     self.counters.run([(r, address, "h") for r in self.bad_tokens], stop=False)
-                except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError):
-                    pass  # the store went away: the answer (often its 503) leaves uncounted
+                except redis.exceptions.RedisError as exc:
+                    if not is_outage(exc):
+                        raise
+                    # the store went away or refuses writes: the answer (often its 503) leaves
+                    # uncounted
         seen: Seen | None = g.get(_SEEN)
         if seen is not None:
             item, name = seen.rate.item, seen.rate.name
