@@ -67,14 +67,17 @@ def create(
     options: dict[str, Any] | None = None,
     table: dict[str, Any] | None = None,
     rules: int | None = None,
+    game: str | None = None,
 ) -> list[Event]:
     """The events that start a game: setup, and the first roll when no start decision is needed.
 
     ``table`` is the service's description of the table (who sits where, time control); the
     engine records it in GameCreated and never reads it. ``rules`` is the rules version (default
-    the current one, ``setup.RULES_VERSION``); replaying an old log recreates its own.
+    the current one, ``setup.RULES_VERSION``); replaying an old log recreates its own. ``game``
+    is the name the game is published under (the service's game id, default the seed): from
+    rules version 4 the seed's commitment binds it.
     """
-    ctx = setup.create(seed, players, options, table, rules)
+    ctx = setup.create(seed, players, options, table, rules, game)
     flow.advance(ctx.state, ctx)
     return ctx.events
 

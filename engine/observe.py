@@ -191,7 +191,7 @@ def _common(state: GameState) -> dict[str, Any]:
         "abandoned": len(state.abandoned),
         "pending": {str(s): k for s, k in flow.pending(state).items()},
         "version": state.seq,
-        "seed_commitment": commitment(state.seed, state.rules),
+        "seed_commitment": commitment(state.seed, state.rules, state.game),
         "rules": state.rules,
     }
     if state.step == "over":

@@ -8,6 +8,9 @@ Two generators, chosen by the rules version a game is played under (``GameCreate
   rejection, so exactly uniform. Without the seed nothing about any draw can be computed, and a
   revealed draw says nothing about another one. The public commitment is
   ``sha256("rfg/commit" || 0x00 || seed)``: another label, so it reveals nothing of the key.
+  From rules version 4 it binds the game as well, ``sha256("rfg/commit" || 0x00 || seed || 0x00
+  || game)`` (``game``: the service's game id), so games dealt one seed (a ladder's duplicate
+  set) publish unrelated commitments.
 * **SplitMix64** (rules versions 1 and 2): the state is the first 8 bytes of sha256(seed), the
   same bytes that were published as ``seed_sha256``. Kept only so that old logs still replay;
   anybody who read the commitment could predict every draw.
@@ -39,6 +42,9 @@ KEYED_TAG = 1 << 320
 
 KEYED_SINCE_RULES = 3
 """The first rules version whose games use the keyed generator and the labelled commitment."""
+
+BOUND_SINCE_RULES = 4
+"""The first rules version whose commitment binds the game (``GameCreated.game``) to the seed."""
 
 _blake2b = hashlib.blake2b
 
@@ -81,8 +87,12 @@ def seed_hash(seed: str) -> str:
     return hashlib.sha256(seed.encode("utf-8")).hexdigest()
 
 
-def commitment(seed: str, rules: int) -> str:
-    """The public commitment to a game's seed under its rules version (hex)."""
+def commitment(seed: str, rules: int, game: str = "") -> str:
+    """The public commitment to a game's seed under its rules version (hex); from rules version
+    4 over the seed and ``game``, the name the game is published under (no NUL in it)."""
+    if rules >= BOUND_SINCE_RULES:
+        message = b"rfg/commit\x00" + seed.encode("utf-8") + b"\x00" + game.encode("utf-8")
+        return hashlib.sha256(message).hexdigest()
     if rules >= KEYED_SINCE_RULES:
         return hashlib.sha256(b"rfg/commit\x00" + seed.encode("utf-8")).hexdigest()
     return seed_hash(seed)

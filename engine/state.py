@@ -240,6 +240,9 @@ class GameState:
     table: dict[str, Any] = field(default_factory=dict)
     #: the rules version the game is played under (``engine.phases.setup.RULES_VERSION``)
     rules: int = 1
+    #: the name the seed's commitment binds from rules version 4 (``GameCreated.game``: the
+    #: service's game id); empty before
+    game: str = ""
 
     @property
     def phase(self) -> str | None:
@@ -275,6 +278,7 @@ class GameState:
             {k: v[:] for k, v in self.forced.items()},
             self.table,
             self.rules,
+            self.game,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -301,6 +305,7 @@ class GameState:
             "forced": {k: v[:] for k, v in self.forced.items()},
             "table": self.table,
             "rules": self.rules,
+            "game": self.game,
         }
 
     @classmethod
@@ -328,6 +333,7 @@ class GameState:
             forced={k: list(v) for k, v in d.get("forced", {}).items()},
             table=dict(d.get("table", {})),
             rules=d.get("rules", 1),
+            game=d.get("game", ""),
         )
 
 

@@ -7,7 +7,8 @@ store call. The public and seat views (``events.projections``) are stored by the
 create and end a game; in between, the first reader of a version renders them from its cached
 game and stores them with the position they reflect, so readers always get the current version
 and a command does not pay for views nobody reads. Readers also get the per-viewer event feed
-(redacted only by the engine's ``redact``) and log exports.
+(redacted only by the engine's ``redact``) and log exports. A finished game of a duplicate set
+that still runs holds its seed back in all of them (``events.seeds``).
 
 Viewers: ``"public"``, a seat number, or ``"server"``.
 
@@ -39,6 +40,7 @@ from .envelope import GENESIS_HASH, Envelope, canonical_json, iso_utc, seal_batc
 from .errors import ConcurrencyConflict, DecisionChanged, GameNotFound, InvalidBatch
 from .projections import Viewer, feed_item, render_summary, render_views, seat_view
 from .replay import CREATE_COMMAND_ID, signed_result
+from .seeds import SeedHolds, reveals, withheld_line, withhold, withhold_item
 from .signing import Signer
 from .store import AppendResult, EventStore, Guard, GuardRefused
 
@@ -186,6 +188,8 @@ class Games:
         #: called after every stored creation or command (``workers`` enqueues bot turns and
         #: timeouts here); a failing listener is logged, never fails the command
         self.listeners: list[Listener] = []
+        #: the seeds held back until a duplicate set has ended (``events.seeds``)
+        self.holds = SeedHolds(store)
 
     def subscribe(self, listener: Listener) -> None:
         """Call ``listener(change)`` after each stored creation or command of this instance."""
@@ -217,7 +221,7 @@ class Games:
         validate_table(table, players)
         seed = seed or secrets.token_hex(16)
         game_id = game_id or secrets.token_hex(6)
-        events = engine.create(seed, players, options, table)
+        events = engine.create(seed, players, options, table, game=game_id)
         now = iso_utc(self.clock())
         envs = seal_batch(
             events,
@@ -637,9 +641,17 @@ class Games:
         if len(found) < len(names):  # (a seat the game does not have)
             raise GameNotFound(game_id)
         if viewer == "public":
-            return found[0]
+            return found[0][0], self._revealed(game_id, found[0][1])
         public, private = found
-        return min(public[0], private[0]), seat_view(public[1], private[1])
+        text = self._revealed(game_id, seat_view(public[1], private[1]))
+        return min(public[0], private[0]), text
+
+    def _revealed(self, game_id: str, view: str) -> str:
+        """A view as it may be read: a finished game whose duplicate set still runs shows
+        ``seed_withheld`` instead of its seed (``events.seeds``)."""
+        if reveals(view) and self.holds.running(game_id):
+            return withhold(view)
+        return view
 
     def _render(self, game_id: str) -> tuple[int, dict[str, str]]:
         """Every projection of the game at its current version, rendered from this process's
@@ -659,15 +671,26 @@ class Games:
     def feed(
         self, game_id: str, viewer: Viewer, after: int = 0, limit: int | None = None
     ) -> list[dict[str, Any]]:
-        """Events after ``after`` as ``viewer`` may see them (engine redaction)."""
-        return [
-            feed_item(env, viewer) for env in self.store.read(game_id, after=after, limit=limit)
-        ]
+        """Events after ``after`` as ``viewer`` may see them (engine redaction; the seed
+        GameEnded reveals is held back while the game's duplicate set runs: ``events.seeds``)."""
+        envs = self.store.read(game_id, after=after, limit=limit)
+        return self._held_back(game_id, viewer, [feed_item(env, viewer) for env in envs])
+
+    def _held_back(
+        self, game_id: str, viewer: Viewer, items: list[dict[str, Any]]
+    ) -> list[dict[str, Any]]:
+        """Feed items as they may be read: a GameEnded (always the last event) without its seed
+        while another game of the game's duplicate set still runs."""
+        if viewer != "server" and items and items[-1]["type"] == "GameEnded":
+            if self.holds.running(game_id):
+                items[-1] = withhold_item(items[-1])
+        return items
 
     def export(self, game_id: str, viewer: Viewer, signer: Signer | None = None) -> list[str]:
         """JSON Lines: the full log (envelopes with hashes) once the game is over or for the
         server, ending with a signature line when a ``signer`` is given (``events.signing``);
-        otherwise the viewer's redacted feed."""
+        otherwise the viewer's redacted feed. A finished game whose duplicate set still runs
+        gives the viewer's redacted feed under a ``seed_withheld`` line (``events.seeds``)."""
         envs = self.store.read(game_id, upcast=False)
         over = any(e.type == "GameEnded" for e in envs[-1:])
         if over or viewer == "server":
@@ -689,6 +712,10 @@ class Games:
 
 
 def _decision_of(entry: _Cached, seat: int) -> tuple[int | None, str | None]:
+        if over and viewer != "server" and self.holds.running(game_id):
+            feed = [feed_item(e, viewer) for e in envs]
+            feed[-1] = withhold_item(feed[-1])  # GameEnded
+            return [withheld_line(game_id), *(canonical_json(item) for item in feed)]
     seats = entry.clocks.seats
     if not 0 <= seat < len(seats) or seats[seat].since_version is None:
         return None, None

@@ -38,10 +38,12 @@ import orjson
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 import engine
+from engine.rng import BOUND_SINCE_RULES
 from engine.state import GameState
 
 from .envelope import GENESIS_HASH, Envelope, canonical_json, check_timestamp
 from .errors import ChainBroken
+from .seeds import WITHHELD
 from .signing import check_signature
 
 CREATE_COMMAND_ID = "create"
@@ -52,6 +54,13 @@ MAX_BATCH_EVENTS = 2000
 """The most events one command may cause (a real command causes at most a few dozen)."""
 
 _HASH_RE = re.compile(r"^[0-9a-f]{64}$")
+#: the commitment each rules version publishes (0: the form after the last listed version)
+_COMMITMENT_FORMS = {
+    1: "sha256(seed)",
+    2: "sha256(seed)",
+    3: 'sha256("rfg/commit" || 0x00 || seed)',
+    0: 'sha256("rfg/commit" || 0x00 || seed || 0x00 || game)',
+}
 _SEAT_ACTOR_RE = re.compile(r"^seat:(\d+)$")
 _ENVELOPE_TYPES: dict[str, type | tuple[type, ...]] = {
     "type": str,
@@ -313,6 +322,14 @@ class _Check:
                 "this is a redacted viewer log of a live game; only the "
                 "full log of a finished game can be verified",
             )
+        if WITHHELD in obj:
+            raise _Stop(
+                "unverifiable",
+                None,
+                "this export was made while the game's duplicate set was still running, so its "
+                "seed and full log were withheld; export it again once every game of the set "
+                "has ended",
+            )
         raise _Stop("malformed", None, "line 1 is neither an event envelope nor an engine event")
 
     def _read(self, obj: dict[str, Any]) -> tuple[dict[str, Any], str | None, str]:
@@ -408,6 +425,7 @@ class _Check:
         _want(head["options"], dict, "GameCreated: field options", 1)
         _want(head.get("table") or {}, dict, "GameCreated: field table", 1)
         _want(head.get("rules", 1), int, "GameCreated: field rules", 1)
+        game = self._game_named(head)
         try:
             created = engine.create(
                 head["seed"],
@@ -415,6 +433,7 @@ class _Check:
                 head["options"],
                 head.get("table"),
                 head.get("rules", 1),
+                game,
             )
         except engine.EngineError as exc:
             raise _Stop("inconsistent", 1, f"GameCreated cannot be reproduced: {exc}") from None
@@ -426,10 +445,34 @@ class _Check:
                 "before logs recorded them), so its moves cannot be re-run; export it "
                 "again with `rfg simulate --export`",
             )
+        commit = "seed_commitment" if "seed_commitment" in created[0] else "seed_sha256"
+        if head.get(commit) != created[0][commit]:
+            raise _Stop(
+                "inconsistent",
+                1,
+                f"GameCreated: the revealed seed does not give the published {commit} "
+                f"({_COMMITMENT_FORMS.get(head.get('rules', 1), _COMMITMENT_FORMS[0])})",
+            )
         self._compare(
             created, batch, first, last, "the game's setup is not what the revealed seed produces"
         )
         self.state = engine.replay(created)
+
+    def _game_named(self, head: dict[str, Any]) -> str | None:
+        """The game a GameCreated of rules version 4 or later names: a string, and in a service
+        export the envelopes' game id (the commitment binds it). None before version 4."""
+        if head.get("rules", 1) < BOUND_SINCE_RULES:
+            return None
+        _want(head.get("game"), str, "GameCreated: field game", 1)
+        game: str = head["game"]
+        if self.v.mode == "envelopes" and game != self.game_id:
+            raise _Stop(
+                "inconsistent",
+                1,
+                f"GameCreated names game {game!r} but the log is of game {self.game_id!r} "
+                "(the seed's commitment binds the game id)",
+            )
+        return game
 
     def _command(
         self, batch: list[dict[str, Any]], first: int, cid: str | None, last: bool

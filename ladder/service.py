@@ -14,7 +14,9 @@ commands. Keys written before the hash tag (``rfg:ladder:<name>:<part>``) are re
 ``migrate_keys`` (``rfg worker`` runs it at start).
 
 A ladder game is an ordinary game whose table names the entrant of each seat; built-in bots are
-played by the workers, external bots through the API with their bot token. Results are recorded
+played by the workers, external bots through the API with their bot token. The games of a
+duplicate set (one seed, every rotation of the seats) are held (``events.seeds``) before they are
+created: none reveals the seed before the last of them has ended. Results are recorded
 once per game (the ``:recorded`` set guards it atomically), in finishing order, and the live
 ratings fold each new result; ``rebuild_ratings`` refolds every result from the games' own event
 logs, and must equal the live table.
@@ -74,8 +76,9 @@ class LadderConfig:
 
 
 # A duplicate set deals one seed to every rotation of the table at once: an external program
-# seated in two games of a set would read in one the dice its opponents roll in the other, and
-# the first game to end reveals the seed of the rest. Built-in bots see only their own game's view.
+# seated in two games of a set would read in one the dice its opponents roll in the other.
+# Built-in bots see only their own game's view. (Spectators: the set's seed is held back until
+# its last game ends, and each game publishes its own commitment; ``events.seeds``.)
 DUPLICATE_EXTERNAL = (
     "ladder {name!r} plays duplicate sets (one deal in every seating at once), where an external "
     "bot could read its opponents' dice in another game of the set; enter external bots in a "
@@ -244,12 +247,16 @@ class Ladders:
             n = rng.choice(counts)
             table_entrants = choose_table(sorted(entrants), n, ratings, played, meetings, rng)
             seed = secrets.token_hex(16)
-            for order in seatings(table_entrants, cfg.duplicate, rng):
-                if limit is not None and len(created) >= limit:
-                    break
+            orders = seatings(table_entrants, cfg.duplicate, rng)
+            if limit is not None:
+                orders = orders[: limit - len(created)]
+            gids = [secrets.token_hex(6) for _ in orders]
+            if cfg.duplicate:  # the first game of the set to end must not reveal the others' seed
+                self.games.holds.hold(gids)
+            for order, gid in zip(orders, gids, strict=True):
                 seats = [self.seat_spec(entrants[e]) for e in order]
                 tbl = {"seats": seats, "ladder": name, "time_control": cfg.time_control}
-                gid, _ = self.games.create(n, dict(cfg.options), seed=seed, table=tbl)
+                self.games.create(n, dict(cfg.options), seed=seed, table=tbl, game_id=gid)
                 info = {
                     "seats": order,
                     "seed_set": seed if cfg.duplicate else None,
@@ -271,7 +278,9 @@ class Ladders:
 
     # --- results and ratings ---------------------------------------------------------------
     def record_finished(self, name: str) -> int:
-        """Record the result of every finished ladder game not yet recorded; returns how many."""
+        """Record the result of every finished ladder game not yet recorded; returns how many.
+        A duplicate set found ended meanwhile is released (``events.seeds``): its games' seeds
+        and full logs are revealed."""
         n = 0
         for gid, info in self.ladder_games(name).items():
             if info["status"] != "active":
@@ -281,6 +290,8 @@ class Ladders:
                 continue
             if self.record(name, gid, info["seats"], state.scores):
                 n += 1
+                if info.get("seed_set"):
+                    self.games.holds.running(gid)
         return n
 
     def record(

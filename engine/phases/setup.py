@@ -22,7 +22,7 @@ from ..catalogue import (
     world_card,
 )
 from ..economy import VP_PER_PLAYER, supply_peek, supply_take
-from ..errors import ChanceMismatch, refuse
+from ..errors import ChanceMismatch, InvalidEvent, refuse
 from ..fold import Ctx, Event, creates, ev, folds
 from ..state import GameState, PlayerState
 
@@ -77,7 +77,9 @@ def deal(seed: str, players: int, rules: int) -> tuple[int, list[dict[str, Any]]
 #:      version 1 the oldest dice did, without asking
 #:   3  chance comes from the keyed generator and the seed's commitment is labelled
 #:      (``engine.rng``): nothing public predicts a roll or a draw any more
-RULES_VERSION = 3
+#:   4  GameCreated names the game (``game``: the service's game id) and the commitment binds
+#:      it with the seed, so games dealt one seed (a duplicate set) publish unrelated commitments
+RULES_VERSION = 4
 
 
 def create(
@@ -86,8 +88,13 @@ def create(
     options: dict[str, Any] | None = None,
     table: dict[str, Any] | None = None,
     rules: int | None = None,
+    game: str | None = None,
 ) -> Ctx:
-    """Emit GameCreated (and, for a first game, the start tile choices) into a fresh context."""
+    """Emit GameCreated (and, for a first game, the start tile choices) into a fresh context.
+
+    ``game`` is the name the game is published under (the service's game id); from rules version
+    4 GameCreated records it and the seed's commitment binds it. A game played outside the
+    service (``rfg simulate``) is named by its seed."""
     opts = check_config(players, dict(options or {}))
     if not isinstance(seed, str) or not seed:
         refuse("seed", "the seed must be a non-empty string", "seed", seed)
@@ -95,13 +102,17 @@ def create(
         rules = RULES_VERSION
     if isinstance(rules, bool) or not isinstance(rules, int) or not 1 <= rules <= RULES_VERSION:
         refuse("rules", f"the rules version must be 1 to {RULES_VERSION}", "rules", rules)
+    if game is None:
+        game = seed
+    if not isinstance(game, str) or not game or "\x00" in game:
+        refuse("game", "the game's name must be a non-empty string without NUL", "game", game)
     _, seats = deal(seed, players, rules)
     ctx = Ctx(None)
     # the commitment's field name says what it is: a bare sha256 of the seed before version 3
     commit_field = "seed_commitment" if rules >= rngmod.KEYED_SINCE_RULES else "seed_sha256"
     created: dict[str, Any] = {
         "seed": seed,
-        commit_field: rngmod.commitment(seed, rules),
+        commit_field: rngmod.commitment(seed, rules, game),
         "players": players,
         "options": opts,
         "seats": seats,
@@ -109,6 +120,8 @@ def create(
     }
     if rules > 1:  # version 1 logs carry no rules field; they must be reproduced as they are
         created["rules"] = rules
+    if rules >= rngmod.BOUND_SINCE_RULES:  # nor do logs before version 4 name their game
+        created["game"] = game
     ctx.emit(ev("GameCreated", **created))
     if opts["first_game"]:
         for p in ctx.state.players:
@@ -154,6 +167,11 @@ def _created(e: Event) -> GameState:
     state.step = "start_tiles"
     state.table = dict(e.get("table") or {})
     state.rules = rules
+    if rules >= rngmod.BOUND_SINCE_RULES:
+        game = e.get("game")
+        if not isinstance(game, str) or not game:
+            raise InvalidEvent("GameCreated: a game of rules version 4 or later names its game")
+        state.game = game
     return state
 
 

@@ -14,6 +14,7 @@ from urllib.parse import urlencode
 from flask import Blueprint, Response, current_app
 
 from events.clock import validate_table
+from events.seeds import withholds
 from service.api.links import game_links
 from service.auth import require_admin
 from service.backend import backend
@@ -131,10 +132,12 @@ def get_game(game_id: str) -> Response:
 def public_view(game_id: str) -> Response:
     load_query(_empty)
     pos, text = backend().games.view(game_id, "public")
-    if not_modified(pos):
+    final = not withholds(text)  # a held-back seed comes later at this very version: no ETag
+    if final and not_modified(pos):
         return not_modified_response(pos)
+    headers = {"ETag": etag(pos), "Cache-Control": "no-cache"}
     return respond(
         _view,
         {"game_id": game_id, "version": pos, "view": served_view(json.loads(text))},
-        headers={"ETag": etag(pos), "Cache-Control": "no-cache"},
+        headers=headers if final else {"Cache-Control": "no-store"},
     )

@@ -2,7 +2,8 @@
 
 * ``GET /games/<id>/log`` - once the game is over, the full log (hash-chained envelopes, seed
   included) for anyone; while it is live, the public redacted feed. The admin token gets the full
-  log at any time.
+  log at any time. A finished game of a duplicate set that still runs (``events.seeds``): the
+  public feed under a ``seed_withheld`` line, ``Log-Kind: withheld``, until the set has ended.
 * ``GET /games/<id>/seats/<n>/log`` - the seat's own redacted log while live; the full log after.
 * ``POST /replays/verify`` - upload a log (the export above or ``rfg simulate --export``); the
   answer is the verdict ``rfg replay --key <this server's key>`` gives (``events.replay``), with
@@ -28,6 +29,7 @@ from flask import Blueprint, Response, current_app, request
 
 from events.projections import Viewer
 from events.replay import Verdict, verify_stream
+from events.seeds import is_withheld
 from service.auth import bearer_token, is_admin, require_seat
 from service.backend import backend
 from service.errors import Problem
@@ -49,7 +51,7 @@ def _export(game_id: str, viewer: Viewer) -> Response:
     full = bool(lines) and '"hash"' in lines[0] and '"payload"' in lines[0]
     resp = Response("".join(line + "\n" for line in lines), mimetype=NDJSON)
     resp.headers["Content-Disposition"] = f'attachment; filename="game-{game_id}.jsonl"'
-    resp.headers["Log-Kind"] = "full" if full else "redacted"
+    resp.headers["Log-Kind"] = "full" if full else "withheld" if is_withheld(lines) else "redacted"
     resp.headers["Cache-Control"] = "no-cache" if not full else "public, max-age=60"
     return resp
 

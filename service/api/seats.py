@@ -10,6 +10,7 @@ import json
 
 from flask import Blueprint, Response
 
+from events.seeds import withholds
 from service.api.games import read_summary
 from service.api.links import seat_links
 from service.auth import bearer_token, is_admin, require_seat
@@ -77,11 +78,13 @@ def seat_view(game_id: str, seat: int) -> Response:
     load_query(_empty)
     require_seat(game_id, seat)
     pos, text = backend().games.view(game_id, seat)
-    if not_modified(pos):
+    final = not withholds(text)  # a held-back seed comes later at this very version: no ETag
+    if final and not_modified(pos):
         return not_modified_response(pos)
     view = served_view(json.loads(text), seat)  # + decision_id and help, named bonuses
     body = {"game_id": game_id, "seat": seat, "version": pos, "view": view}
-    return respond(_view, body, headers={"ETag": etag(pos), "Cache-Control": "private, no-cache"})
+    headers = {"ETag": etag(pos), "Cache-Control": "private, no-cache"}
+    return respond(_view, body, headers=headers if final else {"Cache-Control": "no-store"})
 
 
 @bp.post("/games/<gid:game_id>/seats/<int:seat>/token")

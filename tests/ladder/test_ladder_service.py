@@ -123,3 +123,42 @@ def test_keys_of_the_layout_before_hash_tags_are_migrated(ladders: Ladders) -> N
     assert ladders.config("old").concurrency == 1
     assert sorted(ladders.entrants("old")) == ["a", "b"]
     assert not list(r.scan_iter(match="rfg:ladder:old:*"))
+
+
+def test_a_duplicate_set_is_held_until_its_last_game_ends(ladders: Ladders) -> None:
+    """Each game of a set is held before it exists; recording the last result releases the set
+    (``events.seeds``): a spectator of the first game to end cannot read the others' seed."""
+    ladders.create(LadderConfig("dup", players=[2], concurrency=2, duplicate=True))
+    for name in ("a", "b"):
+        ladders.add_entrant("dup", name, bot="random")
+    first, second = ladders.schedule("dup", rng_seed="x")
+    holds = ladders.games.holds
+    for gid in (first, second):
+        assert json.loads(ladders.r.get(holds.key(gid))) == sorted([first, second])
+    commitments = {
+        json.loads(ladders.games.view(g, "public")[1])["seed_commitment"] for g in (first, second)
+    }
+    assert len(commitments) == 2  # one seed, two unrelated commitments
+    drive(ladders.games, first)
+    assert ladders.record_finished("dup") == 1
+    assert "seed" not in json.loads(ladders.games.view(first, "public")[1])
+    drive(ladders.games, second)
+    assert ladders.record_finished("dup") == 1
+    assert ladders.r.get(holds.key(first)) is None and ladders.r.get(holds.key(second)) is None
+    seeds = {json.loads(ladders.games.view(g, "public")[1])["seed"] for g in (first, second)}
+    assert len(seeds) == 1
+
+
+def test_a_set_cut_short_holds_only_its_games_and_single_games_are_not_held(
+    ladders: Ladders,
+) -> None:
+    ladders.create(LadderConfig("dup", players=[3], concurrency=3, duplicate=True))
+    ladders.create(LadderConfig("one", players=[2], concurrency=1))
+    for name in ("a", "b", "c"):
+        ladders.add_entrant("dup", name, bot="random")
+        ladders.add_entrant("one", name, bot="random")
+    cut = ladders.schedule("dup", rng_seed="x", limit=2)
+    assert len(cut) == 2
+    assert all(json.loads(ladders.r.get(ladders.games.holds.key(g))) == sorted(cut) for g in cut)
+    (single,) = ladders.schedule("one", rng_seed="x")
+    assert ladders.r.get(ladders.games.holds.key(single)) is None
