@@ -653,6 +653,7 @@ class Games:
             return withhold(view)
         return view
 
+
     def _render(self, game_id: str) -> tuple[int, dict[str, str]]:
         """Every projection of the game at its current version, rendered from this process's
         cached game (caught up) and stored for later readers; (position, views). A view stored
@@ -693,6 +694,10 @@ class Games:
         gives the viewer's redacted feed under a ``seed_withheld`` line (``events.seeds``)."""
         envs = self.store.read(game_id, upcast=False)
         over = any(e.type == "GameEnded" for e in envs[-1:])
+        if over and viewer != "server" and self.holds.running(game_id):
+            feed = [feed_item(e, viewer) for e in envs]
+            feed[-1] = withhold_item(feed[-1])  # GameEnded
+            return [withheld_line(game_id), *(canonical_json(item) for item in feed)]
         if over or viewer == "server":
             lines = [e.to_json() for e in envs]
             if signer is not None and envs:
@@ -712,10 +717,6 @@ class Games:
 
 
 def _decision_of(entry: _Cached, seat: int) -> tuple[int | None, str | None]:
-        if over and viewer != "server" and self.holds.running(game_id):
-            feed = [feed_item(e, viewer) for e in envs]
-            feed[-1] = withhold_item(feed[-1])  # GameEnded
-            return [withheld_line(game_id), *(canonical_json(item) for item in feed)]
     seats = entry.clocks.seats
     if not 0 <= seat < len(seats) or seats[seat].since_version is None:
         return None, None
