@@ -215,8 +215,13 @@ def test_a_changed_game_id_is_refused(signed: dict[str, Any]) -> None:
             if "signature" not in r:
                 r["game_id"] = "0123456789ab"
 
+    # rules 4 and later: GameCreated names its game (the commitment binds it), so the log is
+    # inconsistent before the signature is read; older logs: the signature names another game
     _refused(
-        signed, _text(_edit(_rows(signed["text"]), game)), "not-authentic", "signature is for game"
+        signed,
+        _text(_edit(_rows(signed["text"]), game)),
+        "inconsistent|not-authentic",
+        "names game|signature is for game",
     )
 
 
