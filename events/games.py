@@ -653,7 +653,6 @@ class Games:
             return withhold(view)
         return view
 
-
     def _render(self, game_id: str) -> tuple[int, dict[str, str]]:
         """Every projection of the game at its current version, rendered from this process's
         cached game (caught up) and stored for later readers; (position, views). A view stored
