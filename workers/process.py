@@ -4,6 +4,18 @@
 state cache stays warm between the hundreds of jobs of one game: a job costs a head check and
 one decision, not a fold of the whole stream. A job that hangs is stopped by RQ's job timeout
 (SIGALRM in the main thread).
+
+The worker's only child process is RQ's scheduler, which RQ forks (``multiprocessing``) from the
+worker's main thread; the sweep is a thread. A fork holds copies of the worker's Redis sockets,
+so a scheduler left behind by a SIGKILLed worker kept the worker's blocking dequeue open and the
+next job went to a process that no longer existed (the sweep rescued it ``stale_after`` later).
+``run`` therefore has every process it forks sent SIGKILL when it dies (``workers.lifeline``:
+``prctl(PR_SET_PDEATHSIG)`` in an ``os.register_at_fork`` hook, Linux; RQ has no public hook
+around that fork and nothing of RQ is patched): the sockets close with the worker, Redis drops
+its dequeue, and the next job waits in the queue for the next worker. The job the worker itself
+was running stays STARTED and is re-run by the sweep after ``stale_after``; the dead
+scheduler's lock expires within about a minute, deadlines due meanwhile are applied by the
+sweep.
 """
 
 from __future__ import annotations
@@ -21,6 +33,7 @@ import redis
 from rq import Queue, SimpleWorker
 from rq.exceptions import StopRequested
 
+from . import lifeline
 from .runtime import WORKER_TTL, Runtime, install
 from .settings import WorkerSettings
 from .sweep import Sweeper
@@ -128,6 +141,7 @@ def run(
     A Redis outage does not end it: the RQ worker that lost its connection is replaced by a new
     one (named ``<name>-r<n>``) as soon as Redis answers again; the sweep thread keeps going.
     ``queue_url``: RQ's own plain Redis (default: the store's, see ``settings.queue_url``)."""
+    lifeline.children_die_with_me(signal.SIGKILL)  # RQ's scheduler dies with this process
     rt = Runtime.from_url(url, settings, queue_url_=queue_url)
     install(rt)
     base = name or default_name()
