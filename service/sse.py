@@ -8,6 +8,14 @@ poll of its own) and sends a ``: keep-alive`` comment every ``keepalive`` second
 the connection open. After the game's last event an ``end`` event is sent and the stream closes;
 otherwise it closes after ``max_seconds`` and the client reconnects (``retry``).
 
+**The turn signal** (seat streams only: ``turn``, see ``service.api.events``): after a batch of
+events (the events one read returned, the stream caught up), the seat's decision is read once
+(its view: ``Games.view``, the same read a ``GET .../view`` makes) and, when the seat owes a
+decision the stream has not signalled yet, an ``event: decision`` frame follows the batch with
+the decision, its ``decision_id`` and the seat's view. It carries no ``id:`` (``Last-Event-ID``
+stays the last event's seq). On connect, resuming or not, the decision pending then (if any) is
+sent once after the backlog: a decision is a level, what is owed now.
+
 Under gunicorn's gevent worker (``rfg run``) an open stream costs a greenlet and its buffers;
 the dev server and the test client give it a thread.
 
@@ -45,6 +53,11 @@ def still_allowed(allowed: Callable[[], bool]) -> bool:
 
 def frame(item: dict[str, Any]) -> str:
     return f"id: {item['seq']}\ndata: {json.dumps(item, separators=(',', ':'))}\n\n"
+
+
+def decision_frame(turn: dict[str, Any]) -> str:
+    """The turn signal: no ``id`` (a client's ``Last-Event-ID`` stays the last event's seq)."""
+    return f"event: decision\ndata: {json.dumps(turn, separators=(',', ':'))}\n\n"
 
 
 class FeedPages:
@@ -104,6 +117,7 @@ def event_stream(
     keepalive: float,
     retry_ms: int = 2000,
     allowed: Callable[[], bool] | None = None,
+    turn: Callable[[], dict[str, Any] | None] | None = None,
 ) -> Iterator[str]:
     """Frames from ``after`` on; ``finished`` and ``version`` describe the game when the request
     came (a finished game's stream ends once the client has every event).
@@ -113,12 +127,17 @@ def event_stream(
     503 a new request gets meanwhile).
 
     ``allowed`` (the request's credential, ``service.auth.credential_check``) is asked once a
-    keep-alive interval: once the token is revoked or rotated the stream closes."""
+    keep-alive interval: once the token is revoked or rotated the stream closes.
+
+    ``turn`` (a seat stream) reads the seat's pending decision as the turn signal's data (None:
+    it owes nothing), asked once the stream has caught up: at connect and after each batch."""
     deadline = time.monotonic() + max_seconds
     stream_key = store.keys(game_id)[0]
     cursor = after
     yield f"retry: {retry_ms}\n\n"
     down = False
+    signalled: Any = None  # the decision_id of the last turn signal sent
+    ask_turn = turn is not None  # at connect, then after each batch of events
     next_check = time.monotonic() + keepalive
     last_sent = time.monotonic()  # a keep-alive goes out after ``keepalive`` s of silence
     while True:
@@ -127,8 +146,13 @@ def event_stream(
             if not still_allowed(allowed):
                 yield ": the token of this stream was revoked\n\n"
                 return
+        pending: dict[str, Any] | None = None
         try:
             items = pages.read(game_id, stream_key, viewer, cursor)
+            ask_turn = ask_turn or bool(items)
+            last_page = len(items) < PAGE
+            if turn is not None and ask_turn and last_page and not finished:
+                pending = turn()  # read after the events: never behind them
         except STORE_ERRORS as exc:
             if time.monotonic() >= deadline:
                 return
@@ -147,8 +171,13 @@ def event_stream(
             finished = finished or item["type"] == "GameEnded"
             yield frame(item)
             last_sent = time.monotonic()
-        if len(items) == PAGE:
+        if not last_page:
             continue
+        ask_turn = False
+        if pending is not None and pending["decision_id"] != signalled and not finished:
+            signalled = pending["decision_id"]
+            yield decision_frame(pending)
+            last_sent = time.monotonic()
         if finished:
             yield f"event: end\ndata: {json.dumps({'game_id': game_id, 'version': version})}\n\n"
             return

@@ -5,16 +5,20 @@
   (its seat token).
 
 ``events`` pages with ``after`` (the last seq the client has) and ``limit``; ``stream`` is
-Server-Sent Events (see ``service.sse``), resuming after ``Last-Event-ID`` (or ``after``).
+Server-Sent Events (see ``service.sse``), resuming after ``Last-Event-ID`` (or ``after``); a
+seat's stream also carries the turn signal (``event: decision``, ``turn_signal``).
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
+from typing import Any
 
 from flask import Blueprint, Response, current_app, request
 
+from events.games import Games
 from events.projections import Viewer
 from service.auth import credential_check, require_seat
 from service.backend import backend
@@ -24,6 +28,7 @@ from service.limits import hold_stream
 from service.schemas.requests import MAX_SEQ, FeedQuerySchema, StreamQuerySchema
 from service.schemas.responses import FeedSchema
 from service.sse import event_stream
+from service.views import served_view
 
 bp = Blueprint("events", __name__)
 _feed_q = FeedQuerySchema()
@@ -49,6 +54,39 @@ def _feed(game_id: str, viewer: Viewer) -> Response:
         "more": more,
     }
     return respond(_feed_schema, body, headers={"Cache-Control": "no-cache"})
+
+
+def turn_signal(games: Games, game_id: str, seat: int) -> Callable[[], dict[str, Any] | None]:
+    """The reader of a seat stream's turn signal: one read of the seat's view (``Games.view``,
+    the view ``GET .../seats/{n}/view`` serves) -> the decision the seat owes, with its
+    ``decision_id``, deadline, links and the view itself, or None when it owes nothing."""
+
+    def read() -> dict[str, Any] | None:
+        version, text = games.view(game_id, seat)
+        view = served_view(json.loads(text), seat)
+        decision = view.get("decision")
+        if not isinstance(decision, dict) or decision.get("decision_id") is None:
+            return None
+        clock: dict[str, Any] = next(
+            (c for c in (view.get("clock") or {}).get("seats") or [] if c.get("seat") == seat),
+            {},
+        )
+        return {
+            "game_id": game_id,
+            "seat": seat,
+            "kind": decision["kind"],
+            "decision_id": decision["decision_id"],
+            "game_version": version,
+            "deadline": clock.get("deadline"),
+            "decision": decision,
+            "view": view,
+            "links": {
+                "view": f"/games/{game_id}/seats/{seat}/view",
+                "commands": f"/games/{game_id}/seats/{seat}/commands",
+            },
+        }
+
+    return read
 
 
 def _stream(game_id: str, viewer: Viewer) -> Response:
@@ -80,6 +118,7 @@ def _stream(game_id: str, viewer: Viewer) -> Response:
         max_seconds=float(cfg["SSE_MAX_SECONDS"]),
         keepalive=float(cfg["SSE_KEEPALIVE_SECONDS"]),
         allowed=allowed,
+        turn=turn_signal(b.games, game_id, viewer) if isinstance(viewer, int) else None,
     )
     resp = Response(hold_stream(gen), mimetype="text/event-stream")
     resp.headers["Cache-Control"] = "no-cache"

@@ -67,9 +67,12 @@ def stream_events(spec: dict[str, Any]) -> Callable[[bytes], dict[str, Any]]:
             event: dict[str, Any] = {"event": kind, "data": data}
             if ident is not None:
                 event["id"] = ident
-            if kind == "decision":  # a bot account's decisions stream
+            if kind == "decision" and ident is not None:  # a bot account's decisions stream
                 check("DecisionStreamEvent", event)
                 check("PendingDecision", json.loads(data))
+            elif kind == "decision":  # a seat stream's turn signal
+                check("StreamEvent", event)
+                check("TurnSignal", json.loads(data))
             else:
                 check("StreamEvent", event)
                 check("FeedItem" if kind == "message" else "StreamEnd", json.loads(data))
