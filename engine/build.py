@@ -26,6 +26,7 @@ MODULES = (
     "engine/economy.py",
     "engine/flow.py",
     "engine/fold.py",
+    "engine/leaving.py",
     "engine/observe.py",
     "engine/record.py",
     "engine/rng.py",

@@ -14,6 +14,7 @@ from typing import Any
 from .catalogue import PHASE_INDEX, PHASES, phantom_id
 from .errors import InvalidEvent, NotYourDecision, refuse
 from .fold import Ctx, Event, ev, folds
+from .leaving import LEAVING
 from .phases import assign, construct, explore, manage, produce, setup, ship
 from .powers import registry
 from .scoring import final_scores
@@ -110,8 +111,11 @@ def apply_command(state: GameState, seat: int, cmd: Any, ctx: Ctx) -> None:
         refuse("seat", f"seat must be 0..{len(state.players) - 1}, not {seat!r}", "seat", seat)
     if not isinstance(cmd, dict):
         refuse("command", "a command must be a JSON object with a 'kind'", None, cmd)
-    owes = owed(state, seat)
     kind = cmd.get("kind")
+    if kind in LEAVING:  # resign, abandon: at any moment, owed decision or not
+        LEAVING[kind](state, seat, cmd, ctx)
+        return
+    owes = owed(state, seat)
     if not owes:
         raise NotYourDecision(
             "not_pending",

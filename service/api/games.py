@@ -31,6 +31,7 @@ from service.limits import check_open_games, opened_game
 from service.lobby import list_games
 from service.schemas.requests import CreateGameSchema, EmptyQuerySchema, ListGamesQuerySchema
 from service.schemas.responses import GamePageSchema, GameSchema, ViewSchema
+from service.tokens import Table
 from service.views import served_view
 
 bp = Blueprint("games", __name__)
@@ -44,8 +45,13 @@ _page = GamePageSchema()
 _view = ViewSchema()
 
 
-def game_resource(summary: dict[str, Any], claimed: set[int]) -> dict[str, Any]:
-    """The game as the API shows it: its lobby projection plus which seats are taken."""
+def game_resource(
+    summary: dict[str, Any], claimed: set[int], table: Table | None = None
+) -> dict[str, Any]:
+    """The game as the API shows it: its lobby projection plus which seats are taken, their
+    display names and which open seats are kept for an invited player (``table``)."""
+    if table is not None:
+        claimed = table.claimed
     seats = []
     for i, cfg in enumerate(summary.get("seats") or []):
         seat: dict[str, Any] = {"seat": i, "kind": cfg.get("kind", "human")}
@@ -55,8 +61,20 @@ def game_resource(summary: dict[str, Any], claimed: set[int]) -> dict[str, Any]:
             if cfg.get(key):
                 seat[key] = cfg[key]
         seat["claimed"] = i in claimed or seat["kind"] in ("bot", "external")
+        if table is not None:  # (each only when it says something: a new game's seats are bare)
+            if i in table.names:
+                seat["name"] = table.names[i]
+            if i in table.invited and i not in claimed:
+                seat["invited"] = True
+            if i == table.host:
+                seat["host"] = True
         seats.append(seat)
     return dict(summary, seats=seats, links=game_links(summary["game_id"]))
+
+
+def game_state(game_id: str, summary: dict[str, Any]) -> dict[str, Any]:
+    """``game_resource`` of one game, its table read now."""
+    return game_resource(summary, set(), backend().tokens.tables([game_id])[0])
 
 
 def read_summary(game_id: str) -> tuple[int, dict[str, Any]]:
@@ -105,7 +123,11 @@ def get_games() -> Response:
     q = load_query(_list)
     b = backend()
     page = list_games(b.store, b.tokens, **q)
-    items = [game_resource(summary, claimed) for summary, claimed in page.items]
+    tables = b.tokens.tables([summary["game_id"] for summary, _claimed in page.items])
+    items = [
+        game_resource(summary, claimed, table)
+        for (summary, claimed), table in zip(page.items, tables, strict=True)
+    ]
     headers = {}
     if page.next_cursor:
         headers["Link"] = f'<{_next_url(q, page.next_cursor)}>; rel="next"'
@@ -124,8 +146,7 @@ def _next_url(q: dict[str, Any], cursor: str) -> str:
 def get_game(game_id: str) -> Response:
     load_query(_empty)
     pos, summary = read_summary(game_id)
-    claimed = backend().tokens.claimed_seats([game_id])[0]
-    return respond(_game, game_resource(summary, claimed), headers={"ETag": etag(pos)})
+    return respond(_game, game_state(game_id, summary), headers={"ETag": etag(pos)})
 
 
 @bp.get("/games/<gid:game_id>/view")

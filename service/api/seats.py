@@ -2,27 +2,62 @@
 seat), rotate its token (``POST /games/<id>/seats/<n>/token``: a new token, the old one stops
 working at once; the holder or the admin) and read the seat's private view (``GET /games/<id>/seats/<n>/view``), which holds
 everything the seat may see, including ``decision``: the decision it owes now, with its legal
-choices (``engine.legal``), or null."""
+choices (``engine.legal``), or null.
+
+Friends at the table:
+
+* a claim may give the seat's display name (``name``: 1 to 24 printable characters, trimmed;
+  shown wherever the seat is named: ``GET /games``, ``GET /games/<id>``, the web client);
+* the game's host (the holder of the seat claimed first) or the admin invites someone to an
+  open human seat (``POST /games/<id>/seats/<n>/invite``): a one-time invite code, shown once,
+  and a web link carrying it in its fragment (``/play/#/join/<id>/<n>/<code>``: a browser never
+  sends a fragment, so the code reaches no server log). While the invite is outstanding only
+  that code claims the seat (the lobby's claim is refused 409); it claims once;
+* the host or the admin abandons a game everyone walked away from
+  (``POST /games/<id>/abandon``): the command ``abandon``, which ends it with nobody winning;
+* a seat holder resigns (``POST /games/<id>/seats/<n>/resign``): the command ``resign``, which
+  ends the game at once, the best of the other seats winning (``engine.leaving`` has the house
+  rule and its events)."""
 
 from __future__ import annotations
 
 import json
+import secrets
+from typing import Any
 
 from flask import Blueprint, Response
 
 from events.seeds import withholds
-from service.api.games import read_summary
+from service.api.games import game_state, read_summary
 from service.api.links import seat_links
-from service.auth import bearer_token, is_admin, require_seat
+from service.auth import bearer_token, is_admin, require_seat, seat_guard
 from service.backend import backend
 from service.errors import Problem
 from service.http import etag, load_body, load_query, not_modified, not_modified_response, respond
-from service.schemas.requests import ClaimSeatSchema, EmptyQuerySchema
-from service.schemas.responses import SeatClaimSchema, SeatViewSchema
+from service.schemas.requests import (
+    AbandonRequestSchema,
+    ClaimSeatRequestSchema,
+    ClaimSeatSchema,
+    EmptyQuerySchema,
+    InviteRequestSchema,
+    ResignRequestSchema,
+)
+from service.schemas.responses import (
+    GameSchema,
+    InviteSchema,
+    SeatClaimSchema,
+    SeatViewSchema,
+)
 from service.views import served_view
 
 bp = Blueprint("seats", __name__)
 _claim_body = ClaimSeatSchema()
+_claim_request = ClaimSeatRequestSchema()
+_invite_body = InviteRequestSchema()
+_resign_body = ResignRequestSchema()
+_abandon_body = AbandonRequestSchema()
+_invite = InviteSchema()
+_game = GameSchema()
 _empty = EmptyQuerySchema()
 _claim = SeatClaimSchema()
 _view = SeatViewSchema()
@@ -32,7 +67,50 @@ _view = SeatViewSchema()
 def claim(game_id: str, seat: int) -> Response:
     load_query(_empty)
     _pos, summary = read_summary(game_id)
-    load_body(_claim_body, optional=True)
+    body = load_body(_claim_request, optional=True) or {}
+    _claimable(game_id, seat, summary)
+    outcome, token = backend().tokens.claim(game_id, seat, body.get("name"), body.get("invite"))
+    if outcome == "nogame":
+        raise Problem("not-found", f"game {game_id!r} does not exist; GET /games lists games")
+    if outcome == "invited":
+        raise Problem(
+            "seat-unavailable",
+            f"seat {seat} is kept for an invited player: only the invite link the host sent "
+            "claims it; take another open seat, or ask the host for an invite",
+        )
+    if outcome == "used":
+        raise Problem(
+            "seat-unavailable",
+            f"this invite link was used already: seat {seat} is taken. An invite claims its "
+            "seat once; ask the host for a new invite link",
+        )
+    if outcome == "badcode":
+        raise Problem(
+            "forbidden",
+            f"this invite code is not the one for seat {seat} (the host may have made a new "
+            "link since, or it was mistyped); ask the host for the current invite link",
+        )
+    if outcome == "taken" or token is None:
+        raise Problem(
+            "seat-unavailable", f"seat {seat} was claimed already; claim another human seat"
+        )
+    body = {
+        "game_id": game_id,
+        "seat": seat,
+        "token": token,
+        "token_type": "Bearer",
+        "links": seat_links(game_id, seat),
+    }
+    return respond(
+        _claim,
+        body,
+        status=201,
+        headers={"Location": f"/games/{game_id}/seats/{seat}/view", "Cache-Control": "no-store"},
+    )
+
+
+def _claimable(game_id: str, seat: int, summary: dict[str, Any]) -> None:
+    """Refuse a seat that is not an open human seat of a game under way."""
     players = summary["players"]
     if seat >= players:
         raise Problem("not-found", f"game {game_id!r} has seats 0 to {players - 1}, not {seat}")
@@ -53,24 +131,86 @@ def claim(game_id: str, seat: int) -> Response:
             "seat-unavailable",
             "the game is over; its seats can no longer be claimed (GET /games/{id}/log has the full log)",
         )
-    token = backend().tokens.claim(game_id, seat)
-    if token is None:
+
+
+@bp.post("/games/<gid:game_id>/seats/<int:seat>/invite")
+def invite(game_id: str, seat: int) -> Response:
+    """A one-time invite code for an open human seat (the host or the admin)."""
+    load_query(_empty)
+    require_host(game_id, "inviting a player")
+    load_body(_invite_body, optional=True)
+    _pos, summary = read_summary(game_id)
+    _claimable(game_id, seat, summary)
+    code = backend().tokens.invite(game_id, seat)
+    if code is None:
         raise Problem(
-            "seat-unavailable", f"seat {seat} was claimed already; claim another human seat"
+            "seat-unavailable",
+            f"seat {seat} was claimed already; invite your friend to another open human seat",
         )
     body = {
         "game_id": game_id,
         "seat": seat,
-        "token": token,
-        "token_type": "Bearer",
-        "links": seat_links(game_id, seat),
+        "invite": code,
+        "link": f"/play/#/join/{game_id}/{seat}/{code}",
+        "claim": f"/games/{game_id}/seats/{seat}/claim",
     }
-    return respond(
-        _claim,
-        body,
-        status=201,
-        headers={"Location": f"/games/{game_id}/seats/{seat}/view", "Cache-Control": "no-store"},
+    return respond(_invite, body, status=201, headers={"Cache-Control": "no-store"})
+
+
+def require_host(game_id: str, what: str) -> str:
+    """Allow the request only with the admin token or the host's seat token (the seat claimed
+    first); returns the actor that names who asked ("admin" or "seat:<n>")."""
+    token = bearer_token()
+    if token is not None and is_admin(token):
+        return "admin"
+    tokens = backend().tokens
+    claims = tokens.claims(game_id)
+    if not claims.exists:
+        raise Problem("not-found", f"game {game_id!r} does not exist; GET /games lists games")
+    if token is None:
+        raise Problem(
+            "unauthorized",
+            f"{what} needs the host's seat token (Authorization: Bearer <token> of the seat "
+            "claimed first) or the admin token",
+        )
+    host = tokens.tables([game_id])[0].host
+    seat = claims.seat_of(token)
+    if seat is None:
+        raise Problem(
+            "unauthorized",
+            f"this token was not issued for game {game_id!r}; {what} needs the host's seat token",
+        )
+    if seat != host:
+        raise Problem(
+            "forbidden",
+            f"{what} is for the game's host (the player in seat {host}); ask them",
+        )
+    return f"seat:{seat}"
+
+
+@bp.post("/games/<gid:game_id>/seats/<int:seat>/resign")
+def resign(game_id: str, seat: int) -> Response:
+    """The seat resigns: the game ends at once and the best of the others wins
+    (``engine.leaving``). Answers the game as it now is."""
+    load_query(_empty)
+    guard = seat_guard(game_id, seat)
+    try:
+        load_body(_resign_body, optional=True)
+    except Exception:
+        guard.check()
+        raise
+    backend().games.submit(
+        game_id,
+        seat,
+        {"kind": "resign"},
+        f"seat:{seat}:resign-{secrets.token_hex(8)}",
+        actor=f"seat:{seat}",
+        guard=guard,
     )
+    if not guard.passed:
+        guard.check()
+    pos, summary = read_summary(game_id)
+    return respond(_game, game_state(game_id, summary), status=201)
 
 
 @bp.get("/games/<gid:game_id>/seats/<int:seat>/view")
@@ -136,3 +276,19 @@ def rotate_token(game_id: str, seat: int) -> Response:
         status=201,
         headers={"Location": f"/games/{game_id}/seats/{seat}/view", "Cache-Control": "no-store"},
     )
+
+
+@bp.post("/games/<gid:game_id>/abandon")
+def abandon(game_id: str) -> Response:
+    """End a game everyone walked away from: the command ``abandon`` (``engine.leaving``: nobody
+    wins, the scores as they stand are recorded), from the host (the seat claimed first) or the
+    admin. Answers the game as it now is (``end_reason: "abandoned"``)."""
+    load_query(_empty)
+    actor = require_host(game_id, "abandoning a game")
+    load_body(_abandon_body, optional=True)
+    seat = int(actor.split(":", 1)[1]) if actor.startswith("seat:") else 0
+    backend().games.submit(
+        game_id, seat, {"kind": "abandon"}, f"abandon-{secrets.token_hex(8)}", actor=actor
+    )
+    _pos, summary = read_summary(game_id)
+    return respond(_game, game_state(game_id, summary), status=201)

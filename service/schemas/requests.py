@@ -6,6 +6,7 @@ are parsed from strings but still range-checked.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC
 from typing import Any
 
@@ -97,7 +98,66 @@ class CreateGameSchema(Strict):
 
 
 class ClaimSeatSchema(Strict):
-    """Claiming takes no parameters today; an empty object (or no body) is accepted."""
+    """Rotating a seat's token takes no parameters; an empty object (or no body) is accepted."""
+
+
+#: characters a display name may not hold: control characters (Cc), format characters (Cf:
+#: the bidi overrides and isolates, zero-width joiners, soft hyphens) that can make a name
+#: read as another, surrogates and unassigned or private-use code points, and separators other
+#: than the plain space (line and paragraph separators, no-break spaces)
+_NOT_IN_NAMES = frozenset(("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"))
+NAME_MAX = 24
+
+
+class DisplayName(StrictStr):
+    """A person's name at the table: trimmed, 1 to 24 characters, printable, single spaces."""
+
+    def _deserialize(
+        self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any
+    ) -> Any:
+        import unicodedata
+
+        name = super()._deserialize(value, attr, data, **kwargs)
+        name = unicodedata.normalize("NFC", name).strip()
+        if not name:
+            raise ValidationError("must not be empty: type the name the other players will see")
+        if len(name) > NAME_MAX:
+            raise ValidationError(f"must be at most {NAME_MAX} characters, not {len(name)}")
+        for ch in name:
+            cat = unicodedata.category(ch)
+            if cat in _NOT_IN_NAMES or (cat == "Zs" and ch != " "):
+                raise ValidationError(
+                    f"must hold only printable characters and plain spaces, not "
+                    f"U+{ord(ch):04X} ({unicodedata.name(ch, 'unnamed')}); type the name again"
+                )
+        if "  " in name:
+            raise ValidationError("must not hold two spaces in a row")
+        return name
+
+
+class ClaimSeatRequestSchema(Strict):
+    """Claiming a seat: the name the table shows for it (optional: "Seat <n>" without one) and
+    the seat's invite code when the host invited someone to it (``invite``)."""
+
+    name = DisplayName()
+    invite = StrictStr(
+        validate=Regexp(
+            r"^[A-Za-z0-9_-]{16,128}$",
+            error="must be the invite code from the invite link (letters, digits, - and _)",
+        )
+    )
+
+
+class InviteRequestSchema(Strict):
+    """No parameters; an empty object (or no body) is accepted."""
+
+
+class ResignRequestSchema(Strict):
+    """No parameters; an empty object (or no body) is accepted."""
+
+
+class AbandonRequestSchema(Strict):
+    """No parameters; an empty object (or no body) is accepted."""
 
 
 class CommandRequestSchema(Strict):

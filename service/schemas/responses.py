@@ -48,6 +48,9 @@ class SeatInfoSchema(Schema):
     account = fields.String()
     entrant = fields.String()
     claimed = fields.Boolean()
+    name = fields.String()
+    invited = fields.Boolean()
+    host = fields.Boolean()
 
 
 class GameSchema(Schema):
@@ -89,6 +92,14 @@ class SeatClaimSchema(Schema):
     token = fields.String()
     token_type = fields.String()
     links = LinksField()
+
+
+class InviteSchema(Schema):
+    game_id = fields.String()
+    seat = fields.Integer()
+    invite = fields.String()
+    link = fields.String()
+    claim = fields.String()
 
 
 class FeedItemSchema(Schema):

@@ -21,6 +21,7 @@ SEAT_ENDPOINTS: list[tuple[str, str, dict[str, Any]]] = [
     ("GET", "/events/stream", {}),
     ("GET", "/log", {}),
     ("GET", "/samples", {}),
+    ("POST", "/resign", {}),
 ]
 
 
@@ -28,8 +29,9 @@ def test_the_table_covers_every_seat_scoped_route(app: Flask) -> None:
     routes = {
         (m, r.rule.split("<int:seat>")[1])
         for r in app.url_map.iter_rules()
-        # claiming and rotating (the admin may rotate too) have their own tests (test_tokens.py)
-        if "<int:seat>" in r.rule and not r.rule.endswith(("/claim", "/token"))
+        # claiming and rotating (the admin may rotate too) have their own tests (test_tokens.py),
+        # inviting (the host or the admin) too (test_friends.py)
+        if "<int:seat>" in r.rule and not r.rule.endswith(("/claim", "/token", "/invite"))
         for m in (r.methods or set()) - {"HEAD", "OPTIONS"}
     }
     assert routes == {(m, p) for m, p, _ in SEAT_ENDPOINTS}
@@ -100,8 +102,9 @@ def test_tokens_are_stored_only_as_hashes(app: Flask, api: ValidatingClient) -> 
     b = app.extensions["rfg"]
     stored = b.client.hgetall(b.tokens.key(gid))
     assert b.tokens.key(gid).startswith(f"rfg:{{g:{gid}}}:")
-    values = {v.decode() for v in stored.values()}
-    assert all(len(v) == 64 for v in values)
+    values = {v.decode() for k, v in stored.items() if k.startswith(b"seat:")}
+    assert len(values) == 2 and all(len(v) == 64 for v in values)
+    assert stored[b"host"] == b"0"  # (the seat claimed first: service.tokens)
     assert not values & set(tokens.values())
 
 
