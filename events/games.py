@@ -212,8 +212,15 @@ class Games:
         seed: str | None = None,
         table: dict[str, Any] | None = None,
         game_id: str | None = None,
+        retention: tuple[int, int] = (0, 0),
     ) -> tuple[str, int]:
         """Create a game; returns (game id, version). ``seed`` defaults to 128 random bits.
+
+        One atomic write (``EventStore.create_game``) stores the game's first events, views,
+        lobby entry and ``retention`` (idle seconds, finished seconds: as
+        ``RedisStore.set_retention``): a failure leaves nothing half made. Creating again with
+        the same ``game_id`` (a retry) answers the game stored first, whatever the seed, and
+        its listeners hear it again.
 
         Raises ``ValueError`` for a table whose seats or time control are malformed
         (``events.clock.validate_table``).
@@ -236,12 +243,24 @@ class Games:
         state, clocks = fold_clocks(None, None, envs)
         memo: dict[str, Any] = {}
         views = render_views(game_id, state, now, now if state.over else None, clocks, memo)
-        self.store.register_game(game_id, now, "active")
         notices = self._notices(game_id, state, clocks, envs[-1].seq, CREATE_COMMAND_ID)
-        extra: dict[str, Any] = {"notices": notices} if notices else {}
-        self.store.append(
-            game_id, 0, CREATE_COMMAND_ID, envs, views=views, status="active", **extra
+        result = self.store.create_game(
+            game_id,
+            now,
+            CREATE_COMMAND_ID,
+            envs,
+            views=views,
+            status="active",
+            idle_seconds=retention[0],
+            finished_seconds=retention[1],
+            notices=notices,
         )
+        if result.duplicate:  # a retry: the game stored first is the game
+            self.forget(game_id)
+            if self.listeners:  # (the first attempt may have failed before telling them)
+                state, version, _, _, clocks = self._load(game_id)
+                self._notify(Change(game_id, version, state, clocks, duplicate=True))
+            return game_id, result.last_seq
         self._remember(game_id, state, envs[-1], now, clocks, memo)
         self._notify(Change(game_id, envs[-1].seq, state, clocks))
         return game_id, envs[-1].seq

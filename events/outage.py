@@ -87,7 +87,10 @@ def write_refusal(client: Any, key: str) -> str | None:
     pipe.set(key, "1", xx=True, px=1000)
     if not cluster:  # (a cluster pipeline takes keyed commands only: the probe's node decides)
         pipe.info("memory")
-    replies = pipe.execute(raise_on_error=False)
+    try:
+        replies = pipe.execute(raise_on_error=False)
+    except redis.exceptions.ResponseError as exc:  # (MISCONF refuses a health check's PING too)
+        replies = [exc]
     if isinstance(replies[0], BaseException):
         code = refusal(replies[0])
         if code is None:

@@ -9,8 +9,8 @@ script may touch them all (``<prefix>`` defaults to ``rfg``):
 * ``<prefix>:{g:<id>}:c`` hash: command id -> ``"<first_seq>:<last_seq>"`` (kept forever)
 * ``<prefix>:{g:<id>}:v`` hash: view name -> ``"<position>:<json>"`` (once the game is
   compacted, its ``summary`` only: what the lobby lists)
-* ``<prefix>:lobby`` sorted set: game id scored by creation time (a cross-game key; it is
-  never written in the same script as a game's keys)
+* ``<prefix>:lobby`` sorted set: game id scored by creation time (a cross-game key: written by
+  the creation script on a single Redis, right after it on a cluster, never by an append)
 * ``<prefix>:archives`` sorted set: archived games whose keys expire -> when (``expire_archives``;
   cross-game, written by its own commands)
 * ``<prefix>:{g:<id>}:tokens`` hash: ``seat:<n>`` -> sha256 of the seat's token (``service.tokens``)
@@ -26,8 +26,15 @@ An append is one EVALSHA of ``APPEND_LUA``. It performs every check before its f
 the only write that could still fail on a well-typed keyspace (the first XADD, if the stream was
 tampered with) comes first, so the script is all or nothing.
 
+A game's creation is one EVALSHA of ``CREATE_LUA`` (``create_game``): first events, command record,
+meta hash, views, retention and expiry, and the lobby entry on a single Redis. Redis refuses a
+write it cannot take (``OOM``, ``READONLY``, ``MISCONF``, ``NOREPLICAS``: ``events.outage``) at a
+script's first write, so a refused append or creation wrote nothing; those errors pass through as
+they are.
+
 On a Redis Cluster (``events.connect("redis+cluster://...")``) every script above touches the
-keys of one game only, so one hash slot; the lobby is written by its own command. With a
+keys of one game only, so one hash slot; the lobby is written by its own command, after the
+creation script. With a
 ``ReplicaWait`` (``?wait=1`` on the store URL) an append is followed, on the same connection to
 the game's master, by ``WAIT <replicas> <timeout>``: it is answered only once that many replicas
 hold it, else ``ReplicaWaitTimeout`` (the caller retries with the same command id).
@@ -52,6 +59,7 @@ from redis.cluster import RedisCluster
 from events import compaction
 from events.envelope import GENESIS_HASH, UPCASTERS, Envelope, UpcasterRegistry
 from events.errors import ConcurrencyConflict, GameNotFound, InvalidBatch, StoreError
+from events.outage import refusal
 from events.store import (
     AppendResult,
     GameEntry,
@@ -132,6 +140,47 @@ if policy[1] or policy[2] then
 end
 return {'ok', result}
 """.replace("@GENESIS@", GENESIS_HASH)
+
+CREATE_LUA = """
+-- A game's creation, all or nothing (RedisStore.create_game).
+-- KEYS: stream, meta, commands, views, tokens [, the lobby: on a single Redis only]
+-- ARGV[1]: command id   ARGV[2]: header
+--          "<n_events> <n_views> <last hash> <status> <idle s> <finished s> <lobby score>"
+-- ARGV[3]: game id   ARGV[4]: created_at   ARGV[5..]: n_events envelope JSONs (seq 1..n), then
+--          n_views (name, "<n>:<json>") pairs
+local done = redis.call('HGET', KEYS[3], ARGV[1])
+if done then return {'dup', done} end
+local version = redis.call('HGET', KEYS[2], 'version')
+if version or redis.call('EXISTS', KEYS[1]) == 1 then return {'exists', version or '0'} end
+local ns, nvs, last, status, idle, keep, score =
+  string.match(ARGV[2], '^(%d+) (%d+) (%S+) (%S+) (%d+) (%d+) (%S+)$')
+local n, nv = tonumber(ns), tonumber(nvs)
+idle, keep = tonumber(idle), tonumber(keep)
+-- the first write: refused (OOM, READONLY, MISCONF, NOREPLICAS) before anything is written
+for i = 1, n do
+  redis.call('XADD', KEYS[1], i .. '-0', 'e', ARGV[4 + i])
+end
+local result = '1:' .. n
+redis.call('HSET', KEYS[3], ARGV[1], result)
+redis.call('HSET', KEYS[2], 'version', n, 'hash', last, 'status', status, 'created', ARGV[4])
+if nv > 0 then
+  redis.call('HSET', KEYS[4], unpack(ARGV, 5 + n, 4 + n + 2 * nv))
+end
+-- retention, as RETAIN_LUA sets it and the append script applies it
+local ttl = 0
+if keep > 0 then redis.call('HSET', KEYS[2], 'expire_finished', keep) end
+if status == 'finished' then
+  ttl = keep
+elseif idle > 0 then
+  redis.call('HSET', KEYS[2], 'expire_idle', idle)
+  ttl = idle
+end
+if ttl > 0 then
+  for i = 1, 5 do redis.call('EXPIRE', KEYS[i], ttl) end
+end
+if #KEYS > 5 then redis.call('ZADD', KEYS[6], 'NX', score, ARGV[3]) end
+return {'ok', result}
+"""
 
 CATCH_UP_LUA = """
 -- KEYS: meta, stream, commands   ARGV: after (a version), page size, command id ('' for none)
@@ -396,6 +445,7 @@ class RedisStore:
         self.prefix = prefix
         self.upcasters = UPCASTERS if upcasters is None else upcasters
         self._append_script = client.register_script(APPEND_LUA)
+        self._create_script = client.register_script(CREATE_LUA)
         own = threading.local()
         self._append = _HotScript(client, self._append_script, own)
         self._put_views = client.register_script(PUT_VIEWS_LUA)
@@ -448,7 +498,9 @@ class RedisStore:
         self._keep(keys=self.game_keys(game_id))
 
     def _exists(self, game_id: str) -> bool:
-        return bool(self.client.exists(self.keys(game_id)[1]))
+        """Whether the game's first events were stored (a meta hash without a version is what an
+        older creation left when its events were refused: no game)."""
+        return bool(self.client.hexists(self.keys(game_id)[1], "version"))
 
     # -- writing ----------------------------------------------------------------------------
     def append(
@@ -484,12 +536,86 @@ class RedisStore:
             else:
                 reply = self._append_waiting(game_id, keys, args)
         except redis.ResponseError as exc:
+            if refusal(exc) is not None:
+                raise  # the store refuses writes for now (full, read-only...): an outage
             raise StoreError(
                 f"Redis refused the append to game {game_id!r}: {exc}. A key of this game holds "
                 f"data not written by the event store; inspect keys {self.keys(game_id)}"
             ) from exc
         result = self._append_result(game_id, expected_version, command_id, prev_hash, reply, guard)
         if notices and not result.duplicate:  # (written with the script above on a single Redis)
+            pipe = self.client.pipeline(transaction=False)
+            for key, data in notices:
+                pipe.xadd(key, {"d": data}, maxlen=NOTICE_MAXLEN, approximate=True)
+            pipe.execute()
+        return result
+
+    def create_game(
+        self,
+        game_id: str,
+        created_at: str,
+        command_id: str,
+        envelopes: Sequence[Envelope],
+        *,
+        views: Mapping[str, str] | None = None,
+        status: str = "active",
+        idle_seconds: int = 0,
+        finished_seconds: int = 0,
+        notices: Sequence[tuple[str, str]] | None = None,
+    ) -> AppendResult:
+        """Create a game in one atomic step (``CREATE_LUA``, one slot): its first events (seq 1
+        on), their command record, its meta hash (version, chain head, ``status``, ``created_at``
+        and the retention ``set_retention`` would set), its ``views`` and the expiry of its keys,
+        and on a single Redis its lobby entry. A refused write (``events.outage``: full,
+        read-only...) leaves nothing of it. On a cluster the lobby, in another slot, is written
+        right after: a failure in between leaves a game that is not listed (and expires as its
+        retention says), never a listed game without its events.
+
+        Retrying with the same game id and command id answers the first creation's result as a
+        ``duplicate`` (and lists the game, if the first attempt stopped before the lobby); a game
+        of that id created otherwise is a ``ConcurrencyConflict``. ``notices`` as in ``append``.
+        """
+        _prev, last_hash, texts = validate_batch(game_id, 0, command_id, envelopes)
+        views = views or {}
+        check_views(views)
+        check_status(status)
+        if not texts:
+            raise InvalidBatch(f"creating game {game_id!r} needs its first events; none given")
+        score = _epoch(created_at)
+        single = not is_cluster(self.client)
+        keys: list[str] = [*self.game_keys(game_id), *([self._lobby] if single else [])]
+        header = (
+            f"{len(texts)} {len(views)} {last_hash} {status} {max(0, int(idle_seconds))} "
+            f"{max(0, int(finished_seconds))} {score!r}"
+        )
+        args: list[Any] = [command_id, header, game_id, created_at, *texts]
+        for name, text in views.items():
+            args += (name, f"{len(texts)}:{text}")
+        script = self._create_script
+        try:
+            if notices and self.replica_wait is None and single:
+                reply = self._append_noticing(keys, args, notices, script)
+                notices = None
+            elif self.replica_wait is None:
+                reply = script(keys=keys, args=args)
+            else:
+                reply = self._append_waiting(game_id, keys, args, script)
+        except redis.ResponseError as exc:
+            if refusal(exc) is not None:
+                raise  # nothing was written: an outage, retry
+            raise StoreError(
+                f"Redis refused the creation of game {game_id!r}: {exc}; inspect keys "
+                f"{self.game_keys(game_id)}"
+            ) from exc
+        tag = as_text(reply[0])
+        if tag == "exists":
+            raise ConcurrencyConflict(game_id, 0, int(reply[1]))
+        if tag not in ("ok", "dup"):
+            raise StoreError(f"unexpected reply {reply!r} from the creation script")
+        result = _parse_result(game_id, command_id, reply[1], duplicate=tag == "dup")
+        if not single:  # after the game's keys: a listed game always has its events
+            self.client.zadd(self._lobby, {game_id: score}, nx=True)
+        if notices and not result.duplicate:
             pipe = self.client.pipeline(transaction=False)
             for key, data in notices:
                 pipe.xadd(key, {"d": data}, maxlen=NOTICE_MAXLEN, approximate=True)
@@ -577,19 +703,25 @@ class RedisStore:
         raise StoreError(f"unexpected reply {reply!r} from the append script")
 
     def _append_noticing(
-        self, keys: list[str], args: list[Any], notices: Sequence[tuple[str, str]]
+        self,
+        keys: list[str],
+        args: list[Any],
+        notices: Sequence[tuple[str, str]],
+        script: Any = None,
     ) -> Any:
-        """The append script and the notices' XADDs in one pipeline (one round trip). EVALSHA
-        directly: a pipeline holding a ``Script`` would first ask SCRIPT EXISTS (a round trip)."""
+        """The append script (or ``script``) and the notices' XADDs in one pipeline (one round
+        trip). EVALSHA directly: a pipeline holding a ``Script`` would first ask SCRIPT EXISTS (a
+        round trip)."""
+        script = script or self._append_script
         for attempt in (1, 2):
             pipe = self.client.pipeline(transaction=False)
-            pipe.evalsha(self._append_script.sha, len(keys), *keys, *args)
+            pipe.evalsha(script.sha, len(keys), *keys, *args)
             for key, data in notices:
                 pipe.xadd(key, {"d": data}, maxlen=NOTICE_MAXLEN, approximate=True)
             replies = pipe.execute(raise_on_error=False)
             reply = replies[0]
             if isinstance(reply, redis.exceptions.NoScriptError) and attempt == 1:
-                self.client.script_load(APPEND_LUA)  # a restarted or flushed server
+                self.client.script_load(script.script)  # a restarted or flushed server
                 continue
             if isinstance(reply, BaseException):
                 raise reply
@@ -606,10 +738,12 @@ class RedisStore:
         """The stream of notices for ``name`` (a bot account): its own hash tag, its own slot."""
         return f"{self.prefix}:{{a:{name}}}:notices"
 
-    def _append_waiting(self, game_id: str, keys: list[str], args: list[Any]) -> Any:
-        """The append script, then ``WAIT`` on the same connection (``WAIT`` counts the writes of
-        its own connection): one pipeline to the plain Redis, or to the master of the game's slot.
-        """
+    def _append_waiting(
+        self, game_id: str, keys: list[str], args: list[Any], script: Any = None
+    ) -> Any:
+        """The append script (or ``script``), then ``WAIT`` on the same connection (``WAIT``
+        counts the writes of its own connection): one pipeline to the plain Redis, or to the
+        master of the game's slot."""
         assert self.replica_wait is not None
         wanted, seconds = self.replica_wait.replicas, self.replica_wait.timeout
         node_client = self.client
@@ -617,7 +751,7 @@ class RedisStore:
             node = self.client.get_node_from_key(keys[0])
             node_client = self.client.get_redis_connection(node)
         pipe = node_client.pipeline(transaction=False)
-        self._append_script(keys=keys, args=args, client=pipe)
+        (script or self._append_script)(keys=keys, args=args, client=pipe)
         pipe.execute_command("WAIT", wanted, max(1, int(seconds * 1000)))
         try:
             reply, acked = pipe.execute()

@@ -176,6 +176,25 @@ class EventStore(Protocol):
         whose position is below the version is behind the stream). Raises ``GameNotFound``."""
         ...
 
+    def create_game(
+        self,
+        game_id: str,
+        created_at: str,
+        command_id: str,
+        envelopes: Sequence[Envelope],
+        *,
+        views: Mapping[str, str] | None = None,
+        status: str = "active",
+        idle_seconds: int = 0,
+        finished_seconds: int = 0,
+        notices: Sequence[tuple[str, str]] | None = None,
+    ) -> AppendResult:
+        """Create a game all or nothing: its first events, views, status, creation time,
+        retention (as ``set_retention``) and lobby entry (on a Redis Cluster the lobby comes right
+        after the game's own keys). A retry with the same game and command id answers the first
+        result (``duplicate``); another game of that id is a ``ConcurrencyConflict``."""
+        ...
+
     def register_game(self, game_id: str, created_at: str, status: str = "open") -> None:
         """Add a game to the lobby index (idempotent: a second call keeps the first time)."""
         ...

@@ -24,7 +24,7 @@ from typing import Any
 from flask import Flask, current_app
 
 import events
-from events import clients
+from events import clients, outage
 from events.games import Games
 from events.signing import Signer, load_signer
 from service.accounts import BotAccounts
@@ -55,11 +55,14 @@ class Backend:
     #: the workers' dispatcher, when ``rfgcli.wsgi.create_app`` attached one (``DISPATCH_TURNS``)
     dispatcher: Any = None
 
-    def ping(self) -> bool:
+    def not_ready(self) -> str | None:
+        """Why the store cannot serve now (it does not answer, or refuses writes: full,
+        read-only, failing its disk, too few replicas), None when it answers and takes writes.
+        One round trip that writes nothing (``events.outage.write_refusal``)."""
         try:
-            return bool(self.client.ping())
-        except Exception:  # noqa: BLE001 - any failure means "not ready"
-            return False
+            return outage.write_refusal(self.client, f"{self.store.prefix}:readyz-probe")
+        except Exception as exc:  # noqa: BLE001 - any failure means "not ready"
+            return f"it does not answer ({type(exc).__name__})"
 
 
 def init_app(app: Flask) -> Backend:

@@ -25,6 +25,7 @@ from werkzeug.exceptions import HTTPException
 import engine
 from events import ConcurrencyConflict, GameNotFound
 from events.errors import DecisionChanged
+from events.outage import describe, refusal
 from service.schemas.responses import ProblemSchema
 
 PROBLEM_JSON = "application/problem+json"
@@ -202,16 +203,28 @@ _TYPES = [
         "not-ready",
         "Service not ready",
         503,
-        "The event store (Redis) cannot be reached. Retry later.",
+        "The event store (Redis) cannot be reached or refuses writes (full, a read-only "
+        "replica, failing to write its disk, too few replicas); 'detail' says which. Retry "
+        "later.",
     ),
     ProblemType(
         "store-unavailable",
         "Event store unavailable",
         503,
-        "The event store (Redis) is down, restarting or too slow to answer; nothing about "
-        "the request was wrong. Retry after the Retry-After header's seconds. A command "
-        "may or may not have been stored: resend it with the same command id and it is "
-        "applied at most once.",
+        "The event store (Redis) is down, restarting or too slow to answer, or it refuses "
+        "writes for now (full, a read-only replica, failing to write its disk, too few "
+        "replicas: 'detail' says which); nothing about the request was wrong. Retry after "
+        "the Retry-After header's seconds. A command may or may not have been stored: "
+        "resend it with the same command id and it is applied at most once; a game "
+        "creation, with the same Idempotency-Key.",
+    ),
+    ProblemType(
+        "idempotency-key-mismatch",
+        "Idempotency key reused",
+        422,
+        "This Idempotency-Key was used by this client (token, else address) for a "
+        "different request body within the time keys are remembered; a retry must resend "
+        "the identical body. Use a new key for a new game.",
     ),
 ]
 PROBLEM_TYPES: dict[str, ProblemType] = {t.slug: t for t in _TYPES}
@@ -383,6 +396,24 @@ def _store_unavailable(exc: Exception) -> Response:
     )
 
 
+def _store_refuses(exc: redis.exceptions.ResponseError) -> Response:
+    """Redis answered with an error: an outage when it refuses writes for now (``OOM``,
+    ``READONLY``, ``MISCONF``, ``NOREPLICAS``: ``events.outage``), else a failure (500)."""
+    code = refusal(exc)
+    if code is None:
+        return _unexpected(exc)
+    log.warning("event store refuses writes on %s %s: %s", request.method, request.path, exc)
+    return problem_response(
+        Problem(
+            "store-unavailable",
+            f"the event store (Redis) refuses writes for now ({describe(code)}): retry in "
+            f"{STORE_RETRY_AFTER} s; a command resent with the same command id is applied at "
+            "most once, a game creation resent with the same Idempotency-Key creates one game",
+            headers={"Retry-After": str(STORE_RETRY_AFTER), "Cache-Control": "no-store"},
+        )
+    )
+
+
 def _unexpected(exc: Exception) -> Response:
     log.exception("unhandled error on %s %s", request.method, request.path)
     return problem_response(
@@ -405,6 +436,7 @@ HANDLERS: tuple[tuple[type[Exception], Any], ...] = (
     (HTTPException, _http),
     (redis.exceptions.ConnectionError, _store_unavailable),
     (redis.exceptions.TimeoutError, _store_unavailable),
+    (redis.exceptions.ResponseError, _store_refuses),
     (Exception, _unexpected),
 )
 

@@ -17,16 +17,22 @@ from __future__ import annotations
 import json
 import logging
 import re
+import time
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+import redis
+
 from events import RedisStore, StoreError
+from events.outage import is_outage
 from events.text import text
 from service.errors import Problem
 from service.tokens import SeatTokens
 
 BATCH = 100
+#: seconds after which a listed game with a meta hash but no events is dropped as an orphan
+ORPHAN_SECONDS = 60
 CURSOR_RE = re.compile(r"^([0-9]{1,12}(?:\.[0-9]{1,9})?)_([A-Za-z0-9_.:-]{1,128})$")
 SCAN_LIMIT = 2000
 
@@ -122,20 +128,26 @@ def _exists_after(client: Any, lobby: str, low: float | str, last: tuple[float, 
 
 def _unlisted(store: RedisStore, lobby: str, game_ids: list[str]) -> dict[str, dict[str, Any]]:
     """The games of the lobby without a summary in their views hash: those that expired (their
-    meta hash is gone; a game being created has it before its views) are dropped from the lobby;
-    those compacted by a version that did not keep the summary get it back from their compacted
-    blob or archive (``RedisStore.restore_summary``: once, later pages read it from Redis).
-    Returns the summaries found that way."""
+    meta hash is gone) are dropped from the lobby, and so are those an older creation left as a
+    meta hash without events when Redis refused its append (their meta hash is deleted: a game is
+    created in one atomic write now, ``RedisStore.create_game``; ``ORPHAN_SECONDS`` spare a
+    creation by an older process still running); those compacted by a version that did not keep
+    the summary get it back from their compacted blob or archive (``RedisStore.restore_summary``:
+    once, later pages read it from Redis). Returns the summaries found that way."""
     pipe = store.client.pipeline(transaction=False)
     for gid in game_ids:
-        pipe.exists(store.keys(gid)[1])
-        pipe.hget(store.keys(gid)[1], "compacted")
+        pipe.hmget(store.keys(gid)[1], ["version", "compacted", "created"])
     replies = pipe.execute()
     gone: list[str] = []
+    orphans: list[str] = []
     found: dict[str, dict[str, Any]] = {}
-    for gid, exists, compacted in zip(game_ids, replies[::2], replies[1::2], strict=True):
-        if not exists:
+    now = time.time()
+    for gid, (version, compacted, created) in zip(game_ids, replies, strict=True):
+        if version is None and created is None:
             gone.append(gid)
+        elif version is None:
+            if now - _epoch(text(created)) > ORPHAN_SECONDS:
+                orphans.append(gid)
         elif compacted is not None:
             try:
                 raw = store.restore_summary(gid)
@@ -144,9 +156,25 @@ def _unlisted(store: RedisStore, lobby: str, game_ids: list[str]) -> dict[str, d
                 continue
             if raw is not None:
                 found[gid] = json.loads(raw.partition(":")[2])
-    if gone:
-        store.client.zrem(lobby, *gone)
+    if gone or orphans:
+        try:
+            pipe = store.client.pipeline(transaction=False)
+            pipe.zrem(lobby, *gone, *orphans)
+            for gid in orphans:
+                pipe.delete(store.keys(gid)[1])
+            pipe.execute()
+        except redis.exceptions.RedisError as exc:
+            if not is_outage(exc):
+                raise
+            log.warning("lobby: could not drop %d stale entries now: %s", len(gone + orphans), exc)
     return found
+
+
+def _epoch(created: str) -> float:
+    try:
+        return datetime.fromisoformat(created).timestamp()
+    except ValueError:
+        return 0.0  # (not a time: as old as can be)
 
 
 def _summaries(store: RedisStore, game_ids: list[str]) -> list[dict[str, Any] | None]:

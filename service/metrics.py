@@ -83,17 +83,20 @@ def multiprocess_mode() -> bool:
 
 
 def timed_store(store: RedisStore) -> RedisStore:
-    """Time every append of ``store`` (``rfg_store_append_seconds``)."""
-    append = store.append
+    """Time every append and game creation of ``store`` (``rfg_store_append_seconds``)."""
 
-    def timed_append(*args: Any, **kwargs: Any) -> Any:
-        t0 = time.perf_counter()
-        try:
-            return append(*args, **kwargs)
-        finally:
-            APPEND_SECONDS.observe(time.perf_counter() - t0)
+    def timed(write: Any) -> Any:
+        def timed_write(*args: Any, **kwargs: Any) -> Any:
+            t0 = time.perf_counter()
+            try:
+                return write(*args, **kwargs)
+            finally:
+                APPEND_SECONDS.observe(time.perf_counter() - t0)
 
-    store.append = timed_append  # type: ignore[method-assign]
+        return timed_write
+
+    store.append = timed(store.append)  # type: ignore[method-assign]
+    store.create_game = timed(store.create_game)  # type: ignore[method-assign]
     return store
 
 

@@ -1,4 +1,14 @@
-"""Fault injection for crash tests: ``RFG_WORKER_CRASH=<point>:<n>`` makes the worker process
+"""Faults a worker lives through.
+
+**Store outages** (``outage``, ``refuses_writes``): Redis down or stalled (``ConnectionError``,
+``TimeoutError``) and Redis up but refusing writes (``OOM``, ``READONLY``, ``MISCONF``,
+``NOREPLICAS``: ``events.outage``) are one condition for a worker: RQ's own bookkeeping fails
+on either (registering the worker, a job's status, its retry), so ``workers.process`` waits
+until the store and the queue answer **and take writes** (``refuses_writes``: a probe that
+writes nothing), logs the wait once, and starts a new RQ worker; a job hit by one is retried
+(``workers.jobs``), the sweep keeps going and compacts nothing meanwhile (``workers.sweep``).
+
+**Fault injection** for crash tests: ``RFG_WORKER_CRASH=<point>:<n>`` makes the worker process
 SIGKILL itself the n-th time it reaches ``point``:
 
 * ``before_append`` - a job decided its command and is about to submit it;
@@ -12,9 +22,28 @@ from __future__ import annotations
 import os
 import signal
 import threading
+from typing import Any
 
 from events import environment
+from events import outage as store_outage
 from events.games import Change
+
+
+def outage(exc: BaseException) -> bool:
+    """Whether ``exc`` is the store out of service (down, stalled or refusing writes): wait and
+    retry, the work was not wrong."""
+    return store_outage.is_outage(exc)
+
+
+def refuses_writes(rt: Any) -> str | None:
+    """Why the store (or the queue's Redis) cannot take writes now, None when both can. Raises
+    ``ConnectionError`` / ``TimeoutError`` when one does not answer."""
+    probe = f"{rt.settings.prefix}:w:write-probe"
+    why = store_outage.write_refusal(rt.client, probe)
+    if why is None and rt.queue_client is not rt.client:
+        queue = store_outage.write_refusal(rt.queue_client, probe)
+        why = None if queue is None else f"the queue's Redis: {queue}"
+    return why
 
 
 class CrashHooks:

@@ -1,9 +1,10 @@
 """RQ job functions (referenced by import path, so keep the names stable).
 
 ``play_decision`` is the only job: it plays one pending bot or timeout decision through
-``turns.play``. Infrastructure errors (Redis unreachable, timeouts) return an RQ ``Retry`` with
-back-off; everything else fails the job without retry - in particular a command the rules
-reject, which marks the job ``meta["rejected"]`` so the sweep does not run it again.
+``turns.play``. Infrastructure errors (Redis unreachable, timeouts, or refusing writes: full,
+read-only...; ``faults.outage``) return an RQ ``Retry`` with back-off; everything else fails the
+job without retry - in particular a command the rules reject, which marks the job
+``meta["rejected"]`` so the sweep does not run it again.
 """
 
 from __future__ import annotations
@@ -46,7 +47,9 @@ def play_decision(game_id: str, seat: int, since: int, prefix: str) -> dict[str,
             job.meta["rejected"] = True
             job.save_meta()
         raise
-    except INFRASTRUCTURE_ERRORS as exc:
+    except Exception as exc:
+        if not (isinstance(exc, INFRASTRUCTURE_ERRORS) or faults.outage(exc)):
+            raise
         log.warning(
             "infrastructure error in %s seat %d @%d: %r; retrying", game_id, seat, since, exc
         )
@@ -65,7 +68,9 @@ def play_decision(game_id: str, seat: int, since: int, prefix: str) -> dict[str,
                     kind,
                     (rq_now() - job.enqueued_at).total_seconds(),
                 )
-            except INFRASTRUCTURE_ERRORS as exc:  # the move is played; only the metric is lost
+            except Exception as exc:  # the move is played; only the metric is lost
+                if not (isinstance(exc, INFRASTRUCTURE_ERRORS) or faults.outage(exc)):
+                    raise
                 log.warning("could not record the job latency of %s: %r", game_id, exc)
     if rt.settings.metrics and outcome.status == "played" and job is not None and job.enqueued_at:
         ms = (rq_now() - job.enqueued_at).total_seconds() * 1000

@@ -29,19 +29,15 @@ import time
 import uuid
 from types import FrameType
 
-import redis
 from rq import Queue, SimpleWorker
 from rq.exceptions import StopRequested
 
-from . import lifeline
+from . import faults, lifeline
 from .runtime import WORKER_TTL, Runtime, install
 from .settings import WorkerSettings
 from .sweep import Sweeper
 
 log = logging.getLogger(__name__)
-
-#: what a lost or stalled Redis raises in redis-py (``BusyLoadingError``: restarted, loading)
-STORE_ERRORS = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
 
 
 class ResilientWorker(SimpleWorker):
@@ -60,7 +56,9 @@ class ResilientWorker(SimpleWorker):
         self.stop_wanted = True
         try:
             super().request_stop(signum, frame)
-        except STORE_ERRORS:  # RQ asks Redis whether a job runs; without Redis, stop now
+        except Exception as exc:  # RQ asks Redis whether a job runs; without Redis, stop now
+            if not faults.outage(exc):
+                raise
             raise StopRequested() from None
 
 
@@ -96,23 +94,26 @@ class _Stop:
 
 
 def wait_for_store(rt: Runtime, stop: _Stop, what: str, poll: float = 0.5) -> bool:
-    """Block until Redis answers a PING (True) or a stop signal comes (False), logging the wait."""
+    """Block until Redis answers and takes writes (True: ``faults.refuses_writes``, a probe that
+    writes nothing) or a stop signal comes (False), logging the wait."""
     stop.install()
     started = time.monotonic()
     said = -1.0
     while not stop.event.is_set():
         try:
-            rt.client.ping()
-            if rt.queue_client is not rt.client:
-                rt.queue_client.ping()
-        except STORE_ERRORS as exc:
+            why = faults.refuses_writes(rt)
+            trouble = None if why is None else f"refuses writes ({why})"
+        except Exception as exc:
+            if not faults.outage(exc):
+                raise
+            trouble = f"does not answer ({exc}; check that the server runs and the URL is right)"
+        if trouble is not None:
             waited = time.monotonic() - started
             if said < 0 or waited - said >= 30:
                 log.warning(
-                    "%s: Redis does not answer (%s); waited %.0fs, retrying every %.1fs "
-                    "(check that the server runs and the URL is right; Ctrl-C stops)",
+                    "%s: Redis %s; waited %.0fs, retrying every %.1fs (Ctrl-C stops)",
                     what,
-                    exc,
+                    trouble,
                     waited,
                     poll,
                 )
@@ -120,7 +121,9 @@ def wait_for_store(rt: Runtime, stop: _Stop, what: str, poll: float = 0.5) -> bo
             stop.event.wait(poll)
             continue
         if said >= 0:
-            log.warning("%s: Redis answers again after %.1fs", what, time.monotonic() - started)
+            log.warning(
+                "%s: Redis takes writes again after %.1fs", what, time.monotonic() - started
+            )
         return True
     return False
 
@@ -161,8 +164,10 @@ def run(
         return _burst(rt, sweeper, worker, with_scheduler, rq_log_level)
     try:
         sweeper.tick(force=True)
-    except STORE_ERRORS:
-        log.warning("first sweep failed: Redis went away; the sweep thread retries")
+    except Exception as exc:
+        if not faults.outage(exc):
+            raise
+        log.warning("first sweep failed: Redis went away (%s); the sweep thread retries", exc)
     sweeper.start()
     try:
         return _work(rt, worker, base, stop, with_scheduler, rq_log_level)
@@ -186,7 +191,9 @@ def _work(
         started = time.monotonic()
         try:
             worker.work(with_scheduler=with_scheduler, logging_level=rq_log_level)
-        except STORE_ERRORS as exc:  # raised by RQ's own clean-up, after its loop ended
+        except Exception as exc:  # raised by RQ's start or clean-up, around its loop
+            if not faults.outage(exc):
+                raise
             log.warning("worker %s: Redis failed: %s", worker.name, exc)
         if worker.stop_wanted or stop.event.is_set():
             return 0

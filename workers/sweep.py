@@ -33,11 +33,10 @@ import time
 import uuid
 from typing import Any
 
-import redis
-
 from events import GameNotFound
 from events.text import text
 
+from . import faults
 from .agenda import Agenda
 from .dispatch import keeper_key
 from .ladders import LadderScheduler
@@ -114,9 +113,9 @@ class Sweeper:
                 archived = bool(store.archive_dir) and store.archive(game_id) is not None
             except GameNotFound:
                 compacted = archived = False
-            except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError):
-                raise
-            except Exception:  # noqa: BLE001 - leave the game as it is, carry on with the others
+            except Exception as exc:  # noqa: BLE001 - leave the game as it is, carry on
+                if faults.outage(exc):  # (Redis down or refusing writes: try again later)
+                    raise
                 log.exception("compacting %s failed; it stays as it is", game_id)
                 compacted = archived = False
             self.agenda.compacted(game_id)
@@ -203,12 +202,14 @@ class Sweeper:
                 if down:
                     log.warning("sweep: Redis answers again")
                 down = False
-            except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as exc:
-                if not down:
+            except Exception as exc:  # noqa: BLE001 - keep sweeping: a bug in one game, an outage
+                if not faults.outage(exc):
+                    log.exception("sweep or ladder scheduling failed")
+                elif not down:  # down, stalled or refusing writes (full, read-only...)
                     log.warning(
-                        "sweep: Redis does not answer (%s); retrying every %.2fs", exc, interval
+                        "sweep: Redis does not answer or refuses writes (%s); retrying every %.2fs",
+                        exc,
+                        interval,
                     )
-                down = True
-            except Exception:  # noqa: BLE001 - keep sweeping; a bug in one game must not stop it
-                log.exception("sweep or ladder scheduling failed")
+                    down = True
             self._stop.wait(max(0.0, interval - (time.monotonic() - started)))

@@ -3,11 +3,14 @@
 
 A game created here expires, with every key it holds, after ``ABANDONED_GAME_SECONDS`` without a
 command as long as no seat is claimed; once over it is kept (``FINISHED_GAME_SECONDS``: 0 for
-good). Each address may have ``MAX_OPEN_GAMES_PER_ADDRESS`` unfinished games (``service.limits``)."""
+good). Each address may have ``MAX_OPEN_GAMES_PER_ADDRESS`` unfinished games (``service.limits``).
+A creation is one atomic write (``Games.create``); sent again with the same ``Idempotency-Key`` it
+answers the same game (``service.idempotency``)."""
 
 from __future__ import annotations
 
 import json
+import secrets
 from typing import Any
 from urllib.parse import urlencode
 
@@ -15,6 +18,7 @@ from flask import Blueprint, Response, current_app
 
 from events.clock import validate_table
 from events.seeds import withholds
+from service import idempotency
 from service.api.links import game_links
 from service.auth import require_admin
 from service.backend import backend
@@ -27,7 +31,7 @@ from service.http import (
     not_modified_response,
     respond,
 )
-from service.limits import check_open_games, opened_game
+from service.limits import check_open_games, client_key, opened_game
 from service.lobby import list_games
 from service.schemas.requests import CreateGameSchema, EmptyQuerySchema, ListGamesQuerySchema
 from service.schemas.responses import GamePageSchema, GameSchema, ViewSchema
@@ -100,22 +104,45 @@ def create_game() -> Response:
     except ValueError as exc:
         raise Problem("invalid-request", str(exc), errors={"time_control": [str(exc)]}) from None
     b = backend()
-    check_open_games(b.store)
-    game_id, version = b.games.create(
-        len(seats), engine_options, seed=body.get("seed"), table=table
-    )
-    cfg = current_app.config
-    b.store.set_retention(
-        game_id, int(cfg["ABANDONED_GAME_SECONDS"]), int(cfg["FINISHED_GAME_SECONDS"])
-    )
-    opened_game(game_id)
-    _pos, summary = read_summary(game_id)
-    return respond(
-        _game,
-        game_resource(summary, set()),
-        status=201,
-        headers={"Location": f"/games/{game_id}", "ETag": etag(version)},
-    )
+    game_id = secrets.token_hex(6)
+    idem_key = idempotency.requested_key()
+    reservation = None
+    replayed = False
+    if idem_key is not None:  # (service.idempotency: a retry answers the game of the first request)
+        reservation = idempotency.reserve(
+            b.client, b.store.prefix, client_key(), idem_key, body, game_id
+        )
+        game_id = reservation.game_id
+        if reservation.replay:
+            replayed = b.store.version(game_id) > 0
+            if reservation.created and not replayed:
+                raise Problem(
+                    "not-found",
+                    f"game {game_id}, created with this {idempotency.HEADER}, no longer exists "
+                    f"(it expired); use a new key to create another game",
+                )
+    if not replayed:
+        check_open_games(b.store)
+    if reservation is None or not reservation.created:
+        cfg = current_app.config
+        retention = (int(cfg["ABANDONED_GAME_SECONDS"]), int(cfg["FINISHED_GAME_SECONDS"]))
+        # one atomic write: events, views, lobby entry, retention (a retry: the stored game)
+        b.games.create(
+            len(seats),
+            engine_options,
+            seed=body.get("seed"),
+            table=table,
+            game_id=game_id,
+            retention=retention,
+        )
+        opened_game(game_id)
+        if reservation is not None:
+            idempotency.created(b.client, reservation)
+    pos, summary = read_summary(game_id)
+    headers = {"Location": f"/games/{game_id}", "ETag": etag(pos)}
+    if replayed:
+        headers["Idempotent-Replayed"] = "true"
+    return respond(_game, game_resource(summary, set()), status=201, headers=headers)
 
 
 @bp.get("/games")

@@ -1,4 +1,12 @@
-"""Liveness and readiness: ``/healthz`` (the process answers) and ``/readyz`` (Redis answers)."""
+"""Liveness and readiness.
+
+* ``/healthz`` - liveness: the process answers (it touches nothing else, so a restart is the
+  cure only for what it detects: a process that no longer serves);
+* ``/readyz`` - readiness: the event store answers and takes writes (``Backend.not_ready``: one
+  round trip that writes nothing). 503 while Redis is down, stalled, full, a read-only replica,
+  failing to write its disk or short of replicas: take the process out of a load balancer's
+  rotation, do not restart it; it is ready again as soon as the store is.
+"""
 
 from __future__ import annotations
 
@@ -20,10 +28,11 @@ def healthz() -> Response:
 
 @bp.get("/readyz")
 def readyz() -> Response:
-    if not backend().ping():
+    why = backend().not_ready()
+    if why is not None:
         raise Problem(
             "not-ready",
-            "the event store (Redis) does not answer; retry later",
+            f"the event store (Redis) cannot serve: {why}; retry later",
             headers={"Retry-After": "5", "Cache-Control": "no-store"},
         )
     return respond(_status, {"status": "ready"}, headers={"Cache-Control": "no-store"})

@@ -426,7 +426,8 @@ def test_lobby_index_and_status(store: RedisStore) -> None:
     assert [g.game_id for g in store.list_games()] == [g1, g3]
     with pytest.raises(GameNotFound):
         store.read(g2)
-    assert store.read(g3) == []  # registered, no events yet
+    with pytest.raises(GameNotFound):  # registered, no events: no game (GET .../log is 404)
+        store.read(g3)
 
 
 def test_invalid_arguments_have_helpful_errors(store: RedisStore) -> None:

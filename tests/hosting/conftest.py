@@ -16,7 +16,7 @@ import signal
 import subprocess
 import sys
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -35,10 +35,12 @@ ADMIN = "hosting-admin-token"
 class RedisServer:
     """A redis-server process of one test, restartable on the same port and data."""
 
-    def __init__(self, binary: str, data_dir: Path, port: int) -> None:
+    def __init__(self, binary: str, data_dir: Path, port: int, extra: Sequence[str] = ()) -> None:
         self.binary, self.data_dir, self.port = binary, data_dir, port
         self.url = f"redis://127.0.0.1:{port}/0"
         self.proc: subprocess.Popen[bytes] | None = None
+        #: more ``redis-server`` arguments (``--maxmemory 24mb``, ...), after the defaults
+        self.extra = list(extra)
 
     def start(self) -> None:
         args = [
@@ -57,6 +59,7 @@ class RedisServer:
             "",
             "--logfile",
             str(self.data_dir / "server.log"),
+            *self.extra,
         ]
         self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, start_new_session=True)
         probe = redis.Redis(port=self.port, socket_connect_timeout=1, socket_timeout=1)

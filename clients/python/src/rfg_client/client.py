@@ -1,6 +1,7 @@
-"""The client: ``Client`` (one server), ``ApiError`` (an error answer), ``parse_sse``.
+"""The client: ``Client`` (one server), ``ApiError`` (an error answer), ``Unreachable`` (nothing
+answers at the server's URL), ``parse_sse``.
 
-    api = Client("http://127.0.0.1:8000")
+    api = Client("http://127.0.0.1:8000")         # or Client(): $RFG_URL, else that URL
     game = api.create_game([{"kind": "human"}, {"kind": "bot", "bot": "random"}])
     api.claim(game["game_id"], 0)                 # the seat token is remembered
     view = api.view(game["game_id"], seat=0)      # {"version", "view": {..., "decision": ...}}
@@ -12,11 +13,17 @@ Errors raise ``ApiError`` carrying the problem+json body (``status``, ``type``, 
 ``code``/``field``/``value`` for an illegal command, ``current_decision_id`` or
 ``current_version`` for a conflict). Commands are retried with the same command id after a
 connection failure, a 429 or a 503 (the server applies a command id at most once).
+
+``play`` follows the seat's event stream and answers each turn signal (``event: decision``: the
+decision the seat owes, with its ``decision_id`` and the seat's view): one command request per
+decision and one stream request per few minutes, far below the server's rate limits.
 """
 
 from __future__ import annotations
 
+import http.client
 import json
+import os
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
@@ -29,6 +36,19 @@ from urllib.request import Request, urlopen
 RETRY_STATUSES = (429, 503)
 #: a decide function: (the seat's decision, its whole view) -> the command answering it
 Decide = Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]
+#: the environment variable naming the server's URL when none is given, and the default
+URL_VARIABLE, DEFAULT_URL = "RFG_URL", "http://127.0.0.1:8000"
+
+
+class Unreachable(ConnectionError):
+    """Nothing answers at the server's URL (connection refused, unknown host), after retries."""
+
+    def __init__(self, url: str, reason: object) -> None:
+        self.url = url
+        super().__init__(
+            f"nothing listens at {url} ({reason}): start the server (make run) or give its URL "
+            f"(an argument, or the {URL_VARIABLE} environment variable)"
+        )
 
 
 class Turn(NamedTuple):
@@ -66,12 +86,14 @@ class ApiError(Exception):
 
 
 class Client:
-    """One server. ``retries``: how often a request is sent again after a connection failure, a
-    429 or a 503 (waiting ``Retry-After``, at most ``max_wait`` seconds each time)."""
+    """One server, at ``base_url`` (default: the ``RFG_URL`` environment variable, else
+    http://127.0.0.1:8000). ``retries``: how often a request is sent again after a connection
+    failure, a 429 or a 503 (waiting ``Retry-After``, at most ``max_wait`` seconds each time);
+    when nothing answers at the URL it raises ``Unreachable``."""
 
     def __init__(
         self,
-        base_url: str,
+        base_url: str | None = None,
         *,
         admin_token: str | None = None,
         bot_token: str | None = None,
@@ -79,7 +101,7 @@ class Client:
         retries: int = 3,
         max_wait: float = 10.0,
     ) -> None:
-        self.base_url = base_url.rstrip("/")
+        self.base_url = (base_url or os.environ.get(URL_VARIABLE) or DEFAULT_URL).rstrip("/")
         self.admin_token = admin_token
         self.bot_token = bot_token
         self.timeout = timeout
@@ -128,8 +150,11 @@ class Client:
                 if error.status not in RETRY_STATUSES or left <= 0:
                     raise error from None
                 wait = error.retry_after if error.retry_after is not None else 0.1 * attempt
-            except (URLError, ConnectionError, TimeoutError):
+            except (URLError, ConnectionError, TimeoutError) as exc:
                 if left <= 0:
+                    unreachable = _unreachable(self.base_url, exc)
+                    if unreachable is not None:
+                        raise unreachable from None
                     raise
                 wait = 0.05 * attempt
             left -= 1
@@ -266,18 +291,50 @@ class Client:
         decide: Decide,
         *,
         token: str | None = None,
-        max_turns: int = 100_000,
     ) -> dict[str, Any]:
-        """Play the seat to the end of the game with ``decide`` (see ``play_turn``), waiting for
-        the other seats in between; returns the final public view."""
-        for _ in range(max_turns):
-            turn = self.play_turn(game_id, seat, decide, token=token)
-            if turn.status == "over":
-                view: dict[str, Any] = self.view(game_id)["view"]
-                return view
-            if turn.status == "waiting":
-                self.wait(game_id, seat=seat, after=turn.version, token=token)
-        raise RuntimeError(f"game {game_id} did not end within {max_turns} turns")
+        """Play the seat to the end of the game with ``decide``: follow the seat's stream and
+        answer each turn signal (``decide(decision, view)``, submitted by its ``decision_id``;
+        a 409 needs nothing: the stream signals the decision owed now). Returns the final public
+        view (``result`` holds the scores)."""
+        for signal in self.turns(game_id, seat, token=token):
+            command = decide(signal["decision"], signal["view"])
+            try:
+                self.submit(game_id, seat, command, decision_id=signal["decision_id"], token=token)
+            except ApiError as exc:
+                if exc.status != 409:
+                    raise
+        view: dict[str, Any] = self.view(game_id)["view"]
+        return view
+
+    def turns(
+        self, game_id: str, seat: int, *, after: int = 0, token: str | None = None
+    ) -> Iterator[dict[str, Any]]:
+        """The seat's turn signals (its stream's ``event: decision`` data: ``decision``,
+        ``decision_id``, ``view``, ``links``) until the game's end, reconnecting with
+        ``Last-Event-ID`` when the server closes the stream or the connection drops."""
+        path = f"/games/{game_id}/seats/{seat}/events/stream"
+        tok = self._seat_token(game_id, seat, token)
+        last, drops = str(after), 0
+        while True:
+            try:
+                for event, data, ident in self._sse(path, tok, last):
+                    drops = 0
+                    if event == "end":
+                        return
+                    if event == "message" and ident is not None:
+                        last = ident
+                    elif event == "decision" and data:
+                        yield json.loads(data)
+            except ApiError as exc:  # 429 (too many streams) or 503: wait as told, then again
+                if exc.status not in RETRY_STATUSES or drops >= self.retries:
+                    raise
+                drops += 1
+                time.sleep(min(self.max_wait, exc.retry_after or 1.0))
+            except (OSError, http.client.HTTPException):  # the connection dropped: resume
+                if drops >= self.retries:
+                    raise
+                drops += 1
+                time.sleep(0.1 * drops)
 
     def wait(
         self,
@@ -370,6 +427,11 @@ class Client:
             resp = urlopen(Request(self.base_url + path, headers=hdrs), timeout=self.timeout)
         except HTTPError as exc:
             raise _api_error(exc) from None
+        except URLError as exc:
+            unreachable = _unreachable(self.base_url, exc)
+            if unreachable is not None:
+                raise unreachable from None
+            raise
         with resp:
             yield from parse_sse(resp)
 
@@ -402,6 +464,16 @@ class Client:
             return True
         except (ApiError, URLError, ConnectionError, TimeoutError):
             return False
+
+
+def _unreachable(url: str, exc: BaseException) -> Unreachable | None:
+    """``Unreachable`` when ``exc`` says nothing listens at ``url`` (refused, unknown host)."""
+    reason = exc.reason if isinstance(exc, URLError) else exc
+    if isinstance(reason, OSError) and not isinstance(
+        reason, TimeoutError | ConnectionResetError | ConnectionAbortedError
+    ):
+        return Unreachable(url, reason)
+    return None
 
 
 def _api_error(exc: HTTPError) -> ApiError:
