@@ -12,7 +12,8 @@ answers at the server's URL), ``parse_sse``.
 Errors raise ``ApiError`` carrying the problem+json body (``status``, ``type``, ``detail``, and
 ``code``/``field``/``value`` for an illegal command, ``current_decision_id`` or
 ``current_version`` for a conflict). Commands are retried with the same command id after a
-connection failure, a 429 or a 503 (the server applies a command id at most once).
+connection failure, a 429 or a 503 (the server applies a command id at most once), and so is a
+game's creation (with an ``Idempotency-Key``: the server creates one game per key).
 
 ``play`` follows the seat's event stream and answers each turn signal (``event: decision``: the
 decision the seat owes, with its ``decision_id`` and the seat's view): one command request per
@@ -173,16 +174,23 @@ class Client:
         seats: list[dict[str, Any]],
         options: dict[str, Any] | None = None,
         seed: str | None = None,
+        *,
+        idempotency_key: str | None = None,
         **extra: Any,
     ) -> dict[str, Any]:
-        """``POST /games``; ``extra`` are further body fields (``time_control``, ...)."""
+        """``POST /games``; ``extra`` are further body fields (``time_control``, ...). Sent with an
+        ``Idempotency-Key`` (a new UUID unless given), so that its retries after a 503 or a lost
+        connection create one game."""
         body: dict[str, Any] = {"seats": seats, **extra}
         if options is not None:
             body["options"] = options
         if seed is not None:
             body["seed"] = seed
         token = self.admin_token if seed is not None else None
-        result: dict[str, Any] = self._json("POST", "/games", body=body, token=token)
+        key = idempotency_key or str(uuid.uuid4())
+        result: dict[str, Any] = self._json(
+            "POST", "/games", body=body, token=token, headers={"Idempotency-Key": key}
+        )
         return result
 
     def list_games(self, **filters: Any) -> dict[str, Any]:
