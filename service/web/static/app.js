@@ -5,6 +5,7 @@ import { header, renderBoard, scores, tickClocks } from "./table.js";
 import { decisionPanel } from "./panels.js";
 import { replayPage } from "./replay.js";
 import { laddersPage, ladderPage } from "./ladders.js";
+import { invitePanel, joinPage, leaveControls, nameField, rememberName } from "./friends.js";
 
 const main = document.getElementById("main");
 let cleanup = [];
@@ -26,7 +27,7 @@ async function lobby(params) {
   const seatRow = (i) => h("label", { class: "field" }, h("span", {}, `Seat ${i}`),
     h("select", { name: `seat${i}`, "data-seat": i },
       i === 0 ? h("option", { value: "human", selected: true }, "You (human)") : null,
-      h("option", { value: "human" }, "Human (claim later)"),
+      h("option", { value: "human" }, "A friend (invite by link)"),
       h("option", { value: "none" }, "— empty —"),
       bots.map((b, k) => h("option", { value: `bot:${b}`, selected: i > 0 && k === (i === 1 ? 0 : bots.length - 1) }, `${b} bot`))));
   const err = h("div", {});
@@ -46,13 +47,16 @@ async function lobby(params) {
         const game = await api("/games", { method: "POST", body });
         const mine = game.seats.find((s) => s.kind === "human");
         if (!mine) { location.hash = `#/watch/${game.game_id}`; return; }
-        const claim = await api(`/games/${game.game_id}/seats/${mine.seat}/claim`, { method: "POST", body: {} });
+        const name = form.querySelector("[name=name]").value.trim();
+        const claim = await api(`/games/${game.game_id}/seats/${mine.seat}/claim`, { method: "POST", body: name ? { name } : {} });
+        rememberName(name);
         saveToken(game.game_id, mine.seat, claim.token);
         location.hash = `#/games/${game.game_id}/seats/${mine.seat}`;
       } catch (exc) { err.replaceChildren(problem(exc)); }
     } },
   h("h2", { id: "create-title" }, "New game"),
-  h("p", {}, "Play against the built-in bots: you take seat 0, the bots move as soon as you do."),
+  h("p", {}, "Play against the built-in bots and friends: you take seat 0, the bots move as soon as you do; a friend's seat gets an invite link on the table."),
+  nameField("create-name"),
   h("div", { class: "seats" }, [0, 1, 2, 3, 4].map((i) => {
     const row = seatRow(i);
     if (i === 4) row.querySelector("select").value = "none";
@@ -81,12 +85,12 @@ async function lobby(params) {
         h("thead", {}, h("tr", {}, ["Game", "Status", "Seats", "Round", ""].map((t) => h("th", { scope: "col" }, t)))),
         h("tbody", {}, page.items.map((g) => h("tr", {},
           h("td", {}, h("code", {}, g.game_id), mine.has(g.game_id) ? " (yours)" : ""),
-          h("td", {}, g.status, g.winners ? ` — won by ${g.winners.map((w) => "seat " + w).join(", ")}` : ""),
-          h("td", {}, g.seats.map((s) => s.kind === "bot" ? s.bot : s.kind === "external" ? (s.entrant || "bot") : s.claimed ? "human" : "open").join(", ")),
+          h("td", {}, g.status, g.end_reason === "abandoned" ? " — abandoned" : g.winners && g.winners.length ? ` — won by ${g.winners.map((w) => seatName(g, w)).join(", ")}` : "", g.end_reason === "resigned" ? " (resignation)" : ""),
+          h("td", {}, g.seats.map((s) => s.kind === "bot" ? s.bot : s.kind === "external" ? (s.entrant || "bot") : s.claimed ? (s.name || "human") : s.invited ? "invited" : "open").join(", ")),
           h("td", {}, g.round),
           h("td", { class: "links" },
             g.seats.filter((s) => tokenFor(g.game_id, s.seat)).map((s) => h("a", { class: "button", href: `#/games/${g.game_id}/seats/${s.seat}` }, `Play seat ${s.seat}`)),
-            g.status === "active" ? g.seats.filter((s) => s.kind === "human" && !s.claimed).map((s) =>
+            g.status === "active" ? g.seats.filter((s) => s.kind === "human" && !s.claimed && !s.invited).map((s) =>
               h("button", { type: "button", class: "secondary", onclick: async () => {
                 try {
                   const c = await api(`/games/${g.game_id}/seats/${s.seat}/claim`, { method: "POST", body: {} });
@@ -107,7 +111,7 @@ async function table(gid, seat) {
   const token = seat === null ? null : tokenFor(gid, seat);
   if (seat !== null && !token) {
     show(h("h1", {}, "Not your seat"), h("p", {}, `This browser holds no token for seat ${seat} of game ${gid}. `,
-      "Take a free seat from the lobby, or watch the game."), h("p", {}, h("a", { class: "button", href: `#/watch/${gid}` }, "Watch this game"), " ",
+      "Take a free seat from the lobby, open the invite link the host sent you, or watch the game."), h("p", {}, h("a", { class: "button", href: `#/watch/${gid}` }, "Watch this game"), " ",
       h("a", { class: "button secondary", href: "#/" }, "Back to the lobby")));
     return;
   }
@@ -124,10 +128,26 @@ async function table(gid, seat) {
   const panelBox = h("div", { class: "panel-box" });
   const board = h("div", {});
   const errBox = h("div", {});
+  const friendsBox = h("div", { class: "friends" });
+  let friendsKey = null;
+  const drawFriends = () => {
+    // redrawn only when a seat was taken or the game ended: a link on screen stays there
+    const key = JSON.stringify([game.status, game.seats.map((x) => x.claimed)]);
+    if (key === friendsKey) return;
+    friendsKey = key;
+    const mine = seat !== null && game.seats[seat] && game.seats[seat].host;
+    friendsBox.replaceChildren(...[mine ? invitePanel(gid, game, token) : null,
+      leaveControls(gid, game, seat, token, async () => { await reloadGame(); refresh(); })].filter(Boolean));
+  };
+  const reloadGame = async () => {
+    try { game = await api(`/games/${gid}`); } catch { return; }
+    drawFriends();
+    if (current) draw();
+  };
   show(h("h1", { class: "sr" }, seat === null ? "Watching" : "Your table"),
     h("div", { class: "game-title" }, h("span", {}, seat === null ? "Spectating game " : "Game ", h("code", {}, gid)),
       h("a", { href: `#/watch/${gid}`, class: "small-link" }, seat === null ? "" : "spectator view")),
-    top, errBox, panelBox, board, h("details", { class: "events", open: true }, h("summary", {}, "What happened"), logEl));
+    top, errBox, panelBox, friendsBox, board, h("details", { class: "events", open: true }, h("summary", {}, "What happened"), logEl));
 
   const draw = () => {
     const v = current.view;
@@ -166,7 +186,7 @@ async function table(gid, seat) {
           const r = await api(viewPath, { token, headers });
           if (!r.notModified) {
             current = r;
-            if (r.view.step === "over" && game.status !== "finished") game = await api(`/games/${gid}`);
+            if (r.view.step === "over" && game.status !== "finished") { game = await api(`/games/${gid}`); drawFriends(); }
             draw();
           }
           errBox.replaceChildren();
@@ -202,13 +222,14 @@ async function table(gid, seat) {
 
   let timer = null;
   const soon = () => { clearTimeout(timer); timer = setTimeout(refresh, 120); };
+  drawFriends();
   await refresh();
   const stream = new Stream(streamPath, {
     token,
     onEvent: (item) => {
       if (!item || !item.event) return;
       log.push(item);
-      logEl.prepend(h("li", { value: item.seq }, h("span", { class: "seq" }, `#${item.seq}`), " ", describe(item.event)));
+      logEl.prepend(h("li", { value: item.seq }, h("span", { class: "seq" }, `#${item.seq}`), " ", describe(item.event, game)));
       while (logEl.childElementCount > 80) logEl.lastChild.remove();
       soon();
     },
@@ -222,7 +243,13 @@ async function table(gid, seat) {
       if (s.state === "live") soon();
     },
   });
-  const poll = setInterval(() => { if (live.state !== "live" && live.state !== "ended") refresh(); tickClocks(main); }, 1000);
+  let ticks = 0;
+  const poll = setInterval(() => {
+    if (live.state !== "live" && live.state !== "ended") refresh();
+    tickClocks(main);
+    // a friend sitting down is no event: while a human seat is open, look again every 3 s
+    if (++ticks % 3 === 0 && game.status === "active" && game.seats.some((s) => s.kind === "human" && !s.claimed)) reloadGame();
+  }, 1000);
   onLeave(() => { stream.close(); clearInterval(poll); clearTimeout(timer); });
 }
 
@@ -237,6 +264,7 @@ async function route() {
   const parts = path.split("/").filter(Boolean).map(decodeURIComponent);
   try {
     if (parts[0] === "games" && parts[2] === "seats") await table(parts[1], Number(parts[3]));
+    else if (parts[0] === "join" && parts[3]) await joinPage(main, parts[1], Number(parts[2]), parts[3]);
     else if (parts[0] === "watch" && parts[1]) await table(parts[1], null);
     else if (parts[0] === "replay") await replayPage(main, parts[1] || null, onLeave);
     else if (parts[0] === "ladders" && parts[1]) await ladderPage(main, parts[1]);

@@ -81,8 +81,9 @@ export function scores(view, game) {
   const rows = [...r.scores].sort((a, b) => b.total - a.total || b.tiebreak - a.tiebreak);
   return h("section", { class: "scores", "aria-label": "Final scores" },
     h("h2", {}, "Final scores"),
-    h("p", {}, `The game ended (${r.reason.replaceAll("_", " ")}). Winner: `,
-      r.winners.map((w) => seatName(game, w)).join(" and "), "."),
+    r.reason === "abandoned" ? h("p", {}, "The game was abandoned: nobody wins. The scores as they stood:")
+      : h("p", {}, r.reason === "resigned" ? "The game ended by resignation. Winner: " : `The game ended (${r.reason.replaceAll("_", " ")}). Winner: `,
+        r.winners.map((w) => seatName(game, w)).join(" and "), "."),
     h("table", {},
       h("thead", {}, h("tr", {}, ["Seat", "Total", "VP chips", "Tiles", "Bonuses", "Tie-break"].map((t) => h("th", { scope: "col" }, t)))),
       h("tbody", {}, rows.map((s) => h("tr", { class: r.winners.includes(s.seat) ? "win" : "" },

@@ -103,6 +103,7 @@ export function dieText(d) {
 export function seatName(game, seat) {
   const s = game && game.seats ? game.seats[seat] : null;
   if (!s) return `Seat ${seat}`;
+  if (s.name) return s.name;
   if (s.kind === "bot") return `Seat ${seat} (${s.bot} bot)`;
   if (s.kind === "external") return `Seat ${seat} (${s.entrant || "external bot"})`;
   return `Seat ${seat}`;
@@ -110,8 +111,8 @@ export function seatName(game, seat) {
 
 const list = (xs) => (xs || []).join(", ");
 // One engine event in words (payload may be the public or a seat's redacted form).
-export function describe(e) {
-  const s = e.seat !== undefined ? `Seat ${e.seat}` : "";
+export function describe(e, game) {
+  const s = e.seat !== undefined ? seatName(game, e.seat) : "";
   const pub = e.public || {};
   switch (e.type) {
     case "GameCreated": return `Game created for ${e.players} players (rules ${e.rules ?? 1})${e.seed ? `, seed ${e.seed}` : ""}`;
@@ -135,7 +136,11 @@ export function describe(e) {
     case "ManageStarted": return `Manage empire (round ${e.round})`;
     case "EmpireManaged": return `${s} recruits ${(e.recruited || []).length} and recalls ${(e.recalled || []).length}`;
     case "RoundEnded": return `Round ${e.round} ends${e.game_over ? ": the game is over" : ""}`;
-    case "GameEnded": return `Game over (${(e.reason || "").replaceAll("_", " ")}): ${(e.winners || []).map((w) => "seat " + w).join(" and ")} win${(e.winners || []).length > 1 ? "" : "s"}`;
+    case "GameEnded": return (e.winners || []).length
+      ? `Game over (${(e.reason || "").replaceAll("_", " ")}): ${e.winners.map((w) => seatName(game, w)).join(" and ")} win${e.winners.length > 1 ? "" : "s"}`
+      : `Game over (${(e.reason || "").replaceAll("_", " ")}): nobody wins`;
+    case "SeatResigned": return `${s} resigns: the game ends now`;
+    case "GameAbandoned": return "The game is abandoned: it ends with no winner";
     case "SeatAbandoned": return `${s} was abandoned: a bot plays it now`;
     default: return `${e.type}${s ? " — " + s : ""}`;
   }

@@ -1,0 +1,115 @@
+"""Playing with a friend in two browsers: the host creates a game with a seat for a friend and two
+bots, makes the friend's invite link and sends it; the friend opens it in another browser, types a
+name and sits down; both see each other's names. A third browser opening the used link is told it
+was used. Then the friend resigns and both see the game end by resignation.
+
+Screenshots: docs/screenshots/invite-host.png, join.png, join-phone.png, join-used.png,
+resigned.png.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from typing import Any
+
+import pytest
+
+from .conftest import SHOTS, Site
+
+pytestmark = [pytest.mark.browser, pytest.mark.redis]
+
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+
+
+def _context(browser: Any, viewport: dict[str, int] = DESKTOP) -> tuple[Any, Any]:
+    """A separate browser profile (its own local storage: its own seat tokens) and its page."""
+    ctx = browser.new_context(viewport=viewport)
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.js_errors = errors
+    return ctx, page
+
+
+def _game(site: Site, gid: str) -> Any:
+    with urllib.request.urlopen(f"{site.url}/games/{gid}", timeout=10) as resp:
+        return json.loads(resp.read())
+
+
+def _quiet(page: Any) -> None:
+    page.evaluate("document.getElementById('toast').classList.remove('show')")
+
+
+def test_a_friend_joins_by_invite_link_under_a_name_and_the_link_works_once(
+    site: Site, browser: Any
+) -> None:
+    host_ctx, host = _context(browser)
+    friend_ctx, friend = _context(browser)
+    late_ctx, late = _context(browser, PHONE)
+    try:
+        host.goto(site.url + "/play/#/")
+        host.get_by_role("heading", name="New game").wait_for()
+        host.locator("#create-name").fill("Ada")
+        host.locator("select[data-seat='1']").select_option("human")  # "A friend (invite by link)"
+        host.get_by_role("button", name="Create game and take my seat").click()
+        host.wait_for_url("**/play/#/games/*/seats/0")
+        gid = host.url.split("#/games/")[1].split("/")[0]
+        host.get_by_role("heading", name="You — Ada").wait_for()
+
+        host.get_by_role("button", name="Invite a friend").click()
+        link_box = host.locator("input.invite-link[data-seat='1']")
+        link_box.wait_for()
+        link = link_box.input_value()
+        assert f"/play/#/join/{gid}/1/" in link
+        assert host.get_by_role("button", name="Copy link").count() == 1
+        _quiet(host)
+        host.screenshot(path=str(SHOTS / "invite-host.png"), full_page=False)
+        assert _game(site, gid)["seats"][1]["invited"] is True
+
+        friend.goto(link)
+        friend.get_by_role("heading", name="You are invited").wait_for()
+        assert "Ada invites you to seat 1" in friend.locator("form.join").inner_text()
+        friend.locator("form.join [name=name]").fill("Grace")
+        friend.screenshot(path=str(SHOTS / "join.png"), full_page=False)
+        friend.get_by_role("button", name="Take my seat").click()
+        friend.wait_for_url(f"**/play/#/games/{gid}/seats/1")
+        assert "/join/" not in friend.url  # the used code left the address bar
+        friend.get_by_role("heading", name="You — Grace").wait_for()
+        assert friend.locator("section.seat h3", has_text="Ada").count() == 1
+
+        # the host's table names the friend once they sat down (looked up again every few s)
+        host.locator("section.seat h3", has_text="Grace").wait_for(timeout=15000)
+        assert host.get_by_role("button", name="Invite a friend").count() == 0
+        seats = _game(site, gid)["seats"]
+        assert (seats[0]["name"], seats[1]["name"]) == ("Ada", "Grace")
+
+        # the link works once: a third browser is told so, in words, and gets no seat
+        late.goto(link)
+        late.get_by_role("heading", name="You are invited").wait_for()
+        late.locator("form.join [name=name]").fill("Mallory")
+        late.screenshot(path=str(SHOTS / "join-phone.png"), full_page=False)
+        late.get_by_role("button", name="Take my seat").click()
+        error = late.locator("form.join p.error")
+        error.wait_for()
+        assert "used already" in error.inner_text()
+        late.screenshot(path=str(SHOTS / "join-used.png"), full_page=False)
+        assert _game(site, gid)["seats"][1]["name"] == "Grace"
+
+        # the friend resigns: the game ends for both, by resignation, the friend not winning
+        friend.get_by_role("button", name="Resign").click()
+        friend.get_by_role("button", name="Yes, resign").click()
+        friend.locator("section.scores").wait_for(timeout=15000)
+        assert "ended by resignation" in friend.locator("section.scores").inner_text()
+        host.locator("section.scores").wait_for(timeout=15000)
+        assert "ended by resignation" in host.locator("section.scores").inner_text()
+        game = _game(site, gid)
+        assert game["end_reason"] == "resigned" and 1 not in game["winners"]
+        _quiet(host)
+        host.screenshot(path=str(SHOTS / "resigned.png"), full_page=False)
+        for page in (host, friend, late):
+            assert not page.js_errors, page.js_errors
+    finally:
+        for ctx in (host_ctx, friend_ctx, late_ctx):
+            ctx.close()
