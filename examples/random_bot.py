@@ -3,6 +3,9 @@
     python examples/random_bot.py --register --name my-bot --contact me@example.org   # once
     python examples/random_bot.py --token rfgb_...                                    # then play
 
+The server's URL: ``--url``, else the ``RFG_URL`` environment variable, else
+http://127.0.0.1:8000; when nothing listens there it says so in one line (exit status 1).
+
 It uses only the HTTP API: it follows its account's decisions stream
 (``GET /bots/me/decisions/stream``, reconnecting with ``Last-Event-ID``), and for each pending
 decision reads the seat view (``links.view``) and answers ``view.decision`` with random legal
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sys
 import threading
@@ -204,8 +208,10 @@ def ship(d: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     goods = [x["die"] for x in d["goods"]]
     rng.shuffle(shippers)
     rng.shuffle(goods)
-    tasks = [{"shipper": shippers[i], "good": goods[i], "action": rng.choice(d["actions"])}
-             for i in range(d["count"])]
+    tasks = [
+        {"shipper": shippers[i], "good": goods[i], "action": rng.choice(d["actions"])}
+        for i in range(d["count"])
+    ]
     return {"kind": "ship", "tasks": tasks}
 
 
@@ -219,9 +225,18 @@ def manage(d: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     return {"kind": "manage", "recruit": recruit, "recall": sorted(recall)}
 
 
-CHOOSERS = {"start_tiles": start_tiles, "assign": assign, "explore": explore,
-            "place_tiles": place_tiles, "abandon_one": abandon_one, "develop": construct,
-            "settle": construct, "produce": produce, "ship": ship, "manage": manage}
+CHOOSERS = {
+    "start_tiles": start_tiles,
+    "assign": assign,
+    "explore": explore,
+    "place_tiles": place_tiles,
+    "abandon_one": abandon_one,
+    "develop": construct,
+    "settle": construct,
+    "produce": produce,
+    "ship": ship,
+    "manage": manage,
+}
 
 
 def choose(decision: dict[str, Any], rng: random.Random) -> dict[str, Any]:
@@ -293,7 +308,11 @@ class RandomBot:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--url", default="http://127.0.0.1:8000")
+    p.add_argument(
+        "--url",
+        default=os.environ.get("RFG_URL") or "http://127.0.0.1:8000",
+        help="the server (default: $RFG_URL, else http://127.0.0.1:8000)",
+    )
     p.add_argument("--token", help="the bot token (or register one with --register)")
     p.add_argument(
         "--register", action="store_true", help="register a bot account, print its id and token"
@@ -305,9 +324,24 @@ def main(argv: list[str] | None = None) -> int:
         "--seconds", type=float, default=None, help="stop after this long (default: run forever)"
     )
     args = p.parse_args(argv)
+    try:
+        Api(args.url).get("/healthz")
+    except urllib.error.URLError as exc:  # refused, unknown host (an HTTP error is an answer)
+        print(
+            f"nothing listens at {args.url} ({exc.reason}): start the server (make run) or "
+            "give its URL (--url, or RFG_URL)",
+            file=sys.stderr,
+        )
+        return 1
     if args.register:
-        out = Api(args.url).post("/bots/accounts", {"name": args.name, "contact": args.contact,
-                                                    "description": "uniformly random legal moves"})
+        out = Api(args.url).post(
+            "/bots/accounts",
+            {
+                "name": args.name,
+                "contact": args.contact,
+                "description": "uniformly random legal moves",
+            },
+        )
         print(json.dumps({"account_id": out["account_id"], "token": out["token"]}))
         return 0
     if not args.token:

@@ -134,8 +134,13 @@ def test_nothing_listening_at_the_url_is_one_line_naming_it(tmp_path: Path) -> N
     url = f"http://127.0.0.1:{free_port()}"
     script = tmp_path / "play.py"
     script.write_text(_readme_example(), encoding="utf-8")
-    for path in (script, ROOT / "examples" / "play_vs_bots.py"):
-        done = _run(path, url, cwd=tmp_path)
+    runs = [
+        (script, url),
+        (ROOT / "examples" / "play_vs_bots.py", url),
+        (ROOT / "examples" / "random_bot.py", "--url", url, "--token", "rfgb_x"),
+    ]
+    for path, *args in runs:
+        done = _run(path, *args, cwd=tmp_path)
         assert done.returncode == 1, (path, done.stdout, done.stderr)
         lines = done.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith(f"nothing listens at {url} "), done.stderr

@@ -9,9 +9,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import engine.fold
 from service.client import parse_sse
 
-from .conftest import ValidatingClient, bearer, new_game
+from .conftest import SPEC_PATH, ValidatingClient, bearer, new_game
 
 Frame = tuple[str, str, Any]
 
@@ -99,3 +100,15 @@ def test_the_seat_stream_signals_each_decision_once_and_again_on_every_reconnect
     # the public stream carries no turn signal
     r = api.get(f"/games/{gid}/events/stream")
     assert all(k != "decision" for k, _d, _i in parse_sse(r.get_data().splitlines(keepends=True)))
+
+
+def test_the_spec_lists_every_event_type_the_feed_can_carry() -> None:
+    import yaml
+
+    spec = yaml.safe_load(SPEC_PATH.read_text(encoding="utf-8"))
+    listed = spec["components"]["schemas"]["FeedItem"]["properties"]["type"]["enum"]
+    engine_types = set(engine.fold._FOLDS) | set(engine.fold._CREATORS)
+    assert set(listed) == engine_types, (
+        "FeedItem.type in openapi.yaml lists the engine's event types (engine/fold.py): add "
+        f"{sorted(engine_types - set(listed))}, drop {sorted(set(listed) - engine_types)}"
+    )
