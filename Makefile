@@ -3,7 +3,7 @@ PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: install test lint simulate bench clean run upgrade fast
+.PHONY: install test test-all lint simulate bench clean run upgrade fast
 
 install: $(BIN)/rfg
 
@@ -21,7 +21,13 @@ upgrade: install
 	$(BIN)/uv pip compile pyproject.toml --extra dev --python-version 3.11 --upgrade --no-header -o requirements.lock
 	$(BIN)/pip install -q -r requirements.lock
 
+# The quick tier: engine, events, the in-process service, bots, workers, ladders (real Redis where
+# a test needs it), without the real servers, cluster, browser, chaos and idle waits.
 test: install
+	$(BIN)/pytest -m "not whole"
+
+# The whole suite, what CI runs (.ci/run): the quick tier and the tests marked whole.
+test-all: install
 	$(BIN)/pytest
 
 lint: install

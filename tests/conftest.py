@@ -86,6 +86,24 @@ def purge_prefix(client: Any, prefix: str) -> None:
         client.delete(*doomed)
 
 
+#: folders whose tests start real servers, clusters, browsers or wait as production waits: they
+#: run in the whole suite (``make test-all``, CI), not in the quick tier (``make test``)
+WHOLE_SUITE_DIRS = ("hosting", "cluster", "web", "ops")
+#: markers that put a test in the whole suite only, wherever it is
+WHOLE_SUITE_MARKERS = ("slow", "cluster", "browser")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark ``whole`` what only the whole suite runs (``make test`` deselects it)."""
+    root = os.path.dirname(__file__)
+    for item in items:
+        rel = os.path.relpath(str(item.fspath), root).split(os.sep)
+        if rel[0] in WHOLE_SUITE_DIRS or any(
+            item.get_closest_marker(m) for m in WHOLE_SUITE_MARKERS
+        ):
+            item.add_marker(pytest.mark.whole)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _no_rq_throttle_left() -> Iterator[None]:
     """RQ marks "groups cleaned recently" with a short-lived global key (``rq:clean_groups``);
