@@ -7,6 +7,9 @@ game's log still verifies (``events.replay`` re-runs the resign/abandon commands
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -229,3 +232,31 @@ def test_the_admin_abandons_a_game_nobody_sat_down_at(api: Any) -> None:
     assert verdict.ok and verdict.complete, verdict.to_dict()
     r = api.post(f"/games/{gid}/abandon", headers=bearer(ADMIN))
     assert r.status_code == 422
+
+
+@pytest.mark.parametrize("how", ["resign", "abandon"])
+def test_rfg_replay_verifies_a_signed_log_that_ends_by_resign_or_abandon(
+    api: Any, tmp_path: Any, how: str
+) -> None:
+    """``rfg replay --key`` re-runs the resign/abandon command and checks the server's signature."""
+    gid, host = _host(api)
+    api.post(f"/games/{gid}/seats/1/claim")
+    if how == "resign":
+        r = api.post(f"/games/{gid}/seats/0/resign", headers=bearer(host))
+    else:
+        r = api.post(f"/games/{gid}/abandon", headers=bearer(host))
+    assert r.status_code == 201, r.get_json()
+    path = tmp_path / "game.jsonl"
+    path.write_text(_log(api, gid))
+    key = api.get("/signing-key").get_json()["public_key"]
+    rfg = os.path.join(os.path.dirname(sys.executable), "rfg")
+    out = subprocess.run(
+        [rfg, "replay", "--key", key, str(path)], capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "consistent and complete" in out.stdout and "authentic: yes" in out.stdout
+    # one altered byte in the ending is caught: the recorded command no longer gives its events
+    forged = path.read_text().replace('"reason":"' + how, '"reason":"x' + how, 1)
+    path.write_text(forged)
+    bad = subprocess.run([rfg, "replay", str(path)], capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 1, bad.stdout
