@@ -48,9 +48,12 @@ export function invitePanel(gid, game, token) {
     return h("li", { "data-seat": s.seat }, h("span", {}, `Seat ${s.seat}: open`), " ",
       h("button", { type: "button", class: "primary", onclick: make, "data-invite": s.seat }, s.invited ? "New invite link" : "Invite a friend"), out);
   });
+  const local = /^(localhost|127\.|\[::1\])/.test(location.hostname);
   return h("section", { class: "invites", "aria-labelledby": "invite-title" },
     h("h2", { id: "invite-title" }, "Invite a friend"),
     h("p", { class: "muted" }, "Make a link for an open seat and send it; your friend opens it, types a name and sits down."),
+    local ? h("p", { class: "note", role: "note" }, `This page is open at ${location.host}, this machine's own address: a link made here works only on this machine. `,
+      "For a friend on another machine, open this page by the address they can reach (README: Hosting: letting friends in), then make the link.") : null,
     h("ul", { class: "invite-list" }, rows));
 }
 
