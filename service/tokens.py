@@ -202,13 +202,6 @@ class SeatTokens:
         self.store.keep(game_id)
         return code
 
-    def host_of(self, game_id: str, token: str) -> bool:
-        """Whether ``token`` is the token of the game's host (the seat claimed first)."""
-        claims = self.claims(game_id)
-        host = self.client.hget(self.key(game_id), "host")
-        seat = claims.seat_of(token)
-        return host is not None and seat is not None and seat == int(text(host))
-
     def rotate(self, game_id: str, seat: int, old: str | None) -> tuple[Rotation, str | None]:
         """A new token for a claimed seat; the old one stops working at once. ``old`` is the
         holder's token (the rotation fails with "stale" if another rotation came first), None

@@ -2,7 +2,7 @@
 // event by event with a scrubber, from the public point of view or any seat's, and the verdict
 // of POST /replays/verify.
 import { api, ApiError } from "./api.js";
-import { h, cat, loadCatalogue, describe, cardName, PHASE_NAMES } from "./ui.js";
+import { h, cat, loadCatalogue, describe, cardName, seatName, PHASE_NAMES } from "./ui.js";
 
 function parseLog(text) {
   const events = [];
@@ -87,7 +87,7 @@ export async function replayPage(main, gid, onLeave) {
     } catch (exc) { verdictBox.replaceChildren(h("p", { class: "error", role: "alert" }, exc instanceof ApiError ? exc.words : exc.message)); }
   };
 
-  const show = (events, players) => {
+  const show = (events, players, game = null) => {
     if (!events.length) { viewer.replaceChildren(h("p", { class: "error" }, "This log holds no events.")); return; }
     let pos = events.length - 1;
     let pov = "public";
@@ -105,18 +105,18 @@ export async function replayPage(main, gid, onLeave) {
       state.replaceChildren(
         h("p", {}, h("b", {}, `Round ${st.round}`), ` · ${PHASE_NAMES[st.phase] || st.phase}`, st.phases.length ? ` · phases: ${st.phases.map((p) => PHASE_NAMES[p]).join(", ")}` : ""),
         h("table", {}, h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Seat"), h("th", { scope: "col" }, "VP chips won"), h("th", { scope: "col" }, "Tableau"))),
-          h("tbody", {}, Object.entries(st.seats).map(([n, s]) => h("tr", {}, h("th", { scope: "row" }, `Seat ${n}`), h("td", {}, s.vp), h("td", {}, s.tableau.map(cardName).join(", ")))))),
-        st.over ? h("p", { class: "final" }, describe(st.over), " — scores: ", st.over.scores.map((s) => `seat ${s.seat}: ${s.total}`).join(", ")) : null);
+          h("tbody", {}, Object.entries(st.seats).map(([n, s]) => h("tr", {}, h("th", { scope: "row" }, seatName(game, Number(n))), h("td", {}, s.vp), h("td", {}, s.tableau.map(cardName).join(", ")))))),
+        st.over ? h("p", { class: "final" }, describe(st.over, game), " — scores: ", st.over.scores.map((s) => `${seatName(game, s.seat)}: ${s.total}`).join(", ")) : null);
       const lo = Math.max(0, pos - 6);
       list.replaceChildren(...events.slice(lo, pos + 7).map((x, k) => h("li", { value: x.seq, class: lo + k === pos ? "now" : "", "aria-current": lo + k === pos ? "step" : null },
-        h("span", { class: "seq" }, `#${x.seq}`), " ", describe(seen(x.event, pov)))));
+        h("span", { class: "seq" }, `#${x.seq}`), " ", describe(seen(x.event, pov), game))));
       detail.textContent = JSON.stringify(seen(it.event, pov), null, 1);
     };
     scrub.addEventListener("input", () => go(Number(scrub.value)));
     const btn = (label, fn, aria) => h("button", { type: "button", class: "secondary", onclick: fn, "aria-label": aria }, label);
     const povSel = h("select", { id: "pov", onchange: (e) => { pov = e.target.value; go(pos); } },
       h("option", { value: "public" }, "Public (spectator)"),
-      Array.from({ length: players }, (_, n) => h("option", { value: String(n) }, `Seat ${n}`)));
+      Array.from({ length: players }, (_, n) => h("option", { value: String(n) }, seatName(game, n))));
     viewer.replaceChildren(h("section", { class: "replay", "aria-label": "Replay", tabindex: "0",
       onkeydown: (e) => {
         if (e.target.tagName === "SELECT") return;
@@ -155,7 +155,7 @@ export async function replayPage(main, gid, onLeave) {
     const resp = await api(`/games/${encodeURIComponent(gid)}/log`, { raw: true, headers: { Accept: "application/x-ndjson" } });
     const text = await resp.text();
     const events = parseLog(text);
-    show(events, game.players);
+    show(events, game.players, game);
     if (resp.headers.get("Log-Kind") === "withheld") {
       err.replaceChildren(h("p", { class: "warn" }, "This game is over, but other games of its duplicate set, dealt the same seed, are still running: ",
         "its seed, full log and verification come when every game of the set has ended."));
