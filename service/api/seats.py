@@ -180,6 +180,8 @@ def require_host(game_id: str, what: str) -> str:
             "unauthorized",
             f"this token was not issued for game {game_id!r}; {what} needs the host's seat token",
         )
+    if host is None:  # (seats claimed before hosts were recorded)
+        raise Problem("forbidden", f"this game has no host; {what} needs the admin token")
     if seat != host:
         raise Problem(
             "forbidden",

@@ -1,15 +1,17 @@
 """Playing with a friend in two browsers: the host creates a game with a seat for a friend and two
 bots, makes the friend's invite link and sends it; the friend opens it in another browser, types a
 name and sits down; both see each other's names. A third browser opening the used link is told it
-was used. Then the friend resigns and both see the game end by resignation.
+was used. Then the friend resigns and both see the game end by resignation. A second game between
+the host and an invited friend is played to its end by clicking in both browsers.
 
 Screenshots: docs/screenshots/invite-host.png, join.png, join-phone.png, join-used.png,
-resigned.png.
+resigned.png, friends-final.png.
 """
 
 from __future__ import annotations
 
 import json
+import time
 import urllib.request
 from typing import Any
 
@@ -112,4 +114,73 @@ def test_a_friend_joins_by_invite_link_under_a_name_and_the_link_works_once(
             assert not page.js_errors, page.js_errors
     finally:
         for ctx in (host_ctx, friend_ctx, late_ctx):
+            ctx.close()
+
+
+def _play_both_to_the_end(pages: list[Any]) -> int:
+    """Click through every decision of both seats, whichever is owed first, until both show the
+    final scores; the number of decisions made."""
+    from .test_browser import _act
+
+    made = 0
+    assigns = [0] * len(pages)
+    deadline = time.monotonic() + 600
+    while time.monotonic() < deadline:
+        if all(p.locator("section.scores").count() for p in pages):
+            return made
+        acted = False
+        for i, page in enumerate(pages):
+            form = page.locator("form.decision")
+            if page.locator("section.scores").count() or not form.count():
+                continue
+            handle = form.element_handle()
+            kind = handle.get_attribute("data-kind")
+            if kind == "assign":
+                assigns[i] += 1
+            _act(page, kind, assigns[i])
+            made += 1
+            acted = True
+            for _ in range(400):  # the panel goes when the server took the command
+                left = handle.evaluate(
+                    "e => e.isConnected ? (e.querySelector('p.error').textContent || '') : null"
+                )
+                if left is None:
+                    break
+                assert not left.strip(), f"the server refused a {kind} made by clicking: {left}"
+                time.sleep(0.05)
+        if not acted:
+            time.sleep(0.1)
+    raise AssertionError(f"the game did not end in time ({made} decisions made)")
+
+
+def test_host_and_invited_friend_play_a_whole_game_to_the_end(site: Site, browser: Any) -> None:
+    host_ctx, host = _context(browser)
+    friend_ctx, friend = _context(browser)
+    try:
+        host.goto(site.url + "/play/#/")
+        host.get_by_role("heading", name="New game").wait_for()
+        host.locator("#create-name").fill("Ada")
+        host.locator("select[data-seat='1']").select_option("human")
+        host.get_by_role("button", name="Create game and take my seat").click()
+        host.wait_for_url("**/play/#/games/*/seats/0")
+        gid = host.url.split("#/games/")[1].split("/")[0]
+        host.get_by_role("button", name="Invite a friend").click()
+        link = host.locator("input.invite-link[data-seat='1']").input_value()
+        friend.goto(link)
+        friend.locator("form.join [name=name]").fill("Grace")
+        friend.get_by_role("button", name="Take my seat").click()
+        friend.wait_for_url(f"**/play/#/games/{gid}/seats/1")
+
+        assert _play_both_to_the_end([host, friend]) > 10
+        for page in (host, friend):
+            text = page.locator("section.scores").inner_text()
+            assert "Ada" in text and "Grace" in text
+        game = _game(site, gid)
+        assert game["status"] == "finished" and game["end_reason"] not in ("resigned", "abandoned")
+        _quiet(friend)
+        friend.screenshot(path=str(SHOTS / "friends-final.png"), full_page=False)
+        for page in (host, friend):
+            assert not page.js_errors, page.js_errors
+    finally:
+        for ctx in (host_ctx, friend_ctx):
             ctx.close()

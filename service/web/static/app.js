@@ -5,7 +5,7 @@ import { header, renderBoard, scores, tickClocks } from "./table.js";
 import { decisionPanel } from "./panels.js";
 import { replayPage } from "./replay.js";
 import { laddersPage, ladderPage } from "./ladders.js";
-import { invitePanel, joinPage, leaveControls, nameField, rememberName } from "./friends.js";
+import { invitePanel, joinPage, lastName, leaveControls, nameField, rememberName } from "./friends.js";
 
 const main = document.getElementById("main");
 let cleanup = [];
@@ -93,7 +93,8 @@ async function lobby(params) {
             g.status === "active" ? g.seats.filter((s) => s.kind === "human" && !s.claimed && !s.invited).map((s) =>
               h("button", { type: "button", class: "secondary", onclick: async () => {
                 try {
-                  const c = await api(`/games/${g.game_id}/seats/${s.seat}/claim`, { method: "POST", body: {} });
+                  const name = lastName();
+                  const c = await api(`/games/${g.game_id}/seats/${s.seat}/claim`, { method: "POST", body: name ? { name } : {} });
                   saveToken(g.game_id, s.seat, c.token);
                   location.hash = `#/games/${g.game_id}/seats/${s.seat}`;
                 } catch (exc) { toast(exc.words || exc.message); }
