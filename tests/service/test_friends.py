@@ -260,3 +260,16 @@ def test_rfg_replay_verifies_a_signed_log_that_ends_by_resign_or_abandon(
     path.write_text(forged)
     bad = subprocess.run([rfg, "replay", str(path)], capture_output=True, text=True, timeout=120)
     assert bad.returncode == 1, bad.stdout
+
+
+def test_unknown_games_and_seats_are_404_in_words(api: Any) -> None:
+    for who in ({}, bearer(ADMIN)):
+        for url in ("/games/nope00000000/abandon", "/games/nope00000000/seats/1/invite"):
+            r = api.post(url, headers=who, validate=bool(who))  # (no token: off-spec on purpose)
+            assert r.status_code == 404, (url, r.get_json())
+            assert "GET /games" in r.get_json()["detail"]
+    gid, host = _host(api)
+    r = api.post(f"/games/{gid}/seats/9/invite", headers=bearer(host))
+    assert r.status_code == 404
+    r = api.post(f"/games/{gid}/seats/9/claim", json={"invite": "a" * 43})
+    assert r.status_code == 404
