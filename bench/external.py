@@ -3,8 +3,10 @@ a decision takes to reach a bot's decisions stream.
 
     python bench/external.py [--url redis://127.0.0.1:6379/0] [--seconds 60] [--concurrency 4]
 
-Starts the API (gunicorn, ``rfgcli.wsgi:create_app()``, the game-affine gthread worker ``rfg run``
-serves it with: the bots' streams are held open), one ``rfg worker`` (its sweep schedules the ladder's games and records their results),
+Starts the API as hosts run it (``rfgcli.run.api_command``: gunicorn's gevent worker with
+``service.gunicorn_conf``, ``RFG_DISPATCH=1``; rate limits off, as the 4 bots share one address
+and play far faster than people), one ``rfg worker`` (its sweep schedules the ladder's games and
+records their results),
 registers 4 bot accounts, enters them in a 4-player ladder and runs 4 ``examples/random_bot.py``
 processes, each following its account's ``GET /bots/me/decisions/stream`` and answering over
 HTTP. A fifth connection follows account 0's stream in this process: each decision's delay is
@@ -33,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from api import free_port, request, start_gunicorn, stop  # noqa: E402
+from api import API_APP, free_port, host_env, purge, request, start_command, stop  # noqa: E402
 
 import events  # noqa: E402
 from events.games import Games  # noqa: E402
@@ -78,26 +80,12 @@ def main() -> None:
     p.add_argument("--seconds", type=float, default=60.0)
     p.add_argument("--concurrency", type=int, default=4, help="ladder games in flight")
     p.add_argument("--api-workers", type=int, default=2)
-    p.add_argument("--threads", type=int, default=8)
     args = p.parse_args()
     prefix = f"bench{uuid.uuid4().hex[:8]}"
-    env = {
-        "REDIS_URL": args.url,
-        "RFG_STORE_PREFIX": prefix,
-        "RFG_ADMIN_TOKEN": ADMIN,
-        "RFG_RATE_LIMITS": "0",
-        "RFG_DISPATCH": "1",
-    }
+    env = host_env(args.url, prefix, limits=False)
     logdir = Path(tempfile.mkdtemp(prefix="rfg-external-"))
     port = free_port()
-    api = start_gunicorn(
-        "rfgcli.wsgi:create_app()",
-        port,
-        env,
-        args.api_workers,
-        "service.affinity.GameAffineThreadWorker",
-        args.threads,
-    )
+    api = start_command(API_APP, port, env, logdir, args.api_workers)
     procs: list[subprocess.Popen[bytes]] = []
     client = events.connect(args.url)
     try:
@@ -195,12 +183,10 @@ def main() -> None:
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
         stop(api)
-        keys = list(client.scan_iter(match=f"{prefix}:*", count=1000))
-        for i in range(0, len(keys), 1000):
-            client.delete(*keys[i : i + 1000])
+        purge(args.url, prefix)
     print(
         f"external bots: 4 x examples/random_bot.py on a 4-player ladder ({args.concurrency} games "
-        f"in flight), API gunicorn {args.api_workers} affine gthread x {args.threads}, 1 rfg worker, "
+        f"in flight), API rfgcli.run.api_command ({args.api_workers} gevent workers), 1 rfg worker, "
         f"store {args.url}"
     )
     print(

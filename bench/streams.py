@@ -1,0 +1,766 @@
+"""Event streams and slow clients against the API as hosts run it, with its targets.
+
+    python bench/streams.py [--scenario streams|many|slow] [--quick] [--url redis://127.0.0.1:6379/13]
+
+Each scenario starts its own server with ``rfgcli.run.api_command`` (the command line ``rfg run``
+starts: gunicorn's gevent worker, 2 workers, ``service.gunicorn_conf``) in ``rfg run``'s
+environment (``RFG_DISPATCH=1``, ``PROMETHEUS_MULTIPROC_DIR``), on the real Redis (``--url``,
+default database 13) under a key prefix of its own, every limit at its default. So clients come
+from many source addresses, as real users do (127.0.0.2, 127.0.0.3, ... 127.0.1.1, ...: all of
+127.0.0.0/8 is loopback and a client binds its address before it connects): 4 event streams per
+address at most (the cap of an address without a token, and of a token), each game's commands
+from an address of its own.
+
+* ``streams``: 150 slow clients (each sends a request head one byte every 4 s; the server drops
+  it after ``--head-timeout`` 5 s and it connects again) connected, then 1,000 event streams
+  opened at once from 250 addresses on 5 idle 4-player games (80 of them seat streams with the
+  seats' tokens, 920 public) while ``GET /games/{id}/view`` (public view, 50/s) and ``/healthz``
+  (10/s) are probed, open loop, for 45 s. Targets: >= 95% of the streams have their first event
+  within 40 s of connecting; the view's p99 < 250 ms; every probe answered.
+* ``many``: commands at 300/s (open loop, ``bench/api.py``'s: 2-player games played by a
+  random bot's script, each game from an address of its own) for 10 s alone, after 3 s of
+  warm-up, as a baseline; then 5,000 event streams from 1,250 addresses on 20 idle games (320
+  seat streams), opened 256 at a time; 16.5 s with nothing but the streams (every stream quiet
+  for over 15 s: its keep-alive); then the commands again for 20 s while they are open.
+  Targets: every stream open and given a keep-alive; the commands' p99 < 30 ms while the
+  streams are open. Printed too: the server's RSS per stream (the gunicorn workers' RSS after
+  the streams opened minus before, over the streams) and its CPU per stream opened and per
+  keep-alive.
+* ``slow``: ``/healthz`` at 20/s and commands at 300/s, open loop, for 10 s as a baseline (after
+  3 s of warm-up); then 1,000 slow clients held (as above) and the same for 20 s. Targets: p99
+  of each < 100 ms with the slow clients.
+
+The streams follow idle games (no command is sent to them), so each gets the game's events when
+it opens and keep-alives after that; the commands go to games of their own.
+
+The clients run in other processes than the server and are kept light: the streams and slow
+clients in one asyncio process, the open-loop requests in ``bench/api.py``'s client processes
+(threads, raw sockets, one connection per request, latency from each request's due time; one
+not answered within 10 s fails, which keeps a scenario within 2 minutes when the server falls
+behind). Their CPU time is printed next to the server's, and so is the time the server's
+workers spent waiting for a CPU while runnable (``/proc/<pid>/task/*/schedstat``): the machine
+is shared, and that wait is what other load cost them. ``--quick``: a fifth of the counts
+(streams, addresses, slow clients), the same rates and waits. Prints a table of figures with
+PASS/MISS per target; the process's exit status is 0 either way. Kills what it started and
+deletes its keys.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import multiprocessing
+import os
+import shutil
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from api import (  # noqa: E402  (bench/api.py: servers, addresses, games, the open loop)
+    API_APP,
+    Addresses,
+    Server,
+    _cpu_seconds,
+    _open_loop,
+    command_work,
+    create_game,
+    free_port,
+    host_env,
+    open_loop_jobs,
+    purge,
+    rss_bytes,
+    run_queue_seconds,
+    start_command,
+    stop,
+    summarize,
+    worker_pids,
+)
+
+HEAD_TIMEOUT = 5.0  # rfg run's --head-timeout (api_command's default)
+KEEPALIVE = 15.0  # the app's SSE_KEEPALIVE_SECONDS
+PER_ADDRESS = 4  # streams per address: the cap without a token (and per token)
+SLOW_INTERVAL = 4.0  # seconds between the bytes of a slow client's head
+FIRST_EVENT_WITHIN = 40.0
+WARM_UP = 3.0  # seconds of commands on a fresh server before any is counted
+REQUEST_TIMEOUT = 10.0  # an open-loop request not answered by then fails (bounds a phase)
+SLOW_HEAD = (
+    b"GET /healthz HTTP/1.1\r\nHost: slow.example\r\nUser-Agent: slow-bench\r\nX-Padding: "
+    + b"x" * 200
+    + b"\r\n\r\n"
+)
+
+
+# --- the client process: event streams and slow clients (asyncio) -----------------------------
+
+
+@dataclass
+class StreamRec:
+    """What one event stream saw; times from ``time.monotonic()`` (one clock for all processes)."""
+
+    start: float = 0.0
+    status: int = 0
+    error: str = ""
+    head_at: float | None = None  # the response head
+    retry_at: float | None = None  # ``retry: 2000``, the first thing a stream sends
+    event_at: float | None = None  # the first event (``data:``)
+    last_frame_at: float | None = None  # the last event or the opening
+    events: int = 0
+    keepalives: int = 0
+    eof_at: float | None = None
+
+
+@dataclass
+class SlowStats:
+    connects: int = 0
+    connect_errors: int = 0
+    dropped: int = 0  # the server hung up before the head was complete
+    answered: int = 0  # the server answered something (it should not)
+    open_now: int = 0
+    lifetimes: list[float] = field(default_factory=list)
+    samples: list[tuple[float, int]] = field(default_factory=list)  # (time, connections open)
+
+
+class Holder:
+    """Holds event streams and slow clients open on one asyncio loop; the parent drives it over a
+    pipe: ``("slow", addresses)``, ``("open", concurrency)``, ``("report",)``, ``("stop",)``."""
+
+    def __init__(self, port: int, streams: list[tuple[str, str, str | None]]) -> None:
+        self.port = port
+        self.specs = streams
+        self.recs = [StreamRec() for _ in streams]
+        self.slow = SlowStats()
+        self.tasks: set[asyncio.Task[None]] = set()
+        self.writers: set[asyncio.StreamWriter] = set()
+        self.stopping = False
+        self.opened_all_at: float | None = None
+
+    def spawn(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def connect(self, source: str) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        reader, writer = await asyncio.open_connection(
+            "127.0.0.1", self.port, local_addr=(source, 0)
+        )
+        self.writers.add(writer)
+        return reader, writer
+
+    def close(self, writer: asyncio.StreamWriter) -> None:
+        self.writers.discard(writer)
+        writer.close()
+
+    # event streams
+    async def open_all(self, concurrency: int) -> None:
+        gate = asyncio.Semaphore(concurrency or len(self.specs))
+        opened = [asyncio.get_running_loop().create_future() for _ in self.specs]
+        for i, spec in enumerate(self.specs):
+            await gate.acquire()
+            self.spawn(self.stream(i, spec, gate, opened[i]))
+        await asyncio.gather(*opened)
+        self.opened_all_at = time.monotonic()
+
+    async def stream(
+        self,
+        i: int,
+        spec: tuple[str, str, str | None],
+        gate: asyncio.Semaphore,
+        opened: asyncio.Future[None],
+    ) -> None:
+        source, path, token = spec
+        rec = self.recs[i]
+        rec.start = time.monotonic()
+        auth = f"Authorization: Bearer {token}\r\n" if token else ""
+        head = f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n{auth}\r\n"
+        writer = None
+        released = False
+        try:
+            reader, writer = await self.connect(source)
+            writer.write(head.encode())
+            got = await reader.readuntil(b"\r\n\r\n")
+            rec.head_at = time.monotonic()
+            rec.status = int(got[9:12])
+            if rec.status != 200:
+                return
+            gate.release()
+            released = True
+            opened.set_result(None)
+            tail = b""
+            while True:
+                data = await reader.read(65536)
+                now = time.monotonic()
+                if not data:
+                    rec.eof_at = now
+                    return
+                buf = tail + data
+                events = buf.count(b"\ndata: ") - tail.count(b"\ndata: ")
+                keepalives = buf.count(b": keep-alive") - tail.count(b": keep-alive")
+                if rec.retry_at is None and b"retry:" in buf:
+                    rec.retry_at = rec.last_frame_at = now
+                if events:
+                    rec.events += events
+                    rec.last_frame_at = now
+                    if rec.event_at is None:
+                        rec.event_at = now
+                rec.keepalives += keepalives
+                tail = buf[-32:]
+        except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError) as exc:
+            rec.error = rec.error or type(exc).__name__
+        except asyncio.CancelledError:
+            pass
+        finally:
+            if not released:
+                gate.release()
+            if not opened.done():
+                opened.set_result(None)
+            if writer is not None:
+                self.close(writer)
+
+    # slow clients
+    async def slow_client(self, source: str, delay: float) -> None:
+        s = self.slow
+        await asyncio.sleep(delay)
+        while not self.stopping:
+            try:
+                reader, writer = await self.connect(source)
+            except OSError:
+                s.connect_errors += 1
+                await asyncio.sleep(1.0)
+                continue
+            s.connects += 1
+            s.open_now += 1
+            since = time.monotonic()
+            try:
+                for i in range(len(SLOW_HEAD)):
+                    writer.write(SLOW_HEAD[i : i + 1])
+                    try:
+                        data = await asyncio.wait_for(reader.read(4096), SLOW_INTERVAL)
+                    except TimeoutError:
+                        continue
+                    if data:
+                        s.answered += 1
+                    else:
+                        s.dropped += 1
+                        s.lifetimes.append(time.monotonic() - since)
+                    break
+            except OSError:
+                s.dropped += 1
+                s.lifetimes.append(time.monotonic() - since)
+            except asyncio.CancelledError:
+                return
+            finally:
+                s.open_now -= 1
+                self.close(writer)
+
+    async def sample(self) -> None:
+        while not self.stopping:
+            self.slow.samples.append((time.monotonic(), self.slow.open_now))
+            await asyncio.sleep(0.5)
+
+    def report(self) -> dict[str, Any]:
+        return {
+            "recs": self.recs,
+            "slow": self.slow,
+            "opened_all_at": self.opened_all_at,
+            "cpu": time.process_time(),
+        }
+
+    async def run(self, conn: Connection) -> None:
+        loop = asyncio.get_running_loop()
+        done = loop.create_future()
+
+        def on_message() -> None:
+            msg = conn.recv()
+            if msg[0] == "slow":
+                addresses = msg[1]
+                for k, source in enumerate(addresses):
+                    self.spawn(self.slow_client(source, SLOW_INTERVAL * k / len(addresses)))
+                self.spawn(self.sample())
+            elif msg[0] == "open":
+                self.spawn(self.open_all(msg[1]))
+            elif msg[0] == "report":
+                conn.send(self.report())
+            elif msg[0] == "stop":
+                self.stopping = True
+                conn.send(self.report())
+                done.set_result(None)
+
+        loop.add_reader(conn.fileno(), on_message)
+        await done
+        loop.remove_reader(conn.fileno())
+        for task in list(self.tasks):
+            task.cancel()
+        for writer in list(self.writers):
+            writer.close()
+        await asyncio.sleep(0.2)
+
+
+def holder_main(conn: Connection, port: int, streams: list[tuple[str, str, str | None]]) -> None:
+    asyncio.run(Holder(port, streams).run(conn))
+
+
+class HolderProcess:
+    """The holder in a process of its own (forked before the parent starts any thread)."""
+
+    def __init__(self, port: int, streams: list[tuple[str, str, str | None]]) -> None:
+        ctx = multiprocessing.get_context("fork")
+        self.conn, child = ctx.Pipe()
+        self.proc = ctx.Process(target=holder_main, args=(child, port, streams), daemon=True)
+        self.proc.start()
+        child.close()
+
+    def ask(self, *msg: Any, timeout: float = 30.0) -> dict[str, Any] | None:
+        self.conn.send(msg)
+        if msg[0] not in ("report", "stop"):
+            return None
+        if not self.conn.poll(timeout):
+            raise RuntimeError(f"the client process did not answer {msg[0]!r} in {timeout:g} s")
+        got: dict[str, Any] = self.conn.recv()
+        return got
+
+    def finish(self) -> dict[str, Any] | None:
+        got = None
+        if self.proc.is_alive():
+            try:
+                got = self.ask("stop")
+            except (OSError, RuntimeError, EOFError):
+                pass
+        self.proc.join(10)
+        if self.proc.is_alive():
+            self.proc.kill()
+            self.proc.join(5)
+        return got
+
+
+# --- the parent: server, setup, load, figures -------------------------------------------------
+
+
+class Run:
+    """One scenario's server (own key prefix), its addresses, and its figures."""
+
+    def __init__(self, args: argparse.Namespace, name: str, addresses: Addresses) -> None:
+        self.args, self.name, self.addresses = args, name, addresses
+        self.prefix = f"bstream{uuid.uuid4().hex[:6]}{name}"
+        self.log_dir = Path(tempfile.mkdtemp(prefix=f"rfg-streams-{name}-"))
+        self.port = free_port()
+        self.server: Server | None = None
+        self.holder: HolderProcess | None = None
+        self.rows: list[tuple[str, str, str, str]] = []  # (figure, value, target, verdict)
+        self.notes: list[str] = []
+        self.count = 0  # event streams
+        self.view_game = ""
+
+    def start(self) -> None:
+        env = host_env(self.args.url, self.prefix)
+        self.server = start_command(API_APP, self.port, env, self.log_dir, workers=2)
+
+    def workers(self) -> list[int]:
+        assert self.server is not None
+        return worker_pids(self.server)
+
+    def stream_games(self, games: int, seat_holders: int) -> list[tuple[str, str, str | None]]:
+        """``games`` idle 4-player games (each created and claimed from an address of its own);
+        the streams: 4 seat streams for each of ``seat_holders`` seats, with the seat's token,
+        from an address of their own, then 4 public streams per address, up to ``self.count``."""
+        specs: list[tuple[str, str, str | None]] = []
+        gids = []
+        for g in range(games):
+            claimer = self.addresses.one()
+            gid, tokens = create_game(self.port, 4, f"streams:{self.prefix}:{g}", claimer)
+            gids.append((gid, tokens))
+        seats = [(gid, seat, tok) for gid, tokens in gids for seat, tok in tokens.items()]
+        for gid, seat, tok in seats[:seat_holders]:
+            source = self.addresses.one()
+            path = f"/games/{gid}/seats/{seat}/events/stream"
+            specs += [(source, path, tok)] * PER_ADDRESS
+        k = 0
+        while len(specs) < self.count:
+            source = self.addresses.one()
+            for _ in range(min(PER_ADDRESS, self.count - len(specs))):
+                gid = gids[k % len(gids)][0]
+                specs.append((source, f"/games/{gid}/events/stream", None))
+                k += 1
+        self.view_game = gids[0][0]
+        return specs
+
+    def row(self, figure: str, value: str, target: str = "", ok: bool | None = None) -> None:
+        verdict = "" if ok is None else ("PASS" if ok else "MISS")
+        self.rows.append((figure, value, target, verdict))
+
+    def close(self) -> None:
+        if self.holder is not None:
+            self.holder.finish()
+        if self.server is not None:
+            stop(self.server)
+        purge(self.args.url, self.prefix)
+        if not self.args.keep_logs:
+            shutil.rmtree(self.log_dir, ignore_errors=True)
+
+
+@dataclass
+class Phase:
+    """What an open-loop phase measured: per job group its figures, the server workers' CPU
+    seconds, the client processes' CPU seconds and the wall time."""
+
+    figures: list[dict[str, Any]]
+    server_cpu: float
+    client_cpu: float
+    wall: float
+    #: how long the server workers waited for a CPU while runnable (other load on the machine)
+    server_wait: float = float("nan")
+
+    def cpu_note(self, holder_cpu: float | None = None) -> str:
+        holder = "" if holder_cpu is None else f", the streams' process {holder_cpu:.1f} s in all"
+        return (
+            f"CPU over the {self.wall:.0f} s measured: server workers {self.server_cpu:.1f} s "
+            f"({self.server_cpu / self.wall / 2:.0%} of 2 cores), and {self.server_wait:.1f} s "
+            f"waiting for a CPU while runnable; clients: open-loop processes "
+            f"{self.client_cpu:.1f} s{holder}; load average {_load()}"
+        )
+
+
+def load_phase(run: Run, groups: list[tuple[str, float, list[Any], int]], seconds: float) -> Phase:
+    """Open-loop request groups - (mode, rate, work, client processes); mode a path, ``healthz``
+    or ``commands`` - sent together for ``seconds`` by ``bench/api.py``'s ``_open_loop``, one
+    client process per job; their figures (``summarize``) per group."""
+    start_at = time.time() + 0.5
+    jobs: list[Any] = []
+    spans = []
+    for mode, rate, work, processes in groups:
+        sources = [] if mode == "commands" else run.addresses.next(max(5, int(rate // 2)))
+        got = open_loop_jobs(
+            mode, run.port, rate, start_at, seconds, work, processes, sources, REQUEST_TIMEOUT
+        )
+        spans.append((len(jobs), len(jobs) + len(got)))
+        jobs += got
+    pids = run.workers()
+    cpu0, wait0 = _cpu_seconds(pids), run_queue_seconds(pids)
+    t0 = time.monotonic()
+    ctx = multiprocessing.get_context("fork")
+    pool = ctx.Pool(len(jobs))
+    client_pids = [p.pid for p in pool._pool]  # type: ignore[attr-defined]
+    try:
+        results = pool.map_async(_open_loop, jobs).get(seconds + 60)
+        client_cpu = _cpu_seconds(client_pids)
+    finally:
+        pool.terminate()
+        pool.join()
+    wall = time.monotonic() - t0
+    cpu1, wait1 = _cpu_seconds(pids), run_queue_seconds(pids)
+    return Phase(
+        [summarize(results[a:b], seconds) for a, b in spans],
+        float("nan") if cpu0 is None or cpu1 is None else cpu1 - cpu0,
+        float("nan") if client_cpu is None else client_cpu,
+        wall,
+        float("nan") if wait0 is None or wait1 is None else wait1 - wait0,
+    )
+
+
+def streams_stats(recs: list[StreamRec]) -> dict[str, Any]:
+    ok = [r for r in recs if r.status == 200]
+    refused: dict[int, int] = {}
+    for r in recs:
+        if r.status and r.status != 200:
+            refused[r.status] = refused.get(r.status, 0) + 1
+    first = sorted(r.event_at - r.start for r in ok if r.event_at is not None)
+    retry = sorted(r.retry_at - r.start for r in ok if r.retry_at is not None)
+    return {
+        "ok": len(ok),
+        "refused": refused,
+        "errors": sum(1 for r in recs if r.error and not r.status),
+        "closed": sum(1 for r in ok if r.eof_at is not None),
+        "first": first,
+        "retry": retry,
+        "keepalive": sum(1 for r in ok if r.keepalives),
+        "keepalives": sum(r.keepalives for r in ok),
+    }
+
+
+def q(values: list[float], p: float) -> float:
+    return values[min(len(values) - 1, int(p * len(values)))] if values else float("nan")
+
+
+def slow_summary(slow: SlowStats, since: float, until: float) -> str:
+    held = [n for t, n in slow.samples if since <= t <= until]
+    life = sorted(slow.lifetimes)
+    return (
+        f"slow clients: {min(held, default=0)}-{max(held, default=0)} connected "
+        f"(mean {sum(held) / max(1, len(held)):.0f}), {slow.connects} connections, "
+        f"{slow.dropped} dropped by the server after {q(life, 0.5):.1f} s median "
+        f"(head timeout {HEAD_TIMEOUT:g} s), {slow.answered} answered, "
+        f"{slow.connect_errors} failed to connect"
+    )
+
+
+def latency(x: dict[str, Any]) -> str:
+    return (
+        f"{x['ok']}/{x['sent']} ok, p50 {x['p50_ms']:.1f} ms, p99 {x['p99_ms']:.1f} ms, p99.9 "
+        f"{x['p999_ms']:.1f} ms, max {x['max_ms']:.1f} ms, late {x['late']}, errors "
+        f"{x['statuses'] or 0}"
+    )
+
+
+def report(run: Run) -> dict[str, Any]:
+    assert run.holder is not None
+    got = run.holder.ask("report")
+    assert got is not None
+    return got
+
+
+# --- scenarios --------------------------------------------------------------------------------
+
+
+def scenario_streams(run: Run) -> None:
+    a = run.args
+    run.count = a.scale(1000)
+    n_slow = a.scale(150)
+    specs = run.stream_games(5, a.scale(20))
+    addresses = len({s[0] for s in specs})
+    seat = sum(1 for s in specs if s[2])
+    run.holder = HolderProcess(run.port, specs)
+    run.holder.ask("slow", run.addresses.next(n_slow))
+    time.sleep(HEAD_TIMEOUT + 1)  # every slow client connected, the first ones dropped once
+    seconds = 45.0
+    view = f"/games/{run.view_game}/view"
+    # the streams open 2 s into the probes, all at once
+    timer = threading.Timer(2.5, run.holder.ask, args=("open", 0))
+    opened = time.monotonic() + 2.5
+    timer.start()
+    phase = load_phase(run, [(view, 50, [], 1), ("healthz", 10, [], 1)], seconds)
+    timer.join()
+    rep = report(run)
+    st = streams_stats(rep["recs"])
+    within = sum(1 for x in st["first"] if x <= FIRST_EVENT_WITHIN)
+    share = within / run.count
+    run.row(
+        f"streams with their first event within {FIRST_EVENT_WITHIN:g} s",
+        f"{share:.1%} ({within}/{run.count})",
+        ">= 95%",
+        share >= 0.95,
+    )
+    v, h = phase.figures
+    run.row(
+        "GET /games/{id}/view p99 (50/s, open loop)",
+        f"{v['p99_ms']:.1f} ms",
+        "< 250 ms",
+        v["p99_ms"] < 250 and v["errors"] == 0,
+    )
+    expected = int(10 * seconds)
+    run.row(
+        "/healthz probes answered (10/s)",
+        f"{h['ok']}/{h['sent']} (p99 {h['p99_ms']:.1f} ms)",
+        f"all {expected}",
+        h["errors"] == 0 and h["sent"] >= expected - 1,
+    )
+    run.notes += [
+        f"{run.count} streams ({seat} seat streams, {run.count - seat} public) from {addresses} "
+        f"addresses on 5 games, opened at once; opened {st['ok']}, refused {st['refused'] or 0}, "
+        f"failed {st['errors']}, closed by the server {st['closed']}",
+        f"time to first event: p50 {q(st['first'], 0.5):.2f} s, p95 {q(st['first'], 0.95):.2f} s, "
+        f"max {q(st['first'], 1.0):.2f} s; to `retry:` p50 {q(st['retry'], 0.5):.2f} s, "
+        f"max {q(st['retry'], 1.0):.2f} s",
+        f"view probes: {latency(v)}",
+        f"healthz probes: {latency(h)}",
+        slow_summary(rep["slow"], opened, opened + seconds),
+        phase.cpu_note(rep["cpu"]),
+    ]
+
+
+def scenario_many(run: Run) -> None:
+    a = run.args
+    run.count = a.scale(5000)
+    specs = run.stream_games(20, a.scale(80))
+    addresses = len({s[0] for s in specs})
+    seat = sum(1 for s in specs if s[2])
+    base_s, seconds = 10.0, 20.0
+    work = command_work(
+        run.port, a.rate, WARM_UP + base_s + seconds, 2, 2, f"{run.prefix}:c", run.addresses
+    )
+    pids = run.workers()
+    load_phase(run, [("commands", a.rate, work, 2)], WARM_UP)  # (not counted)
+    # the commands alone first, on the same server: the baseline of their latency
+    first = load_phase(run, [("commands", a.rate, work, 2)], base_s)
+    base = first.figures[0]
+    rss0 = rss_bytes(pids)
+    run.holder = HolderProcess(run.port, specs)
+    cpu0, t_open = _cpu_seconds(pids), time.monotonic()
+    run.holder.ask("open", 256)
+    deadline = t_open + 75
+    rep = report(run)
+    while rep["opened_all_at"] is None and time.monotonic() < deadline:
+        time.sleep(0.5)
+        rep = report(run)
+    open_s = (rep["opened_all_at"] or time.monotonic()) - t_open
+    open_cpu = server_cpu(cpu0, pids)
+    rss1 = rss_bytes(pids)
+    st = streams_stats(rep["recs"])
+    # idle: nothing but the streams for a keep-alive interval and a bit
+    cpu0, t_idle, ka0 = _cpu_seconds(pids), time.monotonic(), st["keepalives"]
+    time.sleep(KEEPALIVE + 1.5)
+    idle_cpu, idle_s = server_cpu(cpu0, pids), time.monotonic() - t_idle
+    rep = report(run)
+    st = streams_stats(rep["recs"])
+    idle_ka = st["keepalives"] - ka0
+    # the commands while they are open (another keep-alive wave falls in it)
+    phase = load_phase(run, [("commands", a.rate, work, 2)], seconds)
+    c = phase.figures[0]
+    rep = report(run)
+    rss2 = rss_bytes(pids)
+    st = streams_stats(rep["recs"])
+    run.row(
+        f"streams open ({addresses} addresses, caps at their defaults)",
+        f"{st['ok']}/{run.count} in {open_s:.1f} s",
+        f"all {run.count}",
+        st["ok"] == run.count,
+    )
+    run.row(
+        f"streams that got a keep-alive (quiet > {KEEPALIVE:g} s)",
+        f"{st['keepalive']}/{run.count}",
+        f"all {run.count}",
+        st["keepalive"] == run.count,
+    )
+    per = (rss1 - rss0) / max(1, st["ok"]) if rss0 is not None and rss1 is not None else None
+    run.row(
+        "server RSS per stream (workers, after open - before)",
+        "-" if per is None else f"{per / 1024:.1f} KiB",
+    )
+    run.row(
+        f"command p99 at {a.rate:g}/s (open loop) while open",
+        f"{c['p99_ms']:.1f} ms",
+        "< 30 ms",
+        c["p99_ms"] < 30 and c["errors"] == 0,
+    )
+    run.notes += [
+        f"{run.count} streams ({seat} seat streams, {run.count - seat} public) from {addresses} "
+        f"addresses on 20 games, 256 opening at a time; refused {st['refused'] or 0}, failed "
+        f"{st['errors']}, closed by the server {st['closed']}; first event p50 "
+        f"{q(st['first'], 0.5):.2f} s, max {q(st['first'], 1.0):.2f} s",
+        f"RSS of the 2 workers: {_mib(rss0)} before, {_mib(rss1)} with the streams open, "
+        f"{_mib(rss2)} at the end",
+        f"server CPU: opening {open_cpu / max(1, st['ok']) * 1e6:.0f} us per stream; idle "
+        f"{idle_s:.0f} s with the streams open: {idle_cpu:.1f} s for {idle_ka} keep-alives "
+        f"({idle_cpu / max(1, idle_ka) * 1e6:.0f} us each, {idle_cpu / idle_s / 2:.0%} of 2 cores)",
+        f"commands without streams first (same server, {base_s:g} s): {latency(base)}; server "
+        f"workers waited {first.server_wait:.1f} s for a CPU",
+        f"commands with the streams open: {latency(c)}",
+        phase.cpu_note(rep["cpu"]),
+    ]
+
+
+def scenario_slow(run: Run) -> None:
+    a = run.args
+    n_slow = a.scale(1000)
+    base_s, seconds = 10.0, 20.0
+    work = command_work(
+        run.port, a.rate, WARM_UP + base_s + seconds, 2, 2, f"{run.prefix}:c", run.addresses
+    )
+    groups: list[tuple[str, float, list[Any], int]] = [
+        ("commands", a.rate, work, 2),
+        ("healthz", 20, [], 1),
+    ]
+    load_phase(run, groups, WARM_UP)  # (not counted)
+    first = load_phase(run, groups, base_s)
+    base = first.figures
+    pids = run.workers()
+    run.holder = HolderProcess(run.port, [])
+    cpu0, t_slow = _cpu_seconds(pids), time.monotonic()
+    run.holder.ask("slow", run.addresses.next(n_slow))
+    time.sleep(HEAD_TIMEOUT + 1)
+    alone_cpu, alone_s = server_cpu(cpu0, pids), time.monotonic() - t_slow
+    t0 = time.monotonic()
+    phase = load_phase(run, groups, seconds)
+    rep = report(run)
+    c, h = phase.figures
+    run.row(
+        f"/healthz p99 (20/s) with {n_slow} slow clients",
+        f"{h['p99_ms']:.1f} ms",
+        "< 100 ms",
+        h["p99_ms"] < 100 and h["errors"] == 0,
+    )
+    run.row(
+        f"command p99 ({a.rate:g}/s) with {n_slow} slow clients",
+        f"{c['p99_ms']:.1f} ms",
+        "< 100 ms",
+        c["p99_ms"] < 100 and c["errors"] == 0,
+    )
+    run.notes += [
+        slow_summary(rep["slow"], t0, t0 + phase.wall),
+        f"server CPU with the slow clients alone ({alone_s:.0f} s): {alone_cpu:.1f} s "
+        f"({alone_cpu / alone_s / 2:.0%} of 2 cores)",
+        f"without slow clients first (same server, {base_s:g} s): commands p99 "
+        f"{base[0]['p99_ms']:.1f} ms, healthz p99 {base[1]['p99_ms']:.1f} ms; server workers "
+        f"waited {first.server_wait:.1f} s for a CPU",
+        f"healthz: {latency(h)}",
+        f"commands: {latency(c)}",
+        phase.cpu_note(rep["cpu"]),
+    ]
+
+
+SCENARIOS = {"streams": scenario_streams, "many": scenario_many, "slow": scenario_slow}
+
+
+def _mib(n: int | None) -> str:
+    return "-" if n is None else f"{n / 2**20:.0f} MiB"
+
+
+def _load() -> str:
+    return " ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def server_cpu(before: float | None, pids: list[int]) -> float:
+    after = _cpu_seconds(pids)
+    return (after - before) if before is not None and after is not None else float("nan")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--scenario", choices=[*SCENARIOS, "all"], default="all")
+    ap.add_argument("--quick", action="store_true", help="a fifth of the counts")
+    ap.add_argument("--url", default="redis://127.0.0.1:6379/13", help="the store (real Redis)")
+    ap.add_argument("--rate", type=float, default=300.0, help="commands per second (open loop)")
+    ap.add_argument("--keep-logs", action="store_true", help="keep the servers' logs")
+    args = ap.parse_args()
+    args.scale = (lambda n: max(1, n // 5)) if args.quick else (lambda n: n)
+    names = list(SCENARIOS) if args.scenario == "all" else [args.scenario]
+    print(
+        f"bench/streams.py {time.strftime('%Y-%m-%d %H:%M:%S')}: {', '.join(names)}"
+        f"{' (quick)' if args.quick else ''}; server rfgcli.run.api_command (gevent, 2 workers, "
+        f"limits at their defaults, access log, RFG_DISPATCH=1) on {args.url}; cpus "
+        f"{os.cpu_count()}, load {' '.join(f'{x:.1f}' for x in os.getloadavg())}",
+        flush=True,
+    )
+    addresses = Addresses()
+    runs = []
+    for name in names:
+        run = Run(args, name, addresses)
+        started = time.monotonic()
+        try:
+            run.start()
+            SCENARIOS[name](run)
+        except Exception as exc:  # noqa: BLE001 - report it and go on with the next scenario
+            run.row("scenario failed", f"{type(exc).__name__}: {exc}", "", False)
+        finally:
+            run.close()
+        took = time.monotonic() - started
+        print(f"\n== {name} ({took:.0f} s)", flush=True)
+        for note in run.notes:
+            print(f"  {note}")
+        if args.keep_logs:
+            print(f"  server log: {run.log_dir}")
+        runs.append(run)
+    print(f"\n{'scenario':10}{'figure':58}{'value':>26}  {'target':>10}  verdict")
+    for run in runs:
+        for figure, value, target, verdict in run.rows:
+            print(f"{run.name:10}{figure:58}{value:>26}  {target:>10}  {verdict}")
+
+
+if __name__ == "__main__":
+    main()
