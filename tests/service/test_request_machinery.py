@@ -27,6 +27,9 @@ def test_healthz_answers_these_headers_in_this_order(api: ValidatingClient) -> N
         ("Content-Type", "application/json"),
         ("Content-Length", "15"),
         ("Cache-Control", "no-store"),
+        ("X-Content-Type-Options", "nosniff"),
+        ("X-Frame-Options", "DENY"),
+        ("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'"),
         ("X-Request-ID", "probe-1"),
     ]
 
