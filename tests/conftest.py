@@ -91,6 +91,26 @@ def purge_prefix(client: Any, prefix: str) -> None:
 WHOLE_SUITE_DIRS = ("hosting", "cluster", "web", "ops")
 #: markers that put a test in the whole suite only, wherever it is
 WHOLE_SUITE_MARKERS = ("slow", "cluster", "browser")
+#: the longest tests of the other folders (tens of seconds each on 2 vCPU): whole games played
+#: many times over, attacks that need thousands of samples, the schemathesis run. The quick tier
+#: keeps a shorter test of each behaviour (e.g. the 2-player play-outs, one stale-cache adapter).
+WHOLE_SUITE_TESTS = (
+    "engine/test_playouts.py::test_random_playouts_keep_invariants[3]",
+    "engine/test_playouts.py::test_random_playouts_keep_invariants[4]",
+    "engine/test_playouts.py::test_random_playouts_keep_invariants[5]",
+    "engine/test_secrecy.py::test_views_and_redacted_events_leak_nothing[4]",
+    "engine/test_secrecy.py::test_views_and_redacted_events_leak_nothing[5]",
+    "service/test_generated_client.py",
+    "service/test_fuzz.py",
+    "service/test_dice_secrecy.py",
+    "service/test_secrecy.py",
+    "ladder/test_ladder_e2e.py",
+    "workers/test_ladder_scheduler.py",
+    "workers/test_cleanup.py",
+    "workers/test_bot_secrecy.py",
+    "events/test_games.py::test_processes_with_stale_caches_play_one_game_correctly[redis]",
+    "events/test_games.py::test_processes_with_stale_caches_play_one_game_correctly[embedded]",
+)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -98,8 +118,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     root = os.path.dirname(__file__)
     for item in items:
         rel = os.path.relpath(str(item.fspath), root).split(os.sep)
-        if rel[0] in WHOLE_SUITE_DIRS or any(
-            item.get_closest_marker(m) for m in WHOLE_SUITE_MARKERS
+        node = "/".join(rel) + item.nodeid[len(item.nodeid.split("::")[0]) :]
+        if (
+            rel[0] in WHOLE_SUITE_DIRS
+            or any(item.get_closest_marker(m) for m in WHOLE_SUITE_MARKERS)
+            or node.startswith(WHOLE_SUITE_TESTS)
         ):
             item.add_marker(pytest.mark.whole)
 
