@@ -18,9 +18,9 @@ function words(exc) {
 }
 
 // A name field as the server checks it: 1-24 characters once trimmed.
-export function nameField(id, value = lastName()) {
-  return h("label", { class: "field" }, h("span", {}, "Your name (the other players see it)"),
-    h("input", { type: "text", id, name: "name", maxlength: 24, required: true, autocomplete: "nickname", value, placeholder: "e.g. Ada" }));
+export function nameField(id, required = false, value = lastName()) {
+  return h("label", { class: "field" }, h("span", {}, required ? "Your name (the other players see it)" : "Your name (the other players see it; optional)"),
+    h("input", { type: "text", id, name: "name", maxlength: 24, required, autocomplete: "nickname", value, placeholder: "e.g. Ada" }));
 }
 
 // The host's panel: one row per open human seat, each with a link to send and a copy button.
@@ -79,7 +79,7 @@ export async function joinPage(main, gid, seat, code) {
   h("h1", { id: "join-title" }, "You are invited"),
   h("p", {}, host && host.name ? `${host.name} invites you to seat ${seat} of game ` : `You are invited to seat ${seat} of game `, h("code", {}, gid), "."),
   game ? h("p", { class: "muted" }, `${game.players} players: `, game.seats.map((s) => s.name || (s.kind === "bot" ? `${s.bot} bot` : s.kind === "external" ? (s.entrant || "bot") : s.seat === seat ? "you" : "a friend")).join(", "), ".") : null,
-  nameField("join-name"),
+  nameField("join-name", true),
   h("button", { type: "submit", class: "primary" }, "Take my seat"), err);
   main.replaceChildren(form);
   form.querySelector("[name=name]").focus();
