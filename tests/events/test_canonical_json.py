@@ -32,6 +32,11 @@ def test_orjson_and_the_canonical_encoder_agree_on_every_event_and_view() -> Non
             if i % 25 == 0:
                 for viewer, view in engine.observe_all(state).items():
                     assert view_json(view) == canonical_json(view), viewer
+    for kind in ("resign", "abandon"):  # leaving a game (engine/leaving.py)
+        state, _events = engine.new_game(f"canonical-{kind}", 2)
+        for event in engine.play(state, 0, {"kind": kind}):
+            seen.add(event["type"])
+            assert view_json(event) == canonical_json(event), event["type"]
     for path in sorted(SCENARIOS.rglob("*.yaml")):  # the rare events: shortfalls, returned tiles
         for event in scenario.run(yaml.safe_load(path.read_text(encoding="utf-8")))["events"]:
             seen.add(event["type"])
