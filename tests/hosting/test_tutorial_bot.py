@@ -98,10 +98,14 @@ def _readme_example() -> str:
     return blocks[0]
 
 
-def _run(script: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+def _run(
+    script: Path, *args: str, cwd: Path, url: str | None = None
+) -> subprocess.CompletedProcess[str]:
     # nothing of the server's on the path: only the client's sources, from a directory elsewhere
     env = {k: v for k, v in os.environ.items() if not k.startswith("RFG_")}
     env["PYTHONPATH"] = str(CLIENT_SRC)
+    if url is not None:
+        env["RFG_URL"] = url
     return subprocess.run(
         [sys.executable, str(script), *args],
         cwd=cwd,
@@ -128,6 +132,11 @@ def test_the_client_readme_example_runs_as_written_to_the_end_of_a_game(
     winners = done.stdout.strip().splitlines()[-1]
     assert re.fullmatch(r"\[[0-9](, [0-9])?\]", winners), done.stdout
     assert len(Client(base).list_games(status="finished")["items"]) == 1
+
+    # the example, its URL from RFG_URL: a 4-seat game to the end, its log verified
+    done = _run(ROOT / "examples" / "play_vs_bots.py", cwd=tmp_path, url=base)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.strip().splitlines()[-1].endswith("the log verifies: True"), done.stdout
 
 
 def test_nothing_listening_at_the_url_is_one_line_naming_it(tmp_path: Path) -> None:
