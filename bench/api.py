@@ -519,8 +519,10 @@ def _open_loop(args: OpenLoopJob) -> OpenLoopResult:
     server, a client thread waiting for a free game - shows in it (wrk2's correction for
     coordinated omission). A command goes to a game whose previous command has returned (each
     carries ``expected_version``); a GET mode sends from each of ``sources`` in turn. A request
-    not answered within ``timeout`` seconds fails. Returns (ok, errors, latencies, requests not
-    sent in time, the statuses of the errors: 0 for a connection that failed or timed out)."""
+    not answered within ``timeout`` seconds fails, and so does one still waiting for a client
+    thread ``timeout`` seconds after it was due (not sent). Returns (ok, errors, latencies,
+    requests not sent in time, the statuses of the errors: 0 for a connection that failed or
+    timed out, -1 for a request not sent)."""
     import queue
     from concurrent.futures import ThreadPoolExecutor
 
@@ -536,6 +538,12 @@ def _open_loop(args: OpenLoopJob) -> OpenLoopResult:
     get = build("GET", path or "/hello")
 
     def send(due: float, i: int) -> None:
+        if time.time() - due > timeout:  # every client thread was busy for that long: not sent
+            with lock:
+                lat.append(time.time() - due)
+                errors[0] += 1
+                bad[-1] += 1
+            return
         if path is not None:
             source = sources[i % len(sources)] if sources else None
             status, _ = _send(port, get, source, timeout)
@@ -710,7 +718,7 @@ def open_loop_main(
             f"{_us(x.get('server_cpu_us')):>16}{_us(x.get('store_cpu_us')):>15}"
         )
         if x["statuses"]:
-            print(f"{'':22}errors by status (0: no answer): {x['statuses']}")
+            print(f"{'':22}errors by status (0: no answer, -1: not sent in time): {x['statuses']}")
     print(
         f"server CPU per command at {args.rate:g}/s: {_ratio(c, h)} hello world (target <= 3x), "
         f"{_ratio(c, hz)} /healthz; command p99 {c['p99_ms']:.2f} ms (target < 30 ms)"

@@ -36,8 +36,9 @@ it opens and keep-alives after that; the commands go to games of their own.
 The clients run in other processes than the server and are kept light: the streams and slow
 clients in one asyncio process, the open-loop requests in ``bench/api.py``'s client processes
 (threads, raw sockets, one connection per request, latency from each request's due time; one
-not answered within 10 s fails, which keeps a scenario within 2 minutes when the server falls
-behind). Their CPU time is printed next to the server's, and so is the time the server's
+not answered within 10 s fails - status 0 in the errors - and so does one not sent within 10 s
+of its due time because every client thread was waiting - status -1 -, which keeps a scenario
+within 2 minutes when the server falls behind). Their CPU time is printed next to the server's, and so is the time the server's
 workers spent waiting for a CPU while runnable (``/proc/<pid>/task/*/schedstat``): the machine
 is shared, and that wait is what other load cost them. ``--quick``: a fifth of the counts
 (streams, addresses, slow clients), the same rates and waits. Prints a table of figures with
