@@ -17,6 +17,7 @@ JsonLines  # service/logs.py: the formatter logconfig names as "service.logs.Jso
 accesslog  # service/gunicorn_conf.py
 child_exit  # service/gunicorn_conf.py: gunicorn server hook
 on_starting  # service/gunicorn_conf.py: gunicorn server hook
+post_worker_init  # service/gunicorn_conf.py: gunicorn server hook
 _.max_connection_wait_time  # workers/process.py: RQ worker setting
 _.death_penalty_class  # tests/workers/conftest.py: RQ worker setting
 _.test_client_class  # tests/service/conftest.py: Flask's test client class

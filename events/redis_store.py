@@ -46,7 +46,6 @@ from __future__ import annotations
 import base64
 import logging
 import os
-import threading
 import time
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
@@ -356,73 +355,6 @@ def _epoch(created_at: str) -> float:
         ) from None
 
 
-class _HotScript:
-    """One script of the command path (the append, the catch-up) called on a connection this
-    thread keeps for it, without redis-py's per-call machinery (the pool's checkout and return,
-    the retry wrapper, its observability hooks): about 35 us of CPU less per call, measured with
-    redis-py 8.1, and a command makes one or two such calls.
-
-    Only the first try goes this way; anything unusual - no connection yet, a connection error
-    or a missing script (Redis restarted) - drops the thread's connection and calls the script
-    the ordinary way, with the client's retries, reconnects and ``NOSCRIPT`` reload, so failures
-    behave exactly as before. A timeout is raised as it is (never retried, as for every call).
-    The connection still PINGs itself after ``health_check_interval`` idle seconds (redis-py's
-    ``send_command`` does). Used only on a plain ``redis.Redis`` (a cluster client, a fake
-    server or a pipeline take the ordinary way)."""
-
-    def __init__(self, client: Any, script: Any, own: threading.local) -> None:
-        self.client = client
-        self.script = script
-        pool = getattr(client, "connection_pool", None)
-        plain = (redis.Connection, redis.UnixDomainSocketConnection, redis.SSLConnection)
-        self.enabled = (
-            type(client) is redis.Redis
-            and pool is not None
-            and getattr(pool, "connection_class", None) in plain
-            and getattr(pool, "cache", None) is None
-        )
-        #: each thread's connection (shared by the store's hot scripts)
-        self._local = own
-
-    def __call__(self, keys: list[str], args: list[Any]) -> Any:
-        conn = getattr(self._local, "conn", None) if self.enabled else None
-        if conn is not None and conn.pid != os.getpid():  # (a fork's copy: never shared)
-            self._local.conn = conn = None
-        if conn is not None:
-            try:
-                conn.send_command("EVALSHA", self.script.sha, len(keys), *keys, *args)
-                return conn.read_response()
-            except redis.exceptions.NoScriptError:
-                pass  # Redis lost its scripts (a restart): the ordinary call loads it again
-            except redis.ResponseError:
-                raise  # the script's own error; the connection is fine
-            except (redis.ConnectionError, OSError):
-                self._drop(conn)  # the ordinary call below reconnects and retries
-            except BaseException:
-                self._drop(conn)  # a timeout, an interrupt: what is left to read is unknown
-                raise
-        reply = self.script(keys=keys, args=args)
-        if self.enabled and conn is None:
-            self._local.conn = self._connect()
-        return reply
-
-    def _connect(self) -> Any:
-        """A connection of this thread's own (None if Redis refuses one now: the next call
-        goes the ordinary way and tries again)."""
-        pool = self.client.connection_pool  # (built like the pool's own, not counted by it:
-        conn = pool.connection_class(**pool.connection_kwargs)  # one per thread, closed with it)
-        try:
-            conn.connect()
-        except (redis.RedisError, OSError):
-            conn.disconnect()
-            return None
-        return conn
-
-    def _drop(self, conn: Any) -> None:
-        self._local.conn = None
-        conn.disconnect()
-
-
 class RedisStore:
     """Event store on a redis-py client (``redis.Redis`` or ``fakeredis.FakeRedis``).
 
@@ -447,10 +379,9 @@ class RedisStore:
         self.upcasters = UPCASTERS if upcasters is None else upcasters
         self._append_script = client.register_script(APPEND_LUA)
         self._create_script = client.register_script(CREATE_LUA)
-        own = threading.local()
-        self._append = _HotScript(client, self._append_script, own)
+        self._append = self._append_script
         self._put_views = client.register_script(PUT_VIEWS_LUA)
-        self._catch_up = _HotScript(client, client.register_script(CATCH_UP_LUA), own)
+        self._catch_up = client.register_script(CATCH_UP_LUA)
         self._set_status = client.register_script(SET_STATUS_LUA)
         self._retain = client.register_script(RETAIN_LUA)
         self._keep = client.register_script(KEEP_LUA)

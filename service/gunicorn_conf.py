@@ -4,12 +4,16 @@
   for plain lines, ``RFG_LOG_LEVEL`` for the level; gunicorn's access log is off (the app writes
   its own ``service.access`` line per request, with the request id);
 * open files: the soft limit is raised to the hard one at start (every connection is a file);
+* garbage collection: once a worker has built the app, what it holds is frozen out of the
+  collector's generations (``gc.freeze``): full collections, which pause a worker and every
+  request it serves, no longer walk the app's modules and tables;
 * metrics: with ``PROMETHEUS_MULTIPROC_DIR`` set, a worker process that exits is marked dead so
   that the live-process gauges (open SSE streams) drop its values (``service.metrics``).
 """
 
 from __future__ import annotations
 
+import gc
 import os
 import resource
 from typing import Any
@@ -42,3 +46,7 @@ def on_starting(server: Any) -> None:
             hard,
             server.cfg.worker_connections,
         )
+
+
+def post_worker_init(worker: Any) -> None:
+    gc.freeze()

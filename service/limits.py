@@ -385,6 +385,10 @@ class Limits:
     general: tuple[Rate, ...]  # every request of an address (shortest window first)
     bad_tokens: tuple[Rate, ...]  # as configured
     routes: dict[str, tuple[Rate, ...]]  # endpoint -> its limit's rates (shortest window first)
+    acquire_stream: Any = None  # ACQUIRE_STREAM_LUA, registered (EVALSHA, not its text each time)
+
+    def __post_init__(self) -> None:
+        self.acquire_stream = self.client.register_script(ACQUIRE_STREAM_LUA)
 
     # --- rates and bad tokens --------------------------------------------------------------
     def check(self) -> None:
@@ -465,7 +469,7 @@ class Limits:
         now = time.time()
         until = now + float(cfg["SSE_MAX_SECONDS"]) + 60
         caps = [int(cfg["MAX_STREAMS_PER_TOKEN"]), int(cfg["MAX_STREAMS_PER_ADDRESS"])]
-        full = int(self.client.eval(ACQUIRE_STREAM_LUA, 2, *keys, now, until, member, *caps))
+        full = int(self.acquire_stream(keys=keys, args=[now, until, member, *caps]))
         if full:
             who = "this token" if full == 1 and key.startswith("token:") else f"address {addr}"
             raise Problem(
