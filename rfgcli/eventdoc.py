@@ -271,10 +271,9 @@ def markdown(cat: dict[str, Entry]) -> str:
         "[events.schema.json](events.schema.json), a JSON Schema of each type) from the code:",
         "the types the engine folds (`@folds` / `@creates`, `engine/fold.py`), the",
         '`ev("Type", ...)` calls that emit them, the visibility table (`engine/observe.py`) and the',
-        f"fields seen in {len(GAMES)} bot games of 2 to 5 seats, the "
-        f"{len(scenario_files())} scenarios under",
-        "`tests/scenarios/` and a resignation and an abandonment. `tests/engine/test_event_catalogue.py`",
-        "fails when this file and the code disagree.",
+        f"fields seen in {len(GAMES)} bot games of 2 to 5 seats, every scenario under",
+        "`tests/scenarios/` and a resignation and an abandonment.",
+        "`tests/engine/test_event_catalogue.py` fails when this file and the code disagree.",
         "",
         "Every event also has `type` (string: its name) and `v` (integer: the event schema version,",
         f"{fold.SCHEMA_VERSION}). A field marked *optional* is absent from some events of its type.",
