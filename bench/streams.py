@@ -109,10 +109,8 @@ class StreamRec:
     start: float = 0.0
     status: int = 0
     error: str = ""
-    head_at: float | None = None  # the response head
     retry_at: float | None = None  # ``retry: 2000``, the first thing a stream sends
     event_at: float | None = None  # the first event (``data:``)
-    last_frame_at: float | None = None  # the last event or the opening
     events: int = 0
     keepalives: int = 0
     eof_at: float | None = None
@@ -187,7 +185,6 @@ class Holder:
             reader, writer = await self.connect(source)
             writer.write(head.encode())
             got = await reader.readuntil(b"\r\n\r\n")
-            rec.head_at = time.monotonic()
             rec.status = int(got[9:12])
             if rec.status != 200:
                 return
@@ -205,10 +202,9 @@ class Holder:
                 events = buf.count(b"\ndata: ") - tail.count(b"\ndata: ")
                 keepalives = buf.count(b": keep-alive") - tail.count(b": keep-alive")
                 if rec.retry_at is None and b"retry:" in buf:
-                    rec.retry_at = rec.last_frame_at = now
+                    rec.retry_at = now
                 if events:
                     rec.events += events
-                    rec.last_frame_at = now
                     if rec.event_at is None:
                         rec.event_at = now
                 rec.keepalives += keepalives
