@@ -50,6 +50,11 @@ _.first_bad_event
 _.alg
 _.home_worlds
 _.revoked_at
+_.exclude  # service/api/challenges.py: marshmallow Meta option
+_.challenged  # service/api/challenges.py (ChallengeSchema)
+_.expires_at
+_.incoming
+_.outgoing
 
 # called by name: getattr(self, "_" + kind) in bots/random_bot.py
 _._develop

@@ -30,6 +30,9 @@
 | ``MAX_OPEN_GAMES_PER_ADDRESS`` | 20 unfinished games created by one address (0: no quota) | ``RFG_MAX_OPEN_GAMES_PER_ADDRESS`` |
 | ``ABANDONED_GAME_SECONDS`` | 3600: a game created over the API that no one claimed expires, with every key it holds, after this long without a command (0: never) | ``RFG_ABANDONED_GAME_SECONDS`` |
 | ``FINISHED_GAME_SECONDS`` | 0: finished games are kept for good; N: they expire N seconds after their last event | ``RFG_FINISHED_GAME_SECONDS`` |
+| ``MAX_OPEN_CHALLENGES`` | 10 open challenges per bot account (``POST /challenges``; 0: no quota; with ``RATE_LIMITS`` off too) | |
+| ``CHALLENGES_PER_MINUTE`` | 10 challenges a bot account makes a minute (each against the built-in bots starts a game; 0: no limit; with ``RATE_LIMITS`` off too) | |
+| ``CHALLENGE_SECONDS`` | 120: an open challenge expires after this long unanswered | |
 | ``PROXY_HOPS`` | 0: the client address is the peer's; N: trust N reverse proxies' ``X-Forwarded-For`` | ``RFG_PROXY_HOPS`` |
 
 Limits are rate strings of the `limits` library (``"20 per minute;200 per hour"``), kept on the store (the app's
@@ -71,6 +74,9 @@ DEFAULTS: dict[str, Any] = {
     "SSE_KEEPALIVE_SECONDS": 15.0,
     "API_REDIS_CONNECTIONS": 64,
     "DECISIONS_POLL_SECONDS": 5.0,
+    "MAX_OPEN_CHALLENGES": 10,
+    "CHALLENGES_PER_MINUTE": 10,
+    "CHALLENGE_SECONDS": 120,
     "OPENAPI_PATH": os.path.join(os.path.dirname(os.path.dirname(__file__)), "openapi.yaml"),
 }
 

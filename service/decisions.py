@@ -16,6 +16,10 @@ command that is not). One event per decision::
     data: {"game_id", "seat", "kind", "decision_version", "decision_id", "game_version", "since",
            "deadline", "links": {"view", "commands"}}
 
+A challenge addressed to the account (``POST /challenges``, ``service.challenges``) is sent as
+``id: challenge:<challenge_id>``, ``event: challenge``, ``data: <the challenge>`` when it is made
+(its notice, field ``c``) and, while it is open, by every scan (so on every (re)connect).
+
 ``decision_id`` (= ``decision_version``) is what a command answering the decision may carry
 instead of ``expected_version`` (see service/api/commands.py).
 
@@ -48,6 +52,7 @@ from events import RedisStore
 from events.games import Games
 from events.text import text
 from service.accounts import BotAccounts, seats_of
+from service.challenges import Challenges
 from service.fanout import Fanout
 from service.sse import still_allowed
 
@@ -91,8 +96,21 @@ def pending_decisions(
     return False, out
 
 
-def _frame(ident: str, d: dict[str, Any]) -> str:
-    return f"id: {ident}\nevent: decision\ndata: {json.dumps(d, separators=(',', ':'))}\n\n"
+def _frame(ident: str, d: dict[str, Any], event: str = "decision") -> str:
+    return f"id: {ident}\nevent: {event}\ndata: {json.dumps(d, separators=(',', ':'))}\n\n"
+
+
+def challenge_event(challenge: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """(event id, data) of an open challenge addressed to the account (``service.challenges``)."""
+    c = {k: v for k, v in challenge.items() if k != "expires"}
+    cid = c["challenge_id"]
+    c["status"], c["game_id"] = "open", None
+    c["links"] = {
+        "self": f"/challenges/{cid}",
+        "accept": f"/challenges/{cid}/accept",
+        "decline": f"/challenges/{cid}/decline",
+    }
+    return f"challenge:{cid}", c
 
 
 class _Decisions:
@@ -111,6 +129,7 @@ class _Decisions:
         self.games, self.store, self.accounts, self.account = games, store, accounts, account
         self.fanout = fanout
         self.notices = store.notice_stream(account)
+        self.challenges = Challenges(accounts.client, store.prefix, store.notice_stream)
         self.sent: set[str] = {last_event_id} if last_event_id else set()
         self.seen: dict[str, int | None] = {}
         # the notices appended from now on are read after the first scan: none is missed between
@@ -121,6 +140,9 @@ class _Decisions:
     def scan(self) -> Iterator[str]:
         """Every decision pending in the account's active games whose version moved since the
         last scan (one pipelined ``HGET version`` per game); an ended game leaves the set."""
+        for challenge in self.challenges.open_challenges(self.account, "in"):
+            ident, c = challenge_event(challenge)
+            yield from self._send(ident, c, "challenge")
         active = self.accounts.active_games(self.account)
         pipe = self.accounts.client.pipeline(transaction=False)
         for g in active:
@@ -147,6 +169,11 @@ class _Decisions:
         for _key, entries in got or []:
             for entry_id, fields in entries:
                 self.cursor = entry_id
+                raw_c = fields.get(b"c") if b"c" in fields else fields.get("c")
+                if raw_c is not None:  # a challenge addressed to the account
+                    ident, c = challenge_event(json.loads(raw_c))
+                    yield from self._send(ident, c, "challenge")
+                    continue
                 raw_d = fields.get(b"d") if b"d" in fields else fields.get("d")
                 d = json.loads(raw_d)
                 command_id = d.pop("command_id", None)
@@ -158,12 +185,12 @@ class _Decisions:
                     continue
                 yield from self._send(ident, d)
 
-    def _send(self, ident: str, d: dict[str, Any]) -> Iterator[str]:
+    def _send(self, ident: str, d: dict[str, Any], event: str = "decision") -> Iterator[str]:
         if ident in self.sent:
             return
         self.sent.add(ident)
         self.quiet_since = time.monotonic()
-        yield _frame(ident, d)
+        yield _frame(ident, d, event)
 
 
 def decision_stream(

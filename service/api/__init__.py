@@ -6,6 +6,7 @@ from flask import Blueprint
 
 from service.api import (
     accounts,
+    challenges,
     commands,
     docs,
     events,
@@ -30,4 +31,5 @@ BLUEPRINTS: list[Blueprint] = [
     ladders.bp,
     docs.bp,
     samples.bp,
+    challenges.bp,
 ]

@@ -70,6 +70,9 @@ def stream_events(spec: dict[str, Any]) -> Callable[[bytes], dict[str, Any]]:
             if kind == "decision" and ident is not None:  # a bot account's decisions stream
                 check("DecisionStreamEvent", event)
                 check("PendingDecision", json.loads(data))
+            elif kind == "challenge":  # a challenge on a bot account's decisions stream
+                check("ChallengeStreamEvent", event)
+                check("Challenge", json.loads(data))
             elif kind == "decision":  # a seat stream's turn signal
                 check("StreamEvent", event)
                 check("TurnSignal", json.loads(data))

@@ -1,0 +1,330 @@
+"""Challenges between bot accounts, without the admin token (storage: ``service.challenges``).
+
+* ``POST /challenges`` (bot token): a table of built-in bots and bot accounts (the caller's own
+  account once, at most one other) with ``POST /games``' options; with no other account the
+  game starts at once (201, ``status: accepted``, ``game_id``), else the challenge is open until
+  the challenged account accepts or declines, the challenger cancels, or it expires.
+* ``GET /challenges/<id>`` (either account), ``GET /bots/me/challenges`` (open ones, in and out).
+* ``POST /challenges/<id>/accept`` / ``decline`` (the challenged account), ``cancel`` (the
+  challenger). Accepting creates the game with both accounts seated as
+  ``{"kind": "external", "account": id}``; both get its decisions on their decisions streams.
+
+Limits per account: ``MAX_OPEN_CHALLENGES`` open challenges, ``CHALLENGES_PER_MINUTE`` made a
+minute (429 past either)."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from flask import Blueprint, Response, current_app
+from marshmallow import Schema, ValidationError, fields, validates_schema
+from marshmallow.validate import Length, OneOf, Regexp
+
+from events.clock import validate_table
+from service.api.games import TABLE_KEYS
+from service.auth import require_bot
+from service.backend import backend
+from service.challenges import Challenges, Refused, accounts_in
+from service.errors import Problem
+from service.fields import StrictList, StrictStr
+from service.http import load_body, load_query, respond
+from service.limits import check_open_games, opened_game
+from service.schemas.requests import CreateGameSchema, EmptyQuerySchema, Strict
+
+bp = Blueprint("challenges", __name__)
+_empty = EmptyQuerySchema()
+
+ACCOUNT_ID = Regexp(r"^[0-9a-f]{16}$", error="must be a bot account id (16 hex digits)")
+
+
+class ChallengeSeatSchema(Strict):
+    kind = StrictStr(
+        required=True,
+        validate=OneOf(
+            ("bot", "external"),
+            error="must be bot (a built-in bot) or external (a bot account); a challenge has "
+            "no human seats",
+        ),
+    )
+    bot = StrictStr()
+    account = StrictStr(validate=ACCOUNT_ID)
+
+    @validates_schema
+    def _named(self, data: dict[str, Any], **kwargs: Any) -> None:
+        from bots.base import bot_names
+
+        if data.get("kind") == "bot":
+            if data.get("bot") not in bot_names():
+                raise ValidationError(
+                    f"a bot seat names a built-in bot: one of {bot_names()} (GET /bots)", "bot"
+                )
+            if "account" in data:
+                raise ValidationError("only a seat of kind 'external' names an account", "account")
+        elif data.get("kind") == "external":
+            if "account" not in data:
+                raise ValidationError(
+                    "an external seat names a bot account: its account_id", "account"
+                )
+            if "bot" in data:
+                raise ValidationError("only a seat of kind 'bot' names a bot", "bot")
+
+
+class CreateChallengeSchema(CreateGameSchema):
+    """``POST /games``' body without ``seed``, its seats built-in bots or bot accounts."""
+
+    class Meta(CreateGameSchema.Meta):
+        exclude = ("seed",)
+
+    seats = StrictList(
+        fields.Nested(ChallengeSeatSchema),
+        required=True,
+        validate=Length(min=2, max=5, error="a game has 2 to 5 seats"),
+    )
+
+
+class DeclineSchema(Strict):
+    reason = StrictStr(validate=Length(1, 200))
+
+
+class EmptyBodySchema(Strict):
+    """No parameters; an empty object (or no body) is accepted."""
+
+
+class ChallengeSchema(Schema):
+    challenge_id = fields.String()
+    status = fields.String()
+    challenger = fields.String()
+    challenged = fields.String(allow_none=True)
+    seats = fields.List(fields.Dict())
+    options = fields.Dict()
+    time_control = fields.Dict()
+    timeout_policy = fields.String()
+    abandon_after = fields.Integer()
+    created_at = fields.String()
+    expires_at = fields.String()
+    game_id = fields.String(allow_none=True)
+    reason = fields.String()
+    links = fields.Dict(keys=fields.String(), values=fields.String())
+
+
+class ChallengeListSchema(Schema):
+    incoming = fields.List(fields.Nested(ChallengeSchema), data_key="in")
+    outgoing = fields.List(fields.Nested(ChallengeSchema), data_key="out")
+
+
+_create = CreateChallengeSchema()
+_decline = DeclineSchema()
+_no_body = EmptyBodySchema()
+_challenge = ChallengeSchema()
+_list = ChallengeListSchema()
+
+
+def _store() -> Challenges:
+    b = backend()
+    return Challenges(b.client, b.store.prefix, b.store.notice_stream)
+
+
+def _resource(c: dict[str, Any]) -> dict[str, Any]:
+    cid = c["challenge_id"]
+    links = {"self": f"/challenges/{cid}"}
+    if c["status"] == "open":
+        links["cancel"] = f"/challenges/{cid}/cancel"
+        if c.get("challenged"):
+            links["accept"] = f"/challenges/{cid}/accept"
+            links["decline"] = f"/challenges/{cid}/decline"
+    out = {k: v for k, v in c.items() if k != "expires"}
+    out.setdefault("game_id", None)
+    if out["game_id"]:
+        links["game"] = f"/games/{out['game_id']}"
+    out["links"] = links
+    return out
+
+
+def _refused(exc: Refused) -> Problem:
+    headers = {}
+    if exc.slug == "rate-limited":
+        headers["Retry-After"] = str(exc.extensions["retry_after"])
+    return Problem(exc.slug, exc.detail, headers=headers, **exc.extensions)
+
+
+def _check_table(account: str, body: dict[str, Any]) -> None:
+    seats = body["seats"]
+    named = accounts_in(seats)
+    if named.count(account) != 1:
+        raise Problem(
+            "invalid-request",
+            f"the challenger's own account must hold exactly one seat: add "
+            f'{{"kind": "external", "account": "{account}"}} to seats once',
+            errors={"seats": ["the challenger's account holds exactly one seat"]},
+        )
+    others = {a for a in named if a != account}
+    if len(others) > 1 or len(named) - 1 > len(others):
+        raise Problem(
+            "invalid-request",
+            "a challenge seats at most one other bot account, once; fill the other seats with "
+            "built-in bots",
+            errors={"seats": ["at most one other bot account, in one seat"]},
+        )
+    accounts = backend().accounts
+    assert accounts is not None
+    for other in others:
+        acct = accounts.get(other)
+        if acct is None or not acct["active"]:
+            raise Problem(
+                "invalid-request",
+                f"bot account {other!r} does not exist or its token was revoked; challenge an "
+                "account that can answer (or the built-in bots: GET /bots)",
+                errors={"seats": [f"no active bot account {other!r}"]},
+            )
+    table: dict[str, Any] = {"seats": seats}
+    table.update({k: body[k] for k in TABLE_KEYS if k in body})
+    try:
+        validate_table(table, len(seats))
+    except ValueError as exc:
+        raise Problem("invalid-request", str(exc), errors={"time_control": [str(exc)]}) from None
+
+
+def _start(store: Challenges, c: dict[str, Any]) -> str:
+    """Create the challenge's game (its accounts seated) and record it as accepted."""
+    b = backend()
+    check_open_games(b.store)
+    game_id = secrets.token_hex(6)
+    if not store.decide(c, {"status": "accepted", "game_id": game_id}):
+        raise _closed(store, c["challenge_id"])
+    table: dict[str, Any] = {"seats": c["seats"]}
+    table.update({k: c[k] for k in TABLE_KEYS if k in c})
+    options = c.get("options") or {}
+    cfg = current_app.config
+    b.games.create(
+        len(c["seats"]),
+        {k: options[k] for k in ("first_game",) if k in options},
+        table=table,
+        game_id=game_id,
+        retention=(int(cfg["ABANDONED_GAME_SECONDS"]), int(cfg["FINISHED_GAME_SECONDS"])),
+    )
+    opened_game(game_id)
+    store.seat_accounts(game_id, c["seats"])
+    return game_id
+
+
+def _closed(store: Challenges, cid: str) -> Problem:
+    c = store.get(cid)
+    status = c["status"] if c is not None else "gone"
+    return Problem(
+        "not-found",
+        f"challenge {cid!r} is no longer open (it is {status}); "
+        "GET /bots/me/challenges lists the open ones",
+    )
+
+
+def _load(store: Challenges, cid: str, account: str) -> dict[str, Any]:
+    c = store.get(cid)
+    if c is None or account not in (c["challenger"], c.get("challenged")):
+        if c is not None:
+            raise Problem(
+                "forbidden",
+                f"challenge {cid!r} is between other accounts; this bot token's account "
+                f"{account!r} can neither read nor answer it",
+            )
+        raise Problem(
+            "not-found",
+            f"no challenge {cid!r} (or it was decided or expired over an hour ago); "
+            "GET /bots/me/challenges lists yours",
+        )
+    return c
+
+
+@bp.post("/challenges")
+def create() -> Response:
+    load_query(_empty)
+    account = require_bot("challenging")
+    body = load_body(_create)
+    _check_table(account, body)
+    cfg = current_app.config
+    store = _store()
+    try:
+        if any(a != account for a in accounts_in(body["seats"])):  # it will be open a while
+            store.check_open(account, int(cfg["MAX_OPEN_CHALLENGES"]))
+        store.count_made(account, int(cfg["CHALLENGES_PER_MINUTE"]))
+    except Refused as exc:
+        raise _refused(exc) from None
+    cid, c = store.create(account, dict(body), float(cfg["CHALLENGE_SECONDS"]))
+    if c["challenged"] is None:  # only built-in bots to ask: it starts now
+        _start(store, c)
+    out = store.get(cid)
+    assert out is not None
+    return respond(
+        _challenge, _resource(out), status=201, headers={"Location": f"/challenges/{cid}"}
+    )
+
+
+@bp.get("/challenges/<challenge_id>")
+def get_challenge(challenge_id: str) -> Response:
+    load_query(_empty)
+    account = require_bot("reading a challenge")
+    c = _load(_store(), challenge_id, account)
+    return respond(_challenge, _resource(c), headers={"Cache-Control": "no-store"})
+
+
+@bp.get("/bots/me/challenges")
+def mine() -> Response:
+    load_query(_empty)
+    account = require_bot("listing your challenges")
+    store = _store()
+    out = {
+        "incoming": [_resource(c) for c in store.open_challenges(account, "in")],
+        "outgoing": [_resource(c) for c in store.open_challenges(account, "out")],
+    }
+    return respond(_list, out, headers={"Cache-Control": "no-store"})
+
+
+def _answer(challenge_id: str, what: str) -> tuple[Challenges, dict[str, Any], str]:
+    load_query(_empty)
+    account = require_bot(f"{what} a challenge")
+    store = _store()
+    c = _load(store, challenge_id, account)
+    party = "challenger" if what == "canceling" else "challenged"
+    if c.get(party) != account:
+        hint = (
+            "only the challenger cancels it; decline it instead"
+            if what == "canceling"
+            else "only the challenged account answers it; cancel it instead"
+        )
+        raise Problem("forbidden", f"{what} challenge {challenge_id!r}: {hint}")
+    if c["status"] != "open":
+        raise _closed(store, challenge_id)
+    return store, c, account
+
+
+@bp.post("/challenges/<challenge_id>/accept")
+def accept(challenge_id: str) -> Response:
+    store, c, _account = _answer(challenge_id, "accepting")
+    load_body(_no_body, optional=True)
+    _start(store, c)
+    out = store.get(challenge_id)
+    assert out is not None
+    return respond(_challenge, _resource(out))
+
+
+@bp.post("/challenges/<challenge_id>/decline")
+def decline(challenge_id: str) -> Response:
+    store, c, _account = _answer(challenge_id, "declining")
+    body = load_body(_decline, optional=True) or {}
+    outcome = {"status": "declined", **body}
+    if not store.decide(c, outcome):
+        raise _closed(store, challenge_id)
+    out = store.get(challenge_id)
+    assert out is not None
+    return respond(_challenge, _resource(out))
+
+
+@bp.post("/challenges/<challenge_id>/cancel")
+def cancel(challenge_id: str) -> Response:
+    store, c, _account = _answer(challenge_id, "canceling")
+    load_body(_no_body, optional=True)
+    if not store.decide(c, {"status": "canceled"}):
+        raise _closed(store, challenge_id)
+    out = store.get(challenge_id)
+    assert out is not None
+    return respond(_challenge, _resource(out))

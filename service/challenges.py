@@ -1,0 +1,198 @@
+"""Challenges: a bot account asks another bot account (or only the built-in bots) to a game.
+
+``POST /challenges`` (bot token) names the table: 2-5 seats, each a built-in bot
+(``{"kind": "bot", "bot": "heuristic"}``) or a bot account (``{"kind": "external", "account":
+id}``): the challenger's own account once and at most one other account, the challenged. With
+no other account the game starts at once; otherwise the challenged account accepts
+(``POST /challenges/<id>/accept``: the game is created with both seated), declines, or the
+challenger cancels; an open challenge expires after ``CHALLENGE_SECONDS``.
+
+Keys (store prefix ``rfg``):
+
+* ``rfg:challenge:{c:<id>}`` - hash: ``c`` (the challenge as JSON, never changed) and ``outcome``
+  (JSON: status, game id, reason), set once with ``HSETNX``: of an accept, a decline and a cancel
+  racing, exactly one wins. The key expires ``KEEP_SECONDS`` after the challenge would.
+* ``rfg:{a:<account>}:challenges:in`` / ``:out`` - sorted sets of the account's open challenges
+  (score: when each expires, epoch seconds); expired members are trimmed when read.
+* ``rfg:{a:<account>}:challenges:rate`` - sorted set: the challenges the account made in the last
+  minute (score: when).
+
+Each account's keys share the hash tag ``{a:<account>}`` (its notices stream's, so a
+challenge's notice and the account's indexes are in one slot on a Redis Cluster); a challenge's
+own key has its own tag. No operation needs two slots atomically: the outcome is decided on the
+challenge's key alone, and the indexes are tidied after it (a stale member is dropped by a read
+that finds the challenge decided).
+
+A challenge addressed to an account is also written to the account's notices stream (field
+``c``), which its decisions stream (``service.decisions``) sends as an ``event: challenge``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import secrets
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from events.redis_store import NOTICE_MAXLEN
+from events.text import text
+from ladder.service import account_active_key, account_games_key
+
+#: how long a decided or expired challenge can still be read
+KEEP_SECONDS = 3600
+
+
+def _iso(t: float) -> str:
+    return datetime.fromtimestamp(t, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def accounts_in(seats: list[dict[str, Any]]) -> list[str]:
+    return [s["account"] for s in seats if s.get("kind") == "external"]
+
+
+class Refused(Exception):
+    """A challenge operation that cannot be done; ``slug`` is the problem type, the message
+    says what to do next."""
+
+    def __init__(self, slug: str, detail: str, **extensions: Any) -> None:
+        super().__init__(detail)
+        self.slug, self.detail, self.extensions = slug, detail, extensions
+
+
+@dataclass
+class Challenges:
+    client: Any
+    prefix: str
+    notice_stream: Any  # account -> the key of its notices stream (``RedisStore.notice_stream``)
+
+    def _key(self, cid: str) -> str:
+        return f"{self.prefix}:challenge:{{c:{cid}}}"
+
+    def _index(self, account: str, way: str) -> str:
+        return f"{self.prefix}:{{a:{account}}}:challenges:{way}"
+
+    # --- limits ------------------------------------------------------------------------------
+    def count_made(self, account: str, per_minute: int) -> None:
+        """Count one challenge in the account's last minute (a sliding window); ``Refused``
+        past ``per_minute``, the refused one not counted."""
+        if per_minute <= 0:
+            return
+        now = time.time()
+        key = self._index(account, "rate")
+        member = f"{now:.6f}:{secrets.token_hex(4)}"
+        pipe = self.client.pipeline(transaction=True)
+        pipe.zremrangebyscore(key, "-inf", now - 60)
+        pipe.zadd(key, {member: now})
+        pipe.zcard(key)
+        pipe.expire(key, 61)
+        n = int(pipe.execute()[2])
+        if n > per_minute:
+            self.client.zrem(key, member)
+            oldest = self.client.zrange(key, 0, 0, withscores=True)
+            first = float(oldest[0][1]) if oldest else now
+            wait = max(1, math.ceil(first + 60 - now))
+            raise Refused(
+                "rate-limited",
+                f"too many challenges: a bot account may make {per_minute} a minute "
+                f"(challenges); retry after {wait} s",
+                limit="challenges",
+                retry_after=wait,
+            )
+
+    def check_open(self, account: str, most: int) -> None:
+        if most > 0 and len(self.open_ids(account, "out")) >= most:
+            raise Refused(
+                "rate-limited",
+                f"this account has {most} open challenges, the most it may have; cancel one "
+                "(POST /challenges/{challenge_id}/cancel) or wait for an answer",
+                limit="open-challenges",
+                retry_after=60,
+            )
+
+    # --- storage -----------------------------------------------------------------------------
+    def create(
+        self, challenger: str, spec: dict[str, Any], expires_in: float
+    ) -> tuple[str, dict[str, Any]]:
+        """Store an open challenge (``spec``: seats and table options) and tell the challenged
+        account (if any). Returns (id, the challenge as stored)."""
+        cid = secrets.token_hex(8)
+        now = time.time()
+        others = [a for a in accounts_in(spec["seats"]) if a != challenger]
+        c = {
+            "challenge_id": cid,
+            "challenger": challenger,
+            "challenged": others[0] if others else None,
+            **spec,
+            "created_at": _iso(now),
+            "expires_at": _iso(now + expires_in),
+            "expires": now + expires_in,
+        }
+        raw = json.dumps(c, separators=(",", ":"))
+        key = self._key(cid)
+        pipe = self.client.pipeline(transaction=False)
+        pipe.hset(key, "c", raw)
+        pipe.expire(key, int(expires_in) + KEEP_SECONDS)
+        pipe.execute()
+        self.client.zadd(self._index(challenger, "out"), {cid: c["expires"]})
+        if c["challenged"] is not None:
+            target = c["challenged"]
+            pipe = self.client.pipeline(transaction=False)
+            pipe.zadd(self._index(target, "in"), {cid: c["expires"]})
+            pipe.xadd(
+                self.notice_stream(target), {"c": raw}, maxlen=NOTICE_MAXLEN, approximate=True
+            )
+            pipe.execute()
+        return cid, c
+
+    def get(self, cid: str) -> dict[str, Any] | None:
+        """The challenge with its ``status`` (open, accepted, declined, canceled, expired)."""
+        raw = self.client.hmget(self._key(cid), ["c", "outcome"])
+        if raw[0] is None:
+            return None
+        c: dict[str, Any] = json.loads(text(raw[0]))
+        if raw[1] is not None:
+            c.update(json.loads(text(raw[1])))
+        elif time.time() >= c["expires"]:
+            c["status"] = "expired"
+        else:
+            c["status"] = "open"
+        return c
+
+    def decide(self, c: dict[str, Any], outcome: dict[str, Any]) -> bool:
+        """Record the challenge's outcome, once: False if another was recorded first."""
+        won = bool(self.client.hsetnx(self._key(c["challenge_id"]), "outcome", json.dumps(outcome)))
+        if won:
+            self._unindex(c)
+        return won
+
+    def _unindex(self, c: dict[str, Any]) -> None:
+        self.client.zrem(self._index(c["challenger"], "out"), c["challenge_id"])
+        if c.get("challenged"):
+            self.client.zrem(self._index(c["challenged"], "in"), c["challenge_id"])
+
+    def open_ids(self, account: str, way: str) -> list[str]:
+        key = self._index(account, way)
+        self.client.zremrangebyscore(key, "-inf", time.time())
+        return [text(m) for m in self.client.zrange(key, 0, -1)]
+
+    def open_challenges(self, account: str, way: str) -> list[dict[str, Any]]:
+        """The account's open challenges, ``in`` (addressed to it) or ``out`` (its own),
+        oldest first."""
+        out = []
+        for cid in self.open_ids(account, way):
+            c = self.get(cid)
+            if c is None or c["status"] != "open":
+                self.client.zrem(self._index(account, way), cid)
+                continue
+            out.append(c)
+        return out
+
+    def seat_accounts(self, game_id: str, seats: list[dict[str, Any]]) -> None:
+        """The game joins its accounts' games and active games (as a ladder's does): their
+        decisions streams follow it."""
+        for account in set(accounts_in(seats)):
+            self.client.sadd(account_games_key(self.prefix, account), game_id)
+            self.client.sadd(account_active_key(self.prefix, account), game_id)

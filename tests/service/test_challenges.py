@@ -1,0 +1,308 @@
+"""Challenges (``POST /challenges``): a bot account gets a game against the built-in bots or
+another bot account with its bot token only, no admin. What a bot author relies on: the game
+starts with the accounts seated, both learn of it on their decisions streams, nobody else can
+answer a challenge, and the limits and bad bodies are refused with a problem saying what to do."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any
+
+import pytest
+from flask import Flask
+from openapi_core import OpenAPI
+
+from bots import get_bot
+from engine.rng import Rng
+from service.client import parse_sse
+from tests.conftest import REDIS_URL, purge_prefix
+from workers.policy import bot_command
+
+from .conftest import ValidatingClient, _client, bearer, make_app
+
+
+def _register(api: ValidatingClient, name: str) -> dict[str, Any]:
+    r = api.post("/bots/accounts", json={"name": name, "description": "t", "contact": "a@b.c"})
+    assert r.status_code == 201, r.get_json()
+    out: dict[str, Any] = r.get_json()
+    return out
+
+
+def _me(account: dict[str, Any]) -> dict[str, str]:
+    return {"kind": "external", "account": account["account_id"]}
+
+
+def _events(api: ValidatingClient, token: str) -> list[tuple[str, dict[str, Any], str | None]]:
+    """The decisions stream read until the server closes it (the test app: after 1 s)."""
+    r = api.get("/bots/me/decisions/stream", headers=bearer(token))
+    assert r.status_code == 200
+    lines = r.get_data().splitlines(keepends=True)
+    return [(kind, json.loads(data), ident) for kind, data, ident in parse_sse(lines)]
+
+
+def _play_to_end(
+    app: Flask, api: ValidatingClient, gid: str, tokens: dict[int, str], seed: int = 1
+) -> dict[str, Any]:
+    """The accounts' seats play through the API with their bot tokens (random choices, each
+    decision answered by its ``decision_id``); the built-in bots' seats are played in this process
+    as a worker would (the test runs no worker)."""
+    games = app.extensions["rfg"].games
+    rng = Rng(seed)
+    random_bot = get_bot("random")
+    for n in range(5000):
+        pub = api.get(f"/games/{gid}/view").get_json()["view"]
+        if pub["step"] == "over":
+            return pub
+        seat = min(int(s) for s in pub["pending"])
+        if seat in tokens:
+            sv = api.get(f"/games/{gid}/seats/{seat}/view", headers=bearer(tokens[seat]))
+            assert sv.status_code == 200, sv.get_json()
+            decision = sv.get_json()["view"]["decision"]
+            command = random_bot.act(decision, None, rng)
+            r = api.post(
+                f"/games/{gid}/seats/{seat}/commands",
+                json={
+                    "command_id": f"c{n}",
+                    "decision_id": decision["decision_id"],
+                    "command": command,
+                },
+                headers=bearer(tokens[seat]),
+            )
+            assert r.status_code == 201, (r.get_json(), command)
+        else:
+            state, version, _ = games.load(gid)
+            command = bot_command(state, seat, "heuristic", rng)
+            games.submit(gid, seat, command, f"w{version}-{seat}", actor="bot:heuristic")
+    raise AssertionError("the game did not end")
+
+
+@pytest.fixture
+def real_api_for(real_redis: Any, openapi: OpenAPI) -> Any:
+    """A validating client on the real Redis, the app made with the given settings."""
+    prefixes: list[str] = []
+
+    def make(**config: Any) -> ValidatingClient:
+        prefix = f"t{uuid.uuid4().hex[:12]}"
+        prefixes.append(prefix)
+        return _client(make_app(REDIS_URL, STORE_PREFIX=prefix, **config), openapi)
+
+    yield make
+    for prefix in prefixes:
+        purge_prefix(real_redis, prefix)
+
+
+def test_a_bot_account_challenges_the_heuristic_bot_and_plays_the_game_to_its_end(
+    api: ValidatingClient, app: Flask
+) -> None:
+    api.sample = 10
+    me = _register(api, "mine")
+    token = me["token"]
+    r = api.post(
+        "/challenges",
+        json={"seats": [_me(me), {"kind": "bot", "bot": "heuristic"}]},
+        headers=bearer(token),
+    )
+    assert r.status_code == 201, r.get_json()
+    challenge = r.get_json()
+    # only built-in bots asked: it starts at once
+    assert challenge["status"] == "accepted"
+    assert challenge["challenged"] is None
+    gid = challenge["game_id"]
+    assert challenge["links"]["game"] == f"/games/{gid}"
+    game = api.get(f"/games/{gid}").get_json()
+    assert [(s["kind"], s.get("account"), s.get("bot")) for s in game["seats"]] == [
+        ("external", me["account_id"], None),
+        ("bot", None, "heuristic"),
+    ]
+    # the game's first decision is on the account's decisions stream
+    events = _events(api, token)
+    assert any(k == "decision" and d["game_id"] == gid and d["seat"] == 0 for k, d, _ in events)
+    final = _play_to_end(app, api, gid, {0: token})
+    assert final["step"] == "over"
+    assert api.get(f"/games/{gid}").get_json()["status"] == "finished"
+
+
+def test_account_a_challenges_b_who_declines_then_accepts_and_both_are_seated(
+    real_api_for: Any,
+) -> None:
+    api: ValidatingClient = real_api_for()
+    a, b, c = _register(api, "a"), _register(api, "b"), _register(api, "c")
+    table = {"seats": [_me(a), _me(b)], "time_control": {"per_decision": 60}}
+
+    # B declines the first one
+    r = api.post("/challenges", json=table, headers=bearer(a["token"]))
+    assert r.status_code == 201, r.get_json()
+    first = r.get_json()
+    assert (first["status"], first["challenged"], first["game_id"]) == (
+        "open",
+        b["account_id"],
+        None,
+    )
+    got = api.get("/bots/me/challenges", headers=bearer(b["token"])).get_json()
+    assert [x["challenge_id"] for x in got["in"]] == [first["challenge_id"]]
+    assert got["out"] == []
+    # B learns of it on its decisions stream
+    events = _events(api, b["token"])
+    assert [(k, d["challenge_id"], i) for k, d, i in events if k == "challenge"] == [
+        ("challenge", first["challenge_id"], f"challenge:{first['challenge_id']}")
+    ]
+    r = api.post(
+        f"/challenges/{first['challenge_id']}/decline",
+        json={"reason": "not now"},
+        headers=bearer(b["token"]),
+    )
+    assert r.status_code == 200, r.get_json()
+    assert (r.get_json()["status"], r.get_json()["reason"]) == ("declined", "not now")
+    seen = api.get(f"/challenges/{first['challenge_id']}", headers=bearer(a["token"])).get_json()
+    assert seen["status"] == "declined"
+    r = api.post(f"/challenges/{first['challenge_id']}/accept", headers=bearer(b["token"]))
+    assert r.status_code == 404
+    assert "declined" in r.get_json()["detail"]
+    assert api.get("/bots/me/challenges", headers=bearer(b["token"])).get_json()["in"] == []
+
+    # the second one: a third account and the challenger cannot accept it; B does
+    r = api.post("/challenges", json=table, headers=bearer(a["token"]))
+    cid = r.get_json()["challenge_id"]
+    r = api.post(f"/challenges/{cid}/accept", headers=bearer(c["token"]))
+    assert r.status_code == 403
+    assert api.get(f"/challenges/{cid}", headers=bearer(c["token"])).status_code == 403
+    r = api.post(f"/challenges/{cid}/accept", headers=bearer(a["token"]))
+    assert r.status_code == 403
+    assert "cancel" in r.get_json()["detail"]
+    r = api.post(f"/challenges/{cid}/cancel", headers=bearer(b["token"]))
+    assert r.status_code == 403
+    assert "decline" in r.get_json()["detail"]
+    r = api.post(f"/challenges/{cid}/accept", headers=bearer(b["token"]))
+    assert r.status_code == 200, r.get_json()
+    accepted = r.get_json()
+    assert accepted["status"] == "accepted"
+    gid = accepted["game_id"]
+    # accepted once: again is a 404 saying so
+    again = api.post(f"/challenges/{cid}/accept", headers=bearer(b["token"]))
+    assert again.status_code == 404
+    assert "accepted" in again.get_json()["detail"]
+
+    game = api.get(f"/games/{gid}").get_json()
+    assert [(s["kind"], s.get("account")) for s in game["seats"]] == [
+        ("external", a["account_id"]),
+        ("external", b["account_id"]),
+    ]
+    assert game["status"] == "active"
+    # both get their decisions: the first decision of each seat is pending
+    for seat, who in ((0, a), (1, b)):
+        events = _events(api, who["token"])
+        assert any(
+            k == "decision" and d["game_id"] == gid and d["seat"] == seat for k, d, _ in events
+        ), events
+        r = api.get(f"/games/{gid}/seats/{seat}/view", headers=bearer(who["token"]))
+        assert r.status_code == 200
+        assert r.get_json()["view"]["decision"] is not None
+        # and only their own seat
+        other = api.get(f"/games/{gid}/seats/{1 - seat}/view", headers=bearer(who["token"]))
+        assert other.status_code == 403
+    assert api.get(f"/games/{gid}/seats/0/view", headers=bearer(c["token"])).status_code == 403
+
+
+def test_a_challenge_expires_and_a_challenger_cancels(api: ValidatingClient, app: Flask) -> None:
+    a, b = _register(api, "a"), _register(api, "b")
+    table = {"seats": [_me(a), _me(b)]}
+    r = api.post("/challenges", json=table, headers=bearer(a["token"]))
+    cid = r.get_json()["challenge_id"]
+    r = api.post(f"/challenges/{cid}/cancel", headers=bearer(a["token"]))
+    assert r.status_code == 200
+    assert r.get_json()["status"] == "canceled"
+    assert api.post(f"/challenges/{cid}/accept", headers=bearer(b["token"])).status_code == 404
+
+    app.config["CHALLENGE_SECONDS"] = 0  # expired as soon as made
+    r = api.post("/challenges", json=table, headers=bearer(a["token"]))
+    cid = r.get_json()["challenge_id"]
+    assert r.get_json()["status"] == "expired"
+    r = api.post(f"/challenges/{cid}/accept", headers=bearer(b["token"]))
+    assert r.status_code == 404
+    assert "expired" in r.get_json()["detail"]
+    assert api.get("/bots/me/challenges", headers=bearer(b["token"])).get_json()["in"] == []
+
+
+def test_limits_refuse_with_429(real_api_for: Any) -> None:
+    api: ValidatingClient = real_api_for(MAX_OPEN_CHALLENGES=2, CHALLENGES_PER_MINUTE=4)
+    a, b = _register(api, "a"), _register(api, "b")
+    table = {"seats": [_me(a), _me(b)]}
+    for _ in range(2):
+        assert api.post("/challenges", json=table, headers=bearer(a["token"])).status_code == 201
+    r = api.post("/challenges", json=table, headers=bearer(a["token"]))
+    assert r.status_code == 429
+    assert r.get_json()["limit"] == "open-challenges"
+    assert "cancel" in r.get_json()["detail"]
+    # another account is not held back by a's challenges
+    r = api.post("/challenges", json={"seats": [_me(b), _me(a)]}, headers=bearer(b["token"]))
+    assert r.status_code == 201
+    # games against the built-in bots are not open challenges, but count a minute
+    bots = {"seats": [_me(a), {"kind": "bot", "bot": "random"}]}
+    for _ in range(2):
+        assert api.post("/challenges", json=bots, headers=bearer(a["token"])).status_code == 201
+    r = api.post("/challenges", json=bots, headers=bearer(a["token"]))
+    assert r.status_code == 429
+    assert r.get_json()["limit"] == "challenges"
+    assert int(r.headers["Retry-After"]) >= 1
+
+
+#: (body, the field its 422 names, whether the spec allows the body: the server refuses it)
+BAD = [
+    ({"seats": [{"kind": "human"}, {"kind": "bot", "bot": "random"}]}, "seats", False),
+    ({"seats": ["ME", {"kind": "bot", "bot": "nobody"}]}, "seats", False),
+    ({"seats": ["ME", {"kind": "bot", "bot": "random"}], "seed": "x"}, "seed", False),
+    ({"seats": ["ME", {"kind": "bot", "bot": "random"}], "colour": "red"}, "colour", False),
+    ({"seats": ["ME"]}, "seats", False),
+    ({"seats": ["ME", {"kind": "external"}]}, "seats", False),
+    (
+        {"seats": ["ME", {"kind": "bot", "bot": "random"}], "abandon_after": -1},
+        "abandon_after",
+        False,
+    ),
+    ({"seats": [{"kind": "bot", "bot": "random"}] * 2}, "seats", True),
+    ({"seats": ["ME", "ME"]}, "seats", True),
+    ({"seats": ["ME", {"kind": "external", "account": "0000000000000000"}]}, "seats", True),
+    ({"seats": ["ME", "B", "C"]}, "seats", True),
+    (
+        {"seats": ["ME", {"kind": "bot", "bot": "random"}], "time_control": {"per_decision": 0}},
+        "time_control",
+        False,
+    ),
+]
+
+
+@pytest.mark.parametrize(("body", "field", "spec_allows"), BAD)
+def test_bad_challenges_are_422_naming_the_field(
+    api: ValidatingClient, body: dict[str, Any], field: str, spec_allows: bool
+) -> None:
+    who = {"ME": _register(api, "a"), "B": _register(api, "b"), "C": _register(api, "c")}
+    seats = [_me(who[s]) if isinstance(s, str) else s for s in body["seats"]]
+    r = api.post(
+        "/challenges",
+        json=dict(body, seats=seats),
+        headers=bearer(who["ME"]["token"]),
+        validate=spec_allows,
+    )
+    assert r.status_code == 422, r.get_json()
+    problem = r.get_json()
+    assert r.mimetype == "application/problem+json"
+    assert any(k.split("[")[0].split(".")[0] == field for k in problem["errors"]), problem
+    assert problem["detail"]
+
+
+def test_challenging_needs_a_bot_token(api: ValidatingClient) -> None:
+    body = {"seats": [{"kind": "bot", "bot": "random"}] * 2}
+    r = api.post("/challenges", json=body)
+    assert r.status_code == 401
+    assert "POST /bots/accounts" in r.get_json()["detail"]
+    assert api.get("/bots/me/challenges").status_code == 401
+
+
+def test_a_bot_account_resigns_its_challenge_game_with_its_bot_token(api: ValidatingClient) -> None:
+    me = _register(api, "mine")
+    body = {"seats": [{"kind": "bot", "bot": "random"}, _me(me), {"kind": "bot", "bot": "random"}]}
+    gid = api.post("/challenges", json=body, headers=bearer(me["token"])).get_json()["game_id"]
+    r = api.post(f"/games/{gid}/seats/1/resign", headers=bearer(me["token"]))
+    assert r.status_code == 201, r.get_json()
+    assert r.get_json()["status"] == "finished"
