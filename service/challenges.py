@@ -24,7 +24,9 @@ challenge's key alone, and the indexes are tidied after it (a stale member is dr
 that finds the challenge decided).
 
 A challenge addressed to an account is also written to the account's notices stream (field
-``c``), which its decisions stream (``service.decisions``) sends as an ``event: challenge``.
+``c``), which its decisions stream (``service.decisions``) sends as an ``event: challenge``; so
+is its outcome, to the other account (accepted or declined: the challenger; canceled: the
+challenged account).
 """
 
 from __future__ import annotations
@@ -162,10 +164,19 @@ class Challenges:
         return c
 
     def decide(self, c: dict[str, Any], outcome: dict[str, Any]) -> bool:
-        """Record the challenge's outcome, once: False if another was recorded first."""
+        """Record the challenge's outcome, once: False if another was recorded first. The other
+        account learns of it on its notices stream: the challenger of an accept or a decline,
+        the challenged account of a cancel (a challenge of the built-in bots has nobody to
+        tell: its challenger has the answer)."""
         won = bool(self.client.hsetnx(self._key(c["challenge_id"]), "outcome", json.dumps(outcome)))
         if won:
             self._unindex(c)
+            if c.get("challenged"):
+                other = c["challenged"] if outcome["status"] == "canceled" else c["challenger"]
+                raw = json.dumps({**c, **outcome}, separators=(",", ":"))
+                self.client.xadd(
+                    self.notice_stream(other), {"c": raw}, maxlen=NOTICE_MAXLEN, approximate=True
+                )
         return won
 
     def _unindex(self, c: dict[str, Any]) -> None:

@@ -18,7 +18,9 @@ command that is not). One event per decision::
 
 A challenge addressed to the account (``POST /challenges``, ``service.challenges``) is sent as
 ``id: challenge:<challenge_id>``, ``event: challenge``, ``data: <the challenge>`` when it is made
-(its notice, field ``c``) and, while it is open, by every scan (so on every (re)connect).
+(its notice, field ``c``) and, while it is open, by every scan (so on every (re)connect). Its
+outcome is sent to the other account as it happens (``id: challenge:<challenge_id>:<status>``,
+the challenger of an accept or a decline, the challenged account of a cancel), not replayed.
 
 ``decision_id`` (= ``decision_version``) is what a command answering the decision may carry
 instead of ``expected_version`` (see service/api/commands.py).
@@ -101,16 +103,21 @@ def _frame(ident: str, d: dict[str, Any], event: str = "decision") -> str:
 
 
 def challenge_event(challenge: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    """(event id, data) of an open challenge addressed to the account (``service.challenges``)."""
-    c = {k: v for k, v in challenge.items() if k != "expires"}
+    """(event id, data) of a challenge addressed to the account (``service.challenges``), open
+    (``challenge:<id>``), or of the outcome of one it is party to (``challenge:<id>:<status>``)."""
+    c = {k: v for k, v in challenge.items() if k not in ("expires", "links")}
     cid = c["challenge_id"]
-    c["status"], c["game_id"] = "open", None
-    c["links"] = {
-        "self": f"/challenges/{cid}",
-        "accept": f"/challenges/{cid}/accept",
-        "decline": f"/challenges/{cid}/decline",
-    }
-    return f"challenge:{cid}", c
+    c.setdefault("status", "open")
+    c.setdefault("game_id", None)
+    links = {"self": f"/challenges/{cid}"}
+    if c["status"] == "open":
+        links["accept"] = f"/challenges/{cid}/accept"
+        links["decline"] = f"/challenges/{cid}/decline"
+    if c["game_id"]:
+        links["game"] = f"/games/{c['game_id']}"
+    c["links"] = links
+    ident = f"challenge:{cid}" if c["status"] == "open" else f"challenge:{cid}:{c['status']}"
+    return ident, c
 
 
 class _Decisions:
@@ -170,7 +177,7 @@ class _Decisions:
             for entry_id, fields in entries:
                 self.cursor = entry_id
                 raw_c = fields.get(b"c") if b"c" in fields else fields.get("c")
-                if raw_c is not None:  # a challenge addressed to the account
+                if raw_c is not None:  # a challenge addressed to the account, or an outcome
                     ident, c = challenge_event(json.loads(raw_c))
                     yield from self._send(ident, c, "challenge")
                     continue

@@ -10,6 +10,7 @@ import uuid
 from typing import Any
 
 import pytest
+import yaml
 from flask import Flask
 from openapi_core import OpenAPI
 
@@ -19,7 +20,7 @@ from service.client import parse_sse
 from tests.conftest import REDIS_URL, purge_prefix
 from workers.policy import bot_command
 
-from .conftest import ValidatingClient, _client, bearer, make_app
+from .conftest import SPEC_PATH, ValidatingClient, _client, bearer, make_app, stream_events
 
 
 def _register(api: ValidatingClient, name: str) -> dict[str, Any]:
@@ -306,3 +307,59 @@ def test_a_bot_account_resigns_its_challenge_game_with_its_bot_token(api: Valida
     r = api.post(f"/games/{gid}/seats/1/resign", headers=bearer(me["token"]))
     assert r.status_code == 201, r.get_json()
     assert r.get_json()["status"] == "finished"
+
+
+def test_the_other_account_hears_of_the_outcome_on_its_stream(real_api_for: Any) -> None:
+    """The challenger learns of a decline and of an accept (with the game), the challenged
+    account of a cancel, as they happen, on their decisions streams."""
+    api: ValidatingClient = real_api_for(SSE_MAX_SECONDS=30.0, SSE_KEEPALIVE_SECONDS=0.2)
+    check = stream_events(yaml.safe_load(SPEC_PATH.read_text(encoding="utf-8")))
+    a, b = _register(api, "a"), _register(api, "b")
+    table = {"seats": [_me(a), _me(b)]}
+
+    def hears(who: dict[str, Any], act: Any, status: str) -> dict[str, Any]:
+        resp = api.get(  # read as it comes; checked against the spec below
+            "/bots/me/decisions/stream",
+            headers=bearer(who["token"]),
+            buffered=False,
+            validate=False,
+        )
+        lines = iter(resp.response)
+        raw = [next(lines)]  # "retry:": connected, notices from now on are read
+        cid = act()
+        for chunk in lines:
+            raw.append(chunk if isinstance(chunk, bytes) else chunk.encode())
+            events = parse_sse(b"".join(raw).splitlines(keepends=True))
+            for kind, data, ident in events:
+                if kind == "challenge" and ident == f"challenge:{cid}:{status}":
+                    resp.close()
+                    check(b"".join(raw))  # every event of it as the spec says
+                    out: dict[str, Any] = json.loads(data)
+                    return out
+        raise AssertionError(f"no {status} event")
+
+    def challenge() -> str:
+        r = api.post("/challenges", json=table, headers=bearer(a["token"]))
+        cid: str = r.get_json()["challenge_id"]
+        return cid
+
+    def declined() -> str:
+        cid = challenge()
+        api.post(f"/challenges/{cid}/decline", json={"reason": "busy"}, headers=bearer(b["token"]))
+        return cid
+
+    def canceled() -> str:
+        cid = challenge()
+        api.post(f"/challenges/{cid}/cancel", headers=bearer(a["token"]))
+        return cid
+
+    def accepted() -> str:
+        cid = challenge()
+        api.post(f"/challenges/{cid}/accept", headers=bearer(b["token"]))
+        return cid
+
+    got = hears(a, declined, "declined")
+    assert (got["status"], got["reason"], got["game_id"]) == ("declined", "busy", None)
+    assert hears(b, canceled, "canceled")["status"] == "canceled"
+    got = hears(a, accepted, "accepted")
+    assert got["game_id"] and got["links"]["game"] == f"/games/{got['game_id']}"
