@@ -301,6 +301,16 @@ def _answer(challenge_id: str, what: str) -> tuple[Challenges, dict[str, Any], s
 def accept(challenge_id: str) -> Response:
     store, c, _account = _answer(challenge_id, "accepting")
     load_body(_no_body, optional=True)
+    accounts = backend().accounts
+    assert accounts is not None
+    challenger = accounts.get(c["challenger"])
+    if challenger is None or not challenger["active"]:  # it could not play: no game
+        store.decide(c, {"status": "canceled"})
+        raise Problem(
+            "not-found",
+            f"challenge {challenge_id!r} is canceled: its challenger's bot token was revoked; "
+            "nothing was started",
+        )
     _start(store, c)
     out = store.get(challenge_id)
     assert out is not None

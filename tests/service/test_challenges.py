@@ -224,6 +224,18 @@ def test_a_challenge_expires_and_a_challenger_cancels(api: ValidatingClient, app
     assert "expired" in r.get_json()["detail"]
     assert api.get("/bots/me/challenges", headers=bearer(b["token"])).get_json()["in"] == []
 
+    # a challenger whose token is revoked cannot be seated: accepting starts nothing
+    app.config["CHALLENGE_SECONDS"] = 120
+    cid = api.post("/challenges", json=table, headers=bearer(a["token"])).get_json()["challenge_id"]
+    r = api.delete(f"/bots/accounts/{a['account_id']}/token", headers=bearer(a["token"]))
+    assert r.status_code == 204
+    r = api.post(f"/challenges/{cid}/accept", headers=bearer(b["token"]))
+    assert r.status_code == 404
+    assert "revoked" in r.get_json()["detail"]
+    assert api.get(f"/challenges/{cid}", headers=bearer(b["token"])).get_json()["status"] == (
+        "canceled"
+    )
+
 
 def test_limits_refuse_with_429(real_api_for: Any) -> None:
     api: ValidatingClient = real_api_for(MAX_OPEN_CHALLENGES=2, CHALLENGES_PER_MINUTE=4)
