@@ -163,21 +163,27 @@ class Challenges:
             c["status"] = "open"
         return c
 
-    def decide(self, c: dict[str, Any], outcome: dict[str, Any]) -> bool:
-        """Record the challenge's outcome, once: False if another was recorded first. The other
-        account learns of it on its notices stream: the challenger of an accept or a decline,
-        the challenged account of a cancel (a challenge of the built-in bots has nobody to
-        tell: its challenger has the answer)."""
+    def decide(self, c: dict[str, Any], outcome: dict[str, Any], tell: bool = True) -> bool:
+        """Record the challenge's outcome, once: False if another was recorded first. With
+        ``tell``, the other account hears of it at once (``tell``); without, the caller tells
+        it when ready (an accept: once the game exists)."""
         won = bool(self.client.hsetnx(self._key(c["challenge_id"]), "outcome", json.dumps(outcome)))
         if won:
             self._unindex(c)
-            if c.get("challenged"):
-                other = c["challenged"] if outcome["status"] == "canceled" else c["challenger"]
-                raw = json.dumps({**c, **outcome}, separators=(",", ":"))
-                self.client.xadd(
-                    self.notice_stream(other), {"c": raw}, maxlen=NOTICE_MAXLEN, approximate=True
-                )
+            if tell:
+                self.tell(c, outcome)
         return won
+
+    def tell(self, c: dict[str, Any], outcome: dict[str, Any]) -> None:
+        """The other account learns of the outcome on its notices stream: the challenger of an
+        accept or a decline, the challenged account of a cancel (a challenge of the built-in
+        bots has nobody to tell: its challenger has the answer)."""
+        if c.get("challenged"):
+            other = c["challenged"] if outcome["status"] == "canceled" else c["challenger"]
+            raw = json.dumps({**c, **outcome}, separators=(",", ":"))
+            self.client.xadd(
+                self.notice_stream(other), {"c": raw}, maxlen=NOTICE_MAXLEN, approximate=True
+            )
 
     def _unindex(self, c: dict[str, Any]) -> None:
         self.client.zrem(self._index(c["challenger"], "out"), c["challenge_id"])

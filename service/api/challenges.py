@@ -190,7 +190,8 @@ def _start(store: Challenges, c: dict[str, Any]) -> str:
     b = backend()
     check_open_games(b.store)
     game_id = secrets.token_hex(6)
-    if not store.decide(c, {"status": "accepted", "game_id": game_id}):
+    outcome = {"status": "accepted", "game_id": game_id}
+    if not store.decide(c, outcome, tell=False):
         raise _closed(store, c["challenge_id"])
     table: dict[str, Any] = {"seats": c["seats"]}
     table.update({k: c[k] for k in TABLE_KEYS if k in c})
@@ -205,6 +206,7 @@ def _start(store: Challenges, c: dict[str, Any]) -> str:
     )
     opened_game(game_id)
     store.seat_accounts(game_id, c["seats"])
+    store.tell(c, outcome)  # the challenger hears of it once the game exists
     return game_id
 
 
