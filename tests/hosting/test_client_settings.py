@@ -47,11 +47,14 @@ def test_rq_dequeues_on_a_client_that_outlasts_its_block_and_rq_leaves_it_alone(
     assert timeout_of(rt.client) == clients.COMMAND_TIMEOUT
 
 
-def test_sse_waits_on_a_client_that_outlasts_the_keep_alive() -> None:
+def test_the_stream_reader_outlasts_its_block_and_requests_share_a_bounded_pool() -> None:
     app = create_app({"STORE_URL": URL, "RATE_LIMITS": False})
     b = app.extensions["rfg"]
-    assert timeout_of(b.blocking_client) > float(app.config["SSE_KEEPALIVE_SECONDS"])
+    # the one reader of the event streams blocks in XREAD: its socket outlasts the block
+    assert timeout_of(b.fanout.client) > b.fanout.block_ms / 1000 + 5
     assert timeout_of(b.client) == clients.COMMAND_TIMEOUT
+    # requests borrow from a bounded pool (thousands of greenlets, not thousands of connections)
+    assert b.client.connection_pool.max_connections == app.config["API_REDIS_CONNECTIONS"]
 
 
 @pytest.mark.parametrize("raw", ["abc", "0", "-1", "nan"])
