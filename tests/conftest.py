@@ -107,6 +107,8 @@ WHOLE_SUITE_TESTS = (
     "ladder/test_ladder_e2e.py",
     "workers/test_ladder_scheduler.py",
     "workers/test_cleanup.py",
+    "workers/test_processes.py",
+    "ladder/test_ladder_cli.py",
     "workers/test_bot_secrecy.py",
     "events/test_games.py::test_processes_with_stale_caches_play_one_game_correctly[redis]",
     "events/test_games.py::test_processes_with_stale_caches_play_one_game_correctly[embedded]",

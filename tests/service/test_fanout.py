@@ -44,7 +44,7 @@ def test_a_waiter_wakes_on_a_newer_entry_of_its_key_only(client: tuple[Any, bool
     try:
         # nothing after 1-0 yet, and another key's entry is not news
         _later(0.1, lambda: c.xadd(other, {"e": "x"}, id="5-0"))
-        assert fan.wait(mine, "1-0", 0.6) is False
+        assert fan.wait(mine, "1-0", 0.4) is False
         # an entry after 1-0 wakes it
         _later(0.2, lambda: c.xadd(mine, {"e": "2"}, id="2-0"))
         assert fan.wait(mine, "1-0", 10) is True
@@ -106,10 +106,10 @@ def test_fifty_waiting_streams_share_one_redis_connection(real_redis: Any) -> No
     c = redis.Redis.from_url(REDIS_URL, socket_timeout=10, client_name=name)
     keys = [f"t:{uuid.uuid4().hex}" for _ in range(50)]
     fan = Fanout(c, block_ms=200)
-    threads = [threading.Thread(target=fan.wait, args=(k, "0-0", 3)) for k in keys]
+    threads = [threading.Thread(target=fan.wait, args=(k, "0-0", 1.5)) for k in keys]
     for t in threads:
         t.start()
-    time.sleep(1)
+    time.sleep(0.7)
     mine = [cl for cl in real_redis.client_list() if cl.get("name") == name]
     assert len(mine) == 1, f"{len(keys)} waiters hold {len(mine)} connections"
     for t in threads:
