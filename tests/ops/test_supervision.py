@@ -35,26 +35,11 @@ from typing import Any
 import pytest
 
 from events import EmbeddedServer, find_server_binary
+from tests.ops.test_run import free_port, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 RFG = str(Path(sys.executable).parent / "rfg")
 GONE = 30.0  # seconds a killed process's children may take to exit (they take one or two)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def wait_for(pred: Callable[[], Any], timeout: float, what: str) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        got = pred()
-        if got:
-            return got
-        time.sleep(0.1)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
 
 
 def _stat(pid: int) -> list[str] | None:
