@@ -11,9 +11,9 @@ come as ``If-Match: "<version>"`` (the ETag of the view the client decided on). 
 * by decision: ``decision_id`` (the seat view's ``decision.decision_id``) instead of a version
   applies the command while the seat still owes that decision, whatever other seats did
   meanwhile; once the seat's own decision changed -> 409 ``decision-changed`` naming the current
-  one (``Games.submit`` checks it atomically with the append);
+  one (``GameService.submit`` checks it atomically with the append);
 * the answer carries the new version and the appended events as this seat may see them; a view
-  read right after is of the new version (``Games.view`` renders a version's views for its first
+  read right after is of the new version (``GameService.view`` renders a version's views for its first
   reader);
 * the seat token is checked by the append itself (``service.auth.seat_guard``): every other
   answer - a bad body, a conflict, a retry - is given only after ``require_seat`` passed, so a
@@ -27,7 +27,7 @@ from typing import Any
 from flask import Blueprint, Response
 
 from engine.state import canonical_json
-from events.projections import feed_item
+from events.games.projections import feed_item
 from service.auth import seat_guard
 from service.backend import backend
 from service.errors import Problem
@@ -67,7 +67,7 @@ def submit(game_id: str, seat: int) -> Response:
         guard=guard,
     )
     if not guard.passed:
-        guard.check()  # (Games.submit did: a retry's answer)
+        guard.check()  # (GameService.submit did: a retry's answer)
     headers = {"ETag": etag(out.version)}
     if out.result.duplicate:
         record = out.envelopes[0].event() if out.envelopes else {}
