@@ -32,8 +32,8 @@ from typing import Any
 
 import engine
 from bots import arena
+from engine.canonical import canonical_json
 from engine.compiled import describe
-from engine.state import canonical_json
 
 
 @dataclass

@@ -14,8 +14,9 @@ from typing import Any
 
 import engine
 from engine import flow
+from engine.canonical import canonical_bytes
 from engine.rng import Rng
-from engine.state import GameState, canonical_bytes
+from engine.state import GameState
 
 from .base import Bot, get_bot
 

@@ -59,12 +59,13 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 import engine
+from engine.canonical import canonical_json
 from engine.catalogue import CARDS, PHASES, color_of, dev_card, world_card
 from engine.errors import IllegalCommand
 from engine.rng import Rng
 from engine.sampler import Sampler, SamplerError
 from engine.scoring import score
-from engine.state import GameState, canonical_json
+from engine.state import GameState
 
 from .arena import DEFAULT_MAX_ROUNDS
 from .base import register_bot

@@ -22,6 +22,7 @@ from typing import Any
 from . import compiled as _compiled  # noqa: F401  (first: refuses stale compiled modules)
 from . import flow
 from . import record as _record  # noqa: F401  (registers CommandSubmitted)
+from .canonical import canonical_json
 from .errors import ChanceMismatch, EngineError, IllegalCommand, InvalidEvent, NotYourDecision
 from .fold import Ctx, Event, evolve
 from .observe import observe, observe_all, redact, visibility
@@ -30,7 +31,7 @@ from .powers import effects as _power_effects  # noqa: F401  (registers PowerPai
 from .powers import handlers as _power_handlers  # noqa: F401  (registers every power)
 from .record import command_submitted
 from .scoring import final_scores, score
-from .state import GameState, canonical_json, state_hash
+from .state import GameState, state_hash
 
 __all__ = [
     "ChanceMismatch",

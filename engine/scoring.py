@@ -2,7 +2,8 @@
 
 Score = VP chips + the printed costs of every tableau tile (both numbers of the faction tile; no
 construction-zone tile) + the bonuses of 6-cost developments, each ``multiplier * ceil(X / divisor)``
-(fractions round up). Ties: most (cup dice + credits) wins; still tied, all tied players win.
+(fractions round up), or for Galactic Renaissance the number of thresholds its VP chips reach. Every
+number comes from the tile's ``endgame_bonus`` in ``engine/data/tiles.yaml``. Ties: most (cup dice + credits) wins; still tied, all tied players win.
 
 Readings (rulebook silent, noted): faction development halves count as developments for the
 bonuses; "dice owned" means cup, Citizenry, construction stacks and goods (everything a seat owns).
@@ -12,12 +13,27 @@ from __future__ import annotations
 
 from typing import Any
 
-from .catalogue import CARDS, DIE_COLOR, Card
+from .catalogue import CARDS, DIE_COLOR, PHANTOM_BASE, Card
 from .state import GameState, PlayerState
 
 
 def _ceil_div(a: int, b: int) -> int:
     return -(-a // b)
+
+
+def _thresholds_reached(thresholds: list[int], x: int) -> int:
+    """How many of the tile's thresholds ``x`` reaches. Reading (the tile prints the thresholds up
+    to 55 chips, the rulebook says no more): past the printed ones they go on as printed, each step
+    one larger than the step before (the triangular numbers 66, 78, ...)."""
+    reached = sum(1 for t in thresholds if t <= x)
+    if reached < len(thresholds) or len(thresholds) < 2:
+        return reached
+    last, step = thresholds[-1], thresholds[-1] - thresholds[-2]
+    while last + step + 1 <= x:
+        step += 1
+        last += step
+        reached += 1
+    return reached
 
 
 def _filtered_cards(keys: list[str], flt: dict[str, Any] | None) -> list[Card]:
@@ -37,11 +53,10 @@ def bonus_value(p: PlayerState, card: Card) -> int:
     if not b:
         return 0
     of, kind, flt = b["of"], b["type"], b.get("filter")
-    if kind == "triangular":
-        n = 0
-        while (n + 1) * (n + 2) // 2 <= p.vp:
-            n += 1
-        return n
+    if kind == "triangular":  # Galactic Renaissance: a point per threshold its VP chips reach
+        if of != "vp_chips":
+            raise ValueError(f"unknown end-game bonus basis {of!r} on {card.name}")
+        return _thresholds_reached(b["thresholds"], p.vp)
     if of in ("developments_in_tableau", "worlds_in_tableau"):
         keys = p.devs if of == "developments_in_tableau" else p.worlds
         cards = _filtered_cards(keys, flt)
@@ -49,12 +64,12 @@ def bonus_value(p: PlayerState, card: Card) -> int:
             cards = [c for c in cards if c.key != card.key]
         x = sum(c.cost for c in cards) if kind == "sum_cost" else len(cards)
     elif of == "dice_owned":
-        dice = [d for d in p.owned_dice() if d < 1000]
+        dice = [d for d in p.owned_dice() if d < PHANTOM_BASE]
         if flt and "die_colors" in flt:
             dice = [d for d in dice if DIE_COLOR[d] in flt["die_colors"]]
         x = len(dice)
     elif of == "distinct_die_colors_owned":
-        x = len({DIE_COLOR[d] for d in p.owned_dice() if d < 1000})
+        x = len({DIE_COLOR[d] for d in p.owned_dice() if d < PHANTOM_BASE})
     elif of == "goods_on_own_worlds":
         x = sum(len(g) for g in p.goods.values())
     else:

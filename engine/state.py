@@ -19,13 +19,10 @@ Where things are (rulebook vocabulary):
 from __future__ import annotations
 
 import hashlib
-import json
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
-
+from .canonical import canonical_bytes
 from .catalogue import DIE_COLORS, PHASES
 
 STEPS = (
@@ -337,45 +334,6 @@ class GameState:
         )
 
 
-_CANONICAL = json.JSONEncoder(
-    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-)
-
-
-def canonical_json(obj: Any) -> str:
-    """The project's one canonical JSON text, for hashes, logs and envelopes: sorted keys, no
-    spaces, UTF-8 characters as they are, no NaN or infinities (``events.envelope`` uses it too).
-    The projections are written by orjson (``events.games.projections.view_json``), which gives the same
-    bytes for every event and view (``tests/events/test_canonical_json.py``)."""
-    return _CANONICAL.encode(obj)
-
-
-#: orjson refuses (TypeError) what it would write otherwise than the canonical encoder: integers
-#: past 64 bits and non-string keys by itself, dataclasses, dates and subclasses by these options
-_ORJSON = orjson.OPT_SORT_KEYS | (
-    orjson.OPT_PASSTHROUGH_DATACLASS
-    | orjson.OPT_PASSTHROUGH_DATETIME
-    | orjson.OPT_PASSTHROUGH_SUBCLASS
-)
-#: a float in orjson's text has a "." or an exponent after a digit; NaN and the infinities become
-#: null (the canonical encoder refuses them). Either sends the value to the canonical encoder;
-#: text that only looks like it costs a slower encoding, never other bytes
-_EXPONENT = re.compile(rb"[0-9][eE]")
-
-
-def canonical_bytes(obj: Any) -> bytes:
-    """``canonical_json(obj)`` as UTF-8 bytes - the same bytes, or the same error - written by
-    orjson when it writes them the same way (for hashing whole logs: a game's log hashes in about
-    half the time)."""
-    try:
-        out = orjson.dumps(obj, option=_ORJSON)
-    except TypeError:
-        return canonical_json(obj).encode("utf-8")
-    if b"null" in out or b"." in out or _EXPONENT.search(out) is not None:
-        return canonical_json(obj).encode("utf-8")
-    return out
-
-
 def state_hash(state: GameState) -> str:
     """A stable hash of the whole state (hex sha256 of its canonical JSON)."""
-    return hashlib.sha256(canonical_json(state.to_dict()).encode("utf-8")).hexdigest()
+    return hashlib.sha256(canonical_bytes(state.to_dict())).hexdigest()

@@ -11,10 +11,8 @@ Hash chain: ``hash = sha256(canonical_json(envelope without "hash"))``, where th
 as UTF-8. The hash covers the payload as written; an upcast envelope keeps the original hash, so
 verify the chain on envelopes read with ``upcast=False``.
 
-orjson writes those bytes (several times faster) whenever an envelope holds only plain dicts,
-lists, tuples, str, int, bool and None (``_orjson_canonical``), which is every envelope the engine
-makes; anything else is written by ``canonical_json`` itself (``tests/events/
-test_envelope_sealing.py`` compares both on whole games and on the edge cases).
+The bytes are written by ``engine.canonical``, the project's one canonical JSON
+(``tests/events/test_envelope_sealing.py`` checks them on whole games and on the edge cases).
 """
 
 from __future__ import annotations
@@ -32,7 +30,7 @@ from typing import Any
 
 import orjson
 
-from engine.state import canonical_json
+from engine.canonical import canonical_bytes, canonical_json
 from events.errors import ChainBroken, InvalidBatch, UpcastError
 
 GENESIS_HASH = "0" * 64
@@ -160,29 +158,11 @@ class Envelope:
         }
 
     def _body_bytes(self) -> bytes:
-        """``_body_json()`` encoded as UTF-8 (the same bytes, or the same error)."""
-        payload = self.payload
-        fields = (
-            self.type,
-            self.schema_version,
-            self.game_id,
-            self.seq,
-            self.visibility,
-            self.command_id,
-            self.actor,
-            self.ts,
-            self.prev_hash,
-        )
-        if type(payload) is dict and _SCALARS.issuperset(map(type, fields)) and _plain(payload):
-            try:
-                return orjson.dumps(self.body(), option=orjson.OPT_SORT_KEYS)
-            except orjson.JSONEncodeError:  # see _orjson_canonical
-                pass
-        return self._body_json().encode("utf-8")
-
-    def _body_json(self) -> str:
+        """The canonical JSON of ``body()`` (``engine.canonical``), or ``InvalidBatch``."""
         try:
-            return canonical_json(self.body())
+            return canonical_bytes(self.body())
+        except UnicodeEncodeError:  # text JSON holds but UTF-8 cannot (a lone surrogate)
+            raise
         except (TypeError, ValueError) as exc:
             raise InvalidBatch(
                 f"event {self.type} (seq {self.seq}) is not JSON-serialisable ({exc}); events "
@@ -209,9 +189,7 @@ class Envelope:
 
     def to_json(self) -> str:
         """Canonical JSON of the whole envelope (including ``hash``)."""
-        d = self.to_dict()
-        out = _orjson_canonical(d)
-        return canonical_json(d) if out is None else out.decode("utf-8")
+        return canonical_json(self.to_dict())
 
     def checked_json(self) -> str:
         """``to_json()``, guaranteed to match ``hash``; what ``append`` stores.
@@ -267,46 +245,6 @@ class Envelope:
     def event(self) -> dict[str, Any]:
         """The engine-facing event dict: ``{"type": ..., "v": ..., **payload}``."""
         return {"type": self.type, "v": self.schema_version, **self.payload}
-
-
-_SCALARS = frozenset((str, int, bool, type(None)))
-_CONTAINERS = frozenset((dict, list, tuple))
-_PLAIN = _SCALARS | _CONTAINERS
-_MAX_DEPTH = 200  # deeper (or circular) values go to canonical_json, which decides
-
-
-def _plain(obj: Any, depth: int = 0) -> bool:
-    """True if the container (dict, list or tuple) holds, at every depth, only values of exactly
-    these types: dict, list, tuple, str, int, bool, None. orjson and ``canonical_json`` write such values alike; it
-    writes other types differently (floats) or where ``canonical_json`` refuses them (UUIDs,
-    enum members, ``orjson.Fragment``)."""
-    values: Iterable[Any] = obj.values() if type(obj) is dict else obj
-    types = set(map(type, values))
-    if types <= _SCALARS:
-        return True
-    if not types <= _PLAIN or depth >= _MAX_DEPTH:
-        return False
-    for value in values:
-        if type(value) in _CONTAINERS and not _plain(value, depth + 1):
-            return False
-    return True
-
-
-def _orjson_canonical(obj: dict[str, Any]) -> bytes | None:
-    """``canonical_json(obj).encode("utf-8")`` written by orjson, or None where it might differ.
-
-    Given only plain values (``_plain``), orjson with sorted keys writes the canonical bytes: keys
-    sorted by code point, no spaces, text unescaped but for '"', '\\' and control characters
-    (``\\n`` style or ``\\u00xx``), integers in decimal. It refuses (None then) dict keys that are
-    not exactly str, integers past 64 bits, lone surrogates and nesting past 254 levels;
-    ``canonical_json`` then gives its bytes or its error, as it always did.
-    """
-    if not _plain(obj):
-        return None
-    try:
-        return orjson.dumps(obj, option=orjson.OPT_SORT_KEYS)
-    except orjson.JSONEncodeError:
-        return None
 
 
 def _splice_hash(body_json: str, digest: str) -> str:

@@ -16,8 +16,8 @@ from typing import Any
 
 from bots import arena
 from bots.base import bot_names
+from engine.canonical import canonical_json
 from engine.phases.setup import RULES_VERSION
-from engine.state import canonical_json
 
 
 def add_parser(sub: Any) -> None:

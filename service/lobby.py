@@ -26,6 +26,7 @@ import redis
 
 from events.store import RedisStore, StoreError
 from events.store.outage import is_outage
+from events.store.port import GAME_ID_PATTERN
 from events.store.text import text
 from service.errors import Problem
 from service.tokens import SeatTokens
@@ -33,7 +34,7 @@ from service.tokens import SeatTokens
 BATCH = 100
 #: seconds after which a listed game with a meta hash but no events is dropped as an orphan
 ORPHAN_SECONDS = 60
-CURSOR_RE = re.compile(r"^([0-9]{1,12}(?:\.[0-9]{1,9})?)_([A-Za-z0-9_.:-]{1,128})$")
+CURSOR_RE = re.compile(rf"^([0-9]{{1,12}}(?:\.[0-9]{{1,9}})?)_({GAME_ID_PATTERN})$")
 SCAN_LIMIT = 2000
 
 log = logging.getLogger(__name__)
@@ -51,7 +52,7 @@ def encode_cursor(score: float, game_id: str) -> str:
 
 
 def decode_cursor(cursor: str) -> tuple[float, str]:
-    m = CURSOR_RE.match(cursor)
+    m = CURSOR_RE.fullmatch(cursor)
     if m is None:
         raise Problem(
             "invalid-parameters",

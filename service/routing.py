@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from werkzeug.routing import BaseConverter, IntegerConverter
 
+from events.store.port import GAME_ID_PATTERN
+
 
 class GameIdConverter(BaseConverter):
-    regex = r"[A-Za-z0-9_.:-]{1,128}"
+    regex = GAME_ID_PATTERN
 
 
 class AsciiIntConverter(IntegerConverter):

@@ -50,7 +50,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..catalogue import CARDS, DIE_COLORS, PHASE_INDEX, Card, color_of, dev_card, world_card
+from ..catalogue import (
+    CARDS,
+    DIE_COLORS,
+    PHANTOM_BASE,
+    PHASE_INDEX,
+    Card,
+    color_of,
+    dev_card,
+    world_card,
+)
 from ..economy import gain_credits, supply_return, supply_take, take_die_from
 from ..errors import refuse
 from ..fold import Ctx, Event, ev, folds
@@ -236,7 +245,7 @@ def legal(state: GameState, p: PlayerState, phase: str) -> dict[str, Any]:
             for x in done
             if x["card"].immediate.get("dice_removed")
         ],
-        "removable": sorted(d for d in p.owned_dice() if d < 1000),
+        "removable": sorted(d for d in p.owned_dice() if d < PHANTOM_BASE),
         "stack_choice": stack_choice(state, p, phase),
         "help": "order: every worker once, in the order they go onto the stack (the dice on the "
         "stack come first; each completion takes the next 'cost' dice). stack_order (optional, "
@@ -450,7 +459,7 @@ def complete(
     auto = [
         d
         for d in dice
-        if d < 1000
+        if d < PHANTOM_BASE
         and d not in picks
         and d != removed
         and (rule["auto_all"] or color_of(d) in rule["auto"])
@@ -485,7 +494,7 @@ def _removal(p: PlayerState, card: Card, choices: _Choices) -> int | None:
     if not choices.remove:
         refuse("remove", f"remove: name a die for the removal effect of {card.name}", "remove")
     removed = choices.remove.pop(0)
-    if removed not in p.owned_dice() or removed >= 1000:
+    if removed not in p.owned_dice() or removed >= PHANTOM_BASE:
         refuse(
             "remove",
             f"remove: die {removed} is not one of your dice when {card.name} completes "
@@ -515,7 +524,7 @@ def _returns_chosen(
                 f"returns[{k}]",
                 picks,
             )
-        bad = [d for d in picks if d not in dice or d >= 1000 or d == removed]
+        bad = [d for d in picks if d not in dice or d >= PHANTOM_BASE or d == removed]
         if bad:
             refuse(
                 "returns",
@@ -567,7 +576,7 @@ def _completed(state: GameState, e: Event) -> None:
     back = set(e.get("returned", ()))
     for d in e["dice"]:
         dice.remove(d)
-        if d >= 1000:
+        if d >= PHANTOM_BASE:
             continue
         (p.cup if d in back else p.citizenry).append(d)
     if back:
@@ -597,7 +606,7 @@ def _returned(state: GameState, e: Event) -> None:
     src = stack_of(p, ph)[1] if e["source"] == "stack" else p.columns[PHASE_INDEX[ph]]
     for d in e["dice"]:
         src.remove(d)
-        if d < 1000:
+        if d < PHANTOM_BASE:
             p.cup.append(d)
     p.cup.sort()
 

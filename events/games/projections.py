@@ -17,6 +17,7 @@ from typing import Any
 import orjson
 
 import engine
+from engine.canonical import canonical_json
 from engine.state import GameState
 from events.envelope import Envelope, iso_utc
 from events.games.time_control import Clocks
@@ -61,17 +62,22 @@ def render_views(
         pub, mine = shared[seat], view["players"][seat]
         before = encoded_before.get(seat)
         if before is None or before[0] is not pub or before[1] is not mine:
-            before = (pub, mine, orjson.Fragment(view_json(pub)), orjson.Fragment(view_json(mine)))
+            before = (
+                pub,
+                mine,
+                orjson.Fragment(canonical_json(pub)),
+                orjson.Fragment(canonical_json(mine)),
+            )
             encoded_before[seat] = before
         encoded.append(before[2])
         own[seat] = before[3]
-    views = {"public": view_json({**public, "players": encoded, "clock": clock})}
+    views = {"public": canonical_json({**public, "players": encoded, "clock": clock})}
     # a seat's stored view holds only what the public view lacks; ``seat_view`` completes it
     for p in state.players:
-        views[f"seat:{p.seat}"] = view_json(
+        views[f"seat:{p.seat}"] = canonical_json(
             {"seat": p.seat, "player": own[p.seat], "decision": by_viewer[p.seat]["decision"]}
         )
-    views["summary"] = view_json(summary(game_id, state, created_at, finished_at, clocks))
+    views["summary"] = canonical_json(summary(game_id, state, created_at, finished_at, clocks))
     return views
 
 
@@ -83,7 +89,7 @@ def render_summary(
     clocks: Clocks | None = None,
 ) -> dict[str, str]:
     """Only the lobby summary of ``render_views`` (what every append writes)."""
-    return {"summary": view_json(summary(game_id, state, created_at, finished_at, clocks))}
+    return {"summary": canonical_json(summary(game_id, state, created_at, finished_at, clocks))}
 
 
 def seat_view(public: str, private: str) -> str:
@@ -95,13 +101,7 @@ def seat_view(public: str, private: str) -> str:
     view["players"][mine["seat"]] = mine["player"]
     view["seat"] = mine["seat"]
     view["decision"] = mine["decision"]
-    return view_json(view)
-
-
-def view_json(obj: Any) -> str:
-    """The JSON text of a projection: sorted keys, no spaces, UTF-8 (orjson; a rebuilt view is
-    byte-identical to the live one because both are written by this function)."""
-    return orjson.dumps(obj, option=orjson.OPT_SORT_KEYS).decode("utf-8")
+    return canonical_json(view)
 
 
 def summary(

@@ -27,9 +27,8 @@ from typing import Any
 
 import orjson
 
-from events.envelope import canonical_json
+from engine.canonical import canonical_json
 from events.errors import GameNotFound
-from events.games.projections import view_json
 from events.verify.replay import WITHHELD
 
 """The field of a view, and the key of an export's first line, saying the seed is held back."""
@@ -101,7 +100,7 @@ def withhold(view: str) -> str:
     out = orjson.loads(view)
     out.pop("seed", None)
     out[WITHHELD] = REASON
-    return view_json(out)
+    return canonical_json(out)
 
 
 def withhold_item(item: dict[str, Any]) -> dict[str, Any]:

@@ -32,8 +32,9 @@ from typing import Any
 import orjson
 
 import engine
+from engine.canonical import canonical_json
 from engine.state import GameState
-from events.envelope import GENESIS_HASH, Envelope, canonical_json, iso_utc, seal_batch
+from events.envelope import GENESIS_HASH, Envelope, iso_utc, seal_batch
 from events.errors import ConcurrencyConflict, DecisionChanged, GameNotFound, InvalidBatch
 from events.games.projections import Viewer, feed_item, render_summary, render_views, seat_view
 from events.games.seeds import SeedHolds, reveals, withheld_line, withhold, withhold_item

@@ -27,7 +27,8 @@ from collections.abc import Sequence
 
 import orjson
 
-from events.envelope import GENESIS_HASH, canonical_json
+from engine.canonical import canonical_json
+from events.envelope import GENESIS_HASH
 from events.errors import StoreError
 
 FORMAT = "rfg-compacted-1"

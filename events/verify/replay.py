@@ -38,9 +38,10 @@ import orjson
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 import engine
+from engine.canonical import canonical_json
 from engine.rng import BOUND_SINCE_RULES
 from engine.state import GameState
-from events.envelope import GENESIS_HASH, Envelope, canonical_json, check_timestamp
+from events.envelope import GENESIS_HASH, Envelope, check_timestamp
 from events.errors import ChainBroken
 from events.verify.signing import check_signature
 

@@ -35,7 +35,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from events.envelope import canonical_json
+from engine.canonical import canonical_json
 
 ALG = "Ed25519"
 SIGNED_FIELDS = ("alg", "key_id", "game_id", "events", "chain_head", "over", "result")

@@ -26,7 +26,7 @@ from typing import Any
 
 from flask import Blueprint, Response
 
-from engine.state import canonical_json
+from engine.canonical import canonical_json
 from events.games.projections import feed_item
 from service.auth import seat_guard
 from service.backend import backend

@@ -17,9 +17,9 @@ from flask import Blueprint, Response
 from marshmallow import Schema, fields
 from marshmallow.validate import Length, Range
 
+from engine.canonical import canonical_json
 from engine.rng import Rng
 from engine.sampler import Sampler, SamplerError
-from engine.state import canonical_json
 from service.auth import require_seat
 from service.backend import backend
 from service.http import load_query

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine.canonical import canonical_json
 from events.store import (
     GENESIS_HASH,
     ChainBroken,
@@ -19,7 +20,6 @@ from events.store import (
     InvalidBatch,
     UpcasterRegistry,
     UpcastError,
-    canonical_json,
     iso_utc,
     seal_batch,
     verify_chain,

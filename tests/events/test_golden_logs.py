@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bots import arena
-from engine.state import canonical_json
+from engine.canonical import canonical_json
 from events.verify.replay import verify_text
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden"
