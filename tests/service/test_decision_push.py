@@ -1,11 +1,11 @@
 """Decisions are pushed to a bot account's stream by the append itself: with the decisions
 stream's poll interval set to an hour, a decision made pending by another seat's command still
-arrives within a second (real Redis)."""
+arrives before the stream's bound (8 s) closes it - only the append's notice can bring it (real
+Redis)."""
 
 from __future__ import annotations
 
 import threading
-import time
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -61,13 +61,11 @@ def test_a_decision_reaches_the_account_stream_without_waiting_for_a_poll(
     )
     assert resp.status_code == 200
     lines = iter(resp.response)
-    got: list[tuple[str, str, str | None, float]] = []
-    answered_at: list[float] = []
+    got: list[tuple[str, str, str | None]] = []
     next(lines)  # "retry:": the stream has connected and scanned (nothing yet)
     # created directly (not by a ladder): the account's active set is empty, so the poll would
     # never find this game; only the notices written with the appends can
     gid, _ = games.create(2, seed="push", table=table)
-    created_at = time.monotonic()
 
     def read_until(n: int) -> None:
         buf: list[bytes] = []
@@ -75,25 +73,23 @@ def test_a_decision_reaches_the_account_stream_without_waiting_for_a_poll(
             raw = chunk if isinstance(chunk, bytes) else chunk.encode()
             buf.extend(raw.splitlines(keepends=True))
             for kind, data, ident in parse_sse(buf):
-                got.append((kind, data, ident, time.monotonic()))
+                got.append((kind, data, ident))
             buf.clear()
             if sum(1 for k, *_ in got if k == "decision") >= n:
                 return
+        raise AssertionError(f"the stream closed at its bound before decision {n}: not pushed")
 
     # the decision pending at creation: the notice written by the creation's append
     read_until(1)
-    assert got[0][3] - created_at < 1.0
     first = [x for x in got if x[0] == "decision"][0]
     assert first[2] == f"{gid}:0:{games.load(gid)[1]}"
 
     def answer_both() -> None:
-        time.sleep(0.3)
         for seat in (0, 1):
             state, version, _ = games.load(gid)
             decision = engine.legal(state, seat)
             command = {"kind": "start_tiles", "development": decision["options"][0]["development"]}
             games.submit(gid, seat, command, f"c{seat}")
-        answered_at.append(time.monotonic())
 
     t = threading.Thread(target=answer_both)
     t.start()
@@ -102,5 +98,4 @@ def test_a_decision_reaches_the_account_stream_without_waiting_for_a_poll(
     second = [x for x in got if x[0] == "decision"][1]
     version = games.load(gid)[1]
     assert second[2] == f"{gid}:0:{version}"  # seat 0's next decision, made pending by seat 1
-    assert second[3] - answered_at[0] < 1.0, f"arrived {second[3] - answered_at[0]:.3f}s after"
     resp.close()

@@ -1,7 +1,7 @@
 """Revoking and rotating tokens, over a real HTTP server on the real Redis: a revoked bot token's
-open streams (its seat's event stream and its decisions stream) end within the keep-alive
-interval; a seat token rotated by its holder or the admin stops working at once - in every server
-process, and its open stream ends too."""
+open streams (its seat's event stream and its decisions stream) end, saying why, long before their
+bound (60 s: the token is checked at every keep-alive); a seat token rotated by its holder or the
+admin stops working at once - in every server process, and its open stream ends too."""
 
 from __future__ import annotations
 
@@ -76,6 +76,10 @@ class Follower:
         thread.start()
         return thread
 
+    def last(self) -> str | None:
+        """The stream's last line with something on it."""
+        return next((line for _, line in reversed(self.lines) if line), None)
+
     def after(self, t: float) -> list[str]:
         return [line for at, line in self.lines if at > t and line]
 
@@ -124,6 +128,16 @@ def _register(srv: Server, name: str) -> dict[str, Any]:
     return out
 
 
+REVOKED = ": the token of this stream was revoked"
+
+
+def _wait_keepalive(*followers: Follower) -> None:
+    deadline = time.monotonic() + 10
+    while not all(any(line == ": keep-alive" for _, line in f.lines) for f in followers):
+        assert time.monotonic() < deadline, "no keep-alive on the streams"
+        time.sleep(0.05)
+
+
 def _wait_started(*followers: Follower) -> None:
     deadline = time.monotonic() + 10
     while not all(f.lines for f in followers):
@@ -140,7 +154,7 @@ def test_revoking_a_bot_token_ends_its_open_streams(server: Server) -> None:
         decisions.start(server, "/bots/me/decisions/stream", a["token"]),
     ]
     _wait_started(seat_stream, decisions)
-    time.sleep(2 * KEEPALIVE)  # both are open and idle, sending keep-alives
+    _wait_keepalive(seat_stream, decisions)  # both are open and idle, sending keep-alives
     assert seat_stream.ended is None and decisions.ended is None
     assert seat_stream.status == 200 and decisions.status == 200
 
@@ -151,9 +165,7 @@ def test_revoking_a_bot_token_ends_its_open_streams(server: Server) -> None:
         t.join(10)
     for f in (seat_stream, decisions):
         assert f.ended is not None, "the stream outlived its token"
-        # checked at least once per keep-alive interval; the margin is for the XREAD block in
-        # progress and a loaded machine
-        assert f.ended - revoked <= 2 * KEEPALIVE + 0.5, f.ended - revoked
+        assert f.last() == REVOKED, "the stream ends saying why"
         assert not [x for x in f.after(revoked) if not x.startswith(":")], (
             "no frames after revocation"
         )
@@ -179,7 +191,6 @@ def test_a_seat_token_rotated_by_its_holder_stops_working_at_once_everywhere(
     _wait_started(stream)
 
     status, body, headers = server.call("POST", f"/games/{gid}/seats/0/token", tokens[0])
-    rotated = time.monotonic()
     assert status == 201 and headers["Cache-Control"] == "no-store"
     new = body["token"]
     assert new != tokens[0] and body["seat"] == 0 and body["token_type"] == "Bearer"
@@ -198,9 +209,9 @@ def test_a_seat_token_rotated_by_its_holder_stops_working_at_once_everywhere(
             == 401
         )
         assert srv.call("GET", view, new)[0] == 200
-    # the stream it had open ends within the keep-alive interval
+    # the stream it had open ends (its bound is 60 s), saying why
     thread.join(10)
-    assert stream.ended is not None and stream.ended - rotated <= 2 * KEEPALIVE + 0.5
+    assert stream.ended is not None and stream.last() == REVOKED
     # the old token cannot rotate again; another seat's token cannot rotate this seat; none is 401
     assert server.call("POST", f"/games/{gid}/seats/0/token", tokens[0])[0] == 401
     assert server.call("POST", f"/games/{gid}/seats/0/token", tokens[1])[0] == 403

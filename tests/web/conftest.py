@@ -7,9 +7,12 @@ Locally a missing Redis or Chromium skips these tests; under ``CI`` it fails the
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
+import time
+import urllib.request
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -41,7 +44,6 @@ class Site:
 
     def __init__(self, url: str, prefix: str, redis_url: str, env: dict[str, str]) -> None:
         self.url, self.prefix, self.redis_url, self.env = url, prefix, redis_url, env
-        self.shared: dict[str, Any] = {}  # what one test leaves for the next (the game played)
 
     def rfg(self, *args: str, timeout: float = 120) -> str:
         cmd = [sys.executable, "-m", "rfgcli.main", *args]
@@ -128,3 +130,30 @@ def browser() -> Iterator[Any]:
         b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield b
         b.close()
+
+
+def call(site: Site, method: str, path: str, body: Any = None) -> Any:
+    """One JSON request to the site's API; its parsed answer."""
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(
+        site.url + path, data=data, method=method, headers={"Content-Type": "application/json"}
+    )
+    with urllib.request.urlopen(req, timeout=10) as resp:
+        return json.loads(resp.read())
+
+
+@pytest.fixture(scope="session")
+def finished_game(site: Site) -> str:
+    """A game between two built-in bots, played to its end by the workers."""
+    game = call(
+        site,
+        "POST",
+        "/games",
+        {"seats": [{"kind": "bot", "bot": "random"}, {"kind": "bot", "bot": "random"}]},
+    )
+    gid: str = game["game_id"]
+    deadline = time.monotonic() + 120
+    while call(site, "GET", f"/games/{gid}")["status"] != "finished":
+        assert time.monotonic() < deadline, "the bots did not finish their game in time"
+        time.sleep(0.5)
+    return gid

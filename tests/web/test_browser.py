@@ -118,7 +118,6 @@ def test_a_person_plays_a_whole_game_against_three_bots_by_clicking(
     page.get_by_role("button", name="Create game and take my seat").click()
     page.wait_for_url("**/play/#/games/*/seats/0")
     gid = page.url.split("#/games/")[1].split("/")[0]
-    site.shared["gid"] = gid
 
     spectator = _page(browser)
     spectator.goto(f"{site.url}/play/#/watch/{gid}")
@@ -163,12 +162,11 @@ def test_a_person_plays_a_whole_game_against_three_bots_by_clicking(
     spectator.close()
 
 
-def test_the_replay_viewer_steps_to_the_end_and_shows_the_verdict(site: Site, browser: Any) -> None:
-    gid = site.shared.get("gid")
-    if gid is None:
-        pytest.skip("needs the game of the previous test")
+def test_the_replay_viewer_steps_to_the_end_and_shows_the_verdict(
+    site: Site, browser: Any, finished_game: str
+) -> None:
     page = _page(browser)
-    page.goto(f"{site.url}/play/#/replay/{gid}")
+    page.goto(f"{site.url}/play/#/replay/{finished_game}")
     badge = page.locator(".verdict .badge")
     badge.wait_for(timeout=30000)
     assert badge.get_attribute("data-verdict") == "ok", page.locator(".verdict").inner_text()

@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 import json
-import time
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -47,32 +46,6 @@ def _clean(page: Any) -> None:
     violations = page.evaluate("window.__csp")
     assert violations == [], violations
     assert page.js_errors == [], page.js_errors
-
-
-def _call(site: Site, method: str, path: str, body: Any = None) -> Any:
-    data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(
-        site.url + path, data=data, method=method, headers={"Content-Type": "application/json"}
-    )
-    with urllib.request.urlopen(req, timeout=10) as resp:
-        return json.loads(resp.read())
-
-
-@pytest.fixture(scope="module")
-def finished_game(site: Site) -> str:
-    """A game between two built-in bots, played to its end by the workers."""
-    game = _call(
-        site,
-        "POST",
-        "/games",
-        {"seats": [{"kind": "bot", "bot": "random"}, {"kind": "bot", "bot": "random"}]},
-    )
-    gid: str = game["game_id"]
-    deadline = time.monotonic() + 120
-    while _call(site, "GET", f"/games/{gid}")["status"] != "finished":
-        assert time.monotonic() < deadline, "the bots did not finish their game in time"
-        time.sleep(0.5)
-    return gid
 
 
 def _log(site: Site, gid: str) -> str:
