@@ -18,10 +18,11 @@ import os
 import resource
 from typing import Any
 
-from events import config
-from service import logs as _logs  # (gunicorn reads every setting-named global here)
+# gunicorn reads every setting-named global here (``config`` is one): private names only
+from events import config as _config
+from service import logs as _logs
 
-logconfig_dict = _logs.logconfig(config.value("RFG_LOG_FORMAT"), config.value("RFG_LOG_LEVEL"))
+logconfig_dict = _logs.logconfig(_config.value("RFG_LOG_FORMAT"), _config.value("RFG_LOG_LEVEL"))
 accesslog = None
 
 
