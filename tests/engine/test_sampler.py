@@ -106,7 +106,7 @@ def test_a_shortfall_is_refused() -> None:
             with pytest.raises(SamplerError, match="shortfall"):
                 Sampler(engine.observe(state, 0), Rng.from_seed("x"))
             return
-    pytest.skip("no Explore shortfall in these games")
+    raise AssertionError("no Explore shortfall in 60 random games: seed games that make one")
 
 
 def test_a_view_it_cannot_model_is_refused(views: list[Any]) -> None:
