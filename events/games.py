@@ -79,6 +79,8 @@ class Change:
     state: GameState
     clocks: Clocks
     duplicate: bool = False
+    #: stored as needing no worker (``Games.unattended``): the dispatcher has nothing to do
+    unattended: bool = False
 
 
 Listener = Callable[[Change], None]
@@ -99,6 +101,7 @@ class _Command:
         "cached",
         "caught_up",
         "conflicts",
+        "unattended",
     )
 
     def __init__(
@@ -126,6 +129,8 @@ class _Command:
         self.caught_up = False
         #: appends refused because the game moved on (without ``expected_version``)
         self.conflicts = 0
+        #: stored as needing no worker (``Games.unattended``)
+        self.unattended = False
 
     @property
     def entry(self) -> _Cached:
@@ -188,6 +193,10 @@ class Games:
         #: called after every stored creation or command (``workers`` enqueues bot turns and
         #: timeouts here); a failing listener is logged, never fails the command
         self.listeners: list[Listener] = []
+        #: set by the workers' dispatcher: whether a game's new state needs no worker (every
+        #: pending decision a person's without a clock); such an append is stored ``unattended``
+        #: and its listeners are told so (``Change.unattended``: the dispatcher writes nothing)
+        self.unattended: Callable[[str, GameState, Clocks], bool] | None = None
         #: the seeds held back until a duplicate set has ended (``events.seeds``)
         self.holds = SeedHolds(store)
 
@@ -509,6 +518,10 @@ class Games:
             views = render_summary(cmd.game_id, state, cached.created_at, None, clocks)
         notices = self._notices(cmd.game_id, state, clocks, envs[-1].seq, cmd.command_id)
         extra: dict[str, Any] = {"notices": notices} if notices else {}
+        if self.unattended is not None and not state.over:
+            cmd.unattended = self.unattended(cmd.game_id, state, clocks)
+            if cmd.unattended:
+                extra["unattended"] = True
         guard = cmd.guard
         while True:
             if guard is not None and not guard.confirmed:
@@ -553,7 +566,7 @@ class Games:
             raise _Replayed(result)
         cached = cmd.entry
         self._remember(cmd.game_id, state, envs[-1], cached.created_at, clocks, cached.memo)
-        self._notify(Change(cmd.game_id, envs[-1].seq, state, clocks))
+        self._notify(Change(cmd.game_id, envs[-1].seq, state, clocks, unattended=cmd.unattended))
         return Submitted(result, envs)
 
     def _notices(

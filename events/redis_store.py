@@ -79,8 +79,9 @@ _log = logging.getLogger(__name__)
 APPEND_LUA = """
 -- KEYS: stream, meta, commands, views, tokens [, guard: a hash of the game]
 -- ARGV[1]: command id
--- ARGV[2]: header "<expected> <n_events> <n_views> <first prev_hash|-> <last hash|-> <status>"
---          (status empty = unchanged; few arguments keep the client's packing cost down)
+-- ARGV[2]: header "<expected> <n_events> <n_views> <first prev_hash|-> <last hash|-> <u> <status>"
+--          (u: 1 = the new version needs no worker, recorded as meta 'unattended'; status
+--          empty = unchanged; few arguments keep the client's packing cost down)
 -- ARGV[3..]: n_events envelope JSONs, then n_views (name, "<new version>:<json>") pairs,
 --          then with a guard key: its field and the value it must hold
 if #KEYS > 5 and redis.call('HGET', KEYS[6], ARGV[#ARGV - 1]) ~= ARGV[#ARGV] then
@@ -88,8 +89,8 @@ if #KEYS > 5 and redis.call('HGET', KEYS[6], ARGV[#ARGV - 1]) ~= ARGV[#ARGV] the
 end
 local done = redis.call('HGET', KEYS[3], ARGV[1])
 if done then return {'dup', done} end
-local e, ns, nvs, prev, last, status =
-  string.match(ARGV[2], '^(%d+) (%d+) (%d+) (%S+) (%S+) ?(.*)$')
+local e, ns, nvs, prev, last, unattended, status =
+  string.match(ARGV[2], '^(%d+) (%d+) (%d+) (%S+) (%S+) (%d) ?(.*)$')
 local meta = redis.call('HMGET', KEYS[2], 'version', 'hash', 'compacted')
 if meta[3] then return {'compacted', meta[1]} end
 local version = tonumber(meta[1]) or 0
@@ -113,6 +114,9 @@ end
 local newv = expected + n
 local result = (expected + 1) .. ':' .. newv
 redis.call('HSET', KEYS[3], ARGV[1], result)
+if n > 0 and unattended == '1' then
+  redis.call('HSET', KEYS[2], 'unattended', newv)
+end
 if n > 0 and status ~= '' then
   redis.call('HSET', KEYS[2], 'version', newv, 'hash', last, 'status', status)
 elseif n > 0 then
@@ -446,8 +450,13 @@ class RedisStore:
         status: str | None = None,
         notices: Sequence[tuple[str, str]] | None = None,
         guard: Guard | None = None,
+        unattended: bool = False,
     ) -> AppendResult:
-        """``notices``: (stream key, JSON) pairs XADDed (field ``d``, trimmed to about
+        """``unattended``: the new version needs no worker (no bot turn, no deadline: every
+        pending decision is a person's without a clock); recorded as the game's meta field
+        ``unattended`` (that version), so the sweep need not look at it (``workers.sweep``).
+
+        ``notices``: (stream key, JSON) pairs XADDed (field ``d``, trimmed to about
         ``NOTICE_MAXLEN``) with the append: in the same pipeline, so the same round trip, on a
         single Redis; right after a successful append on a cluster or with ``ReplicaWait`` (the
         keys are in other slots than the game's, so never in its script). On a single Redis they
@@ -457,7 +466,7 @@ class RedisStore:
         ``guard``: checked first by the script (``GuardRefused``, nothing written); its key must
         carry the game's hash tag. The store sets ``guard.passed`` when the append is applied."""
         keys, args, prev_hash = self._append_call(
-            game_id, expected_version, command_id, envelopes, views or {}, status, guard
+            game_id, expected_version, command_id, envelopes, views or {}, status, guard, unattended
         )
         try:
             if notices and self.replica_wait is None and not is_cluster(self.client):
@@ -563,6 +572,7 @@ class RedisStore:
         views: Mapping[str, str],
         status: str | None,
         guard: Guard | None,
+        unattended: bool = False,
     ) -> tuple[list[str], list[Any], str]:
         """The batch checked, then the append script's keys and arguments (see ``APPEND_LUA``)
         and the batch's first ``prev_hash``."""
@@ -581,7 +591,7 @@ class RedisStore:
             keys.append(guard.key)
         header = (
             f"{expected_version} {len(texts)} {len(views)} {prev_hash or '-'} "
-            f"{last_hash or '-'} {status or ''}"
+            f"{last_hash or '-'} {1 if unattended else 0} {status or ''}"
         )
         args: list[Any] = [command_id, header, *texts]
         position = f"{expected_version + len(texts)}:"

@@ -120,9 +120,11 @@ class EventStore(Protocol):
         status: str | None = None,
         notices: Sequence[tuple[str, str]] | None = None,
         guard: Guard | None = None,
+        unattended: bool = False,
     ) -> AppendResult:
         """Atomically append one command's envelopes; store ``views`` at the new version and
-        set the game's lobby ``status`` in the same step. ``notices`` (stream key, JSON) are
+        set the game's lobby ``status`` in the same step (and, ``unattended``, record that the
+        new version needs no worker). ``notices`` (stream key, JSON) are
         written with it, outside its atomic step (see ``RedisStore.append``). ``guard`` is
         checked first in the same step (``GuardRefused``). Raises ``ConcurrencyConflict``,
         ``GameNotFound`` (expected_version > 0 on a game with no stream) or ``InvalidBatch``."""
