@@ -42,7 +42,7 @@ from .projections import Viewer, feed_item, render_summary, render_views, seat_v
 from .replay import CREATE_COMMAND_ID, signed_result
 from .seeds import SeedHolds, reveals, withheld_line, withhold, withhold_item
 from .signing import Signer
-from .store import AppendResult, EventStore, Guard, GuardRefused
+from .store import AppendResult, EventStore, Gate, GateClosed, Guard, GuardRefused
 
 #: how often a command without expected_version is decided again when other commands keep
 #: landing first, before the conflict is reported
@@ -102,6 +102,7 @@ class _Command:
         "caught_up",
         "conflicts",
         "unattended",
+        "gate",
     )
 
     def __init__(
@@ -131,6 +132,8 @@ class _Command:
         self.conflicts = 0
         #: stored as needing no worker (``Games.unattended``)
         self.unattended = False
+        #: run by the first append (``Games.submit``)
+        self.gate: Gate | None = None
 
     @property
     def entry(self) -> _Cached:
@@ -350,6 +353,7 @@ class Games:
         actor: str | None = None,
         decision_id: int | None = None,
         guard: Guard | None = None,
+        gate: Gate | None = None,
     ) -> Submitted:
         """Apply one seat's command; idempotent per command id, optimistic on the version.
 
@@ -370,6 +374,10 @@ class Games:
         refused guard - runs ``guard.confirm`` first, so the caller's check still comes before
         any answer (and before listeners hear a retry).
 
+        ``gate`` (``events.store.Gate``; the API's rate limits): run by the first append of the
+        command where the store can (``GateClosed`` when it refuses); the caller runs its check
+        itself when ``gate.reply`` is still None.
+
         Round trips: the cached state is trusted optimistically, because the append itself
         checks the command id and the version atomically. A cache known to be behind (the client
         saw a later version) is caught up first in one round trip; a cache found behind by the
@@ -379,8 +387,11 @@ class Games:
         cmd = _Command(
             game_id, seat, command, command_id, expected_version, decision_id, actor, guard
         )
+        cmd.gate = gate
         try:
             return self._run(cmd)
+        except GateClosed:
+            raise  # (the caller's gate answers first: nothing was checked beyond it)
         except Exception:
             if guard is not None and not (guard.passed or guard.refused):
                 guard.check()  # the caller's own answer comes first
@@ -528,6 +539,10 @@ class Games:
                 extra["guard"] = guard
             else:
                 extra.pop("guard", None)
+            if cmd.gate is not None and cmd.gate.reply is None:
+                extra["gate"] = cmd.gate
+            else:
+                extra.pop("gate", None)
             try:
                 return self.store.append(
                     cmd.game_id,

@@ -86,6 +86,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         app.register_blueprint(bp)
     app.register_blueprint(web.bp)  # the web client under /play/
     metrics.init_app(app, store.client, store.games, store.queue_client)  # GET /metrics
-    limits.init_app(app, store.client, store.store.prefix)  # after the routes it limits
+    limits.init_app(
+        app, store.client, store.store.prefix, gates=store.store.gates
+    )  # after the routes
     app.remember_plain_functions()  # last: every hook, view and handler registered
     return app
