@@ -105,7 +105,7 @@ def _submit(game_id: str, seat: int, gate: Gate | None) -> Response:
 
 def _request() -> tuple[dict[str, Any], int | None, int | None]:
     """The body, and the version (``expected_version`` or ``If-Match``) or decision id."""
-    body = load_body(_body, fast=True)
+    body = load_body(_body)
     header_version = if_match_version()
     expected = body.get("expected_version")
     if expected is not None and header_version is not None and expected != header_version:
