@@ -13,7 +13,18 @@ from typing import Any
 
 from flask import Flask
 
-from service import backend, deadlines, errors, headers, http, limits, logs, metrics, web
+from service import (
+    backend,
+    deadlines,
+    errors,
+    headers,
+    http,
+    limits,
+    logs,
+    metrics,
+    openings,
+    web,
+)
 from service.api import BLUEPRINTS
 from service.config import resolve
 from service.routing import AsciiIntConverter, GameIdConverter
@@ -26,6 +37,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.url_map.converters["int"] = AsciiIntConverter  # /seats/3, never /seats/٣
     app.url_map.strict_slashes = False
     logs.init_app(app)  # request id, JSON log context, one access line per request
+    openings.init_app(app)  # event streams open a few at a time (first of the hooks)
     headers.init_app(app)  # nosniff, no framing, CSP (service.headers)
     errors.init_app(app)
     http.init_app(app)  # bodies: size limits on chunked bodies too, UTF-8 only
