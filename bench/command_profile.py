@@ -3,10 +3,10 @@
     python bench/command_profile.py [--url redis://127.0.0.1:6379/0] [--games 6] [--mode worker|api]
 
 ``worker``: 4-player heuristic-bot games played the way a worker plays them (``workers.turns.play``
-with playing on: decide, ``Games.submit`` - seal, views, clocks, one Lua append - and on to the
+with playing on: decide, ``GameService.submit`` - seal, views, clocks, one Lua append - and on to the
 next decision), no RQ. ``api``: the same games' commands sent as ``POST /games/<id>/seats/<n>/
 commands`` (seat tokens, ``expected_version``) to the Flask app in-process (WSGI test client: the
-whole request path - routing, auth, marshmallow, ``Games.submit``, the JSON answer - without
+whole request path - routing, auth, marshmallow, ``GameService.submit``, the JSON answer - without
 sockets or gunicorn), a random bot's commands computed beforehand (``bench/api.py``'s scripts).
 ``--apps 2``: spread over two apps at random, as over two gunicorn workers (each app's game cache
 is then often behind the store: the catch-up a command pays then shows).
@@ -40,21 +40,21 @@ sys.path.insert(0, str(ROOT))
 
 from pyinstrument import Profiler  # noqa: E402
 
-import events  # noqa: E402
+import events.store  # noqa: E402
 
 #: (label, function name, path fragment) - the parts reported, outermost call each
 PARTS = [
-    ("load / catch up with the store", "_catch_up", "events/games.py"),
+    ("load / catch up with the store", "_catch_up", "events/games/service.py"),
     ("copy cached state + clocks", "copy", "engine/state.py"),
     ("bot decides (incl. its observe)", "bot_command", "workers/policy.py"),
     ("  bot's engine.observe", "observe", "engine/observe.py"),
     ("engine.play (rules)", "play", "engine/__init__.py"),
     ("seal_batch (hash chain)", "seal_batch", "events/envelope.py"),
-    ("clocks.apply", "apply", "events/clock.py"),
-    ("render_views (all projections)", "render_views", "events/projections.py"),
-    ("RedisStore.append (Lua, round trip)", "append", "events/redis_store.py"),
-    ("listeners (dispatch, agenda)", "_notify", "events/games.py"),
-    ("Games.submit (total)", "submit", "events/games.py"),
+    ("clocks.apply", "apply", "events/games/time_control.py"),
+    ("render_views (all projections)", "render_views", "events/games/projections.py"),
+    ("RedisStore.append (Lua, round trip)", "append", "events/store/redis_adapter.py"),
+    ("listeners (dispatch, agenda)", "_notify", "events/games/service.py"),
+    ("GameService.submit (total)", "submit", "events/games/service.py"),
     ("flask request (total)", "wsgi_app", "flask/app.py"),
     ("  marshmallow load", "load", "marshmallow/schema.py"),
     ("  auth (seat token)", "require_seat", "service/auth.py"),
@@ -75,14 +75,14 @@ CPU_PARTS = [
     ("  metrics", "service.metrics", "_after"),
     ("  security headers", "service.headers", "secure"),
     ("bot decides (incl. its observe)", "workers.policy", "bot_command"),
-    ("Games.submit (total)", "events.games", "Games.submit"),
-    ("  load / catch up with the store", "events.games", "Games._catch_up"),
+    ("GameService.submit (total)", "events.games.service", "GameService.submit"),
+    ("  load / catch up with the store", "events.games.service", "GameService._catch_up"),
     ("  engine.play (rules)", "engine", "play"),
-    ("  seal_batch (hash chain)", "events.games", "seal_batch"),
-    ("  render_views (all projections)", "events.games", "render_views"),
+    ("  seal_batch (hash chain)", "events.games.service", "seal_batch"),
+    ("  render_views (all projections)", "events.games.service", "render_views"),
     ("    engine.observe_all", "engine", "observe_all"),
     ("  dispatcher (agenda, jobs)", "workers.dispatch", "Dispatcher.after_append"),
-    ("  RedisStore.append (client, round trip)", "events.redis_store", "RedisStore.append"),
+    ("  RedisStore.append (client, round trip)", "events.store.redis_adapter", "RedisStore.append"),
 ]
 APPEND_PART = CPU_PARTS[-1][0]
 
@@ -282,7 +282,7 @@ def main() -> None:
         help="api: rate limits, the dispatcher and the access log on, as rfg run serves",
     )
     args = p.parse_args()
-    client = events.connect(args.url, decode_responses=False)
+    client = events.store.connect(args.url, decode_responses=False)
     best: tuple[int, Any, float, float] | None = None
     for _ in range(args.rounds):
         prefix = f"prof{uuid.uuid4().hex[:8]}"

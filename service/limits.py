@@ -21,7 +21,7 @@ the route's limit when it has one, else the per-address one; of a limit of sever
 (``"20 per minute;200 per hour"``) the one that refused, else the one of the shortest window.
 The admin token is exempt. ``RATE_LIMITS=False`` (``RFG_RATE_LIMITS=0``) turns all of it off.
 When the counters cannot be written (the store down, or refusing writes: full, read-only, failing
-its disk, too few replicas; ``events.outage``) the request answers 503 ``store-unavailable`` with
+its disk, too few replicas; ``events.store.outage``) the request answers 503 ``store-unavailable`` with
 ``Retry-After`` (``service.errors``): no limit is skipped, and the counting fails first, so a
 full store refuses reads too while limits are on.
 The client address is the peer's, or with ``PROXY_HOPS=N`` the one N trusted proxies forwarded.
@@ -68,9 +68,9 @@ from flask import Flask, Response, current_app, g, request
 from limits import RateLimitItem, parse_many
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from events.outage import is_outage
-from events.store import Gate
-from events.text import text
+from events.store.outage import is_outage
+from events.store.port import Gate
+from events.store.text import text
 from service.errors import Problem
 
 #: endpoints outside the per-address limit (monitoring)

@@ -2,7 +2,7 @@
 
 * ``decision.decision_id`` in a seat's view: the id of the decision the seat owes, the stream
   version at which it became pending (the seat's ``clock.seats[n].decision_version``, folded by
-  ``events.clock``). A command may name it instead of a version (``Games.submit``).
+  ``events.games.time_control``). A command may name it instead of a version (``GameService.submit``).
 * ``decision.help``: what the decision is and how to answer it. ``DECISION_HELP`` is the one table
   of help texts, one per decision kind; the engine's own, more detailed text (when
   ``engine.legal`` gives one) comes after it.

@@ -38,8 +38,8 @@ from rq.job import Job, JobStatus
 
 import engine
 from engine.state import GameState
-from events.clock import TIMEOUT_ACTOR, Clocks, seat_kinds
-from events.games import Change, utc_now
+from events.games.service import Change, utc_now
+from events.games.time_control import TIMEOUT_ACTOR, Clocks, seat_kinds
 
 from .agenda import Agenda
 from .settings import WorkerSettings
@@ -149,7 +149,7 @@ class Dispatcher:
         self.kept: set[str] = set()
 
     def after_append(self, change: Change) -> None:
-        """``Games`` listener: dispatch right after each stored command.
+        """``GameService`` listener: dispatch right after each stored command.
 
         Only decisions that this command made pending are enqueued (the others were enqueued
         with the command that made them pending); a retried command (``duplicate``) dispatches

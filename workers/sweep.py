@@ -34,8 +34,8 @@ import time
 import uuid
 from typing import Any
 
-from events import GameNotFound
-from events.text import text
+from events.store import GameNotFound
+from events.store.text import text
 
 from . import faults
 from .agenda import Agenda

@@ -11,9 +11,9 @@ come as ``If-Match: "<version>"`` (the ETag of the view the client decided on). 
 * by decision: ``decision_id`` (the seat view's ``decision.decision_id``) instead of a version
   applies the command while the seat still owes that decision, whatever other seats did
   meanwhile; once the seat's own decision changed -> 409 ``decision-changed`` naming the current
-  one (``Games.submit`` checks it atomically with the append);
+  one (``GameService.submit`` checks it atomically with the append);
 * the answer carries the new version and the appended events as this seat may see them; a view
-  read right after is of the new version (``Games.view`` renders a version's views for its first
+  read right after is of the new version (``GameService.view`` renders a version's views for its first
   reader);
 * the rate limits are counted by the append itself where the store can (``service.limits``:
   ``GATED``), in its round trip, before anything else it checks; a 429 is the answer whatever
@@ -30,8 +30,8 @@ from typing import Any
 from flask import Blueprint, Response
 
 from engine.state import canonical_json
-from events.projections import feed_item
-from events.store import Gate
+from events.games.projections import feed_item
+from events.store.port import Gate
 from service import limits
 from service.auth import seat_guard
 from service.backend import backend
@@ -78,7 +78,7 @@ def _submit(game_id: str, seat: int, gate: Gate | None) -> Response:
         gate=gate,
     )
     if not guard.passed:
-        guard.check()  # (Games.submit did: a retry's answer)
+        guard.check()  # (GameService.submit did: a retry's answer)
     headers = {"ETag": etag(out.version)}
     if out.result.duplicate:
         record = out.envelopes[0].event() if out.envelopes else {}

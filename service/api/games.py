@@ -4,7 +4,7 @@
 A game created here expires, with every key it holds, after ``ABANDONED_GAME_SECONDS`` without a
 command as long as no seat is claimed; once over it is kept (``FINISHED_GAME_SECONDS``: 0 for
 good). Each address may have ``MAX_OPEN_GAMES_PER_ADDRESS`` unfinished games (``service.limits``).
-A creation is one atomic write (``Games.create``); sent again with the same ``Idempotency-Key`` it
+A creation is one atomic write (``GameService.create``); sent again with the same ``Idempotency-Key`` it
 answers the same game (``service.idempotency``)."""
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from urllib.parse import urlencode
 
 from flask import Blueprint, Response, current_app
 
-from events.clock import validate_table
-from events.seeds import withholds
+from events.games.seeds import withholds
+from events.games.time_control import validate_table
 from service import idempotency
 from service.api.links import game_links
 from service.auth import require_admin
@@ -39,7 +39,7 @@ from service.tokens import Table
 from service.views import served_view
 
 bp = Blueprint("games", __name__)
-#: create-game fields recorded in the table (time control: events/clock.py)
+#: create-game fields recorded in the table (time control: events/games/time_control.py)
 TABLE_KEYS = ("time_control", "timeout_policy", "abandon_after")
 _create = CreateGameSchema()
 _list = ListGamesQuerySchema()

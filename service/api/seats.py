@@ -27,7 +27,7 @@ from typing import Any
 
 from flask import Blueprint, Response
 
-from events.seeds import withholds
+from events.games.seeds import withholds
 from service.api.games import game_state, read_summary
 from service.api.links import seat_links
 from service.auth import bearer_token, is_admin, require_seat, seat_guard

@@ -9,9 +9,9 @@ import fakeredis
 import pytest
 
 import engine
-from events import RedisStore, ReplicaWait
-from events.games import Games
-from events.store import Gate, GateClosed
+from events.games.service import GameService
+from events.store import RedisStore, ReplicaWait
+from events.store.port import Gate, GateClosed
 
 #: a gate over its own keys: counts a hit on KEYS[1] and lets the append go while it is under ARGV[1]
 COUNTER = """
@@ -21,7 +21,7 @@ return {0, n}
 """
 
 
-def _command(games: Games, gid: str) -> tuple[int, dict[str, object]]:
+def _command(games: GameService, gid: str) -> tuple[int, dict[str, object]]:
     from bots import get_bot
     from engine.rng import Rng
 
@@ -33,7 +33,7 @@ def _command(games: Games, gid: str) -> tuple[int, dict[str, object]]:
 
 
 def test_a_gate_that_lets_it_through_appends_and_answers(store: RedisStore) -> None:
-    games = Games(store)
+    games = GameService(store)
     gid, version = games.create(2, seed="gate-1")
     counter = f"{store.prefix}:gate-counter:{gid}"
     gate = Gate(COUNTER, [counter], [5])
@@ -45,7 +45,7 @@ def test_a_gate_that_lets_it_through_appends_and_answers(store: RedisStore) -> N
 
 
 def test_a_gate_that_refuses_writes_nothing(store: RedisStore) -> None:
-    games = Games(store)
+    games = GameService(store)
     gid, version = games.create(2, seed="gate-2")
     counter = f"{store.prefix}:gate-counter:{gid}"
     store.client.set(counter, 5)
@@ -67,7 +67,7 @@ def test_a_gate_that_refuses_writes_nothing(store: RedisStore) -> None:
 def test_an_append_that_moved_on_runs_its_gate_once(store: RedisStore) -> None:
     """Without an expected version, an append refused as stale is decided again on the caught-up
     game and appended again: the gate is counted by the first attempt only."""
-    games, other = Games(store), Games(store)
+    games, other = GameService(store), GameService(store)
     gid, version = games.create(2, seed="gate-3")
     state, _, _ = games.load(gid)
     first, second = sorted(engine.pending(state))[:2]
@@ -90,7 +90,7 @@ def test_a_store_waiting_for_replicas_leaves_the_gate_unrun(store: RedisStore) -
     if not store.gates or isinstance(store.client, fakeredis.FakeRedis):
         pytest.skip("WAIT needs a real single Redis (fakeredis has none; a cluster never gates)")
     waiting = RedisStore(store.client, prefix=store.prefix, replica_wait=ReplicaWait(0, 1.0))
-    games = Games(waiting)
+    games = GameService(waiting)
     gid, version = games.create(2, seed="gate-4")
     counter = f"{store.prefix}:gate-counter:{gid}"
     gate = Gate(COUNTER, [counter], [5])

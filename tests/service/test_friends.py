@@ -3,7 +3,7 @@
 What a host and their friends see through the API: the name each person gave shows on the game
 and in the lobby; an invited seat is claimed only with its invite code, once, and the public
 lobby cannot take it; a resignation or an abandonment ends the game with its reason, and the
-game's log still verifies (``events.replay`` re-runs the resign/abandon commands)."""
+game's log still verifies (``events.verify.replay`` re-runs the resign/abandon commands)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from events.replay import verify_text
+from events.verify.replay import verify_text
 from tests.service.conftest import ADMIN, bearer
 
 

@@ -29,11 +29,11 @@ tampered with) comes first, so the script is all or nothing.
 
 A game's creation is one EVALSHA of ``CREATE_LUA`` (``create_game``): first events, command record,
 meta hash, views, retention and expiry, and the lobby entry on a single Redis. Redis refuses a
-write it cannot take (``OOM``, ``READONLY``, ``MISCONF``, ``NOREPLICAS``: ``events.outage``) at a
+write it cannot take (``OOM``, ``READONLY``, ``MISCONF``, ``NOREPLICAS``: ``events.store.outage``) at a
 script's first write, so a refused append or creation wrote nothing; those errors pass through as
 they are.
 
-On a Redis Cluster (``events.connect("redis+cluster://...")``) every script above touches the
+On a Redis Cluster (``events.store.connect("redis+cluster://...")``) every script above touches the
 keys of one game only, so one hash slot; the lobby is written by its own command, after the
 creation script. With a
 ``ReplicaWait`` (``?wait=1`` on the store URL) an append is followed, on the same connection to
@@ -56,11 +56,11 @@ from typing import Any
 import redis
 from redis.cluster import RedisCluster
 
-from events import compaction
 from events.envelope import GENESIS_HASH, UPCASTERS, Envelope, UpcasterRegistry
 from events.errors import ConcurrencyConflict, GameNotFound, InvalidBatch, StoreError
-from events.outage import refusal
-from events.store import (
+from events.store import compaction
+from events.store.outage import refusal
+from events.store.port import (
     AppendResult,
     GameEntry,
     Gate,
@@ -74,7 +74,7 @@ from events.store import (
     check_views,
     validate_batch,
 )
-from events.text import text as as_text
+from events.store.text import text as as_text
 
 _log = logging.getLogger(__name__)
 
@@ -428,15 +428,15 @@ class RedisStore:
         #: where ``archive`` writes finished games (and reads them back): the argument, else
         #: ``$RFG_ARCHIVE_DIR``; every process serving the store needs the same directory
         if archive_dir is None:
-            from events import environment
+            from events import config
 
-            archive_dir = environment.value("RFG_ARCHIVE_DIR")
+            archive_dir = config.value("RFG_ARCHIVE_DIR")
         self.archive_dir = archive_dir or None
         self._unpacked: OrderedDict[tuple[str, str], list[str]] = OrderedDict()
         self._lobby = f"{prefix}:lobby"
         #: archived games whose keys expire -> when (``expire_archives``)
         self._archives = f"{prefix}:archives"
-        #: from the argument, else from the URL ``events.connect`` made the client for
+        #: from the argument, else from the URL ``events.store.connect`` made the client for
         self.replica_wait = replica_wait or getattr(client, "rfg_replica_wait", None)
 
     @property
@@ -566,7 +566,7 @@ class RedisStore:
         """Create a game in one atomic step (``CREATE_LUA``, one slot): its first events (seq 1
         on), their command record, its meta hash (version, chain head, ``status``, ``created_at``
         and the retention ``set_retention`` would set), its ``views`` and the expiry of its keys,
-        and on a single Redis its lobby entry. A refused write (``events.outage``: full,
+        and on a single Redis its lobby entry. A refused write (``events.store.outage``: full,
         read-only...) leaves nothing of it. On a cluster the lobby, in another slot, is written
         right after: a failure in between leaves a game that is not listed (and expires as its
         retention says), never a listed game without its events.
@@ -828,14 +828,14 @@ class RedisStore:
         if self.archive_dir:  # (also a file left by an archive that crashed before its script)
             self._remove_archive(game_id)
 
-    # -- compaction (events/compaction.py) --------------------------------------------------
+    # -- compaction (events/store/compaction.py) --------------------------------------------------
     def compacted_key(self, game_id: str) -> str:
         """The hash holding a compacted game's ``log`` and ``views`` blobs (the game's slot)."""
         return f"{self.prefix}:{{g:{game_id}}}:z"
 
     def compact(self, game_id: str, hook: Any = None) -> int | None:
         """Replace a finished game's stream, command records and views by one compacted blob
-        each for the log and the views (``events.compaction``); returns the log blob's size, or
+        each for the log and the views (``events.store.compaction``); returns the log blob's size, or
         None if the game is not finished or already compacted. The summary view stays in the
         views hash too (with the game's TTL): the lobby lists it (``service.lobby``).
 

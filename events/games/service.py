@@ -3,16 +3,16 @@
 One place turns a command into stored facts: load the game (fold its stream, cached per process),
 check the idempotency key and the expected version, let the engine decide, seal the command record
 and the events into hash-chained envelopes, and append them with the lobby summary in one atomic
-store call. The public and seat views (``events.projections``) are stored by the appends that
+store call. The public and seat views (``events.games.projections``) are stored by the appends that
 create and end a game; in between, the first reader of a version renders them from its cached
 game and stores them with the position they reflect, so readers always get the current version
 and a command does not pay for views nobody reads. Readers also get the per-viewer event feed
 (redacted only by the engine's ``redact``) and log exports. A finished game of a duplicate set
-that still runs holds its seed back in all of them (``events.seeds``).
+that still runs holds its seed back in all of them (``events.games.seeds``).
 
 Viewers: ``"public"``, a seat number, or ``"server"``.
 
-Time control: the seats' clocks (``events.clock``) are folded from the envelopes next to the
+Time control: the seats' clocks (``events.games.time_control``) are folded from the envelopes next to the
 state and cached with it; the public and seat views carry their deadlines, the summary who timed
 out or was abandoned. After each stored creation or command, listeners (``subscribe``) hear a
 ``Change``: the workers enqueue bot turns and timeouts there.
@@ -33,16 +33,15 @@ import orjson
 
 import engine
 from engine.state import GameState
-
-from .clock import Clocks, validate_table
-from .clock import fold as fold_clocks
-from .envelope import GENESIS_HASH, Envelope, canonical_json, iso_utc, seal_batch
-from .errors import ConcurrencyConflict, DecisionChanged, GameNotFound, InvalidBatch
-from .projections import Viewer, feed_item, render_summary, render_views, seat_view
-from .replay import CREATE_COMMAND_ID, signed_result
-from .seeds import SeedHolds, reveals, withheld_line, withhold, withhold_item
-from .signing import Signer
-from .store import AppendResult, EventStore, Gate, GateClosed, Guard, GuardRefused
+from events.envelope import GENESIS_HASH, Envelope, canonical_json, iso_utc, seal_batch
+from events.errors import ConcurrencyConflict, DecisionChanged, GameNotFound, InvalidBatch
+from events.games.projections import Viewer, feed_item, render_summary, render_views, seat_view
+from events.games.seeds import SeedHolds, reveals, withheld_line, withhold, withhold_item
+from events.games.time_control import Clocks, validate_table
+from events.games.time_control import fold as fold_clocks
+from events.store.port import AppendResult, EventStore, Gate, GateClosed, Guard, GuardRefused
+from events.verify.replay import CREATE_COMMAND_ID, signed_result
+from events.verify.signing import Signer
 
 #: how often a command without expected_version is decided again when other commands keep
 #: landing first, before the conflict is reported
@@ -87,7 +86,7 @@ Listener = Callable[[Change], None]
 
 
 class _Command:
-    """One command on its way through ``Games.submit``: what was asked and how far it got."""
+    """One command on its way through ``GameService.submit``: what was asked and how far it got."""
 
     __slots__ = (
         "game_id",
@@ -179,7 +178,7 @@ class _Cached:
         self.memo: dict[str, Any] = {} if memo is None else memo
 
 
-class Games:
+class GameService:
     """Create games and apply commands through an ``EventStore``."""
 
     def __init__(
@@ -200,7 +199,7 @@ class Games:
         #: pending decision a person's without a clock); such an append is stored ``unattended``
         #: and its listeners are told so (``Change.unattended``: the dispatcher writes nothing)
         self.unattended: Callable[[str, GameState, Clocks], bool] | None = None
-        #: the seeds held back until a duplicate set has ended (``events.seeds``)
+        #: the seeds held back until a duplicate set has ended (``events.games.seeds``)
         self.holds = SeedHolds(store)
 
     def subscribe(self, listener: Listener) -> None:
@@ -235,7 +234,7 @@ class Games:
         its listeners hear it again.
 
         Raises ``ValueError`` for a table whose seats or time control are malformed
-        (``events.clock.validate_table``).
+        (``events.games.time_control.validate_table``).
         """
         validate_table(table, players)
         seed = seed or secrets.token_hex(16)
@@ -369,7 +368,7 @@ class Games:
         ``bot:<name>`` and ``timeout``). Raises ``engine.IllegalCommand`` (nothing stored),
         ``ConcurrencyConflict`` when the game moved past ``expected_version``, ``GameNotFound``.
 
-        ``guard`` (``events.store.Guard``; the API's seat token): checked by the append script
+        ``guard`` (``events.store.port.Guard``; the API's seat token): checked by the append script
         itself; every other outcome - a retry answered from its first result, any error, a
         refused guard - runs ``guard.confirm`` first, so the caller's check still comes before
         any answer (and before listeners hear a retry).
@@ -695,7 +694,7 @@ class Games:
 
     def _revealed(self, game_id: str, view: str) -> str:
         """A view as it may be read: a finished game whose duplicate set still runs shows
-        ``seed_withheld`` instead of its seed (``events.seeds``)."""
+        ``seed_withheld`` instead of its seed (``events.games.seeds``)."""
         if reveals(view) and self.holds.running(game_id):
             return withhold(view)
         return view
@@ -719,7 +718,7 @@ class Games:
         self, game_id: str, viewer: Viewer, after: int = 0, limit: int | None = None
     ) -> list[dict[str, Any]]:
         """Events after ``after`` as ``viewer`` may see them (engine redaction; the seed
-        GameEnded reveals is held back while the game's duplicate set runs: ``events.seeds``)."""
+        GameEnded reveals is held back while the game's duplicate set runs: ``events.games.seeds``)."""
         envs = self.store.read(game_id, after=after, limit=limit)
         return self._held_back(game_id, viewer, [feed_item(env, viewer) for env in envs])
 
@@ -735,9 +734,9 @@ class Games:
 
     def export(self, game_id: str, viewer: Viewer, signer: Signer | None = None) -> list[str]:
         """JSON Lines: the full log (envelopes with hashes) once the game is over or for the
-        server, ending with a signature line when a ``signer`` is given (``events.signing``);
+        server, ending with a signature line when a ``signer`` is given (``events.verify.signing``);
         otherwise the viewer's redacted feed. A finished game whose duplicate set still runs
-        gives the viewer's redacted feed under a ``seed_withheld`` line (``events.seeds``)."""
+        gives the viewer's redacted feed under a ``seed_withheld`` line (``events.games.seeds``)."""
         envs = self.store.read(game_id, upcast=False)
         over = any(e.type == "GameEnded" for e in envs[-1:])
         if over and viewer != "server" and self.holds.running(game_id):

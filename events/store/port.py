@@ -55,7 +55,7 @@ class Guard:
     store writes nothing and raises ``GuardRefused``.
 
     ``confirm`` is the caller's whole check (the API: ``require_seat``), which raises the answer
-    the caller owes when the condition does not hold. ``Games.submit`` calls it before any
+    the caller owes when the condition does not hold. ``GameService.submit`` calls it before any
     outcome other than an append the store accepted with the guard (a duplicate, a conflict, an
     illegal command, a refused guard...), so the caller's check still comes first in every
     answer; once it passed, the append goes without the guard. ``passed``: the store accepted
@@ -290,7 +290,7 @@ def validate_batch(
         if not isinstance(env, Envelope):
             raise InvalidBatch(
                 f"append takes Envelope objects, got {type(env).__name__}; wrap engine events "
-                f"with events.seal_batch(...) first"
+                f"with events.store.seal_batch(...) first"
             )
     texts: list[str] = []
     prev = envelopes[0].prev_hash if envelopes else ""
