@@ -125,18 +125,13 @@ def running_score(player: dict[str, Any]) -> dict[str, Any]:
     goods = sum(len(g) for g in (player.get("goods") or {}).values())
     vp = int(player.get("vp_chips") or 0)
     tiles = sum(card(k).cost for k in devs + worlds)
-    bonuses = [
-        {
-            "card": k,
-            "name": card(k).name,
-            "vp": bonus_of(
-                card(k), vp=vp, devs=devs, worlds=worlds, dice_colors=colors, goods=goods
-            ),
-        }
+    points = {
+        k: bonus_of(card(k), vp=vp, devs=devs, worlds=worlds, dice_colors=colors, goods=goods)
         for k in devs
         if card(k).endgame_bonus
-    ]
-    total = vp + tiles + sum(b["vp"] for b in bonuses)
+    }
+    bonuses = [{"card": k, "name": card(k).name, "vp": n} for k, n in sorted(points.items())]
+    total = vp + tiles + sum(points.values())
     return {"vp_chips": vp, "tiles": tiles, "bonus_cards": bonuses, "total": total}
 
 

@@ -13,7 +13,7 @@ from flask.testing import FlaskClient
 import engine
 from bots import get_bot
 from engine.rng import Rng
-from engine.scoring import score
+from engine.scoring import score as engine_score
 from service.views import served_view
 
 from .conftest import ValidatingClient, bearer, new_game, play_http
@@ -99,7 +99,7 @@ def test_the_running_score_matches_the_engine_at_every_step_of_a_game() -> None:
             seat = min(engine.pending(state))
             view = served_view(engine.observe(state, "public"))
             for p, vp in zip(view["players"], state.players, strict=True):
-                want = score(vp)
+                want = engine_score(vp)
                 assert p["score"]["total"] == want["total"], (p["seat"], p["score"], want)
                 assert {b["card"]: b["vp"] for b in p["score"]["bonus_cards"]} == want["bonuses"]
                 bonuses_seen += len(want["bonuses"])

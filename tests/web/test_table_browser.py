@@ -101,7 +101,9 @@ def _running_scores_match(page: Any, site: Site, gid: str, size: str) -> int:
         assert box.get_attribute("data-score") == str(sc["total"])
         assert box.locator("summary").inner_text().startswith(f"Score {sc['total']}")
         words = box.locator("ul.breakdown").text_content()
-        assert f"VP chips: {sc['vp_chips']}" in words and f"Tile VP (printed costs): {tiles}" in words
+        assert (
+            f"VP chips: {sc['vp_chips']}" in words and f"Tile VP (printed costs): {tiles}" in words
+        )
         for b in sc["bonus_cards"]:
             assert f"{b['name']} +{b['vp']}" in words
     mine = page.locator("section.seat.mine details.score")
