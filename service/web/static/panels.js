@@ -13,7 +13,7 @@ function radios(name, legend, options, { value, onchange, cls = "" } = {}) {
       return h("label", { for: id, class: "choice" },
         h("input", { type: "radio", id, name: gname, value: String(o.value), checked: String(o.value) === String(value),
           "data-value": String(o.value), onchange: onchange ? () => onchange(o.value) : null }),
-        o.label);
+        h("span", {}, o.label));
     }));
 }
 function picked(fs) {
@@ -31,7 +31,7 @@ function checks(legend, options, checked, { max } = {}) {
     options.map((o) => {
       const id = nextId("chk");
       return h("label", { for: id, class: "choice" },
-        h("input", { type: "checkbox", id, "data-value": String(o.value), checked: checked.includes(o.value) }), o.label);
+        h("input", { type: "checkbox", id, "data-value": String(o.value), checked: checked.includes(o.value) }), h("span", {}, o.label));
     }));
   if (max !== undefined) {
     fs.addEventListener("change", () => {
@@ -68,7 +68,7 @@ const whereIn = (ctx) => (x) => (ctx.where && ctx.where.get(typeof x === "number
 // a tile's two sides, each opening its tile card
 const tileRefs = (t) => {
   const tile = cat.tiles[t];
-  return tile ? h("span", { class: "refs" }, cardRef(tile.development.card, "ⓘ ", tile.development.name), " ", cardRef(tile.world.card, "ⓘ ", tile.world.name)) : null;
+  return tile ? h("span", { class: "refs" }, "cards: ", cardRef(tile.development.card, tile.development.name), " ", cardRef(tile.world.card, tile.world.name)) : null;
 };
 
 // -------------------------------------------------------------------------------- per kind
@@ -188,10 +188,14 @@ function explore(d, ctx) {
     ? checks("Before scouting, abandon these construction-zone tiles (optional)", d.abandonable.map((t) => ({ value: t, label: [tileLabel(t), " ", tileRefs(t)] })), [])
     : null;
   const options = [];
+  const seen = new Set(); // explorers alike (colour, face, place, stock) are one choice
   d.explorers.forEach((x, i) => {
     const who = dieName(x, at(x));
-    if (d.tasks.includes("stock")) options.push({ value: `stock:${i}`, label: [die(x), ` Stock with the ${who}: +$${x.stock}`] });
-    if (d.tasks.includes("scout")) options.push({ value: `scout:${i}`, label: [die(x), ` Scout with the ${who}: draw a tile`] });
+    const alike = `${who}|${x.stock}`;
+    if (seen.has(alike)) return;
+    seen.add(alike);
+    if (d.tasks.includes("stock")) options.push({ value: `stock:${i}`, label: [die(x), ` Stock with a ${who}: +$${x.stock}`] });
+    if (d.tasks.includes("scout")) options.push({ value: `scout:${i}`, label: [die(x), ` Scout with a ${who}: draw a tile`] });
   });
   let rearrange = null;
   let ol = null;
@@ -226,7 +230,7 @@ function explore(d, ctx) {
 function placeTiles(d) {
   const items = d.tiles.map((t) => ({ ...t, as: d.sides.includes("development") ? "development" : d.sides[0], on_top: false }));
   const ol = orderList("Place every drawn tile (in this order) under its stack", items, (it) => h("span", { class: "tile" },
-    radios("side", `${cardName(it.development)} / ${cardName(it.world)}`, d.sides.map((s) => ({ value: s, label: s === "development" ? [`as development: ${cardLabel(it.development)} `, cardRef(it.development, "ⓘ")] : [`as world: ${cardLabel(it.world)} `, cardRef(it.world, "ⓘ")] })),
+    radios("side", `${cardName(it.development)} / ${cardName(it.world)}`, d.sides.map((s) => ({ value: s, label: s === "development" ? ["as development: ", cardRef(it.development, cardLabel(it.development))] : ["as world: ", cardRef(it.world, cardLabel(it.world))] })),
       { value: it.as, cls: "inline", onchange: (v) => { it.as = v; } }),
     d.on_top ? h("label", { class: "choice" }, h("input", { type: "checkbox", onchange: (e) => { it.on_top = e.target.checked; } }), "on top of the stack") : null));
   return { body: [ol.el], build: () => ({ kind: "place_tiles", placements: ol.order.map((it) => (d.on_top && it.on_top ? { tile: it.tile, as: it.as, on_top: true } : { tile: it.tile, as: it.as })) }) };
