@@ -145,7 +145,10 @@ def test_the_table_shows_powers_scores_and_dice_in_words_through_a_whole_game(
                 scored += _running_scores_match(page, site, gid, size)
                 round_no = kinds.count("assign")
                 if round_no == 3 and not shot:
-                    page.evaluate("window.scrollTo(0, 0)")
+                    if size == "phone":  # the board under the panel: the seat's own side
+                        page.locator("section.seat.mine").evaluate("e => e.scrollIntoView()")
+                    else:
+                        page.evaluate("window.scrollTo(0, 0)")
                     page.screenshot(path=str(SHOTS / f"table-{size}.png"), full_page=False)
                     shot = 1
                 if round_no >= 2 and not carded:
