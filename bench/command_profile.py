@@ -25,6 +25,7 @@ profiler's overhead - a sampling or tracing profiler inflates code made of many 
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import random
 import sys
@@ -68,6 +69,11 @@ CPU_PARTS = [
     ("  auth: seat_guard (the append checks it)", "service.api.commands", "seat_guard"),
     ("  body: read, JSON, schema", "service.api.commands", "load_body"),
     ("  answer: JSON response", "service.api.commands", "respond"),
+    ("  limits: check (before the view)", "service.limits", "Limits.check"),
+    ("  limits: headers (after the view)", "service.limits", "Limits.after"),
+    ("  access line + request id", "service.logs", "_after"),
+    ("  metrics", "service.metrics", "_after"),
+    ("  security headers", "service.headers", "secure"),
     ("bot decides (incl. its observe)", "workers.policy", "bot_command"),
     ("GameService.submit (total)", "events.games.service", "GameService.submit"),
     ("  load / catch up with the store", "events.games.service", "GameService._catch_up"),
@@ -75,6 +81,7 @@ CPU_PARTS = [
     ("  seal_batch (hash chain)", "events.games.service", "seal_batch"),
     ("  render_views (all projections)", "events.games.service", "render_views"),
     ("    engine.observe_all", "engine", "observe_all"),
+    ("  dispatcher (agenda, jobs)", "workers.dispatch", "Dispatcher.after_append"),
     ("  RedisStore.append (client, round trip)", "events.store.redis_adapter", "RedisStore.append"),
 ]
 APPEND_PART = CPU_PARTS[-1][0]
@@ -87,11 +94,10 @@ class CpuTimer:
         self.totals: dict[str, float] = {}
         self._depth: dict[str, int] = {}
         self._undo: list[tuple[Any, str, Any]] = []
-        self._instances: list[tuple[Any, str, str]] = []
 
-    def also(self, obj: Any, attr: str, label: str) -> None:
-        """Time an instance's own attribute too (the metrics wrapper around a store's append)."""
-        self._instances.append((obj, attr, label))
+    def wrap_instance(self, obj: Any, attr: str, label: str) -> None:
+        """Time an instance's own attribute from now on (after ``start``)."""
+        self._wrap(obj, attr, label)
 
     def _wrap(self, owner: Any, attr: str, label: str) -> None:
         original = owner.__dict__[attr] if isinstance(owner, type) else getattr(owner, attr)
@@ -124,8 +130,6 @@ class CpuTimer:
             except (ImportError, AttributeError):
                 continue
             self._wrap(owner, attr, label)
-        for obj, attr, label in self._instances:
-            self._wrap(obj, attr, label)
 
     def stop(self) -> None:
         for owner, attr, original in reversed(self._undo):
@@ -197,11 +201,22 @@ def run_api(args: argparse.Namespace, client: Any, prefix: str) -> tuple[int, An
         "STORE_URL": args.url,
         "STORE_PREFIX": prefix,
         "TESTING": True,
-        "RATE_LIMITS": False,
+        "RATE_LIMITS": args.production,
         "ADMIN_TOKEN": "bench",
     }
+    if args.production:  # as rfg run: limits (quotas the run cannot reach), the dispatcher,
+        # an access line per request (to nowhere: what it costs to make is measured)
+        config |= {
+            "LIMIT_PER_ADDRESS": "1000000 per minute",
+            "LIMIT_COMMANDS": "1000000 per minute",
+        }
+        config |= {"DISPATCH_TURNS": True}
+        logging.basicConfig(level=logging.INFO, stream=open(os.devnull, "w"))  # noqa: SIM115
     # --apps N: N apps on the store, each with its own game cache, as N gunicorn workers; each
     # command goes to one of them at random (as the workers race to accept connections)
+    prof = profiler(args)
+    if isinstance(prof, CpuTimer):  # wrapped before the apps register their hooks and listeners
+        prof.start()
     apps = [create_app(config).test_client() for _ in range(args.apps)]
     api = apps[0]
     pick = random.Random(args.seed)
@@ -219,13 +234,14 @@ def run_api(args: argparse.Namespace, client: Any, prefix: str) -> tuple[int, An
             api.post(f"/games/{gid}/seats/{seat}/claim").get_json()["token"] for seat in range(4)
         ]
         work.append((gid, tokens, script_for(seed, 4, i)))
-    prof = profiler(args)
     if isinstance(prof, CpuTimer):  # the app's store.append is the metrics wrapper's own
         for c in apps:
-            prof.also(c.application.extensions["rfg"].store, "append", APPEND_PART)
+            prof.wrap_instance(c.application.extensions["rfg"].store, "append", APPEND_PART)
+        prof.totals.clear()  # (the games' creation and claims above are not measured)
     n = 0
     wall0, cpu0 = time.perf_counter(), time.process_time()
-    prof.start()
+    if not isinstance(prof, CpuTimer):
+        prof.start()
     for gid, tokens, script in work:
         for k, (seat, command, expected, new) in enumerate(script):
             r = apps[pick.randrange(len(apps))].post(
@@ -259,6 +275,11 @@ def main() -> None:
         type=int,
         default=1,
         help="api: apps (game caches) the commands are spread over at random, as gunicorn workers",
+    )
+    p.add_argument(
+        "--production",
+        action="store_true",
+        help="api: rate limits, the dispatcher and the access log on, as rfg run serves",
     )
     args = p.parse_args()
     client = events.store.connect(args.url, decode_responses=False)

@@ -11,6 +11,7 @@
 | ``BODY_READ_SECONDS`` | 10: a request body must arrive within this, plus a second per 32 KiB it announces (else 408; under ``rfg run``'s gevent server) | ``RFG_BODY_READ_SECONDS`` |
 | ``SSE_MAX_SECONDS`` | 300 (then the client reconnects) | ``RFG_SSE_MAX_SECONDS`` |
 | ``SSE_KEEPALIVE_SECONDS`` | 15 | |
+| ``STREAM_OPENINGS`` | 8: event streams one API process opens at a time (``service.openings``: the others wait their turn, so short requests are not queued behind a crowd of openings) | |
 | ``API_REDIS_CONNECTIONS`` | 64: the most Redis connections one API process opens (requests beyond wait for one, up to ``RFG_REDIS_TIMEOUT``, then 503); event streams hold none while they wait | |
 | ``DECISIONS_POLL_SECONDS`` | 5 (how often a bot account's decisions stream looks at its games, a safety net: decisions are pushed by the append) | |
 | ``BOT_REGISTRATION`` | ``open``: anybody may register a bot account; ``admin``: only with the admin token | ``RFG_BOT_REGISTRATION`` |
@@ -73,6 +74,7 @@ DEFAULTS: dict[str, Any] = {
     "REPLAY_MAX_BYTES": 32 * 1024 * 1024,
     "SSE_KEEPALIVE_SECONDS": 15.0,
     "API_REDIS_CONNECTIONS": 64,
+    "STREAM_OPENINGS": 8,
     "DECISIONS_POLL_SECONDS": 5.0,
     "MAX_OPEN_CHALLENGES": 10,
     "CHALLENGES_PER_MINUTE": 10,

@@ -219,6 +219,14 @@ _TYPES = [
         "creation, with the same Idempotency-Key.",
     ),
     ProblemType(
+        "server-busy",
+        "Server busy",
+        503,
+        "This server is opening more event streams than it takes at once (a crowd "
+        "reconnecting); nothing about the request was wrong. Reconnect after the Retry-After "
+        "header's seconds.",
+    ),
+    ProblemType(
         "idempotency-key-mismatch",
         "Idempotency key reused",
         422,

@@ -155,10 +155,16 @@ class Dispatcher:
         with the command that made them pending); a retried command (``duplicate``) dispatches
         everything. A decision whose dispatch was lost is found by the sweep.
         """
-        if change.game_id in self.kept:
-            return
+        if change.game_id in self.kept or change.unattended:
+            return  # (played on by a job of this process / nothing for a worker: see unattended)
         fresh = None if change.duplicate else change.version
         self.dispatch(change.game_id, change.state, change.clocks, change.version, fresh=fresh)
+
+    def unattended(self, game_id: str, state: GameState, clocks: Clocks) -> bool:
+        """``Games.unattended``: no decision of ``state`` needs a worker (no bot seat, no
+        abandoned seat, no clock owes one), so its append need not be dispatched: the store
+        records the version as unattended and the sweep does not look at the game for it."""
+        return not state.over and not plans(game_id, state, clocks, self.settings.default_bot)
 
     def dispatch(
         self,

@@ -40,7 +40,7 @@ from events.games.projections import Viewer, feed_item, render_summary, render_v
 from events.games.seeds import SeedHolds, reveals, withheld_line, withhold, withhold_item
 from events.games.time_control import Clocks, validate_table
 from events.games.time_control import fold as fold_clocks
-from events.store.port import AppendResult, EventStore, Guard, GuardRefused
+from events.store.port import AppendResult, EventStore, Gate, GateClosed, Guard, GuardRefused
 from events.verify.replay import CREATE_COMMAND_ID, signed_result
 from events.verify.signing import Signer
 
@@ -79,6 +79,8 @@ class Change:
     state: GameState
     clocks: Clocks
     duplicate: bool = False
+    #: stored as needing no worker (``Games.unattended``): the dispatcher has nothing to do
+    unattended: bool = False
 
 
 Listener = Callable[[Change], None]
@@ -99,6 +101,8 @@ class _Command:
         "cached",
         "caught_up",
         "conflicts",
+        "unattended",
+        "gate",
     )
 
     def __init__(
@@ -126,6 +130,10 @@ class _Command:
         self.caught_up = False
         #: appends refused because the game moved on (without ``expected_version``)
         self.conflicts = 0
+        #: stored as needing no worker (``Games.unattended``)
+        self.unattended = False
+        #: run by the first append (``Games.submit``)
+        self.gate: Gate | None = None
 
     @property
     def entry(self) -> _Cached:
@@ -188,6 +196,10 @@ class GameService:
         #: called after every stored creation or command (``workers`` enqueues bot turns and
         #: timeouts here); a failing listener is logged, never fails the command
         self.listeners: list[Listener] = []
+        #: set by the workers' dispatcher: whether a game's new state needs no worker (every
+        #: pending decision a person's without a clock); such an append is stored ``unattended``
+        #: and its listeners are told so (``Change.unattended``: the dispatcher writes nothing)
+        self.unattended: Callable[[str, GameState, Clocks], bool] | None = None
         #: the seeds held back until a duplicate set has ended (``events.games.seeds``)
         self.holds = SeedHolds(store)
 
@@ -341,6 +353,7 @@ class GameService:
         actor: str | None = None,
         decision_id: int | None = None,
         guard: Guard | None = None,
+        gate: Gate | None = None,
     ) -> Submitted:
         """Apply one seat's command; idempotent per command id, optimistic on the version.
 
@@ -361,6 +374,10 @@ class GameService:
         refused guard - runs ``guard.confirm`` first, so the caller's check still comes before
         any answer (and before listeners hear a retry).
 
+        ``gate`` (``events.store.Gate``; the API's rate limits): run by the first append of the
+        command where the store can (``GateClosed`` when it refuses); the caller runs its check
+        itself when ``gate.reply`` is still None.
+
         Round trips: the cached state is trusted optimistically, because the append itself
         checks the command id and the version atomically. A cache known to be behind (the client
         saw a later version) is caught up first in one round trip; a cache found behind by the
@@ -370,8 +387,11 @@ class GameService:
         cmd = _Command(
             game_id, seat, command, command_id, expected_version, decision_id, actor, guard
         )
+        cmd.gate = gate
         try:
             return self._run(cmd)
+        except GateClosed:
+            raise  # (the caller's gate answers first: nothing was checked beyond it)
         except Exception:
             if guard is not None and not (guard.passed or guard.refused):
                 guard.check()  # the caller's own answer comes first
@@ -509,12 +529,20 @@ class GameService:
             views = render_summary(cmd.game_id, state, cached.created_at, None, clocks)
         notices = self._notices(cmd.game_id, state, clocks, envs[-1].seq, cmd.command_id)
         extra: dict[str, Any] = {"notices": notices} if notices else {}
+        if self.unattended is not None and not state.over:
+            cmd.unattended = self.unattended(cmd.game_id, state, clocks)
+            if cmd.unattended:
+                extra["unattended"] = True
         guard = cmd.guard
         while True:
             if guard is not None and not guard.confirmed:
                 extra["guard"] = guard
             else:
                 extra.pop("guard", None)
+            if cmd.gate is not None and cmd.gate.reply is None:
+                extra["gate"] = cmd.gate
+            else:
+                extra.pop("gate", None)
             try:
                 return self.store.append(
                     cmd.game_id,
@@ -553,7 +581,7 @@ class GameService:
             raise _Replayed(result)
         cached = cmd.entry
         self._remember(cmd.game_id, state, envs[-1], cached.created_at, clocks, cached.memo)
-        self._notify(Change(cmd.game_id, envs[-1].seq, state, clocks))
+        self._notify(Change(cmd.game_id, envs[-1].seq, state, clocks, unattended=cmd.unattended))
         return Submitted(result, envs)
 
     def _notices(

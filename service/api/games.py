@@ -81,6 +81,12 @@ def game_state(game_id: str, summary: dict[str, Any]) -> dict[str, Any]:
     return game_resource(summary, set(), backend().tokens.tables([game_id])[0])
 
 
+def _names(game_id: str) -> dict[int, str]:
+    """The seats' display names (read at serve time: a name given after the view's version
+    shows in the next 200 answer)."""
+    return backend().tokens.tables([game_id])[0].names
+
+
 def read_summary(game_id: str) -> tuple[int, dict[str, Any]]:
     pos, text = backend().games.view(game_id, "summary")
     return pos, json.loads(text)
@@ -186,6 +192,10 @@ def public_view(game_id: str) -> Response:
     headers = {"ETag": etag(pos), "Cache-Control": "no-cache"}
     return respond(
         _view,
-        {"game_id": game_id, "version": pos, "view": served_view(json.loads(text))},
+        {
+            "game_id": game_id,
+            "version": pos,
+            "view": served_view(json.loads(text), None, _names(game_id)),
+        },
         headers=headers if final else {"Cache-Control": "no-store"},
     )
