@@ -725,6 +725,27 @@ class Games:
             return lines
         return [canonical_json(feed_item(e, viewer)) for e in envs]
 
+    def view_at(self, game_id: str, at: int, viewer: Viewer) -> str:
+        """The projection ``viewer`` (``"public"`` or a seat number) had at stream position
+        ``at``: the first ``at`` envelopes folded and rendered as a live reader would have read
+        them then (what a replay shows at that step). The caller decides who may read which (a
+        seat's view of a game under way is that seat's secret). Raises ``GameNotFound`` (also for
+        a seat the game does not have) and ``ValueError`` for an ``at`` outside 1..version."""
+        if at < 1:
+            raise ValueError("at must be at least 1")
+        envs = self.store.read(game_id, limit=at)
+        if len(envs) < at:
+            raise ValueError(f"the game has {len(envs)} events, not {at}")
+        state, clocks = fold_clocks(None, None, envs)
+        finished = envs[-1].ts if state.over else None
+        views = render_views(game_id, state, envs[0].ts, finished, clocks)
+        if viewer == "public":
+            return self._revealed(game_id, views["public"])
+        private = views.get(f"seat:{viewer}")
+        if private is None:
+            raise GameNotFound(game_id)
+        return self._revealed(game_id, seat_view(views["public"], private))
+
     def rebuild_views(self, game_id: str) -> dict[str, str]:
         """Fold the whole stream from position 0 and render every projection again."""
         envs = self.store.read(game_id)

@@ -20,6 +20,7 @@ from events.clock import validate_table
 from events.seeds import withholds
 from service import idempotency
 from service.api.links import game_links
+from service.api.steps import step_view
 from service.auth import require_admin
 from service.backend import backend
 from service.errors import Problem
@@ -33,7 +34,12 @@ from service.http import (
 )
 from service.limits import check_open_games, client_key, opened_game
 from service.lobby import list_games
-from service.schemas.requests import CreateGameSchema, EmptyQuerySchema, ListGamesQuerySchema
+from service.schemas.requests import (
+    CreateGameSchema,
+    EmptyQuerySchema,
+    ListGamesQuerySchema,
+    ViewQuerySchema,
+)
 from service.schemas.responses import GamePageSchema, GameSchema, ViewSchema
 from service.tokens import Table
 from service.views import served_view
@@ -47,6 +53,7 @@ _empty = EmptyQuerySchema()
 _game = GameSchema()
 _page = GamePageSchema()
 _view = ViewSchema()
+_view_query = ViewQuerySchema()
 
 
 def game_resource(
@@ -178,7 +185,9 @@ def get_game(game_id: str) -> Response:
 
 @bp.get("/games/<gid:game_id>/view")
 def public_view(game_id: str) -> Response:
-    load_query(_empty)
+    q = load_query(_view_query)
+    if "at" in q:  # a replay step of a finished game (service.api.steps)
+        return step_view(game_id, "public", q["at"])
     pos, text = backend().games.view(game_id, "public")
     final = not withholds(text)  # a held-back seed comes later at this very version: no ETag
     if final and not_modified(pos):

@@ -30,6 +30,7 @@ from flask import Blueprint, Response
 from events.seeds import withholds
 from service.api.games import game_state, read_summary
 from service.api.links import seat_links
+from service.api.steps import step_view
 from service.auth import bearer_token, is_admin, require_seat, seat_guard
 from service.backend import backend
 from service.errors import Problem
@@ -41,6 +42,7 @@ from service.schemas.requests import (
     EmptyQuerySchema,
     InviteRequestSchema,
     ResignRequestSchema,
+    ViewQuerySchema,
 )
 from service.schemas.responses import (
     GameSchema,
@@ -61,6 +63,7 @@ _game = GameSchema()
 _empty = EmptyQuerySchema()
 _claim = SeatClaimSchema()
 _view = SeatViewSchema()
+_view_query = ViewQuerySchema()
 
 
 @bp.post("/games/<gid:game_id>/seats/<int:seat>/claim")
@@ -217,7 +220,9 @@ def resign(game_id: str, seat: int) -> Response:
 
 @bp.get("/games/<gid:game_id>/seats/<int:seat>/view")
 def seat_view(game_id: str, seat: int) -> Response:
-    load_query(_empty)
+    q = load_query(_view_query)
+    if "at" in q:  # a replay step: any seat's, by anyone, once the game is over
+        return step_view(game_id, seat, q["at"])
     require_seat(game_id, seat)
     pos, text = backend().games.view(game_id, seat)
     final = not withholds(text)  # a held-back seed comes later at this very version: no ETag

@@ -185,6 +185,13 @@ class StreamQuerySchema(Strict):
     after = fields.Integer(strict=False, load_default=0, validate=Range(min=0, max=MAX_SEQ))
 
 
+class ViewQuerySchema(Strict):
+    """A view now, or (``at``) the view at event ``at`` of a finished game's log (a replay step;
+    ``service.api.steps`` checks it against the log's length)."""
+
+    at = fields.Integer(strict=False, validate=Range(min=1, max=MAX_SEQ))
+
+
 class EmptyQuerySchema(Strict):
     """Endpoints without query parameters refuse unknown ones too."""
 

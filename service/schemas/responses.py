@@ -79,6 +79,8 @@ class GamePageSchema(Schema):
 class ViewSchema(Schema):
     game_id = fields.String()
     version = fields.Integer()
+    at = fields.Integer()  # a replay step (?at=N): the event the view is at
+    events = fields.Integer()  # ... and how many events the finished game's log holds
     view = fields.Raw()
 
 
