@@ -46,7 +46,7 @@ from service.views import served_view
 
 bp = Blueprint("games", __name__)
 #: create-game fields recorded in the table (time control: events/clock.py)
-TABLE_KEYS = ("time_control", "timeout_policy", "abandon_after")
+TABLE_KEYS = ("time_control", "timeout_policy", "abandon_after", "bot_pace_seconds")
 _create = CreateGameSchema()
 _list = ListGamesQuerySchema()
 _empty = EmptyQuerySchema()

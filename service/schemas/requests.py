@@ -13,6 +13,7 @@ from typing import Any
 from marshmallow import RAISE, Schema, ValidationError, fields, validates_schema
 from marshmallow.validate import Length, OneOf, Range, Regexp
 
+from events.clock import MAX_BOT_PACE
 from service.fields import StrictBool, StrictInt, StrictList, StrictNumber, StrictStr
 from service.schemas.commands import CommandField
 
@@ -95,6 +96,8 @@ class CreateGameSchema(Strict):
         )
     )
     abandon_after = StrictInt(validate=Range(min=0, max=1000))
+    #: the least time between two bot decisions, so a person can follow the bots (events.clock)
+    bot_pace_seconds = StrictNumber(validate=Range(min=0, max=MAX_BOT_PACE))
 
 
 class ClaimSeatSchema(Strict):

@@ -68,6 +68,7 @@ class GameSchema(Schema):
     timeouts = fields.List(fields.Integer())
     abandoned = fields.List(fields.Integer())
     next_deadline = fields.String(allow_none=True)
+    bot_pace_seconds = fields.Float()
     links = LinksField()
 
 
