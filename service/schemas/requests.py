@@ -240,6 +240,14 @@ class AddEntrantSchema(Strict):
             raise ValidationError(f"a built-in bot: one of {bot_names()} (GET /bots)", "bot")
 
 
+class LadderGamesQuerySchema(Strict):
+    status = fields.String(validate=OneOf(("active", "finished")))
+    limit = fields.Integer(strict=False, load_default=20, validate=Range(min=1, max=100))
+    cursor = fields.String(
+        validate=Regexp(r"^[0-9]{1,15}$", error="not a cursor this API issued; use next_cursor")
+    )
+
+
 class UpdateLadderSchema(Strict):
     paused = StrictBool()
     concurrency = StrictInt(validate=Range(1, 1000))

@@ -234,6 +234,24 @@ class HistorySchema(Schema):
     history = fields.List(fields.Dict())
 
 
+class LadderGameSchema(Schema):
+    game_id = fields.String()
+    status = fields.String()
+    entrants = fields.List(fields.String())
+    round = fields.Integer()
+    created_at = fields.String()
+    finished_at = fields.String(allow_none=True)
+    winners = fields.List(fields.Integer(), allow_none=True)
+    totals = fields.List(fields.Float(), allow_none=True)
+    links = LinksField()
+
+
+class LadderGamesSchema(Schema):
+    ladder = fields.String()
+    games = fields.List(fields.Nested(LadderGameSchema))
+    next_cursor = fields.String(allow_none=True)
+
+
 class HeadToHeadSchema(Schema):
     ladder = fields.String()
     pairs = fields.List(fields.Dict())
