@@ -11,7 +11,7 @@ const SVG = "http://www.w3.org/2000/svg";
 function s(tag, attrs = {}, ...kids) {
   const el = document.createElementNS(SVG, tag);
   for (const [k, v] of Object.entries(attrs)) if (v !== null && v !== undefined) el.setAttribute(k, String(v));
-  for (const kid of kids.flat()) if (kid !== null && kid !== undefined) el.append(kid instanceof Node ? kid : document.createTextNode(String(kid)));
+  for (const kid of kids.flat(Infinity)) if (kid !== null && kid !== undefined) el.append(kid instanceof Node ? kid : document.createTextNode(String(kid)));
   return el;
 }
 
@@ -62,7 +62,7 @@ export function ratingChart(histories, width) {
       return s("g", { "data-entrant": n },
         s("title", {}, `${n}: ${fmt(hs[hs.length - 1].rating)} after ${hs.length} games`),
         hs.length > 1 ? s("polyline", { class: `line ${style(i)}`, points: line }) : null,
-        s("circle", { class: `${style(i)}`, cx: lx.toFixed(1), cy: ly.toFixed(1), r: 4, fill: "white", "stroke-width": 2.5 }));
+        s("circle", { class: `s${i % 8}`, cx: lx.toFixed(1), cy: ly.toFixed(1), r: 4, fill: "white", "stroke-width": 2.5 }));
     }));
   const legend = h("ul", { class: "legend" }, names.map((n, i) => {
     const hs = histories[n];

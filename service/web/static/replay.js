@@ -71,6 +71,8 @@ function drawStep(view, game, pov) {
     : h("div", { class: "table-view" }, table.header(still, game, null),
       still.step === "over" ? table.scores(still, game) : null, table.renderBoard(still, game, seat));
   for (const a of el.querySelectorAll('a[href^="#/replay/"]')) a.closest("p")?.remove();
+  // the seat whose point of view is shown is not the person watching the replay
+  for (const title of el.querySelectorAll(".seat.mine h3")) title.textContent = `${title.textContent.replace(/^You — /, "")} (point of view)`;
   return el;
 }
 
@@ -177,14 +179,14 @@ export async function replayPage(main, gid, onLeave) {
     h("div", { class: "controls" },
       h("div", { class: "scrub" }, scrub),
       h("div", { class: "steps", role: "group", "aria-label": "Step" },
-        btn("⏮ Start", () => go(0), "first event"),
+        btn("|◀ Start", () => go(0), "first event"),
         btn("◀ Round", () => go(prev(marks.rounds)), "previous round"),
         btn("◀ Phase", () => go(prev(marks.phases)), "previous phase"),
         btn("◀ Event", () => go(pos - 1), "previous event"),
         btn("Event ▶", () => go(pos + 1), "next event"),
         btn("Phase ▶", () => go(next(marks.phases)), "next phase"),
         btn("Round ▶", () => go(next(marks.rounds)), "next round"),
-        btn("End ⏭", () => go(last), "last event")),
+        btn("End ▶|", () => go(last), "last event")),
       boardOf ? h("label", { class: "pov" }, h("span", {}, "Point of view: "), povSel) : null),
     where, now,
     h("p", { class: "muted hint" }, "Arrow keys step one event, Page Up and Page Down one phase; Home and End jump."),
