@@ -1,5 +1,6 @@
 """Games: create (``POST /games``), list and filter (``GET /games``), read one
-(``GET /games/<id>``) and its public view (``GET /games/<id>/view``).
+(``GET /games/<id>``) and its public view (``GET /games/<id>/view``; ``?at=N``: the view at event
+N of a finished game, ``service.api.steps``).
 
 A game created here expires, with every key it holds, after ``ABANDONED_GAME_SECONDS`` without a
 command as long as no seat is claimed; once over it is kept (``FINISHED_GAME_SECONDS``: 0 for

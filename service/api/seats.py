@@ -2,7 +2,8 @@
 seat), rotate its token (``POST /games/<id>/seats/<n>/token``: a new token, the old one stops
 working at once; the holder or the admin) and read the seat's private view (``GET /games/<id>/seats/<n>/view``), which holds
 everything the seat may see, including ``decision``: the decision it owes now, with its legal
-choices (``engine.legal``), or null.
+choices (``engine.legal``), or null. Once the game is over, ``?at=N`` gives the seat's view at
+event N of its log to anyone (``service.api.steps``; never while the game is under way).
 
 Friends at the table:
 
