@@ -42,6 +42,7 @@ from .projections import Viewer, feed_item, render_summary, render_views, seat_v
 from .replay import CREATE_COMMAND_ID, signed_result
 from .seeds import SeedHolds, reveals, withheld_line, withhold, withhold_item
 from .signing import Signer
+from .steps import Steps
 from .store import AppendResult, EventStore, Guard, GuardRefused
 
 #: how often a command without expected_version is decided again when other commands keep
@@ -190,6 +191,8 @@ class Games:
         self.listeners: list[Listener] = []
         #: the seeds held back until a duplicate set has ended (``events.seeds``)
         self.holds = SeedHolds(store)
+        #: finished games' states at any event, for replay steps (``view_at``)
+        self.steps = Steps(store)
 
     def subscribe(self, listener: Listener) -> None:
         """Call ``listener(change)`` after each stored creation or command of this instance."""
@@ -731,12 +734,7 @@ class Games:
         them then (what a replay shows at that step). The caller decides who may read which (a
         seat's view of a game under way is that seat's secret). Raises ``GameNotFound`` (also for
         a seat the game does not have) and ``ValueError`` for an ``at`` outside 1..version."""
-        if at < 1:
-            raise ValueError("at must be at least 1")
-        envs = self.store.read(game_id, limit=at)
-        if len(envs) < at:
-            raise ValueError(f"the game has {len(envs)} events, not {at}")
-        state, clocks = fold_clocks(None, None, envs)
+        state, clocks, envs = self.steps.fold_at(game_id, at)
         finished = envs[-1].ts if state.over else None
         views = render_views(game_id, state, envs[0].ts, finished, clocks)
         if viewer == "public":
