@@ -31,8 +31,8 @@ export async function liveGames(limit = 8) {
     box.append(page.items.length
       ? h("ul", { class: "live-list" }, page.items.map((g) => h("li", { "data-game": g.game_id },
         h("a", { class: "button secondary", href: `#/watch/${g.game_id}` }, "Watch"), " ",
-        h("span", {}, `Round ${g.round} · ${who(g)}`),
-        g.bot_pace_seconds ? h("span", { class: "tag" }, ` bots move every ${g.bot_pace_seconds} s or more`) : null)))
+        h("span", {}, `${g.round ? `Round ${g.round}` : "Setting up"} · ${who(g)}`), " ",
+        g.bot_pace_seconds ? h("span", { class: "tag" }, `bots move every ${g.bot_pace_seconds} s or more`) : null)))
       : h("p", { class: "muted" }, "No game is under way. Create one below with bots only and a pace of 1–2 s between their moves to watch them play."));
   } catch (exc) {
     box.append(h("p", { class: "error", role: "alert" }, exc instanceof ApiError ? exc.words : exc.message));
