@@ -6,7 +6,7 @@ through the app in process on the embedded store.
 For each player count, a game of random bots is played to its end through the API, then about
 ``--steps`` steps spread over its log are asked in a shuffled order (what a viewer scrubbing back
 and forth asks), first the public view and then seat 0's; it prints the mean and the slowest
-answer. The first step of a game reads its log and folds it once (``events.steps``); the others
+answer. The first step of a game reads its log and folds it once (``events.games.steps``); the others
 fold on from the nearest state kept. Prints figures (and stops at a refused step).
 """
 

@@ -2,9 +2,9 @@
 ``GET /games/<id>/view`` and ``GET /games/<id>/seats/<n>/view``).
 
 The view at event N is the log's first N events folded and rendered by the projections
-(``Games.view_at``): what a spectator, or that seat, read at that moment. It is served only once
+(``GameService.view_at``): what a spectator, or that seat, read at that moment. It is served only once
 the game is over - a game under way gives nothing this way, whoever asks - and a seat's view
-only once every game dealt the same seed has ended (``events.seeds``: the export of the full log
+only once every game dealt the same seed has ended (``events.games.seeds``: the export of the full log
 waits for the same). Once the game is over its whole log is public, so a seat's view at a step
 needs no token. N runs from 1 (the game's creation) to the game's last event; the answer says how
 many events the log holds (``events``), so a viewer can step to the end.
@@ -19,8 +19,8 @@ import json
 
 from flask import Response
 
-from events.projections import Viewer
-from events.seeds import withholds
+from events.games.projections import Viewer
+from events.games.seeds import withholds
 from service.backend import backend
 from service.errors import Problem
 from service.http import etag, not_modified, not_modified_response, respond
@@ -70,7 +70,7 @@ def step_view(game_id: str, viewer: Viewer, at: int) -> Response:
         if withholds(text)
         else {"ETag": etag(at), "Cache-Control": "public, max-age=60"}
     )
-    view = served_view(json.loads(text), seat)
+    view = served_view(json.loads(text), seat, b.tokens.tables([game_id])[0].names)
     body = {"game_id": game_id, "version": at, "at": at, "events": events, "view": view}
     if seat is None:
         return respond(_view, body, headers=headers)

@@ -13,7 +13,7 @@ from typing import Any
 from marshmallow import RAISE, Schema, ValidationError, fields, validates_schema
 from marshmallow.validate import Length, OneOf, Range, Regexp
 
-from events.clock import MAX_BOT_PACE
+from events.games.time_control import MAX_BOT_PACE
 from service.fields import StrictBool, StrictInt, StrictList, StrictNumber, StrictStr
 from service.schemas.commands import CommandField
 
@@ -73,7 +73,7 @@ def _seconds() -> StrictNumber:
 
 
 class TimeControlSchema(Strict):
-    """Seconds; see events/clock.py: deadline = start + per_decision + bank left."""
+    """Seconds; see events/games/time_control.py: deadline = start + per_decision + bank left."""
 
     per_decision = _seconds()
     bank = _seconds()
@@ -96,7 +96,7 @@ class CreateGameSchema(Strict):
         )
     )
     abandon_after = StrictInt(validate=Range(min=0, max=1000))
-    #: the least time between two bot decisions, so a person can follow the bots (events.clock)
+    #: the least time between two bot decisions, so a person can follow the bots (events.games.time_control)
     bot_pace_seconds = StrictNumber(validate=Range(min=0, max=MAX_BOT_PACE))
 
 

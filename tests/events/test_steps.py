@@ -1,4 +1,4 @@
-"""Replay steps (``Games.view_at``, ``events.steps``): the view at event N is the first N events
+"""Replay steps (``GameService.view_at``, ``events.games.steps``): the view at event N is the first N events
 folded and rendered, whether the game is over (its log and states kept, folded on from the
 nearest) or under way (folded from its start, nothing kept), on every store adapter."""
 
@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from events import GameNotFound, RedisStore
-from events.clock import fold
-from events.games import Games
-from events.projections import render_views, seat_view
+from events.games.projections import render_views, seat_view
+from events.games.service import GameService
+from events.games.time_control import fold
+from events.store import GameNotFound, RedisStore
 from tests.events.test_games import play_out
 
 
@@ -23,7 +23,7 @@ def _from_scratch(store: RedisStore, gid: str, at: int, viewer: int | str) -> st
 
 
 def test_steps_of_a_game_under_way_and_over_are_its_prefixes_folded(store: RedisStore) -> None:
-    games = Games(store)
+    games = GameService(store)
     gid, created = games.create(2, seed="steps-1")
     assert games.view_at(gid, created, "public") == _from_scratch(store, gid, created, "public")
     assert not games.steps._logs  # a game under way: nothing kept

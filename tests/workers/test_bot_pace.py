@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from rq.registry import ScheduledJobRegistry
 
-from events.clock import bot_pace_ms, validate_table
+from events.games.time_control import bot_pace_ms, validate_table
 from tests.workers.conftest import WorkerProcess, burst, wait_for
 from workers import Runtime, turns
 from workers.dispatch import plans

@@ -47,8 +47,7 @@ from typing import Any
 
 import engine
 from engine.state import GameState
-
-from .envelope import Envelope, iso_utc
+from events.envelope import Envelope, iso_utc
 
 TIMEOUT_ACTOR = "timeout"
 #: the actor of a built-in bot's command starts so (``bot:<name>``; ``workers.dispatch``)

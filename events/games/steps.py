@@ -1,7 +1,7 @@
 """Replay steps: a finished game's state at any event of its log, without folding the whole prefix
 on every step.
 
-``Steps.fold_at`` gives the state and clocks after the log's first N envelopes (``Games.view_at``
+``Steps.fold_at`` gives the state and clocks after the log's first N envelopes (``GameService.view_at``
 renders them). A finished game never changes, so its log is read once and kept - for the ``keep``
 games asked most recently - with copies of the folded state and clocks about every ``every``
 envelopes, taken where a command's batch ends (the clocks fold whole batches). A step folds on
@@ -16,11 +16,10 @@ import threading
 from collections import OrderedDict
 
 from engine.state import GameState
-
-from .clock import Clocks, batches
-from .clock import fold as fold_clocks
-from .envelope import Envelope
-from .store import EventStore
+from events.envelope import Envelope
+from events.games.time_control import Clocks, batches
+from events.games.time_control import fold as fold_clocks
+from events.store.port import EventStore
 
 #: envelopes between two kept states of a finished game (a step folds at most about this many)
 EVERY = 64
@@ -38,7 +37,7 @@ class _Log:
 
 
 class Steps:
-    """The states of finished games at any event, for replay steps (one per ``Games``)."""
+    """The states of finished games at any event, for replay steps (one per ``GameService``)."""
 
     def __init__(self, store: EventStore, every: int = EVERY, keep: int = KEEP) -> None:
         self.store = store
