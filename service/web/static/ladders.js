@@ -46,7 +46,7 @@ export function ratingChart(histories, width) {
   const style = (i) => `s${i % 8} dash${i % 3}`;
   const svg = s("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-labelledby": "chart-title", "font-family": "sans-serif" },
     s("title", { id: "chart-title" }, `Rating of every entrant after each rated game (${names.length} entrants, one scale)`),
-    ticks(y0, y1, 5).map((v) => [
+    ticks(y0, y1, H < 300 ? 5 : 7).map((v) => [
       s("line", { class: "grid", x1: pad.l, x2: pad.l + w, y1: py(v).toFixed(1), y2: py(v).toFixed(1) }),
       s("text", { x: pad.l - 6, y: (py(v) + 4).toFixed(1), "text-anchor": "end" }, fmt(v, Math.abs(v) < 10 && v % 1 ? 1 : 0))]),
     ticks(x0, x1, W < 520 ? 4 : 8).filter((v) => Number.isInteger(v)).map((v) =>
