@@ -43,6 +43,7 @@ _.current_decision_kind
 _.max_bytes
 _.retry_after
 _.next_deadline
+_.bot_pace_seconds  # service/schemas: the create-game field and the game resource's
 _.token_type
 _.next_after
 _.first_bad_event

@@ -35,6 +35,7 @@ import redis
 
 from bots.base import bot_names
 from engine.rng import Rng
+from events.errors import GameNotFound
 from events.games.service import GameService
 from events.store.text import text
 
@@ -201,6 +202,57 @@ class Ladders:
     # --- games ---------------------------------------------------------------------------
     def ladder_games(self, name: str) -> dict[str, dict[str, Any]]:
         return {text(k): json.loads(v) for k, v in self.r.hgetall(self._k(name, "games")).items()}
+
+    def games_page(
+        self, name: str, *, status: str | None = None, limit: int = 20, before: int | None = None
+    ) -> tuple[list[dict[str, Any]], int | None]:
+        """A page of the ladder's games, for people to watch or replay: the games under way first
+        (all of them: at most ``concurrency`` a set), then the finished ones, newest result first,
+        ``limit`` at a time. ``before`` (the cursor, a result number) continues after the page
+        that handed it back; ``status`` keeps only ``active`` or ``finished`` games. Returns
+        (games, the next page's cursor or None). Each game: its id, status, entrants by seat,
+        round, creation and end times, winners (seats), and the result's totals once recorded.
+        """
+        items: list[dict[str, Any]] = []
+        if before is None and status != "finished":
+            for gid, info in self.ladder_games(name).items():
+                if info["status"] == "active":
+                    items += self._listed(gid, info["seats"], None)
+            items.sort(key=lambda g: g["created_at"], reverse=True)
+            if status == "active":
+                items = [g for g in items if g["status"] == "active"]
+        if status == "active":
+            return items, None
+        key = self._k(name, "results")
+        total = int(self.r.llen(key))
+        end = total if before is None else max(0, min(before, total))
+        start = max(0, end - limit)
+        rows = self.r.lrange(key, start, end - 1) if end > start else []
+        for raw in reversed(rows):
+            d = json.loads(raw)
+            items += self._listed(d["game_id"], list(d["entrants"]), list(d["totals"]))
+        return items, (start if start > 0 else None)
+
+    def _listed(
+        self, gid: str, entrants: list[str], totals: list[float] | None
+    ) -> list[dict[str, Any]]:
+        """One game of the list (none if its game is gone: expired or deleted)."""
+        try:
+            summary = json.loads(self.games.view(gid, "summary")[1])
+        except GameNotFound:
+            return []
+        return [
+            {
+                "game_id": gid,
+                "status": summary["status"],
+                "entrants": entrants,
+                "round": summary["round"],
+                "created_at": summary["created_at"],
+                "finished_at": summary.get("finished_at"),
+                "winners": summary.get("winners"),
+                "totals": totals,
+            }
+        ]
 
     def running(self, name: str) -> list[str]:
         return [g for g, info in self.ladder_games(name).items() if info["status"] == "active"]

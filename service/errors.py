@@ -122,6 +122,15 @@ _TYPES = [
         "game is over. Pick another seat (GET /games/{game_id} lists the seats).",
     ),
     ProblemType(
+        "replay-unavailable",
+        "Replay not available yet",
+        409,
+        "A replay step (?at=N) is served only for a finished game, and a seat's replay "
+        "only once every game dealt the same seed (a duplicate set) has ended: nothing of a "
+        "game under way is given this way. Watch the live view meanwhile "
+        "(GET /games/{game_id}/view) and come back when the game is over.",
+    ),
+    ProblemType(
         "ladder-conflict",
         "Ladder conflict",
         409,

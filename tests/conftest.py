@@ -110,6 +110,7 @@ WHOLE_SUITE_TESTS = (
     "workers/test_processes.py",
     "ladder/test_ladder_cli.py",
     "workers/test_bot_secrecy.py",
+    "workers/test_bot_pace.py::test_an_all_bot_game_with_a_pace_takes_at_least_the_pace_per_decision",
     "events/test_games.py::test_processes_with_stale_caches_play_one_game_correctly[redis]",
     "events/test_games.py::test_processes_with_stale_caches_play_one_game_correctly[embedded]",
     "service/test_command_route_answers.py::test_every_command_answer_is_the_schema_dump[fakeredis-4]",

@@ -9,6 +9,13 @@ pending decision is a built-in bot's, one job for the oldest of them, which play
   time control;
 * nothing for a seat without time control (a person with all the time in the world).
 
+A table with a bot pace (``bot_pace_seconds``, ``events.games.time_control``) has its bots play one decision
+at a time: of the bot decisions owed, only the one a FIFO queue would reach first
+(``next_plan``) gets its job, scheduled (``enqueue_at``) no earlier than the pace after the last
+bot decision; the next one is scheduled when that one is stored. Nothing sleeps: a worker is free
+for other games meanwhile. RQ's scheduler works in whole seconds, so a paced decision is played
+up to about a second after its time, never before.
+
 Job ids are deterministic - ``<prefix>-<bot|timeout>-<seat>-<decision version>-<game id>`` - and
 enqueued with RQ's atomic ``unique=True``, so the same pending decision is enqueued once however
 many processes (job chains, the API, sweeps) notice it. Each job carries the decision it was
@@ -39,7 +46,7 @@ from rq.job import Job, JobStatus
 import engine
 from engine.state import GameState
 from events.games.service import Change, utc_now
-from events.games.time_control import TIMEOUT_ACTOR, Clocks, seat_kinds
+from events.games.time_control import BOT_ACTOR_PREFIX, TIMEOUT_ACTOR, Clocks, seat_kinds
 
 from .agenda import Agenda
 from .settings import WorkerSettings
@@ -87,7 +94,8 @@ def plan_decision(
     if kind == "bot" or sc.abandoned:
         bot = table["seats"][seat]["bot"] if kind == "bot" else table.get("abandoned_bot")
         name = str(bot or default_bot)
-        return Plan(game_id, seat, sc.since_version, "bot", name, f"bot:{name}", None)
+        actor = f"{BOT_ACTOR_PREFIX}{name}"
+        return Plan(game_id, seat, sc.since_version, "bot", name, actor, clocks.bot_due())
     deadline = clocks.deadline(seat)
     if deadline is None:
         return None
@@ -102,6 +110,11 @@ def plans(game_id: str, state: GameState, clocks: Clocks, default_bot: str) -> l
         p = plan_decision(game_id, state, clocks, seat, default_bot)
         if p is not None:
             out.append(p)
+    if clocks.pace_ms:  # paced bots play one at a time: the others wait for their turn
+        bots = [p for p in out if p.kind == "bot"]
+        if len(bots) > 1:
+            first = next_plan(bots)
+            out = [p for p in out if p.kind != "bot" or p is first]
     return out
 
 
@@ -188,11 +201,15 @@ class Dispatcher:
         enqueued = []
         due = now.timestamp() + s.recheck
         game_plans = plans(game_id, state, clocks, s.default_bot)
-        if s.play_on > 0 and bots_only(state, game_plans):
+        if s.play_on > 0 and not clocks.pace_ms and bots_only(state, game_plans):
             # one job keeps the game and plays every bot decision on (workers.turns)
             game_plans = [next_plan(game_plans)]
         for plan in game_plans:
-            if (fresh is None or plan.since == fresh) and self._ensure(plan, now, rescue):
+            # a paced bot decision gets its job when its turn comes, not when it became pending
+            due_now = (
+                fresh is None or plan.since == fresh or (plan.kind == "bot" and clocks.pace_ms)
+            )
+            if due_now and self._ensure(plan, now, rescue):
                 enqueued.append(plan.job_id(s.prefix))
             if plan.at is None:
                 due = min(due, now.timestamp() + s.stale_after)

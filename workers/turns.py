@@ -86,7 +86,10 @@ def play(rt: Runtime, game_id: str, seat: int, since: int, hooks: Any = None) ->
         state, _version, clocks = rt.games.load_clocks(game_id)
     except GameNotFound:
         return Outcome("gone", game_id, seat, since)
-    if not bots_only(state, plans(game_id, state, clocks, rt.settings.default_bot)):
+    if clocks.pace_ms or not bots_only(
+        state, plans(game_id, state, clocks, rt.settings.default_bot)
+    ):
+        # (a paced game's next bot decision is scheduled when this one is stored: no playing on)
         return _play_one(rt, game_id, seat, since, hooks)
     lease_ms = max(100, int(rt.settings.stale_after * 1000))
     key = keeper_key(rt.settings.prefix, game_id)

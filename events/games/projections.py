@@ -132,6 +132,7 @@ def summary(
         "timeouts": [s.timeouts_total for s in seats] or [0 for _ in state.players],
         "abandoned": [s.seat for s in seats if s.abandoned],
         "next_deadline": iso_utc(min(deadlines)) if deadlines else None,
+        "bot_pace_seconds": table.get("bot_pace_seconds") or 0,
     }
 
 

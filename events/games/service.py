@@ -38,6 +38,7 @@ from events.envelope import GENESIS_HASH, Envelope, iso_utc, seal_batch
 from events.errors import ConcurrencyConflict, DecisionChanged, GameNotFound, InvalidBatch
 from events.games.projections import Viewer, feed_item, render_summary, render_views, seat_view
 from events.games.seeds import SeedHolds, reveals, withheld_line, withhold, withhold_item
+from events.games.steps import Steps
 from events.games.time_control import Clocks, validate_table
 from events.games.time_control import fold as fold_clocks
 from events.store.port import AppendResult, EventStore, Gate, GateClosed, Guard, GuardRefused
@@ -202,6 +203,8 @@ class GameService:
         self.unattended: Callable[[str, GameState, Clocks], bool] | None = None
         #: the seeds held back until a duplicate set has ended (``events.games.seeds``)
         self.holds = SeedHolds(store)
+        #: finished games' states at any event, for replay steps (``view_at``)
+        self.steps = Steps(store)
 
     def subscribe(self, listener: Listener) -> None:
         """Call ``listener(change)`` after each stored creation or command of this instance."""
@@ -752,6 +755,22 @@ class GameService:
                 lines.append(canonical_json({"signature": record}))
             return lines
         return [canonical_json(feed_item(e, viewer)) for e in envs]
+
+    def view_at(self, game_id: str, at: int, viewer: Viewer) -> str:
+        """The projection ``viewer`` (``"public"`` or a seat number) had at stream position
+        ``at``: the first ``at`` envelopes folded and rendered as a live reader would have read
+        them then (what a replay shows at that step). The caller decides who may read which (a
+        seat's view of a game under way is that seat's secret). Raises ``GameNotFound`` (also for
+        a seat the game does not have) and ``ValueError`` for an ``at`` outside 1..version."""
+        state, clocks, envs = self.steps.fold_at(game_id, at)
+        finished = envs[-1].ts if state.over else None
+        views = render_views(game_id, state, envs[0].ts, finished, clocks)
+        if viewer == "public":
+            return self._revealed(game_id, views["public"])
+        private = views.get(f"seat:{viewer}")
+        if private is None:
+            raise GameNotFound(game_id)
+        return self._revealed(game_id, seat_view(views["public"], private))
 
     def rebuild_views(self, game_id: str) -> dict[str, str]:
         """Fold the whole stream from position 0 and render every projection again."""

@@ -5,6 +5,7 @@ A game's table (``GameState.table``, recorded in ``GameCreated``) may carry::
     "time_control": {"per_decision": 30, "bank": 300, "increment": 5, "bank_max": 600},
     "timeout_policy": "heuristic",      # or "ismcts", "minimal"
     "abandon_after": 3,                 # consecutive timeouts before a seat is abandoned; 0 = never
+    "bot_pace_seconds": 1.5,            # the least time between two bot decisions; 0 = at once
 
 All times are seconds (numbers; stored as whole milliseconds). A seat's current decision starts
 at the timestamp of the envelope batch that made it pending; its deadline is
@@ -25,6 +26,11 @@ it became pending; it restarts when the seat was not pending before, when the se
 acted (a multi-step decision), or when the kind of decision changed. Workers use it in their
 deterministic command ids (``bot:<seat>:<since_version>``) so one decision is played once.
 
+Bot pace: with ``bot_pace_seconds`` > 0 the built-in bots (bot seats, abandoned seats) play one
+decision at a time, each no earlier than the pace after the last bot decision (or the game's
+creation), so a person can follow an all-bot game live. ``Clocks.bot_due`` says when the next one
+may be played; the workers schedule it then (``workers.dispatch``). People are never paced.
+
 Timeouts and abandonment: a command whose envelopes carry the actor ``"timeout"`` counts as a
 timeout of its seat; a command by anyone else on a seat that is not abandoned resets the count.
 After ``abandon_after`` consecutive timeouts the seat is abandoned for the rest of the game (a bot
@@ -44,6 +50,8 @@ from engine.state import GameState
 from events.envelope import Envelope, iso_utc
 
 TIMEOUT_ACTOR = "timeout"
+#: the actor of a built-in bot's command starts so (``bot:<name>``; ``workers.dispatch``)
+BOT_ACTOR_PREFIX = "bot:"
 #: what plays a timed-out decision: a built-in bot (the workers play a timeout like a bot seat's
 #: turn, within the same job budget; ismcts searches about 0.2 s a decision, 0.4 s at worst) or
 #: ``minimal``, the do-the-least legal default (``workers.policy.minimal_command``)
@@ -53,6 +61,8 @@ DEFAULT_ABANDON_AFTER = 3
 SEAT_KINDS = ("human", "bot", "external")
 _TC_KEYS = ("per_decision", "bank", "increment", "bank_max")
 _MAX_SECONDS = 30 * 24 * 3600
+#: the most a table may pace its bots (seconds between two bot decisions)
+MAX_BOT_PACE = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +121,19 @@ def parse_time_control(raw: Any) -> TimeControl | None:
     return TimeControl(per, bank, inc, cap)
 
 
+def bot_pace_ms(table: Mapping[str, Any]) -> int:
+    """The table's least time between two bot decisions, in milliseconds (0: not paced).
+    Raises ``ValueError`` with a message a person can act on."""
+    value = table.get("bot_pace_seconds", 0)
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ValueError(f"bot_pace_seconds must be a number of seconds, not {value!r}")
+    if not 0 <= value <= MAX_BOT_PACE:
+        raise ValueError(f"bot_pace_seconds must be between 0 and {MAX_BOT_PACE} seconds")
+    return round(value * 1000)
+
+
 def seat_kinds(table: Mapping[str, Any], players: int) -> list[str]:
     """The kind of each seat (``human`` when the table does not say)."""
     seats = table.get("seats") or []
@@ -151,6 +174,7 @@ def validate_table(table: Mapping[str, Any] | None, players: int) -> None:
             if s.get("kind") == "bot" and not isinstance(s.get("bot"), str):
                 raise ValueError(f"table.seats[{i}] is a bot seat and must name its bot")
     parse_time_control(table.get("time_control"))
+    bot_pace_ms(table)
     policy = table.get("timeout_policy")
     if policy is not None and policy not in TIMEOUT_POLICIES:
         raise ValueError(f"table.timeout_policy must be one of {list(TIMEOUT_POLICIES)}")
@@ -209,6 +233,10 @@ class Clocks:
     abandon_after: int
     seats: list[SeatClock] = field(default_factory=list)
     version: int = 0
+    #: the table's least time between two bot decisions (ms; 0: not paced)
+    pace_ms: int = 0
+    #: the timestamp of the last bot decision, else of the game's creation (for the pace)
+    bot_moved: str | None = None
 
     @classmethod
     def for_table(cls, table: Mapping[str, Any], players: int) -> Clocks:
@@ -219,7 +247,9 @@ class Clocks:
             SeatClock(i, control is not None and kinds[i] != "bot", bank_ms=bank)
             for i in range(players)
         ]
-        return cls(control, timeout_policy(table), abandon_after(table), seats)
+        return cls(
+            control, timeout_policy(table), abandon_after(table), seats, pace_ms=bot_pace_ms(table)
+        )
 
     def copy(self) -> Clocks:
         return Clocks(
@@ -228,6 +258,8 @@ class Clocks:
             self.abandon_after,
             [s.copy() for s in self.seats],
             self.version,
+            self.pace_ms,
+            self.bot_moved,
         )
 
     # --- the fold ------------------------------------------------------------------------
@@ -238,6 +270,8 @@ class Clocks:
         was (None for the game's creation)."""
         if seat is not None and 0 <= seat < len(self.seats):
             self._acted(self.seats[seat], ts, actor, version)
+        if self.bot_moved is None or actor.startswith(BOT_ACTOR_PREFIX):
+            self.bot_moved = ts
         owed = {} if state.over else engine.pending(state)
         for sc in self.seats:
             kind = owed.get(sc.seat)
@@ -270,6 +304,12 @@ class Clocks:
             return None
         allowance = c.per_decision_ms + (sc.bank_ms or 0)
         return parse_ts(sc.since) + timedelta(milliseconds=allowance)
+
+    def bot_due(self) -> datetime | None:
+        """When the next bot decision may be played (None: at once, the table is not paced)."""
+        if not self.pace_ms or self.bot_moved is None:
+            return None
+        return parse_ts(self.bot_moved) + timedelta(milliseconds=self.pace_ms)
 
     def to_view(self) -> dict[str, Any]:
         """The ``clock`` block of the public and seat views (deadlines are public)."""

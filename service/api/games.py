@@ -1,5 +1,6 @@
 """Games: create (``POST /games``), list and filter (``GET /games``), read one
-(``GET /games/<id>``) and its public view (``GET /games/<id>/view``).
+(``GET /games/<id>``) and its public view (``GET /games/<id>/view``; ``?at=N``: the view at event
+N of a finished game, ``service.api.steps``).
 
 A game created here expires, with every key it holds, after ``ABANDONED_GAME_SECONDS`` without a
 command as long as no seat is claimed; once over it is kept (``FINISHED_GAME_SECONDS``: 0 for
@@ -20,6 +21,7 @@ from events.games.seeds import withholds
 from events.games.time_control import validate_table
 from service import idempotency
 from service.api.links import game_links
+from service.api.steps import step_view
 from service.auth import require_admin
 from service.backend import backend
 from service.errors import Problem
@@ -33,20 +35,26 @@ from service.http import (
 )
 from service.limits import check_open_games, client_key, opened_game
 from service.lobby import list_games
-from service.schemas.requests import CreateGameSchema, EmptyQuerySchema, ListGamesQuerySchema
+from service.schemas.requests import (
+    CreateGameSchema,
+    EmptyQuerySchema,
+    ListGamesQuerySchema,
+    ViewQuerySchema,
+)
 from service.schemas.responses import GamePageSchema, GameSchema, ViewSchema
 from service.tokens import Table
 from service.views import served_view
 
 bp = Blueprint("games", __name__)
 #: create-game fields recorded in the table (time control: events/games/time_control.py)
-TABLE_KEYS = ("time_control", "timeout_policy", "abandon_after")
+TABLE_KEYS = ("time_control", "timeout_policy", "abandon_after", "bot_pace_seconds")
 _create = CreateGameSchema()
 _list = ListGamesQuerySchema()
 _empty = EmptyQuerySchema()
 _game = GameSchema()
 _page = GamePageSchema()
 _view = ViewSchema()
+_view_query = ViewQuerySchema()
 
 
 def game_resource(
@@ -184,7 +192,9 @@ def get_game(game_id: str) -> Response:
 
 @bp.get("/games/<gid:game_id>/view")
 def public_view(game_id: str) -> Response:
-    load_query(_empty)
+    q = load_query(_view_query)
+    if "at" in q:  # a replay step of a finished game (service.api.steps)
+        return step_view(game_id, "public", q["at"])
     pos, text = backend().games.view(game_id, "public")
     final = not withholds(text)  # a held-back seed comes later at this very version: no ETag
     if final and not_modified(pos):

@@ -1,5 +1,6 @@
 """Ladders: create one (admin), add entrants (admin: a built-in bot or a bot account), and read
-the leaderboard, an entrant's rating history (JSON, or an SVG plot) and the head-to-head table.
+the leaderboard, an entrant's rating history (JSON, or an SVG plot), the head-to-head table and
+the ladder's games (to watch or replay them).
 The games themselves are scheduled by the workers (``workers.ladders``) or ``rfg ladder run``."""
 
 from __future__ import annotations
@@ -19,12 +20,14 @@ from service.schemas.requests import (
     AddEntrantSchema,
     CreateLadderSchema,
     EmptyQuerySchema,
+    LadderGamesQuerySchema,
     UpdateLadderSchema,
 )
 from service.schemas.responses import (
     EntrantSchema,
     HeadToHeadSchema,
     HistorySchema,
+    LadderGamesSchema,
     LadderListSchema,
     LadderSchema,
     LeaderboardSchema,
@@ -35,6 +38,7 @@ _empty = EmptyQuerySchema()
 _create = CreateLadderSchema()
 _add = AddEntrantSchema()
 _update = UpdateLadderSchema()
+_games_query = LadderGamesQuerySchema()
 
 
 def ladders() -> Ladders:
@@ -56,6 +60,7 @@ def _links(name: str) -> dict[str, str]:
         "entrants": f"{base}/entrants",
         "leaderboard": f"{base}/leaderboard",
         "head_to_head": f"{base}/head-to-head",
+        "games": f"{base}/games",
         "history": base + "/entrants/{entrant}/history",
     }
 
@@ -185,6 +190,28 @@ def history_plot(ladder: str, entrant: str) -> Response:
         {entrant: hist}, f"{entrant} on ladder {ladder}: conservative rating (mu - 3 sigma)"
     )
     return Response(svg + "\n", mimetype="image/svg+xml", headers={"Cache-Control": "no-cache"})
+
+
+@bp.get("/ladders/<ladder>/games")
+def ladder_games(ladder: str) -> Response:
+    """The ladder's games, to watch (under way) or replay (finished): the running ones first,
+    then the finished ones newest first, a page at a time (``Ladders.games_page``)."""
+    q = load_query(_games_query)
+    lad = ladders()
+    _config(lad, ladder)
+    before = int(q["cursor"]) if "cursor" in q else None
+    games, after = lad.games_page(ladder, status=q.get("status"), limit=q["limit"], before=before)
+    for g in games:
+        gid = g["game_id"]
+        g["links"] = {
+            "game": f"/games/{gid}",
+            "view": f"/games/{gid}/view",
+            "log": f"/games/{gid}/log",
+            "watch": f"/play/#/watch/{gid}",
+            "replay": f"/play/#/replay/{gid}",
+        }
+    body = {"ladder": ladder, "games": games, "next_cursor": None if after is None else str(after)}
+    return respond(LadderGamesSchema(), body, headers={"Cache-Control": "no-cache"})
 
 
 @bp.get("/ladders/<ladder>/head-to-head")

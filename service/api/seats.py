@@ -2,7 +2,8 @@
 seat), rotate its token (``POST /games/<id>/seats/<n>/token``: a new token, the old one stops
 working at once; the holder or the admin) and read the seat's private view (``GET /games/<id>/seats/<n>/view``), which holds
 everything the seat may see, including ``decision``: the decision it owes now, with its legal
-choices (``engine.legal``), or null.
+choices (``engine.legal``), or null. Once the game is over, ``?at=N`` gives the seat's view at
+event N of its log to anyone (``service.api.steps``; never while the game is under way).
 
 Friends at the table:
 
@@ -30,6 +31,7 @@ from flask import Blueprint, Response
 from events.games.seeds import withholds
 from service.api.games import game_state, read_summary
 from service.api.links import seat_links
+from service.api.steps import step_view
 from service.auth import bearer_token, is_admin, require_seat, seat_guard
 from service.backend import backend
 from service.errors import Problem
@@ -41,6 +43,7 @@ from service.schemas.requests import (
     EmptyQuerySchema,
     InviteRequestSchema,
     ResignRequestSchema,
+    ViewQuerySchema,
 )
 from service.schemas.responses import (
     GameSchema,
@@ -61,6 +64,7 @@ _game = GameSchema()
 _empty = EmptyQuerySchema()
 _claim = SeatClaimSchema()
 _view = SeatViewSchema()
+_view_query = ViewQuerySchema()
 
 
 @bp.post("/games/<gid:game_id>/seats/<int:seat>/claim")
@@ -217,7 +221,9 @@ def resign(game_id: str, seat: int) -> Response:
 
 @bp.get("/games/<gid:game_id>/seats/<int:seat>/view")
 def seat_view(game_id: str, seat: int) -> Response:
-    load_query(_empty)
+    q = load_query(_view_query)
+    if "at" in q:  # a replay step: any seat's, by anyone, once the game is over
+        return step_view(game_id, seat, q["at"])
     require_seat(game_id, seat)
     pos, text = backend().games.view(game_id, seat)
     final = not withholds(text)  # a held-back seed comes later at this very version: no ETag

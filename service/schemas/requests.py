@@ -13,6 +13,7 @@ from typing import Any
 from marshmallow import RAISE, Schema, ValidationError, fields, validates_schema
 from marshmallow.validate import Length, OneOf, Range, Regexp
 
+from events.games.time_control import MAX_BOT_PACE
 from service.fields import StrictBool, StrictInt, StrictList, StrictNumber, StrictStr
 from service.schemas.commands import CommandField
 
@@ -95,6 +96,8 @@ class CreateGameSchema(Strict):
         )
     )
     abandon_after = StrictInt(validate=Range(min=0, max=1000))
+    #: the least time between two bot decisions, so a person can follow the bots (events.games.time_control)
+    bot_pace_seconds = StrictNumber(validate=Range(min=0, max=MAX_BOT_PACE))
 
 
 class ClaimSeatSchema(Strict):
@@ -185,6 +188,13 @@ class StreamQuerySchema(Strict):
     after = fields.Integer(strict=False, load_default=0, validate=Range(min=0, max=MAX_SEQ))
 
 
+class ViewQuerySchema(Strict):
+    """A view now, or (``at``) the view at event ``at`` of a finished game's log (a replay step;
+    ``service.api.steps`` checks it against the log's length)."""
+
+    at = fields.Integer(strict=False, validate=Range(min=1, max=MAX_SEQ))
+
+
 class EmptyQuerySchema(Strict):
     """Endpoints without query parameters refuse unknown ones too."""
 
@@ -228,6 +238,14 @@ class AddEntrantSchema(Strict):
             )
         if "bot" in data and data["bot"] not in bot_names():
             raise ValidationError(f"a built-in bot: one of {bot_names()} (GET /bots)", "bot")
+
+
+class LadderGamesQuerySchema(Strict):
+    status = fields.String(validate=OneOf(("active", "finished")))
+    limit = fields.Integer(strict=False, load_default=20, validate=Range(min=1, max=100))
+    cursor = fields.String(
+        validate=Regexp(r"^[0-9]{1,15}$", error="not a cursor this API issued; use next_cursor")
+    )
 
 
 class UpdateLadderSchema(Strict):

@@ -68,6 +68,7 @@ class GameSchema(Schema):
     timeouts = fields.List(fields.Integer())
     abandoned = fields.List(fields.Integer())
     next_deadline = fields.String(allow_none=True)
+    bot_pace_seconds = fields.Float()
     links = LinksField()
 
 
@@ -79,6 +80,8 @@ class GamePageSchema(Schema):
 class ViewSchema(Schema):
     game_id = fields.String()
     version = fields.Integer()
+    at = fields.Integer()  # a replay step (?at=N): the event the view is at
+    events = fields.Integer()  # ... and how many events the finished game's log holds
     view = fields.Raw()
 
 
@@ -229,6 +232,24 @@ class HistorySchema(Schema):
     ladder = fields.String()
     entrant = fields.String()
     history = fields.List(fields.Dict())
+
+
+class LadderGameSchema(Schema):
+    game_id = fields.String()
+    status = fields.String()
+    entrants = fields.List(fields.String())
+    round = fields.Integer()
+    created_at = fields.String()
+    finished_at = fields.String(allow_none=True)
+    winners = fields.List(fields.Integer(), allow_none=True)
+    totals = fields.List(fields.Float(), allow_none=True)
+    links = LinksField()
+
+
+class LadderGamesSchema(Schema):
+    ladder = fields.String()
+    games = fields.List(fields.Nested(LadderGameSchema))
+    next_cursor = fields.String(allow_none=True)
 
 
 class HeadToHeadSchema(Schema):

@@ -1,7 +1,7 @@
 """The web client in a real browser (Debian's Chromium driven by Playwright) against the real API,
 Redis and ``rfg worker`` bots: a person creates a game against three bots and plays it to the final
-scores by clicking only; a spectator page follows it live; the replay viewer steps through it to
-the end and shows the server's verdict; a ladder's boards; the pages at phone size.
+scores by clicking only; a spectator page follows it live; the pages at phone size. (The replay
+viewer and the ladder pages: ``test_replay_ladder_browser.py``.)
 
 Screenshots go to docs/screenshots/ (committed; the README shows two of them).
 """
@@ -158,80 +158,6 @@ def test_a_person_plays_a_whole_game_against_three_bots_by_clicking(
     assert not page.js_errors and not spectator.js_errors, page.js_errors + spectator.js_errors
     page.close()
     spectator.close()
-
-
-def test_the_replay_viewer_steps_to_the_end_and_shows_the_verdict(
-    site: Site, browser: Any, finished_game: str
-) -> None:
-    page = _page(browser)
-    page.goto(f"{site.url}/play/#/replay/{finished_game}")
-    badge = page.locator(".verdict .badge")
-    badge.wait_for(timeout=30000)
-    assert badge.get_attribute("data-verdict") == "ok", page.locator(".verdict").inner_text()
-    assert "authentic (signed by this server): yes" in page.locator(".verdict").inner_text()
-    where = page.locator("output.where")
-    assert where.inner_text().startswith("event 1 of")
-    page.get_by_role("button", name="next event").click()
-    assert where.inner_text().startswith("event 2 of")
-    page.locator("section.replay").focus()
-    page.keyboard.press("End")  # keyboard: jump to the last event
-    total = int(where.inner_text().split(" of ")[1].split(" ")[0])
-    assert where.inner_text().startswith(f"event {total} of {total}")
-    assert "Game over" in page.locator(".replay-state").inner_text()
-    page.keyboard.press("ArrowLeft")
-    assert where.inner_text().startswith(f"event {total - 1} of")
-    page.locator("#scrubber").fill(str(total - 1))  # the scrubber, to the end
-    assert where.inner_text().startswith(f"event {total} of {total}")
-    page.screenshot(path=str(SHOTS / "replay.png"), full_page=False)
-    assert not page.js_errors, page.js_errors
-    page.close()
-
-
-def test_ladder_boards_show_the_leaderboard_and_rating_history(site: Site, browser: Any) -> None:
-    ladder = "web-demo"
-    site.rfg(
-        "ladder",
-        "--url",
-        site.redis_url,
-        "--prefix",
-        site.prefix,
-        "create",
-        ladder,
-        "--players",
-        "2",
-    )
-    for name, bot in (("heuristic", "heuristic"), ("random", "random")):
-        site.rfg(
-            "ladder",
-            "--url",
-            site.redis_url,
-            "--prefix",
-            site.prefix,
-            "add",
-            ladder,
-            name,
-            "--bot",
-            bot,
-        )
-    site.rfg(
-        "ladder", "--url", site.redis_url, "--prefix", site.prefix, "run", ladder, "--games", "4"
-    )
-    page = _page(browser)
-    page.goto(f"{site.url}/play/#/ladders")
-    page.get_by_role("link", name=ladder).click()
-    board = page.locator("table.leaderboard")
-    board.wait_for()
-    rows = board.locator("tbody tr")
-    assert rows.count() == 2
-    assert "heuristic" in rows.first.inner_text()
-    plots = page.locator(".plots img")
-    assert plots.count() == 2
-    page.wait_for_function(
-        "() => [...document.querySelectorAll('.plots img')].every(i => i.complete && i.naturalWidth > 0)"
-    )
-    page.screenshot(path=str(SHOTS / "leaderboard.png"), full_page=True)
-    assert not page.js_errors, page.js_errors
-    page.close()
 
 
 def test_phone_size_and_keyboard(site: Site, browser: Any) -> None:

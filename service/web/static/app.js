@@ -6,6 +6,7 @@ import { decisionPanel } from "./panels.js";
 import { replayPage } from "./replay.js";
 import { laddersPage, ladderPage } from "./ladders.js";
 import { invitePanel, joinPage, lastName, leaveControls, nameField, rememberName } from "./friends.js";
+import { liveGames, paceField, paceOf } from "./watch.js";
 
 const main = document.getElementById("main");
 let cleanup = [];
@@ -43,6 +44,7 @@ async function lobby(params) {
       const body = { seats, options: { first_game: form.querySelector("[name=first_game]").checked } };
       const per = Number(form.querySelector("[name=per_decision]").value);
       if (per > 0) body.time_control = { per_decision: per };
+      if (paceOf(form)) body.bot_pace_seconds = paceOf(form);
       try {
         const game = await api("/games", { method: "POST", body });
         const mine = game.seats.find((s) => s.kind === "human");
@@ -64,6 +66,7 @@ async function lobby(params) {
   })),
   h("label", { class: "choice" }, h("input", { type: "checkbox", name: "first_game" }), " First-game setup (start tiles chosen for you)"),
   h("label", { class: "field" }, h("span", {}, "Seconds per decision (0: no clock)"), h("input", { type: "number", name: "per_decision", min: 0, max: 3600, value: 0 })),
+  paceField(),
   h("button", { type: "submit", class: "primary" }, "Create game and take my seat"), err);
 
   const q = new URLSearchParams({ limit: "25" });
@@ -103,7 +106,7 @@ async function lobby(params) {
             g.status === "finished" ? h("a", { class: "button secondary", href: `#/replay/${g.game_id}` }, "Replay") : null))))) : h("p", { class: "muted" }, "No games yet."),
       page.next_cursor ? h("p", {}, h("a", { href: `#/?${new URLSearchParams({ ...(status ? { status } : {}), ...(players ? { players } : {}), cursor: page.next_cursor })}` }, "Older games →")) : null);
   } catch (exc) { list = problem(exc); }
-  show(h("h1", {}, "Lobby"), h("div", { class: "lobby" }, form, list));
+  show(h("h1", {}, "Lobby"), await liveGames(), h("div", { class: "lobby" }, form, list));
 }
 
 // ------------------------------------------------------------------------------ table

@@ -1,8 +1,16 @@
-// The replay viewer: a finished game's exported log (or a log file the person opens), stepped
-// event by event with a scrubber, from the public point of view or any seat's, and the verdict
-// of POST /replays/verify.
+// The replay viewer: a finished game drawn as a table at every step of its log - dice, credits,
+// goods, VP chips, tableau, construction stacks, phase strips - from the views the server folds at
+// that event (GET /games/{id}/view?at=N, and each seat's view once the game is over), stepped by
+// event, by phase and by round, with the verdict of POST /replays/verify on the log. A log file
+// opened from disk is verified and told in words; its board is drawn when its game is one of this
+// server's finished games.
 import { api, ApiError } from "./api.js";
-import { h, cat, loadCatalogue, describe, cardName, seatName, PHASE_NAMES } from "./ui.js";
+import { h, loadCatalogue, describe, seatName, PHASE_NAMES } from "./ui.js";
+import * as table from "./table.js";
+
+const STEP_NAMES = { setup: "Setup", start_tiles: "Start tiles", assign: "Assign", manage: "Manage", over: "Game over", ...PHASE_NAMES };
+const stepName = (s) => STEP_NAMES[s] || String(s || "").replaceAll("_", " ");
+const words = (exc) => (exc instanceof ApiError ? exc.words : exc.message);
 
 function parseLog(text) {
   const events = [];
@@ -10,40 +18,39 @@ function parseLog(text) {
     if (!line.trim()) continue;
     let obj;
     try { obj = JSON.parse(line); } catch { continue; }
-    if (obj.signature) continue;
+    if (obj.signature || obj.seed_withheld) continue;
     // an export's envelope ({type, seq, payload, ...}), a feed item ({seq, event}) or a bare event
     const e = obj.payload && obj.type ? { type: obj.type, ...obj.payload } : obj.event && obj.type ? obj.event : obj;
-    if (e && e.type) events.push({ seq: obj.seq ?? events.length + 1, actor: obj.actor, ts: obj.ts, event: e });
+    if (e && e.type) events.push({ seq: obj.seq ?? events.length + 1, actor: obj.actor, ts: obj.ts, game: obj.game_id, event: e });
   }
   return events;
 }
 
 // What a viewer sees of an event: a seat sees its own events whole, others their public part.
 function seen(e, pov) {
-  if (pov === "all" || e.seat === undefined || !e.public) return e;
+  if (e.seat === undefined || !e.public) return e;
   if (pov !== "public" && Number(pov) === e.seat) return e;
   return { type: e.type, seat: e.seat, ...e.public };
 }
 
-// The state the events tell so far: round, phase, each seat's tableau and VP chips won.
-function fold(events, upto) {
-  const st = { round: 0, phase: "setup", seats: {}, over: null, phases: [] };
-  const seat = (n) => (st.seats[n] ||= { tableau: [], vp: 0 });
-  for (let i = 0; i <= upto && i < events.length; i++) {
-    const e = events[i].event;
-    if (e.type === "GameCreated") {
-      (e.seats || []).forEach((s, n) => seat(n).tableau.push(...(cat.factions[s.faction] || []), "H" + s.home));
-      for (let n = 0; n < e.players; n++) seat(n);
-    }
-    else if (e.type === "RoundStarted") { st.round = e.round; st.phase = "assign"; st.phases = []; }
-    else if (e.type === "PhasesRevealed") st.phases = e.phases;
-    else if (e.type === "PhaseStarted") st.phase = e.phase;
-    else if (e.type === "ManageStarted") st.phase = "manage";
-    else if (e.type === "TileCompleted") seat(e.seat).tableau.push(e.card);
-    else if ((e.type === "GoodShipped" || e.type === "PowerPaid") && e.vp) seat(e.seat).vp += e.vp;
-    else if (e.type === "GameEnded") { st.over = e; st.phase = "over"; }
-  }
-  return st;
+// Where each event falls: its round and step, and the events that open a round or a phase (the
+// stops of the round and phase buttons).
+function landmarks(events) {
+  let round = 0;
+  let step = "setup";
+  const at = [];
+  const rounds = [0];
+  const phases = [0];
+  events.forEach((x, i) => {
+    const e = x.event;
+    if (e.type === "RoundStarted") { round = e.round; step = "assign"; rounds.push(i); phases.push(i); }
+    else if (e.type === "PhaseStarted") { step = e.phase; phases.push(i); }
+    else if (e.type === "ManageStarted") { step = "manage"; phases.push(i); }
+    else if (e.type === "GameEnded") { step = "over"; rounds.push(i); phases.push(i); }
+    at.push({ round, step });
+  });
+  const uniq = (xs) => [...new Set(xs)].sort((a, b) => a - b);
+  return { at, rounds: uniq(rounds), phases: uniq(phases) };
 }
 
 // The badge: green only for a log this server signed (the API's ok is true only then); a log
@@ -52,6 +59,21 @@ function verdictWords(v) {
   if (v.ok && v.origin === "this-server") return ["ok", "✔ Verified: signed by this server"];
   if (v.consistent && v.complete && v.origin === "unsigned") return ["unsigned", "⚠ Consistent and complete, not signed by this server"];
   return ["bad", `✘ Not verified: ${v.verdict}`];
+}
+
+// The table at one step, as live play draws it (table.js), without what belongs to live play only:
+// clocks (their deadlines passed long ago) and the link to this very replay.
+function drawStep(view, game, pov) {
+  const still = { ...view, clock: null };
+  const seat = pov === "public" ? null : Number(pov);
+  const el = typeof table.drawTable === "function"
+    ? table.drawTable(still, { game, seat })
+    : h("div", { class: "table-view" }, table.header(still, game, null),
+      still.step === "over" ? table.scores(still, game) : null, table.renderBoard(still, game, seat));
+  for (const a of el.querySelectorAll('a[href^="#/replay/"]')) a.closest("p")?.remove();
+  // the seat whose point of view is shown is not the person watching the replay
+  for (const title of el.querySelectorAll(".seat.mine h3")) title.textContent = `${title.textContent.replace(/^You — /, "")} (point of view)`;
+  return el;
 }
 
 export async function replayPage(main, gid, onLeave) {
@@ -73,65 +95,103 @@ export async function replayPage(main, gid, onLeave) {
     verdictBox.replaceChildren(h("p", { class: "muted" }, "Verifying the log with POST /replays/verify…"));
     try {
       const v = await api("/replays/verify", { method: "POST", body: text });
-      const [kind, words] = verdictWords(v);
+      const [kind, said] = verdictWords(v);
       const why = kind === "unsigned" ? [h("p", { class: "muted" }, "It is a legal game that reaches its end, but anyone can write such a log for any seed: nothing shows that it was played here.")] : [];
       verdictBox.replaceChildren(h("h2", {}, "Verification"),
-        h("p", { class: `badge ${kind}`, "data-verdict": v.verdict, "data-origin": v.origin }, words),
+        h("p", { class: `badge ${kind}`, "data-verdict": v.verdict, "data-origin": v.origin }, said),
         ...why,
         h("ul", {},
           h("li", {}, `consistent (every event follows from the seed and the commands): ${v.consistent ? "yes" : "no"}`),
           h("li", {}, `complete (nothing missing, reaches the end): ${v.complete ? "yes" : "no"}`),
-          h("li", {}, `authentic (signed by this server): ${v.authentic === null ? "not checked" : v.authentic ? "yes" : "no"} — ${v.authenticity}`),
-          h("li", {}, `${v.events} events, ${v.commands} commands re-run (${v.mode})`),
-          v.reason ? h("li", {}, `first bad event: ${v.first_bad_event ?? "-"}: ${v.reason}`) : null));
-    } catch (exc) { verdictBox.replaceChildren(h("p", { class: "error", role: "alert" }, exc instanceof ApiError ? exc.words : exc.message)); }
+          h("li", {}, `authentic (signed by this server): ${v.authentic === null ? "not checked" : v.authentic ? "yes" : "no"}${v.authenticity ? ` — ${v.authenticity}` : ""}`),
+          h("li", {}, `${v.events} events, ${v.commands} commands re-run${v.mode ? ` (${v.mode})` : ""}`),
+          v.reason ? h("li", {}, `first bad event: ${v.first_bad_event ?? "none"}: ${v.reason}`) : null));
+    } catch (exc) { verdictBox.replaceChildren(h("p", { class: "error", role: "alert" }, words(exc))); }
   };
 
-  const show = (events, players, game = null) => {
+  // events: the log; game: the game resource (names, seats), or null; boardOf: the game id whose
+  // views this server gives, or null (the events are then told in words only)
+  const show = (events, players, game, boardOf) => {
     if (!events.length) { viewer.replaceChildren(h("p", { class: "error" }, "This log holds no events.")); return; }
-    let pos = events.length - 1;
+    const marks = landmarks(events);
+    const last = events.length - 1;
+    let pos = last;
     let pov = "public";
-    const scrub = h("input", { type: "range", min: 0, max: events.length - 1, value: 0, id: "scrubber", "aria-label": "Event" });
-    const where = h("output", { for: "scrubber", class: "where" });
-    const state = h("div", { class: "replay-state" });
-    const list = h("ol", { class: "log replay-log" });
-    const detail = h("pre", { class: "detail" });
-    const go = (i) => {
-      pos = Math.max(0, Math.min(events.length - 1, i));
+    let asked = 0;
+    const views = new Map();
+    const scrub = h("input", { type: "range", min: 0, max: last, value: 0, id: "scrubber", "aria-label": "Step through the events" });
+    const where = h("output", { for: "scrubber", class: "where", "aria-live": "polite" });
+    const now = h("p", { class: "now-event" });
+    const list = h("ol", { class: "log replay-log", "aria-label": "Events around this step" });
+    const board = h("div", { class: "replay-board", "aria-label": "The table at this step" });
+    const viewOf = (seq) => {
+      const key = `${pov}:${seq}`;
+      if (!views.has(key)) {
+        const path = pov === "public" ? `/games/${encodeURIComponent(boardOf)}/view?at=${seq}` : `/games/${encodeURIComponent(boardOf)}/seats/${pov}/view?at=${seq}`;
+        views.set(key, api(path).catch((exc) => { views.delete(key); throw exc; }));
+        if (views.size > 300) views.delete(views.keys().next().value);
+      }
+      return views.get(key);
+    };
+    const drawBoard = async (seq) => {
+      const mine = ++asked;
+      board.setAttribute("aria-busy", "true");
+      try {
+        const r = await viewOf(seq);
+        if (mine !== asked) return;
+        board.replaceChildren(drawStep(r.view, game, pov));
+        board.dataset.at = String(r.at);
+      } catch (exc) {
+        if (mine === asked) board.replaceChildren(h("p", { class: "error", role: "alert" }, words(exc)));
+      } finally { if (mine === asked) board.removeAttribute("aria-busy"); }
+    };
+    let timer = null;
+    const go = (i, { soon = false } = {}) => {
+      pos = Math.max(0, Math.min(last, i));
       scrub.value = pos;
       const it = events[pos];
-      where.textContent = `event ${pos + 1} of ${events.length} (seq ${it.seq})`;
-      const st = fold(events, pos);
-      state.replaceChildren(
-        h("p", {}, h("b", {}, `Round ${st.round}`), ` · ${PHASE_NAMES[st.phase] || st.phase}`, st.phases.length ? ` · phases: ${st.phases.map((p) => PHASE_NAMES[p]).join(", ")}` : ""),
-        h("table", {}, h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Seat"), h("th", { scope: "col" }, "VP chips won"), h("th", { scope: "col" }, "Tableau"))),
-          h("tbody", {}, Object.entries(st.seats).map(([n, s]) => h("tr", {}, h("th", { scope: "row" }, seatName(game, Number(n))), h("td", {}, s.vp), h("td", {}, s.tableau.map(cardName).join(", ")))))),
-        st.over ? h("p", { class: "final" }, describe(st.over, game), " — scores: ", st.over.scores.map((s) => `${seatName(game, s.seat)}: ${s.total}`).join(", ")) : null);
-      const lo = Math.max(0, pos - 6);
-      list.replaceChildren(...events.slice(lo, pos + 7).map((x, k) => h("li", { value: x.seq, class: lo + k === pos ? "now" : "", "aria-current": lo + k === pos ? "step" : null },
-        h("span", { class: "seq" }, `#${x.seq}`), " ", describe(seen(x.event, pov), game))));
-      detail.textContent = JSON.stringify(seen(it.event, pov), null, 1);
+      const m = marks.at[pos];
+      where.textContent = `Step ${pos + 1} of ${events.length} · ${m.round ? `round ${m.round} · ` : ""}${stepName(m.step)}`;
+      now.replaceChildren(h("b", {}, "This step: "), describe(seen(it.event, pov), game),
+        it.ts ? h("span", { class: "muted" }, ` · ${new Date(it.ts).toLocaleTimeString()}`) : null);
+      const lo = Math.max(0, pos - 5);
+      list.replaceChildren(...events.slice(lo, pos + 6).map((x, k) => h("li", { value: x.seq, class: lo + k === pos ? "now" : "", "aria-current": lo + k === pos ? "step" : null },
+        describe(seen(x.event, pov), game))));
+      if (!boardOf) return;
+      clearTimeout(timer);
+      if (soon) timer = setTimeout(() => drawBoard(it.seq), 90);
+      else drawBoard(it.seq);
     };
-    scrub.addEventListener("input", () => go(Number(scrub.value)));
-    const btn = (label, fn, aria) => h("button", { type: "button", class: "secondary", onclick: fn, "aria-label": aria }, label);
+    const next = (stops) => stops.find((k) => k > pos) ?? last;
+    const prev = (stops) => [...stops].reverse().find((k) => k < pos) ?? 0;
+    scrub.addEventListener("input", () => go(Number(scrub.value), { soon: true }));
+    const btn = (label, fn, aria) => h("button", { type: "button", class: "secondary", onclick: fn, "aria-label": aria, title: aria }, label);
     const povSel = h("select", { id: "pov", onchange: (e) => { pov = e.target.value; go(pos); } },
-      h("option", { value: "public" }, "Public (spectator)"),
-      Array.from({ length: players }, (_, n) => h("option", { value: String(n) }, seatName(game, n))));
+      h("option", { value: "public" }, "Spectator (public)"),
+      boardOf ? Array.from({ length: players }, (_, n) => h("option", { value: String(n) }, seatName(game, n))) : null);
     viewer.replaceChildren(h("section", { class: "replay", "aria-label": "Replay", tabindex: "0",
       onkeydown: (e) => {
-        if (e.target.tagName === "SELECT") return;
-        if (e.key === "ArrowRight") { go(pos + 1); e.preventDefault(); }
-        else if (e.key === "ArrowLeft") { go(pos - 1); e.preventDefault(); }
-        else if (e.key === "End") { go(events.length - 1); e.preventDefault(); }
-        else if (e.key === "Home") { go(0); e.preventDefault(); }
+        if (e.target.tagName === "SELECT" || e.target.tagName === "INPUT") return;
+        const keys = { ArrowRight: () => go(pos + 1), ArrowLeft: () => go(pos - 1), End: () => go(last), Home: () => go(0),
+          PageDown: () => go(next(marks.phases)), PageUp: () => go(prev(marks.phases)) };
+        if (keys[e.key]) { keys[e.key](); e.preventDefault(); }
       } },
     h("div", { class: "controls" },
-      btn("|◀", () => go(0), "first event"), btn("◀", () => go(pos - 1), "previous event"),
-      scrub,
-      btn("▶", () => go(pos + 1), "next event"), btn("▶|", () => go(events.length - 1), "last event"),
-      h("label", { for: "pov" }, " Point of view: "), povSel),
-    where, h("p", { class: "muted" }, "Arrow keys step through the events; Home and End jump."),
-    h("div", { class: "replay-grid" }, h("div", {}, state, list), detail)));
+      h("div", { class: "scrub" }, scrub),
+      h("div", { class: "steps", role: "group", "aria-label": "Step" },
+        btn("|◀ Start", () => go(0), "first event"),
+        btn("◀ Round", () => go(prev(marks.rounds)), "previous round"),
+        btn("◀ Phase", () => go(prev(marks.phases)), "previous phase"),
+        btn("◀ Event", () => go(pos - 1), "previous event"),
+        btn("Event ▶", () => go(pos + 1), "next event"),
+        btn("Phase ▶", () => go(next(marks.phases)), "next phase"),
+        btn("Round ▶", () => go(next(marks.rounds)), "next round"),
+        btn("End ▶|", () => go(last), "last event")),
+      boardOf ? h("label", { class: "pov" }, h("span", {}, "Point of view: "), povSel) : null),
+    where, now,
+    h("p", { class: "muted hint" }, "Arrow keys step one event, Page Up and Page Down one phase; Home and End jump."),
+    boardOf ? board : h("p", { class: "muted" }, "The board is drawn for this server's finished games; this log's events are told in words below."),
+    h("details", { class: "events", open: !boardOf }, h("summary", {}, "Events around this step"), list)));
     go(0);
   };
 
@@ -141,26 +201,32 @@ export async function replayPage(main, gid, onLeave) {
     const text = await f.text();
     const events = parseLog(text);
     const created = events.find((e) => e.event.type === "GameCreated");
-    show(events, created ? created.event.players : 5);
+    const id = created ? created.game || created.event.game : null;
+    let game = null;
+    if (id) { try { game = await api(`/games/${encodeURIComponent(id)}`); } catch { game = null; } }
+    const ours = game && game.status === "finished" && game.version === events[events.length - 1].seq;
+    show(events, created ? created.event.players : 5, game, ours ? id : null);
     verify(text);
   });
 
   if (!gid) return;
   try {
     const game = await api(`/games/${encodeURIComponent(gid)}`);
-    if (game.status !== "finished") {
-      err.replaceChildren(h("p", { class: "warn" }, "This game is still running: the replay shows the public events so far. ",
-        h("a", { href: `#/watch/${gid}` }, "Watch it live"), " instead; the full log and its verification come when it ends."));
-    }
     const resp = await api(`/games/${encodeURIComponent(gid)}/log`, { raw: true, headers: { Accept: "application/x-ndjson" } });
     const text = await resp.text();
     const events = parseLog(text);
-    show(events, game.players, game);
+    if (game.status !== "finished") {
+      err.replaceChildren(h("p", { class: "warn" }, "This game is still being played: its replay, drawn step by step, and the verification of its log come when it ends. ",
+        h("a", { href: `#/watch/${gid}` }, "Watch it live"), " meanwhile; its public events so far are below."));
+      show(events, game.players, game, null);
+      return;
+    }
+    show(events, game.players, game, gid);
     if (resp.headers.get("Log-Kind") === "withheld") {
       err.replaceChildren(h("p", { class: "warn" }, "This game is over, but other games of its duplicate set, dealt the same seed, are still running: ",
-        "its seed, full log and verification come when every game of the set has ended."));
+        "its seed, each player's point of view and the verification of its log come when every game of the set has ended."));
     }
     if (resp.headers.get("Log-Kind") === "full") await verify(text);
-  } catch (exc) { err.replaceChildren(h("p", { class: "error", role: "alert" }, exc instanceof ApiError ? exc.words : exc.message)); }
+  } catch (exc) { err.replaceChildren(h("p", { class: "error", role: "alert" }, words(exc))); }
   void onLeave;
 }
