@@ -1,0 +1,45 @@
+"""The TypeScript client (clients/typescript), built once a session: its npm packages come from
+its package-lock.json (``make ts-client``: ``npm ci`` once, then openapi-typescript on
+openapi.yaml and ``tsc --strict``). Skipped locally without node or the packages; a failure
+under CI."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import unavailable
+
+ROOT = Path(__file__).resolve().parents[2]
+TS = ROOT / "clients" / "typescript"
+
+
+@pytest.fixture(scope="session")
+def ts_client() -> Path:
+    """The built client's directory (its ``dist/`` holds the compiled scripts)."""
+    node = shutil.which("node")
+    if node is None:
+        unavailable("no node on PATH: install Node.js 20 or later to test the TypeScript client")
+    if not (TS / "node_modules" / ".package-lock.json").exists():
+        unavailable("clients/typescript has no node_modules: run `make ts-client` (npm ci)")
+    run = subprocess.run(
+        ["npm", "run", "--silent", "build"], cwd=TS, capture_output=True, text=True, timeout=300
+    )
+    assert run.returncode == 0, f"the TypeScript client does not build:\n{run.stdout}{run.stderr}"
+    return TS
+
+
+def node(
+    ts: Path, script: str, *args: str, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    """Run one of the client's compiled scripts (``dist/<script>``) with node."""
+    return subprocess.run(
+        ["node", str(ts / "dist" / script), *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=ts,
+    )
