@@ -25,11 +25,26 @@ def ts_client() -> Path:
         unavailable("no node on PATH: install Node.js 20 or later to test the TypeScript client")
     if not (TS / "node_modules" / ".package-lock.json").exists():
         unavailable("clients/typescript has no node_modules: run `make ts-client` (npm ci)")
-    run = subprocess.run(
-        ["npm", "run", "--silent", "build"], cwd=TS, capture_output=True, text=True, timeout=300
-    )
-    assert run.returncode == 0, f"the TypeScript client does not build:\n{run.stdout}{run.stderr}"
+    if _stale():
+        run = subprocess.run(
+            ["npm", "run", "--silent", "build"], cwd=TS, capture_output=True, text=True, timeout=300
+        )
+        assert run.returncode == 0, (
+            f"the TypeScript client does not build:\n{run.stdout}{run.stderr}"
+        )
     return TS
+
+
+def _stale() -> bool:
+    """Whether the build is older than a source or openapi.yaml (``make ts-client`` built it)."""
+    built = TS / "dist" / "examples" / "play-vs-bots.js"
+    if not built.exists():
+        return True
+    sources = [ROOT / "openapi.yaml", TS / "tsconfig.json", TS / "package-lock.json"]
+    sources += [
+        p for d in ("src", "examples") for p in (TS / d).rglob("*.ts") if "generated" not in p.parts
+    ]
+    return max(p.stat().st_mtime for p in sources) > built.stat().st_mtime
 
 
 def node(

@@ -73,12 +73,13 @@ def stream_events(spec: dict[str, Any]) -> Callable[[bytes], dict[str, Any]]:
             elif kind == "challenge":  # a challenge on a bot account's decisions stream
                 check("ChallengeStreamEvent", event)
                 check("Challenge", json.loads(data))
-            elif kind == "decision":  # a seat stream's turn signal
+            else:  # a game's stream: game events, a seat's turn signal, the end
                 check("StreamEvent", event)
-                check("TurnSignal", json.loads(data))
-            else:
-                check("StreamEvent", event)
-                check("FeedItem" if kind == "message" else "StreamEnd", json.loads(data))
+                check(
+                    {"message": "FeedItem", "decision": "TurnSignal"}.get(kind, "StreamEnd"),
+                    json.loads(data),
+                )
+                check("StreamFrame", {**event, "data": json.loads(data)})
             events.append(event)
         return events[0] if events else {"event": "message", "data": "{}"}
 

@@ -113,12 +113,13 @@ async function main(): Promise<number> {
     if (!resp.ok || resp.body === null) fail(`the stream answered ${resp.status}: ${await resp.text()}`);
     for await (const e of readEvents(resp.body)) {
       if (e.id !== null) lastEventId = e.id;
-      if (e.event === "end") {
+      const frame = { ...e, data: JSON.parse(e.data) } as S["StreamFrame"];
+      if (frame.event === "end") {
         ended = true;
         break;
       }
-      if (e.event !== "decision") continue;
-      const signal = JSON.parse(e.data) as S["TurnSignal"];
+      if (frame.event !== "decision") continue; // a game event (frame.data: FeedItem)
+      const signal = frame.data; // TurnSignal: the decision owed, its decision_id, the seat's view
       decisions++;
       const sent = await api.POST("/games/{game_id}/seats/{seat}/commands", {
         params: { path },
