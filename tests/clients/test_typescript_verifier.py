@@ -147,3 +147,22 @@ def test_a_signed_log_needs_the_server_s_key(ts_client: Path) -> None:
     pem = json.loads(KEY.read_text())["pem"]
     (v,) = verdicts(ts_client, signed, key=pem)  # the key as PEM works as well
     assert v["ok"] and v["signature"] == "signed"
+
+
+def test_logs_that_cannot_be_verified_say_why(ts_client: Path, tmp_path: Path) -> None:
+    feed = tmp_path / "redacted.jsonl"  # a live game's export: the viewer's feed items
+    item = {"actor": "system", "command_id": "create", "event": {"type": "RoundStarted", "v": 1}}
+    feed.write_text(
+        _canonical({**item, "seq": 1, "ts": "2026-01-01T00:00:00Z", "type": "RoundStarted"}) + "\n"
+    )
+    withheld = tmp_path / "withheld.jsonl"
+    withheld.write_text('{"seed_withheld":{"detail":"d","game_id":"g","reason":"duplicate-set"}}\n')
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    out = verdicts(ts_client, feed, withheld, empty)
+    assert [v["ok"] for v in out] == [False] * 3
+    assert (
+        "redacted" in out[0]["reason"]
+        and out[1]["kind"] == "withheld"
+        and "empty" in out[2]["reason"]
+    )

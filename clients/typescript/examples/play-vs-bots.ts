@@ -121,10 +121,13 @@ async function main(): Promise<number> {
       if (frame.event !== "decision") continue; // a game event (frame.data: FeedItem)
       const signal = frame.data; // TurnSignal: the decision owed, its decision_id, the seat's view
       decisions++;
-      const sent = await api.POST("/games/{game_id}/seats/{seat}/commands", {
-        params: { path },
-        body: { command_id: randomUUID(), decision_id: signal.decision_id, command: legalChoice(signal.decision) },
-      });
+      const body = { command_id: randomUUID(), decision_id: signal.decision_id, command: legalChoice(signal.decision) };
+      let sent = await api.POST("/games/{game_id}/seats/{seat}/commands", { params: { path }, body });
+      for (let retry = 0; retry < 5 && [429, 503].includes(sent.response.status); retry++) {
+        // the same command id again after Retry-After: the server applies a command id once
+        await new Promise((r) => setTimeout(r, 1000 * Number(sent.response.headers.get("Retry-After") ?? "1")));
+        sent = await api.POST("/games/{game_id}/seats/{seat}/commands", { params: { path }, body });
+      }
       if (sent.response.status === 409) {
         conflicts++; // decision-changed: the stream signals the decision owed now
       } else if (sent.error !== undefined) {

@@ -360,6 +360,9 @@ export function verifyLog(data: Uint8Array | string, options: VerifyOptions = {}
       kind = "withheld";
       throw new Failure(1, "the seed is held back (a duplicate set still runs): export the log again later");
     }
+    if ("seq" in first && "event" in first) {
+      throw new Failure(1, "a redacted log (a viewer's feed while the game is live): export it again after the end");
+    }
     if ("hash" in first && "payload" in first) {
       kind = "envelopes";
       return verifyEnvelopes(lines, key, options.requireSignature ?? false);
