@@ -5,6 +5,7 @@ under CI."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -48,13 +49,15 @@ def _stale() -> bool:
 
 
 def node(
-    ts: Path, script: str, *args: str, timeout: float = 120
+    ts: Path, script: str, *args: str, timeout: float = 120, **env: str
 ) -> subprocess.CompletedProcess[str]:
-    """Run one of the client's compiled scripts (``dist/<script>``) with node."""
+    """Run one of the client's compiled scripts (``dist/<script>``) with node (``env``: added
+    to the environment)."""
     return subprocess.run(
         ["node", str(ts / "dist" / script), *args],
         capture_output=True,
         text=True,
         timeout=timeout,
         cwd=ts,
+        env={**os.environ, **env},
     )

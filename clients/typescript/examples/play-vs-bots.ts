@@ -12,6 +12,7 @@
  */
 
 import { randomUUID } from "node:crypto";
+import { writeFileSync } from "node:fs";
 
 import createClient from "openapi-fetch";
 
@@ -27,9 +28,29 @@ const opponents = (args.length > 1 ? args.slice(1) : ["heuristic"]) as S["BotNam
 
 /** Every answer's status, counted (the bot's report). */
 const statuses: Record<string, number> = {};
+/** With RFG_RECORD=<file>: every exchange, written there as JSON Lines at the end (a test checks
+ * each against openapi.yaml). */
+const recordTo = process.env["RFG_RECORD"];
+const recorded: Promise<object>[] = [];
 const counting: typeof fetch = async (input, init) => {
-  const resp = await fetch(input, init);
+  const request = new Request(input, init);
+  const body = recordTo === undefined ? "" : await request.clone().text();
+  const resp = await fetch(request);
   statuses[resp.status] = (statuses[resp.status] ?? 0) + 1;
+  if (recordTo !== undefined) {
+    const copy = resp.clone();
+    recorded.push(
+      copy.text().then((text) => ({
+        method: request.method,
+        url: request.url,
+        request_headers: Object.fromEntries(request.headers),
+        request_body: body,
+        status: copy.status,
+        headers: Object.fromEntries(copy.headers),
+        body: text,
+      })),
+    );
+  }
   return resp;
 };
 
@@ -155,6 +176,10 @@ async function main(): Promise<number> {
       verdict,
     }) + "\n",
   );
+  if (recordTo !== undefined) {
+    const exchanges = await Promise.all(recorded);
+    writeFileSync(recordTo, exchanges.map((x) => JSON.stringify(x) + "\n").join(""));
+  }
   return verdict.ok ? 0 : 1;
 }
 
