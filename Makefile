@@ -55,12 +55,12 @@ bench: install
 
 # Optional compiled engine (docs/engine-speed.md): mypyc compiles the rules modules and the random
 # bot into C extension modules next to their sources (*.so, git-ignored; the list is in
-# engine/build.py), which Python then imports instead of the .py files; same results, about twice
+# engine/compiled.py), which Python then imports instead of the .py files; same results, about twice
 # the games per second. The .py files stay the reference: edit them, then run `make fast` again (a
 # stale module is refused at import). Back to pure Python: find engine bots -name '*.so' -delete
 fast: install
 	find engine bots -name '*.so' -delete
-	$(BIN)/python -m engine.build
+	$(BIN)/python -m engine.compiled
 
 # The whole server in the foreground: the store, the API (gunicorn) and BOT_WORKERS supervised
 # `rfg worker` processes (one that dies is restarted). Ctrl-C stops all of it, the embedded server

@@ -13,7 +13,6 @@ _.strict_slashes  # service/app.py: Flask's url_map setting
 _.request_class  # service/http.py: Flask's request class
 _.regex  # service/routing.py: Werkzeug URL converters
 logconfig_dict  # service/gunicorn_conf.py: gunicorn settings
-JsonLines  # service/logs.py: the formatter logconfig names as "service.logs.JsonLines"
 accesslog  # service/gunicorn_conf.py
 child_exit  # service/gunicorn_conf.py: gunicorn server hook
 on_starting  # service/gunicorn_conf.py: gunicorn server hook
@@ -75,4 +74,3 @@ other_gid  # tests/service/test_auth.py
 v0  # tests/service/test_commands.py
 
 # called by werkzeug/io: request.get_data() reads the body stream with readall()
-_.readall  # service/http.py _Body

@@ -970,7 +970,7 @@ def main() -> None:
         else:
             shutil.rmtree(log_dir, ignore_errors=True)
         if tmp:
-            from events import EmbeddedServer
+            from events.store import EmbeddedServer
 
             EmbeddedServer(tmp).stop()
             shutil.rmtree(tmp, ignore_errors=True)
@@ -1097,9 +1097,9 @@ def purge(store: str, prefix: str) -> None:
     """Delete what a run under ``prefix`` left in the store: its keys (games, limits, streams'
     slots), the keys of its RQ queue (``RFG_DISPATCH``: the queue is named by the prefix), of
     the jobs enqueued on it and of the RQ workers that served it."""
-    import events
+    import events.store
 
-    client = events.connect(store)
+    client = events.store.connect(store)
     patterns = [
         f"{prefix}:*",
         f"rq:job:{prefix}-*",

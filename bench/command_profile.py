@@ -3,10 +3,10 @@
     python bench/command_profile.py [--url redis://127.0.0.1:6379/0] [--games 6] [--mode worker|api]
 
 ``worker``: 4-player heuristic-bot games played the way a worker plays them (``workers.turns.play``
-with playing on: decide, ``Games.submit`` - seal, views, clocks, one Lua append - and on to the
+with playing on: decide, ``GameService.submit`` - seal, views, clocks, one Lua append - and on to the
 next decision), no RQ. ``api``: the same games' commands sent as ``POST /games/<id>/seats/<n>/
 commands`` (seat tokens, ``expected_version``) to the Flask app in-process (WSGI test client: the
-whole request path - routing, auth, marshmallow, ``Games.submit``, the JSON answer - without
+whole request path - routing, auth, marshmallow, ``GameService.submit``, the JSON answer - without
 sockets or gunicorn), a random bot's commands computed beforehand (``bench/api.py``'s scripts).
 ``--apps 2``: spread over two apps at random, as over two gunicorn workers (each app's game cache
 is then often behind the store: the catch-up a command pays then shows).
@@ -25,6 +25,7 @@ profiler's overhead - a sampling or tracing profiler inflates code made of many 
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import random
 import sys
@@ -39,21 +40,21 @@ sys.path.insert(0, str(ROOT))
 
 from pyinstrument import Profiler  # noqa: E402
 
-import events  # noqa: E402
+import events.store  # noqa: E402
 
 #: (label, function name, path fragment) - the parts reported, outermost call each
 PARTS = [
-    ("load / catch up with the store", "_catch_up", "events/games.py"),
+    ("load / catch up with the store", "_catch_up", "events/games/service.py"),
     ("copy cached state + clocks", "copy", "engine/state.py"),
     ("bot decides (incl. its observe)", "bot_command", "workers/policy.py"),
     ("  bot's engine.observe", "observe", "engine/observe.py"),
     ("engine.play (rules)", "play", "engine/__init__.py"),
     ("seal_batch (hash chain)", "seal_batch", "events/envelope.py"),
-    ("clocks.apply", "apply", "events/clock.py"),
-    ("render_views (all projections)", "render_views", "events/projections.py"),
-    ("RedisStore.append (Lua, round trip)", "append", "events/redis_store.py"),
-    ("listeners (dispatch, agenda)", "_notify", "events/games.py"),
-    ("Games.submit (total)", "submit", "events/games.py"),
+    ("clocks.apply", "apply", "events/games/time_control.py"),
+    ("render_views (all projections)", "render_views", "events/games/projections.py"),
+    ("RedisStore.append (Lua, round trip)", "append", "events/store/redis_adapter.py"),
+    ("listeners (dispatch, agenda)", "_notify", "events/games/service.py"),
+    ("GameService.submit (total)", "submit", "events/games/service.py"),
     ("flask request (total)", "wsgi_app", "flask/app.py"),
     ("  marshmallow load", "load", "marshmallow/schema.py"),
     ("  auth (seat token)", "require_seat", "service/auth.py"),
@@ -68,14 +69,20 @@ CPU_PARTS = [
     ("  auth: seat_guard (the append checks it)", "service.api.commands", "seat_guard"),
     ("  body: read, JSON, schema", "service.api.commands", "load_body"),
     ("  answer: JSON response", "service.api.commands", "respond"),
+    ("  limits: check (before the view)", "service.limits", "Limits.check"),
+    ("  limits: headers (after the view)", "service.limits", "Limits.after"),
+    ("  access line + request id", "service.logs", "_after"),
+    ("  metrics", "service.metrics", "_after"),
+    ("  security headers", "service.headers", "secure"),
     ("bot decides (incl. its observe)", "workers.policy", "bot_command"),
-    ("Games.submit (total)", "events.games", "Games.submit"),
-    ("  load / catch up with the store", "events.games", "Games._catch_up"),
+    ("GameService.submit (total)", "events.games.service", "GameService.submit"),
+    ("  load / catch up with the store", "events.games.service", "GameService._catch_up"),
     ("  engine.play (rules)", "engine", "play"),
-    ("  seal_batch (hash chain)", "events.games", "seal_batch"),
-    ("  render_views (all projections)", "events.games", "render_views"),
+    ("  seal_batch (hash chain)", "events.games.service", "seal_batch"),
+    ("  render_views (all projections)", "events.games.service", "render_views"),
     ("    engine.observe_all", "engine", "observe_all"),
-    ("  RedisStore.append (client, round trip)", "events.redis_store", "RedisStore.append"),
+    ("  dispatcher (agenda, jobs)", "workers.dispatch", "Dispatcher.after_append"),
+    ("  RedisStore.append (client, round trip)", "events.store.redis_adapter", "RedisStore.append"),
 ]
 APPEND_PART = CPU_PARTS[-1][0]
 
@@ -87,11 +94,10 @@ class CpuTimer:
         self.totals: dict[str, float] = {}
         self._depth: dict[str, int] = {}
         self._undo: list[tuple[Any, str, Any]] = []
-        self._instances: list[tuple[Any, str, str]] = []
 
-    def also(self, obj: Any, attr: str, label: str) -> None:
-        """Time an instance's own attribute too (the metrics wrapper around a store's append)."""
-        self._instances.append((obj, attr, label))
+    def wrap_instance(self, obj: Any, attr: str, label: str) -> None:
+        """Time an instance's own attribute from now on (after ``start``)."""
+        self._wrap(obj, attr, label)
 
     def _wrap(self, owner: Any, attr: str, label: str) -> None:
         original = owner.__dict__[attr] if isinstance(owner, type) else getattr(owner, attr)
@@ -124,8 +130,6 @@ class CpuTimer:
             except (ImportError, AttributeError):
                 continue
             self._wrap(owner, attr, label)
-        for obj, attr, label in self._instances:
-            self._wrap(obj, attr, label)
 
     def stop(self) -> None:
         for owner, attr, original in reversed(self._undo):
@@ -197,11 +201,22 @@ def run_api(args: argparse.Namespace, client: Any, prefix: str) -> tuple[int, An
         "STORE_URL": args.url,
         "STORE_PREFIX": prefix,
         "TESTING": True,
-        "RATE_LIMITS": False,
+        "RATE_LIMITS": args.production,
         "ADMIN_TOKEN": "bench",
     }
+    if args.production:  # as rfg run: limits (quotas the run cannot reach), the dispatcher,
+        # an access line per request (to nowhere: what it costs to make is measured)
+        config |= {
+            "LIMIT_PER_ADDRESS": "1000000 per minute",
+            "LIMIT_COMMANDS": "1000000 per minute",
+        }
+        config |= {"DISPATCH_TURNS": True}
+        logging.basicConfig(level=logging.INFO, stream=open(os.devnull, "w"))  # noqa: SIM115
     # --apps N: N apps on the store, each with its own game cache, as N gunicorn workers; each
     # command goes to one of them at random (as the workers race to accept connections)
+    prof = profiler(args)
+    if isinstance(prof, CpuTimer):  # wrapped before the apps register their hooks and listeners
+        prof.start()
     apps = [create_app(config).test_client() for _ in range(args.apps)]
     api = apps[0]
     pick = random.Random(args.seed)
@@ -219,13 +234,14 @@ def run_api(args: argparse.Namespace, client: Any, prefix: str) -> tuple[int, An
             api.post(f"/games/{gid}/seats/{seat}/claim").get_json()["token"] for seat in range(4)
         ]
         work.append((gid, tokens, script_for(seed, 4, i)))
-    prof = profiler(args)
     if isinstance(prof, CpuTimer):  # the app's store.append is the metrics wrapper's own
         for c in apps:
-            prof.also(c.application.extensions["rfg"].store, "append", APPEND_PART)
+            prof.wrap_instance(c.application.extensions["rfg"].store, "append", APPEND_PART)
+        prof.totals.clear()  # (the games' creation and claims above are not measured)
     n = 0
     wall0, cpu0 = time.perf_counter(), time.process_time()
-    prof.start()
+    if not isinstance(prof, CpuTimer):
+        prof.start()
     for gid, tokens, script in work:
         for k, (seat, command, expected, new) in enumerate(script):
             r = apps[pick.randrange(len(apps))].post(
@@ -260,8 +276,13 @@ def main() -> None:
         default=1,
         help="api: apps (game caches) the commands are spread over at random, as gunicorn workers",
     )
+    p.add_argument(
+        "--production",
+        action="store_true",
+        help="api: rate limits, the dispatcher and the access log on, as rfg run serves",
+    )
     args = p.parse_args()
-    client = events.connect(args.url, decode_responses=False)
+    client = events.store.connect(args.url, decode_responses=False)
     best: tuple[int, Any, float, float] | None = None
     for _ in range(args.rounds):
         prefix = f"prof{uuid.uuid4().hex[:8]}"

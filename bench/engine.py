@@ -32,7 +32,7 @@ from typing import Any
 
 import engine
 from bots import arena
-from engine.build import describe
+from engine.compiled import describe
 from engine.state import canonical_json
 
 

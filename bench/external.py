@@ -37,8 +37,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from api import API_APP, free_port, host_env, purge, request, start_command, stop  # noqa: E402
 
-import events  # noqa: E402
-from events.games import Games  # noqa: E402
+import events.store  # noqa: E402
+from events.games.service import GameService  # noqa: E402
 from ladder.service import Ladders  # noqa: E402
 
 ADMIN = "bench-admin"
@@ -87,7 +87,7 @@ def main() -> None:
     port = free_port()
     api = start_command(API_APP, port, env, logdir, args.api_workers)
     procs: list[subprocess.Popen[bytes]] = []
-    client = events.connect(args.url)
+    client = events.store.connect(args.url)
     try:
         worker_log = open(logdir / "worker.log", "wb")  # noqa: SIM115
         procs.append(
@@ -166,7 +166,9 @@ def main() -> None:
                     start_new_session=True,
                 )
             )
-        ladders = Ladders(client, Games(events.RedisStore(client, prefix=prefix)), prefix=prefix)
+        ladders = Ladders(
+            client, GameService(events.store.RedisStore(client, prefix=prefix)), prefix=prefix
+        )
         time.sleep(max(0.0, stop_at - time.time()))
         results = len(ladders.results("ext"))
         wall = time.time() - started

@@ -4,12 +4,12 @@ same games played in-process by ``bots.arena``.
     python bench/ladder.py [--url redis://127.0.0.1:6379/0] [--games 60] [--players 4]
                            [--workers 2] [--concurrency 8] [--bot heuristic] [--via-api]
 
-Service path: the bench process creates each game through ``events.games.Games`` with the
+Service path: the bench process creates each game through ``events.games.service.GameService`` with the
 workers' dispatcher attached (``--via-api``: ``POST /games`` on the Flask app, in-process WSGI,
-with ``workers.attach`` on the app's ``Games``), so its first bot jobs are enqueued at once; then
+with ``workers.attach`` on the app's ``GameService``), so its first bot jobs are enqueued at once; then
 ``--workers`` real ``rfg worker`` processes (RQ SimpleWorker + scheduler + sweep) play every
 decision: an RQ job takes the game's keeper lease and plays on (``workers.turns``), decision
-after decision: bot -> ``Games.submit`` (hash-chained envelopes, views, one Lua append per
+after decision: bot -> ``GameService.submit`` (hash-chained envelopes, views, one Lua append per
 command) until the game ends or ``--play-on`` (2 s) is spent, then hands the game back to the
 queue. ``--concurrency`` games are kept in flight. The workers compact each finished game
 ``COMPACT_AFTER`` seconds after it ends.
@@ -42,9 +42,9 @@ sys.path.insert(0, str(ROOT))
 from rq import Worker  # noqa: E402
 
 import engine  # noqa: E402
-import events  # noqa: E402
+import events.store  # noqa: E402
 from bots import arena  # noqa: E402
-from events.clock import Clocks, batch_seat, batches  # noqa: E402
+from events.games.time_control import Clocks, batch_seat, batches  # noqa: E402
 from workers import Runtime, WorkerSettings, attach  # noqa: E402
 
 RFG = str(Path(sys.executable).parent / "rfg")
@@ -150,7 +150,7 @@ def decision_latencies(rt: Runtime, game_id: str) -> list[float]:
 def run_service(args: argparse.Namespace) -> dict[str, Any]:
     prefix = f"bench{uuid.uuid4().hex[:8]}"
     settings = WorkerSettings(prefix=prefix, queue=prefix)
-    client = events.connect(args.url)
+    client = events.store.connect(args.url)
     rt = Runtime(client, settings)
     logdir = Path(tempfile.mkdtemp(prefix="rfg-ladder-"))
     procs = spawn_workers(args.url, prefix, args.workers, logdir)
@@ -221,7 +221,7 @@ def run_ladder(args: argparse.Namespace) -> dict[str, Any]:
 
     prefix = f"bench{uuid.uuid4().hex[:8]}"
     settings = WorkerSettings(prefix=prefix, queue=prefix)
-    client = events.connect(args.url)
+    client = events.store.connect(args.url)
     rt = Runtime(client, settings)
     ladders = Ladders(client, rt.games, prefix=prefix)
     name = "bench"
@@ -258,7 +258,7 @@ def rating_updates(args: argparse.Namespace, n: int = 2000) -> tuple[float, floa
     """Rating updates per second: the pure fold, and Ladders.record on the store (WATCH/MULTI)."""
     import random as pyrandom
 
-    from events.games import Games
+    from events.games.service import GameService
     from ladder.ratings import RatingTable, Result
     from ladder.service import LadderConfig, Ladders
 
@@ -281,8 +281,10 @@ def rating_updates(args: argparse.Namespace, n: int = 2000) -> tuple[float, floa
         table.apply(x)
     pure = n / (time.perf_counter() - t0)
     prefix = f"bench{uuid.uuid4().hex[:8]}"
-    client = events.connect(args.url)
-    lad = Ladders(client, Games(events.RedisStore(client, prefix=prefix)), prefix=prefix)
+    client = events.store.connect(args.url)
+    lad = Ladders(
+        client, GameService(events.store.RedisStore(client, prefix=prefix)), prefix=prefix
+    )
     lad.create(LadderConfig("rates", players=[args.players]))
     m = min(n, 300)
     t0 = time.perf_counter()
@@ -354,7 +356,7 @@ def main() -> None:
         f"{args.workers} worker process(es), {args.concurrency} in flight, store {args.url}"
     )
     print(
-        f"path measured: {path}Games + Redis + RQ workers (one job plays a game's bot decisions "
+        f"path measured: {path}GameService + Redis + RQ workers (one job plays a game's bot decisions "
         f"on for up to --play-on seconds; every command appended with the lobby summary, the "
         f"other views rendered at the end and when read)"
     )

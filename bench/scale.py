@@ -38,7 +38,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import events  # noqa: E402
+import events.store  # noqa: E402
 from bots import get_bot  # noqa: E402
 from engine.rng import Rng  # noqa: E402
 from service.client import ApiError, Client  # noqa: E402
@@ -232,8 +232,8 @@ def run_setup(kind: str, args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
             "api": sum(proc_cpu(p.pid) for p in apis),
             "workers": sum(proc_cpu(p.pid) for p in workers),
         }
-        client = events.connect(url)
-        store = events.RedisStore(client, prefix=prefix)
+        client = events.store.connect(url)
+        store = events.store.RedisStore(client, prefix=prefix)
         commands = events_n = 0
         for gid in gids:
             envs = store.read(gid, upcast=False)

@@ -3,7 +3,7 @@ to a raw Redis baseline measured the same way in the same run.
 
     python bench/store.py [--url redis://127.0.0.1:6379/0] [--n 3000] [--procs 4] [--rounds 3]
 
-``--url`` takes anything ``events.connect`` does (``embedded:///tmp/x`` starts an embedded
+``--url`` takes anything ``events.store.connect`` does (``embedded:///tmp/x`` starts an embedded
 server). Baselines: a raw XADD, and a bare Lua check-and-append (GET version, compare, XADD, SET:
 the least a version-checked append can do). The adapter append stores one event with a ~2 KB
 views payload, the command-id record and the status; its envelopes are sealed before the clock
@@ -26,8 +26,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import events  # noqa: E402
-from events import GENESIS_HASH, RedisStore, seal_batch  # noqa: E402
+import events.store  # noqa: E402
+from events.store import GENESIS_HASH, RedisStore, seal_batch  # noqa: E402
 
 TS = "2025-03-01T12:00:00.000000Z"
 EVENT = {
@@ -153,7 +153,7 @@ KINDS: dict[str, Callable[[Any, str, int], Loop]] = {
 
 
 def _child(url: str, kind: str, base: str, n: int, barrier: Any, out: Any) -> None:
-    loop = KINDS[kind](events.connect(url), base, n)
+    loop = KINDS[kind](events.store.connect(url), base, n)
     barrier.wait()
     loop()
     out.put(True)
@@ -164,7 +164,7 @@ def measure(url: str, kind: str, run_id: str, n: int, procs: int) -> float:
     slot = list(KINDS).index(kind)
     bases = [f"bench-{run_id}-k{slot}-{p}" for p in range(procs)]
     if procs == 1:
-        loop = KINDS[kind](events.connect(url), bases[0], n)
+        loop = KINDS[kind](events.store.connect(url), bases[0], n)
         t0 = time.perf_counter()
         loop()
         rate = n / (time.perf_counter() - t0)
@@ -242,9 +242,9 @@ def measure_rebuild(client: Any, run_id: str, games_n: int) -> tuple[float, floa
     import engine
     from bots import get_bot
     from engine.rng import Rng
-    from events.games import Games
+    from events.games.service import GameService
 
-    games = Games(events.RedisStore(client, prefix=f"bench-{run_id}-rebuild"))
+    games = GameService(events.store.RedisStore(client, prefix=f"bench-{run_id}-rebuild"))
     bot, rng = get_bot("heuristic"), Rng(1)
     ids = []
     for g in range(games_n):
@@ -288,7 +288,7 @@ def main() -> None:
     parser.add_argument("--rebuild-games", type=int, default=5, help="finished games to rebuild")
     args = parser.parse_args()
 
-    client = events.connect(args.url)
+    client = events.store.connect(args.url)
     info = client.info("server")
     persistence = client.config_get("append*")
     print(

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import build as _build  # noqa: F401  (first: refuses stale compiled modules)
+from . import compiled as _compiled  # noqa: F401  (first: refuses stale compiled modules)
 from . import flow
 from . import record as _record  # noqa: F401  (registers CommandSubmitted)
 from .errors import ChanceMismatch, EngineError, IllegalCommand, InvalidEvent, NotYourDecision

@@ -15,7 +15,7 @@ from .catalogue import PHASE_INDEX, PHASES, phantom_id
 from .errors import InvalidEvent, NotYourDecision, refuse
 from .fold import Ctx, Event, ev, folds
 from .leaving import LEAVING
-from .phases import assign, construct, explore, manage, produce, setup, ship
+from .phases import assign, develop_settle, explore, manage, produce, setup, ship
 from .powers import registry
 from .scoring import final_scores
 from .state import GameState, PlayerState
@@ -30,8 +30,8 @@ DECISIONS: dict[str, tuple[Legal, Apply]] = {
     "explore": (explore.legal, explore.apply),
     "place_tiles": (explore.legal, explore.apply_place),
     "abandon_one": (explore.legal, explore.apply_abandon_one),
-    "develop": (lambda s, p: construct.legal(s, p, "develop"), construct.apply),
-    "settle": (lambda s, p: construct.legal(s, p, "settle"), construct.apply),
+    "develop": (lambda s, p: develop_settle.legal(s, p, "develop"), develop_settle.apply),
+    "settle": (lambda s, p: develop_settle.legal(s, p, "settle"), develop_settle.apply),
     "produce": (produce.legal, produce.apply),
     "ship": (ship.legal, ship.apply),
     "manage": (manage.legal, manage.apply),
@@ -39,11 +39,11 @@ DECISIONS: dict[str, tuple[Legal, Apply]] = {
 
 
 def _develop_waiting(state: GameState, p: PlayerState) -> str:
-    return construct.waiting_for(state, p, "develop")
+    return develop_settle.waiting_for(state, p, "develop")
 
 
 def _settle_waiting(state: GameState, p: PlayerState) -> str:
-    return construct.waiting_for(state, p, "settle")
+    return develop_settle.waiting_for(state, p, "settle")
 
 
 #: phase -> the decision a seat owes when the phase starts ("" when none)
@@ -58,15 +58,15 @@ WAITING: dict[str, Callable[[GameState, PlayerState], str]] = {
 
 PHASE_START: dict[str, Callable[[GameState, Ctx], None]] = {
     "explore": lambda s, c: None,
-    "develop": construct.start,
-    "settle": construct.start,
+    "develop": develop_settle.start,
+    "settle": develop_settle.start,
     "produce": produce.start,
     "ship": ship.start,
 }
 PHASE_FINISH: dict[str, Callable[[GameState, Ctx], None]] = {
     "explore": explore.finish,
-    "develop": construct.finish,
-    "settle": construct.finish,
+    "develop": develop_settle.finish,
+    "settle": develop_settle.finish,
     "produce": produce.finish,
     "ship": ship.finish,
 }

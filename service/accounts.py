@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from events.text import text
+from events.store.text import text
 from ladder.service import account_active_key as active_key
 
 TOKEN_PREFIX = "rfgb_"

@@ -5,7 +5,7 @@
   A seat of kind ``external`` (a ladder game's bot seat) also accepts the bot token of the
   account seated there (``{"kind": "external", "account": id}``); any other bot token gets 403.
 * ``seat_guard(game_id, seat)`` - the same check for a command, without a round trip of its own:
-  the append script checks the token's digest (``events.store.Guard``), and any other outcome
+  the append script checks the token's digest (``events.store.port.Guard``), and any other outcome
   runs ``require_seat`` first, so every answer is the one ``require_seat`` first would give.
 * ``require_bot()`` / ``require_account(id)`` - bot-account endpoints: 401 without a live bot
   token, 403 with another account's token.
@@ -23,7 +23,7 @@ from typing import Any
 
 from flask import current_app, request
 
-from events.store import Guard
+from events.store.port import Guard
 from service.accounts import seats_of
 from service.backend import backend
 from service.errors import Problem

@@ -4,6 +4,8 @@ Tile numbers and card keys here are the ones commands, events and views use (and
 scenario format of docs/scenarios.md): ``T<n>d`` / ``T<n>w`` for the development / world side of
 game tile n, ``F<n>d`` / ``F<n>w`` / ``F<n>w2`` for faction halves, ``H<n>`` for home worlds.
 Die ids are stable: the 111 dice are numbered colour by colour, in the order of ``dice``.
+A world's ``description`` says in words what it holds and brings (``world_text``); a
+development's is the catalogue's own text of its power.
 """
 
 from __future__ import annotations
@@ -21,14 +23,50 @@ from engine.catalogue import (
     HOME_WORLDS,
     PHASES,
     TILES,
+    TRADE_VALUE,
     Card,
 )
+
+#: world colour -> the kind of good it makes, as the rulebook names it
+GOOD_NAMES = {
+    "novelty": "Novelty",
+    "rare": "Rare Elements",
+    "genes": "Genes",
+    "alien": "Alien Technology",
+}
+_PLACES = {"cup": "to your cup", "citizenry": "to your Citizenry", "good": "on it as a good"}
+
+
+def world_text(c: Card) -> str:
+    """What a world card holds and brings, in the rulebook's words."""
+    good = GOOD_NAMES.get(c.color or "")
+    parts = [
+        f"{good} world: it holds one {good} good; trading that good pays ${TRADE_VALUE[c.color or '']}."
+        if good
+        else "Gray world: it makes no goods."
+    ]
+    imm = c.immediate
+    when = "When you settle it" if c.tile is not None else "At the start of the game"
+    gains = [
+        f"a {DICE[g['color']].name} ({g['color']}) die {_PLACES.get(g['to'], 'to ' + g['to'])}"
+        for g in imm.get("dice_gained") or []
+    ]
+    if imm.get("credits"):
+        gains.append(f"${imm['credits']}")
+    if gains:
+        parts.append(f"{when}, you gain " + ", ".join(gains) + ".")
+    if imm.get("start_credits"):
+        parts.append(f"You start the game with ${imm['start_credits']}.")
+    if imm.get("dice_removed"):
+        parts.append(f"{when}, one of your dice (your choice) leaves the game.")
+    return " ".join(parts)
 
 
 def _card(c: Card) -> dict[str, Any]:
     out: dict[str, Any] = {"card": c.key, "name": c.name, "cost": c.cost, "kind": c.kind}
     if c.kind == "world":
         out["color"] = c.color
+        out["description"] = world_text(c)
     else:
         out["development_kind"] = c.dev_kind
         out["power_id"] = c.power_id

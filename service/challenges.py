@@ -39,8 +39,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from events.redis_store import NOTICE_MAXLEN
-from events.text import text
+from events.store.redis_adapter import NOTICE_MAXLEN
+from events.store.text import text
 from ladder.service import account_active_key, account_games_key
 
 #: how long a decided or expired challenge can still be read

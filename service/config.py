@@ -2,7 +2,7 @@
 
 | key | default | environment |
 | --- | --- | --- |
-| ``STORE_URL`` (alias ``REDIS_URL``) | ``None``: the embedded server in ``<data dir>/redis`` (``events.environment.data_dir``) | ``REDIS_URL`` (or ``RFG_STORE_URL``) |
+| ``STORE_URL`` (alias ``REDIS_URL``) | ``None``: the embedded server in ``<data dir>/redis`` (``events.config.data_dir``) | ``REDIS_URL`` (or ``RFG_STORE_URL``) |
 | ``STORE_PREFIX`` | ``rfg`` (key prefix in Redis) | ``RFG_STORE_PREFIX`` |
 | ``QUEUE_URL`` | ``None``: the store's URL (a plain Redis for RQ; required with a ``redis+cluster://`` store and ``DISPATCH_TURNS``) | ``RFG_QUEUE_URL`` |
 | ``ADMIN_TOKEN`` | none: no admin | ``RFG_ADMIN_TOKEN`` |
@@ -11,6 +11,7 @@
 | ``BODY_READ_SECONDS`` | 10: a request body must arrive within this, plus a second per 32 KiB it announces (else 408; under ``rfg run``'s gevent server) | ``RFG_BODY_READ_SECONDS`` |
 | ``SSE_MAX_SECONDS`` | 300 (then the client reconnects) | ``RFG_SSE_MAX_SECONDS`` |
 | ``SSE_KEEPALIVE_SECONDS`` | 15 | |
+| ``STREAM_OPENINGS`` | 8: event streams one API process opens at a time (``service.openings``: the others wait their turn, so short requests are not queued behind a crowd of openings) | |
 | ``API_REDIS_CONNECTIONS`` | 64: the most Redis connections one API process opens (requests beyond wait for one, up to ``RFG_REDIS_TIMEOUT``, then 503); event streams hold none while they wait | |
 | ``DECISIONS_POLL_SECONDS`` | 5 (how often a bot account's decisions stream looks at its games, a safety net: decisions are pushed by the append) | |
 | ``BOT_REGISTRATION`` | ``open``: anybody may register a bot account; ``admin``: only with the admin token | ``RFG_BOT_REGISTRATION`` |
@@ -38,7 +39,7 @@
 Limits are rate strings of the `limits` library (``"20 per minute;200 per hour"``), kept on the store (the app's
 Redis, under ``<prefix>:limits``; its fakeredis for a ``memory://`` store); the admin token is exempt.
 
-Store URLs are those of ``events.connect``: ``redis://``, ``unix://``, ``embedded://<dir>``,
+Store URLs are those of ``events.store.connect``: ``redis://``, ``unix://``, ``embedded://<dir>``,
 ``memory://<name>`` (fakeredis, one process only: tests).
 """
 
@@ -48,10 +49,10 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from events import environment
-from events.environment import LIMIT_NUMBERS, LIMIT_RATES
+from events import config as environment
+from events.config import LIMIT_NUMBERS, LIMIT_RATES
 
-#: the settings the environment may give: setting -> variable (``events.environment`` reads and
+#: the settings the environment may give: setting -> variable (``events.config`` reads and
 #: checks them all, and holds their defaults); ``STORE_URL`` comes from ``RFG_STORE_URL`` or
 #: ``REDIS_URL``
 FROM_ENV: dict[str, str] = {
@@ -73,6 +74,7 @@ DEFAULTS: dict[str, Any] = {
     "REPLAY_MAX_BYTES": 32 * 1024 * 1024,
     "SSE_KEEPALIVE_SECONDS": 15.0,
     "API_REDIS_CONNECTIONS": 64,
+    "STREAM_OPENINGS": 8,
     "DECISIONS_POLL_SECONDS": 5.0,
     "MAX_OPEN_CHALLENGES": 10,
     "CHALLENGES_PER_MINUTE": 10,
@@ -82,7 +84,7 @@ DEFAULTS: dict[str, Any] = {
 
 
 def from_env(environ: Mapping[str, str]) -> dict[str, Any]:
-    """The settings the environment sets (``events.environment.read``: raises ``ValueError``
+    """The settings the environment sets (``events.config.read``: raises ``ValueError``
     naming a variable whose value is not accepted)."""
     env = environment.read(environ)
     out: dict[str, Any] = {key: env.get(var) for key, var in FROM_ENV.items() if env.is_set(var)}

@@ -2,7 +2,7 @@
 
 ``GET /bots/me/decisions/stream`` (bot token). **Pushed by the append.** When a command (or a
 creation) makes a decision pending for a seat ``{"kind": "external", "account": id}``,
-``Games`` writes a notice to the account's own Redis stream
+``GameService`` writes a notice to the account's own Redis stream
 (``<prefix>:{a:<id>}:notices``, ``RedisStore.notice_stream``) together with the append: in the
 same pipeline (one round trip) on a single Redis, right after it on a Redis Cluster (the
 account's key has its own hash tag, so it cannot be in the game's script). The stream waits on it
@@ -50,9 +50,9 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from events import RedisStore
-from events.games import Games
-from events.text import text
+from events.games.service import GameService
+from events.store import RedisStore
+from events.store.text import text
 from service.accounts import BotAccounts, seats_of
 from service.challenges import Challenges
 from service.fanout import Fanout
@@ -64,7 +64,7 @@ def decision_id(game_id: str, seat: int, decision_version: int) -> str:
 
 
 def pending_decisions(
-    games: Games, game_id: str, account: str
+    games: GameService, game_id: str, account: str
 ) -> tuple[bool, list[dict[str, Any]]]:
     """(game over, the account's pending decisions in this game)."""
     _pos, text = games.view(game_id, "summary")
@@ -126,7 +126,7 @@ class _Decisions:
 
     def __init__(
         self,
-        games: Games,
+        games: GameService,
         store: RedisStore,
         accounts: BotAccounts,
         account: str,
@@ -201,7 +201,7 @@ class _Decisions:
 
 
 def decision_stream(
-    games: Games,
+    games: GameService,
     store: RedisStore,
     accounts: BotAccounts,
     account: str,

@@ -23,9 +23,9 @@ from marshmallow import ValidationError
 from werkzeug.exceptions import HTTPException
 
 import engine
-from events import ConcurrencyConflict, GameNotFound
 from events.errors import DecisionChanged
-from events.outage import describe, refusal
+from events.store import ConcurrencyConflict, GameNotFound
+from events.store.outage import describe, refusal
 from service.schemas.responses import ProblemSchema
 
 PROBLEM_JSON = "application/problem+json"
@@ -219,6 +219,14 @@ _TYPES = [
         "creation, with the same Idempotency-Key.",
     ),
     ProblemType(
+        "server-busy",
+        "Server busy",
+        503,
+        "This server is opening more event streams than it takes at once (a crowd "
+        "reconnecting); nothing about the request was wrong. Reconnect after the Retry-After "
+        "header's seconds.",
+    ),
+    ProblemType(
         "idempotency-key-mismatch",
         "Idempotency key reused",
         422,
@@ -398,7 +406,7 @@ def _store_unavailable(exc: Exception) -> Response:
 
 def _store_refuses(exc: redis.exceptions.ResponseError) -> Response:
     """Redis answered with an error: an outage when it refuses writes for now (``OOM``,
-    ``READONLY``, ``MISCONF``, ``NOREPLICAS``: ``events.outage``), else a failure (500)."""
+    ``READONLY``, ``MISCONF``, ``NOREPLICAS``: ``events.store.outage``), else a failure (500)."""
     code = refusal(exc)
     if code is None:
         return _unexpected(exc)

@@ -32,7 +32,7 @@ from typing import Any
 
 import redis
 
-from events.text import text
+from events.store.text import text
 
 log = logging.getLogger(__name__)
 #: what redis-py raises while Redis is down, restarting or stalled

@@ -18,12 +18,10 @@ import os
 import resource
 from typing import Any
 
-from events import environment
+from events import config
 from service import logs as _logs  # (gunicorn reads every setting-named global here)
 
-logconfig_dict = _logs.logconfig(
-    environment.value("RFG_LOG_FORMAT"), environment.value("RFG_LOG_LEVEL")
-)
+logconfig_dict = _logs.logconfig(config.value("RFG_LOG_FORMAT"), config.value("RFG_LOG_LEVEL"))
 accesslog = None
 
 

@@ -14,85 +14,40 @@ other than UTF-8 (415).
 from __future__ import annotations
 
 import functools
-import io
 import json
 from typing import IO, Any, cast
 
 import orjson
 from flask import Flask, Request, Response, current_app, request
 from marshmallow import Schema, ValidationError
-from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.utils import cached_property
-from werkzeug.wsgi import LimitedStream, get_content_length
+from werkzeug.wsgi import LimitedStream
 
 from service.errors import Problem, invalid_body, invalid_query
-from service.fastload import MISS, loader_for
 
 JSON = "application/json"
-#: the deepest nesting of arrays and objects a JSON body may have (orjson's own limit)
-MAX_DEPTH = 1024
+#: the deepest nesting of arrays and objects a JSON body may have (far past what any body of
+#: the API needs; well within what the parser's recursion allows)
+MAX_DEPTH = 512
 
 
-#: the most ``_Body.readall`` asks of the wrapped stream at once (werkzeug's own step)
-_READ_STEP = 64 * 1024
-
-
-class _Body(LimitedStream):
-    """werkzeug's ``LimitedStream``, whose ``readall`` (``request.get_data()``) asks the wrapped
-    stream for the same pieces - at most 64 KiB, at most what the limit leaves - and gets the
-    same bytes and errors, without a fresh 64 KiB buffer per piece (``io.RawIOBase.read``)."""
-
-    def readall(self) -> bytes:
-        if self.is_exhausted:
-            self.on_exhausted()
-            return b""
-        chunks = []
-        while not self.is_exhausted:
-            data = self._piece(min(_READ_STEP, self.limit - self._pos))
-            if not data:  # (the stream may end before a maximum is reached)
-                break
-            chunks.append(data)
-        return b"".join(chunks)
-
-    def _piece(self, size: int) -> bytes:
-        """``LimitedStream.readinto`` of ``size`` (at most what the limit leaves), as bytes."""
-        try:
-            data = self._stream.read(size)
-        except (OSError, ValueError) as e:
-            self.on_disconnect(error=e)
-            return b""
-        if not data:  # zero bytes: the client went away (or a maximum's stream ended)
-            self.on_disconnect()
-            return b""
-        self._pos += len(data)
-        return bytes(data)
-
-
-class _AtMost(_Body):
-    """A body stream of unknown length (chunked) that may hold at most ``limit`` bytes: reading
+class _AtMost(LimitedStream):
+    """A body stream of unknown length (chunked) that may hold at most ``most`` bytes: reading
     past them raises the 413 problem (werkzeug's own maximum stops reading there, silently)."""
 
-    def __init__(self, stream: IO[bytes], limit: int) -> None:
-        super().__init__(stream, limit + 1, is_max=True)
-        self.most = limit
+    def __init__(self, stream: IO[bytes], most: int) -> None:
+        super().__init__(stream, most + 1, is_max=True)
+        self.most = most
 
-    def _too_large(self) -> None:
-        if self._pos > self.most:  # a Problem: readers that catch other errors let it through
+    def readinto(self, b: Any) -> int | None:  # (every read of a LimitedStream comes here)
+        n = super().readinto(b)
+        if self.tell() > self.most:  # a Problem: readers that catch other errors let it through
             raise Problem(
                 "payload-too-large",
                 f"the body is larger than {self.most} bytes; send a smaller one",
                 max_bytes=self.most,
             )
-
-    def readinto(self, b: Any) -> int | None:
-        n = super().readinto(b)
-        self._too_large()
         return n
-
-    def _piece(self, size: int) -> bytes:
-        data = super()._piece(size)
-        self._too_large()
-        return data
 
 
 #: endpoints whose bodies have their own size limit (config key) instead of MAX_CONTENT_LENGTH
@@ -100,26 +55,8 @@ BODY_LIMITS = {"logs.verify": "REPLAY_MAX_BYTES"}
 
 
 class ApiRequest(Request):
-    """Flask's request, whose body stream enforces ``max_content_length`` on chunked bodies;
-    the limit is the endpoint's own (``BODY_LIMITS``) or ``MAX_CONTENT_LENGTH``."""
-
-    @property
-    def max_content_length(self) -> int | None:
-        if self._max_content_length is not None:
-            return self._max_content_length
-        try:  # (what Flask's own property reads, in one context lookup)
-            config = current_app._get_current_object().config  # type: ignore[attr-defined]
-        except RuntimeError:  # outside an app context: no limit
-            return None
-        key = BODY_LIMITS.get(self.endpoint or "")
-        if key is not None:
-            return int(config[key])
-        limit: int | None = config["MAX_CONTENT_LENGTH"]
-        return limit
-
-    @max_content_length.setter
-    def max_content_length(self, value: int | None) -> None:
-        self._max_content_length = value
+    """Flask's request, whose body stream enforces ``max_content_length`` on chunked bodies too
+    (413 instead of a body cut short at the limit)."""
 
     @cached_property
     def stream(self) -> IO[bytes]:
@@ -128,27 +65,17 @@ class ApiRequest(Request):
             self.content_length is None
             and limit is not None
             and "wsgi.input_terminated" in self.environ
+            and not self.shallow
         ):
             return cast(IO[bytes], _AtMost(self.environ["wsgi.input"], limit))
-        if self.shallow:
-            raise RuntimeError(
-                "This request was created with 'shallow=True', reading"
-                " from the input stream is disabled."
-            )
-        # werkzeug.wsgi.get_input_stream, with the limit computed once and _Body for its
-        # LimitedStream
-        environ = self.environ
-        stream = cast(IO[bytes], environ["wsgi.input"])
-        content_length = get_content_length(environ)
-        if content_length is not None and limit is not None and content_length > limit:
-            raise RequestEntityTooLarge()
-        if "wsgi.input_terminated" in environ:
-            if limit is not None:
-                return cast(IO[bytes], _Body(stream, limit, is_max=True))
-            return stream
-        if content_length is None:
-            return io.BytesIO()
-        return cast(IO[bytes], _Body(stream, content_length))
+        return super().stream
+
+
+def _body_limit() -> None:
+    """An endpoint's own body limit (``BODY_LIMITS``) for this request."""
+    key = BODY_LIMITS.get(request.endpoint or "")
+    if key is not None:
+        request.max_content_length = int(current_app.config[key])
 
 
 def current_request() -> Request:
@@ -175,6 +102,7 @@ def _check_charset() -> None:
 
 def init_app(app: Flask) -> None:
     app.request_class = ApiRequest
+    app.before_request(_body_limit)
     app.before_request(_check_charset)
 
 
@@ -198,35 +126,27 @@ def read_json(optional: bool = False) -> Any:
             "unsupported-media-type",
             f"the body must be JSON with Content-Type: application/json, not {mimetype or 'none'!r}",
         )
-    try:
-        return orjson.loads(raw)  # the fast parser; NaN and Infinity are not JSON to it either
-    except orjson.JSONDecodeError:
-        pass
-    if _depth_over(raw, MAX_DEPTH):
+    # (brackets outnumbering the limit is what any deeper nesting needs: only then scanned)
+    if raw.count(b"[") + raw.count(b"{") > MAX_DEPTH and _depth_over(raw, MAX_DEPTH):
         raise Problem(
             "malformed-request",
-            f"the body nests arrays and objects more than {MAX_DEPTH} "
-            "deep; send a flatter document",
+            f"the body nests arrays and objects more than {MAX_DEPTH} deep; send a flatter "
+            "document",
         )
-    try:  # the standard parser decides what orjson refused (its messages, integers past 64 bits)
-        text = raw.decode("utf-8")
-        data = json.loads(text, parse_constant=_no_constant)
-    except RecursionError:
-        raise Problem(
-            "malformed-request",
-            "the body nests arrays and objects too deeply; send a flatter document",
-        ) from None
+    try:
+        data = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
     except (UnicodeDecodeError, ValueError) as exc:
         raise Problem("malformed-request", f"the body is not valid JSON: {exc}") from None
-    try:  # what orjson refused and json took: a string with a lone surrogate ("\ud800")?
-        json.dumps(data, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:
-        raise Problem(
-            "malformed-request",
-            "a string in the body is not valid Unicode (a lone "
-            "UTF-16 surrogate such as \\ud800); send real characters, surrogates "
-            "only in pairs",
-        ) from None
+    if b"\\u" in raw:  # a lone UTF-16 surrogate ("\ud800") can only come as such an escape
+        try:
+            json.dumps(data, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            raise Problem(
+                "malformed-request",
+                "a string in the body is not valid Unicode (a lone "
+                "UTF-16 surrogate such as \\ud800); send real characters, surrogates "
+                "only in pairs",
+            ) from None
     return data
 
 
@@ -257,10 +177,8 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-def load_body(schema: Schema, optional: bool = False, fast: bool = False) -> dict[str, Any]:
-    """The body as ``schema`` loads it (422 with per-field errors). ``fast``: first try the
-    loader compiled from the schema (``service.fastload``: the same result for a body it is
-    sure of, else the schema decides)."""
+def load_body(schema: Schema, optional: bool = False) -> dict[str, Any]:
+    """The body as ``schema`` loads it (422 with per-field errors)."""
     data = read_json(optional)
     if data is None and request.get_data(cache=True).strip():
         raise Problem(
@@ -275,11 +193,6 @@ def load_body(schema: Schema, optional: bool = False, fast: bool = False) -> dic
             "the body must be a JSON object",
             errors={"body": ["must be an object"]},
         )
-    loader = loader_for(schema) if fast else None
-    if loader is not None:
-        quick = loader(data)
-        if quick is not MISS:
-            return cast(dict[str, Any], quick)
     try:
         out: dict[str, Any] = schema.load(data)
     except ValidationError as exc:

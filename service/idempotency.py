@@ -35,7 +35,7 @@ from typing import Any
 
 from flask import request
 
-from events.text import text
+from events.store.text import text
 from service.errors import Problem
 
 HEADER = "Idempotency-Key"

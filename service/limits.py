@@ -21,7 +21,7 @@ the route's limit when it has one, else the per-address one; of a limit of sever
 (``"20 per minute;200 per hour"``) the one that refused, else the one of the shortest window.
 The admin token is exempt. ``RATE_LIMITS=False`` (``RFG_RATE_LIMITS=0``) turns all of it off.
 When the counters cannot be written (the store down, or refusing writes: full, read-only, failing
-its disk, too few replicas; ``events.outage``) the request answers 503 ``store-unavailable`` with
+its disk, too few replicas; ``events.store.outage``) the request answers 503 ``store-unavailable`` with
 ``Retry-After`` (``service.errors``): no limit is skipped, and the counting fails first, so a
 full store refuses reads too while limits are on.
 The client address is the peer's, or with ``PROXY_HOPS=N`` the one N trusted proxies forwarded.
@@ -59,6 +59,7 @@ import math
 import time
 import uuid
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -67,8 +68,9 @@ from flask import Flask, Response, current_app, g, request
 from limits import RateLimitItem, parse_many
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from events.outage import is_outage
-from events.text import text
+from events.store.outage import is_outage
+from events.store.port import Gate
+from events.store.text import text
 from service.errors import Problem
 
 #: endpoints outside the per-address limit (monitoring)
@@ -156,6 +158,13 @@ end
 return out
 """
 
+#: views whose limits their append counts where the store can (``Limits.gates``): the counting
+#: script runs in the append's script, first (one round trip a command instead of two)
+GATED = frozenset({"commands.submit"})
+#: the counting script as a gate: it lets the append go on when its first element is 0
+WINDOW_GATE = SLIDING_WINDOW_LUA
+#: where a request keeps its counting left to its append: ((checks, #general, #general+#bad), gate)
+_DEFERRED = "rfg_limit_deferred"
 #: where a request keeps its (bearer token, is admin)
 _AUTH = "rfg_limit_auth"
 #: where a request keeps the rate its RateLimit headers report (a ``Seen``)
@@ -269,28 +278,40 @@ class Counters:
         seen: list[Seen] = []
         refused: int | None = None
         for group in groups:
-            keys: list[str] = []
-            args: list[Any] = ["1" if stop else "0"]
-            for rate, owner, op in group:
-                key = self.key(owner, rate)
-                keys += (key + "/-1", key)
-                args += (op, rate.item.amount, rate.item.get_expiry())
+            keys, args = self.call(group, stop)
             got = self.script(keys, args)
-            then, start = time.time(), len(seen)
-            for j in range(1, len(got), 4):
-                previous, previous_ttl, current, current_ttl = got[j : j + 4]
-                window = (
-                    int(previous),
-                    max(0, previous_ttl) / 1000,
-                    int(current),
-                    max(0, current_ttl) / 1000,
-                )
-                seen.append(Seen(group[(j - 1) // 4][0], window, then))
+            start = len(seen)
+            seen += self.answered(group, got)
             if got[0] and refused is None:
                 refused = start + int(got[0]) - 1
                 if stop:
                     break
         return seen, refused
+
+    def call(self, group: Sequence[Check], stop: bool = True) -> tuple[list[str], list[Any]]:
+        """The script's keys and arguments for ``group`` (counters of one owner on a cluster)."""
+        keys: list[str] = []
+        args: list[Any] = ["1" if stop else "0"]
+        for rate, owner, op in group:
+            key = self.key(owner, rate)
+            keys += (key + "/-1", key)
+            args += (op, rate.item.amount, rate.item.get_expiry())
+        return keys, args
+
+    def answered(self, group: Sequence[Check], got: Sequence[Any]) -> list[Seen]:
+        """The windows the script answered for the counters of ``group`` it checked."""
+        then = time.time()
+        seen = []
+        for j in range(1, len(got), 4):
+            previous, previous_ttl, current, current_ttl = got[j : j + 4]
+            window = (
+                int(previous),
+                max(0, previous_ttl) / 1000,
+                int(current),
+                max(0, current_ttl) / 1000,
+            )
+            seen.append(Seen(group[(j - 1) // 4][0], window, then))
+        return seen
 
 
 def client_address() -> str:
@@ -386,6 +407,9 @@ class Limits:
     bad_tokens: tuple[Rate, ...]  # as configured
     routes: dict[str, tuple[Rate, ...]]  # endpoint -> its limit's rates (shortest window first)
     acquire_stream: Any = None  # ACQUIRE_STREAM_LUA, registered (EVALSHA, not its text each time)
+    #: the store runs a gate in its append (``events.store.Gate``): GATED views' counting rides
+    #: in their append's round trip
+    gates: bool = False
 
     def __post_init__(self) -> None:
         self.acquire_stream = self.client.register_script(ACQUIRE_STREAM_LUA)
@@ -417,20 +441,47 @@ class Limits:
         if route:
             whose = client_key() if route[0].whose == "token" else address
             checks += [(r, whose, "h") for r in route]
+        layout = (checks, len(general), len(general) + len(bad))
+        if self.gates and endpoint in GATED:
+            keys, args = self.counters.call(checks)
+            g._get_current_object().__dict__[_DEFERRED] = (layout, Gate(WINDOW_GATE, keys, args))
+            return
         seen, refused = self.counters.run(checks)
-        first_route = len(general) + len(bad)
+        self._conclude(layout, seen, refused)
+
+    def _conclude(
+        self, layout: tuple[list[Check], int, int], seen: list[Seen], refused: int | None
+    ) -> None:
+        """What the counting answered: the rate the headers report, 429 when one refused."""
+        _, general, first_route = layout  # (how many general rates, where the route's start)
         reported: Seen | None = None
         if len(seen) > first_route:  # the route's limit was checked: it is the one reported
             reported = seen[first_route if refused is None else refused]
         elif general:
-            reported = seen[refused if refused is not None and refused < len(general) else 0]
+            reported = seen[refused if refused is not None and refused < general else 0]
         if reported is not None:
             g._get_current_object().__dict__[_SEEN] = reported
         if refused is None:
             return
-        if len(general) <= refused < first_route:
+        if general <= refused < first_route:
             raise _locked_out(seen[refused])
         raise _too_many(seen[refused])
+
+    def settle(self) -> None:
+        """A request whose counting was left to its append (``gated``): what the append's gate
+        answered, or, when no append ran it (a bad body, a conflict, a retry...), the counting
+        now, before the answer. 429 when a limit refused."""
+        deferred = g.pop(_DEFERRED, None)
+        if deferred is None:
+            return
+        layout, gate = deferred
+        if gate.reply is None:
+            seen, refused = self.counters.run(layout[0])
+        else:
+            got = gate.reply
+            seen = self.counters.answered(layout[0], got)
+            refused = int(got[0]) - 1 if got[0] else None
+        self._conclude(layout, seen, refused)
 
     def after(self, resp: Response) -> Response:
         """After the view: count a refused token (401/403) against its address; the headers."""
@@ -547,6 +598,24 @@ def _window(item: RateLimitItem) -> str:
     return f"{n} {item.GRANULARITY.name}{'s' if n > 1 else ''}"
 
 
+@contextmanager
+def gated() -> Iterator[Gate | None]:
+    """Around a view whose limits its append counts (``GATED``): the ``Gate`` to hand to the
+    append (None: counted before the view as usual), then, whatever the view did, the limits'
+    answer - a 429 wins over any other answer, as when they are counted first."""
+    lim = limits()
+    deferred = g.get(_DEFERRED) if lim is not None else None
+    if lim is None or deferred is None:
+        yield None
+        return
+    try:
+        yield deferred[1]
+    except BaseException:
+        lim.settle()
+        raise
+    lim.settle()
+
+
 def limits() -> Limits | None:
     """The app's limits, or None when ``RATE_LIMITS`` is off."""
     out: Limits | None = current_app.extensions.get("rfg-limits")
@@ -570,7 +639,7 @@ def opened_game(game_id: str) -> None:
         lim.opened_game(game_id)
 
 
-def init_app(app: Flask, client: Any, prefix: str) -> Limits | None:
+def init_app(app: Flask, client: Any, prefix: str, gates: bool = False) -> Limits | None:
     """Install the limits on ``app`` (after its blueprints), or nothing with RATE_LIMITS off."""
     cfg = app.config
     if int(cfg.get("PROXY_HOPS") or 0) > 0:
@@ -591,6 +660,7 @@ def init_app(app: Flask, client: Any, prefix: str) -> Limits | None:
         rates(GENERAL, str(cfg["LIMIT_PER_ADDRESS"])),
         rates(BAD_TOKENS, str(cfg["LIMIT_BAD_TOKENS"]), ordered=False),
         routes,
+        gates=gates,
     )
     app.extensions["rfg-limits"] = lim
     app.before_request(lim.check)

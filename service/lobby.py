@@ -24,9 +24,9 @@ from typing import Any
 
 import redis
 
-from events import RedisStore, StoreError
-from events.outage import is_outage
-from events.text import text
+from events.store import RedisStore, StoreError
+from events.store.outage import is_outage
+from events.store.text import text
 from service.errors import Problem
 from service.tokens import SeatTokens
 

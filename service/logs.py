@@ -8,14 +8,13 @@ command id of ``POST .../commands`` comes from its body). One ``service.access``
 (method, path, route, status, duration_ms, remote_addr) replaces gunicorn's access log.
 
 ``logconfig(fmt, level)`` is the ``logging.config.dictConfig`` document gunicorn is given
-(``service.gunicorn_conf``): JSON to stderr by default (``JsonLines``: python-json-logger's lines,
-made for less), ``RFG_LOG_FORMAT=text`` for plain lines, ``RFG_LOG_LEVEL`` for the level (default
+(``service.gunicorn_conf``): JSON to stderr by default (python-json-logger's ``JsonFormatter``),
+``RFG_LOG_FORMAT=text`` for plain lines, ``RFG_LOG_LEVEL`` for the level (default
 INFO).
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import re
@@ -24,7 +23,6 @@ from typing import Any
 
 import orjson
 from flask import Flask, Request, Response, g, has_request_context, request
-from pythonjsonlogger.json import JsonFormatter
 
 REQUEST_ID_HEADER = "X-Request-ID"
 #: where the WSGI environ holds that header (``request.headers`` reads it there)
@@ -129,49 +127,6 @@ def init_app(app: Flask) -> None:
     app.after_request(_after)
 
 
-class JsonLines(JsonFormatter):
-    """python-json-logger's ``JsonFormatter``, the same lines for less work per record: one JSON
-    encoder for every record (``json.dumps`` with an encoder class builds one per call) and the
-    time's date and clock (``asctime`` without ``datefmt``) formatted once per second of the
-    records, its milliseconds per record as before."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        #: (whole second, its "%Y-%m-%d %H:%M:%S") of the last record formatted
-        self._second: tuple[int, str] = (-1, "")
-        #: what json.dumps(..., cls=encoder, default=None, indent=, ensure_ascii=) builds each
-        #: time; None (another serializer or a default function): the serializer is called
-        self._encoder: json.JSONEncoder | None = None
-        if self.json_serializer is json.dumps and self.json_default is None and self.json_encoder:
-            self._encoder = self.json_encoder(
-                skipkeys=False,
-                ensure_ascii=self.json_ensure_ascii,
-                check_circular=True,
-                allow_nan=True,
-                indent=self.json_indent,
-                separators=None,
-                default=None,
-                sort_keys=False,
-            )
-
-    def jsonify_log_record(self, log_data: dict[str, Any]) -> str:
-        if self._encoder is None:
-            return super().jsonify_log_record(log_data)
-        return self._encoder.encode(log_data)
-
-    def formatTime(self, record: logging.LogRecord, datefmt: str | None = None) -> str:  # noqa: N802
-        if datefmt:
-            return super().formatTime(record, datefmt)
-        second = int(record.created)  # (what the converter, time.localtime, keeps of it)
-        seen, text = self._second
-        if second != seen:
-            text = time.strftime(self.default_time_format, self.converter(record.created))
-            self._second = (second, text)
-        if self.default_msec_format:
-            return self.default_msec_format % (text, record.msecs)
-        return text
-
-
 def logconfig(fmt: str = "json", level: str = "INFO") -> dict[str, Any]:
     """A ``dictConfig`` document: every record to stderr, as JSON lines (or text), with the
     request context; gunicorn's own loggers included."""
@@ -180,7 +135,7 @@ def logconfig(fmt: str = "json", level: str = "INFO") -> dict[str, Any]:
     formatter: dict[str, Any]
     if fmt == "json":
         formatter = {
-            "()": "service.logs.JsonLines",
+            "()": "pythonjsonlogger.json.JsonFormatter",
             "fmt": ["asctime", "levelname", "name", "process", "message"],
             "rename_fields": {
                 "asctime": "time",

@@ -19,7 +19,7 @@ than those of ``METHODS`` is ``other``, a path no route matches is the one route
   started, failed), ``rfg_games`` (games by status, from the lobby; counted at most every
   ``GAMES_CACHE_SECONDS`` per process, at most ``GAMES_SCAN_LIMIT`` games) and
   ``rfg_job_latency_seconds`` (enqueue-to-applied time of bot and timeout jobs, a histogram the
-  workers keep in Redis: ``events.job_latency``). These are the same whichever process answers.
+  workers keep in Redis: ``events.store.job_latency``). These are the same whichever process answers.
 """
 
 from __future__ import annotations
@@ -45,9 +45,10 @@ from prometheus_client import (
 from prometheus_client.core import GaugeMetricFamily, HistogramMetricFamily
 from prometheus_client.registry import Collector
 
-from events import RedisStore, environment
-from events.games import Games
-from events.text import text
+from events import config
+from events.games.service import GameService
+from events.store import RedisStore
+from events.store.text import text
 
 GAMES_CACHE_SECONDS = 30.0
 #: the ``method`` label's values besides ``other`` (any method a client invents)
@@ -113,7 +114,7 @@ class StoreCollector(Collector):
     def collect(self) -> Iterator[Any]:
         from rq import Queue
 
-        from events.job_latency import KINDS, read_job_latency
+        from events.store.job_latency import KINDS, read_job_latency
 
         depth = GaugeMetricFamily(
             "rfg_queue_jobs",
@@ -220,11 +221,11 @@ def metrics() -> Response:
     return Response(text, content_type=CONTENT_TYPE_LATEST, headers={"Cache-Control": "no-store"})
 
 
-def init_app(app: Flask, client: Any, games: Games, queue_client: Any = None) -> None:
+def init_app(app: Flask, client: Any, games: GameService, queue_client: Any = None) -> None:
     """Time the store's appends, count requests, commands and streams, serve ``/metrics``."""
     timed_store(games.store)  # type: ignore[arg-type]
     store = games.store
-    queue = environment.value("RFG_QUEUE") or store.prefix  # type: ignore[attr-defined]
+    queue = config.value("RFG_QUEUE") or store.prefix  # type: ignore[attr-defined]
     registry = CollectorRegistry(auto_describe=False)
     registry.register(StoreCollector(client, store, queue, queue_client))  # type: ignore[arg-type]
     app.extensions["rfg.metrics"] = registry

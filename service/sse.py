@@ -10,7 +10,7 @@ otherwise it closes after ``max_seconds`` and the client reconnects (``retry``).
 
 **The turn signal** (seat streams only: ``turn``, see ``service.api.events``): after a batch of
 events (the events one read returned, the stream caught up), the seat's decision is read once
-(its view: ``Games.view``, the same read a ``GET .../view`` makes) and, when the seat owes a
+(its view: ``GameService.view``, the same read a ``GET .../view`` makes) and, when the seat owes a
 decision the stream has not signalled yet, an ``event: decision`` frame follows the batch with
 the decision, its ``decision_id`` and the seat's view. It carries no ``id:`` (``Last-Event-ID``
 stays the last event's seq). On connect, resuming or not, the decision pending then (if any) is
@@ -19,7 +19,7 @@ sent once after the backlog: a decision is a level, what is owed now.
 Under gunicorn's gevent worker (``rfg run``) an open stream costs a greenlet and its buffers;
 the dev server and the test client give it a thread.
 
-Items come from ``Games.feed`` only, so redaction is the engine's ``redact``. Streams of one
+Items come from ``GameService.feed`` only, so redaction is the engine's ``redact``. Streams of one
 process that wait at the same place with the same eyes (spectators of one game) share one read
 of the feed (``FeedPages``).
 """
@@ -34,9 +34,9 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from events import RedisStore
-from events.games import Games
-from events.projections import Viewer
+from events.games.projections import Viewer
+from events.games.service import GameService
+from events.store import RedisStore
 from service.fanout import STORE_ERRORS, Fanout
 
 PAGE = 200
@@ -68,7 +68,7 @@ class FeedPages:
     A page is kept with the ``Fanout`` generation of its game's key when it was read, and used
     only while that generation holds; at most ``size`` pages, the least recently used go."""
 
-    def __init__(self, games: Games, fanout: Fanout, size: int = 512) -> None:
+    def __init__(self, games: GameService, fanout: Fanout, size: int = 512) -> None:
         self.games, self.fanout, self.size = games, fanout, size
         self._pages: OrderedDict[tuple[str, str, int], tuple[int, list[dict[str, Any]]]] = (
             OrderedDict()

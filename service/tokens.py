@@ -34,8 +34,8 @@ import secrets
 from dataclasses import dataclass
 from typing import Literal
 
-from events import RedisStore
-from events.text import text
+from events.store import RedisStore
+from events.store.text import text
 
 
 def digest(token: str) -> str:

@@ -2,12 +2,15 @@
 
 * ``decision.decision_id`` in a seat's view: the id of the decision the seat owes, the stream
   version at which it became pending (the seat's ``clock.seats[n].decision_version``, folded by
-  ``events.clock``). A command may name it instead of a version (``Games.submit``).
+  ``events.games.time_control``). A command may name it instead of a version (``GameService.submit``).
 * ``decision.help``: what the decision is and how to answer it. ``DECISION_HELP`` is the one table
   of help texts, one per decision kind; the engine's own, more detailed text (when
   ``engine.legal`` gives one) comes after it.
 * ``result.scores[].bonus_cards``: each end-game bonus with the card's name, next to ``bonuses``
   (card key -> VP), so a client need not read ``/catalogue`` to name them.
+* ``players[].score``: the seat's score if the game ended now (VP chips + tableau tiles + each
+  end-game bonus so far, named), told from what the view itself shows of the seat.
+* ``players[].name``: the seat's display name, when its player gave one (read at serve time).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.catalogue import card
+from engine.scoring import bonus_of
 
 #: decision kind -> what it asks and how to answer it (the command of the same ``kind``)
 DECISION_HELP: dict[str, str] = {
@@ -111,9 +115,41 @@ def _name(key: str) -> str:
         return key
 
 
-def served_view(view: dict[str, Any], seat: int | None = None) -> dict[str, Any]:
-    """A stored view as the API serves it (``seat``: a seat's view)."""
+def running_score(player: dict[str, Any]) -> dict[str, Any]:
+    """A seat's score if the game ended now, from its side of a view: ``vp_chips``, ``tiles``
+    (the printed costs of its tableau), ``bonus_cards`` ([{card, name, vp}], every end-game
+    bonus development it has, scoring so far) and ``total``; the same sums as the final score."""
+    devs = [str(c["card"]) for c in player.get("developments") or []]
+    worlds = [str(c["card"]) for c in player.get("worlds") or []]
+    colors = [c for c, n in (player.get("dice_by_color") or {}).items() for _ in range(int(n))]
+    goods = sum(len(g) for g in (player.get("goods") or {}).values())
+    vp = int(player.get("vp_chips") or 0)
+    tiles = sum(card(k).cost for k in devs + worlds)
+    points = {
+        k: bonus_of(card(k), vp=vp, devs=devs, worlds=worlds, dice_colors=colors, goods=goods)
+        for k in devs
+        if card(k).endgame_bonus
+    }
+    bonuses = [{"card": k, "name": card(k).name, "vp": n} for k, n in sorted(points.items())]
+    total = vp + tiles + sum(points.values())
+    return {"vp_chips": vp, "tiles": tiles, "bonus_cards": bonuses, "total": total}
+
+
+def served_view(
+    view: dict[str, Any], seat: int | None = None, names: dict[int, str] | None = None
+) -> dict[str, Any]:
+    """A stored view as the API serves it (``seat``: a seat's view; ``names``: the seats'
+    display names)."""
     if seat is not None:
         complete_decision(view, seat)
     name_bonuses(view)
+    players = []
+    for p in view.get("players") or []:
+        p = dict(p, score=running_score(p))
+        name = (names or {}).get(int(p.get("seat", -1)))
+        if name:
+            p["name"] = name
+        players.append(p)
+    if "players" in view:
+        view["players"] = players
     return view

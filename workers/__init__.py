@@ -5,11 +5,11 @@
 | ``settings`` | ``WorkerSettings``: queue, sweep cadence, stale thresholds, RQ job options |
 | ``policy`` | choosing a command: the seat's bot, or the table's timeout policy (``minimal``) |
 | ``dispatch`` | ``Dispatcher``: the jobs a game state needs, deterministic ids, ``unique`` enqueue |
-| ``turns`` | the body of a job: play one pending decision through ``Games.submit`` |
+| ``turns`` | the body of a job: play one pending decision through ``GameService.submit`` |
 | ``jobs`` | the RQ job function ``play_decision`` (``Retry`` for infrastructure errors only) |
 | ``agenda`` | which active games the sweep looks at, and when |
 | ``sweep`` | ``Sweeper``: re-dispatch games whose dispatch was lost or whose jobs died |
-| ``runtime`` | the per-process ``Runtime`` jobs use; ``attach`` hooks another ``Games`` (the API) |
+| ``runtime`` | the per-process ``Runtime`` jobs use; ``attach`` hooks another ``GameService`` (the API) |
 | ``process`` | ``rfg worker``: a ``SimpleWorker`` with the scheduler plus the sweep thread |
 | ``faults`` | crash injection for the SIGKILL tests (``RFG_WORKER_CRASH``) |
 

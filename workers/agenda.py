@@ -26,7 +26,7 @@ import time
 import zlib
 from typing import Any
 
-from events.text import text
+from events.store.text import text
 
 #: shards of the agenda (fixed: games are found by it). 16 spreads over any cluster up to 16
 #: masters; on a single Redis it costs 16 small reads per sweep.

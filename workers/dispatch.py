@@ -38,8 +38,8 @@ from rq.job import Job, JobStatus
 
 import engine
 from engine.state import GameState
-from events.clock import TIMEOUT_ACTOR, Clocks, seat_kinds
-from events.games import Change, utc_now
+from events.games.service import Change, utc_now
+from events.games.time_control import TIMEOUT_ACTOR, Clocks, seat_kinds
 
 from .agenda import Agenda
 from .settings import WorkerSettings
@@ -149,16 +149,22 @@ class Dispatcher:
         self.kept: set[str] = set()
 
     def after_append(self, change: Change) -> None:
-        """``Games`` listener: dispatch right after each stored command.
+        """``GameService`` listener: dispatch right after each stored command.
 
         Only decisions that this command made pending are enqueued (the others were enqueued
         with the command that made them pending); a retried command (``duplicate``) dispatches
         everything. A decision whose dispatch was lost is found by the sweep.
         """
-        if change.game_id in self.kept:
-            return
+        if change.game_id in self.kept or change.unattended:
+            return  # (played on by a job of this process / nothing for a worker: see unattended)
         fresh = None if change.duplicate else change.version
         self.dispatch(change.game_id, change.state, change.clocks, change.version, fresh=fresh)
+
+    def unattended(self, game_id: str, state: GameState, clocks: Clocks) -> bool:
+        """``Games.unattended``: no decision of ``state`` needs a worker (no bot seat, no
+        abandoned seat, no clock owes one), so its append need not be dispatched: the store
+        records the version as unattended and the sweep does not look at the game for it."""
+        return not state.over and not plans(game_id, state, clocks, self.settings.default_bot)
 
     def dispatch(
         self,

@@ -2,7 +2,7 @@
 
 **Store outages** (``outage``, ``refuses_writes``): Redis down or stalled (``ConnectionError``,
 ``TimeoutError``) and Redis up but refusing writes (``OOM``, ``READONLY``, ``MISCONF``,
-``NOREPLICAS``: ``events.outage``) are one condition for a worker: RQ's own bookkeeping fails
+``NOREPLICAS``: ``events.store.outage``) are one condition for a worker: RQ's own bookkeeping fails
 on either (registering the worker, a job's status, its retry), so ``workers.process`` waits
 until the store and the queue answer **and take writes** (``refuses_writes``: a probe that
 writes nothing), logs the wait once, and starts a new RQ worker; a job hit by one is retried
@@ -24,9 +24,9 @@ import signal
 import threading
 from typing import Any
 
-from events import environment
-from events import outage as store_outage
-from events.games import Change
+from events import config
+from events.games.service import Change
+from events.store import outage as store_outage
 
 
 def outage(exc: BaseException) -> bool:
@@ -74,4 +74,4 @@ class CrashHooks:
         self._reach("after_append")
 
 
-HOOKS = CrashHooks(environment.value("RFG_WORKER_CRASH"))
+HOOKS = CrashHooks(config.value("RFG_WORKER_CRASH"))

@@ -16,7 +16,7 @@ import redis
 from rq import Retry, get_current_job
 from rq.utils import now as rq_now
 
-from events.job_latency import record_job_latency
+from events.store.job_latency import record_job_latency
 
 from . import faults, runtime
 from .turns import CommandRejected, play

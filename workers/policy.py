@@ -21,7 +21,7 @@ Decision = dict[str, Any]
 
 
 #: bots known to only read the view they are given: they may get the seat's view rendered for the
-#: projections (``Games.observed``, shared with the view cache) instead of a fresh one
+#: projections (``GameService.observed``, shared with the view cache) instead of a fresh one
 READ_ONLY_VIEW = frozenset({"heuristic", "random"})
 
 

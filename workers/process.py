@@ -1,6 +1,6 @@
 """A worker process: an RQ ``SimpleWorker`` with the scheduler, plus the sweep thread.
 
-``SimpleWorker`` runs jobs in the worker process itself (no fork per job), so the ``Games``
+``SimpleWorker`` runs jobs in the worker process itself (no fork per job), so the ``GameService``
 state cache stays warm between the hundreds of jobs of one game: a job costs a head check and
 one decision, not a fold of the whole stream. A job that hangs is stopped by RQ's job timeout
 (SIGALRM in the main thread).

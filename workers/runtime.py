@@ -1,4 +1,4 @@
-"""The per-process context jobs run in: store, ``Games`` (with its warm state cache), RQ queue,
+"""The per-process context jobs run in: store, ``GameService`` (with its warm state cache), RQ queue,
 dispatcher and clock.
 
 A worker process builds one ``Runtime`` (``rfg worker`` or a test) and installs it with
@@ -20,9 +20,9 @@ from typing import Any
 
 from rq import Queue
 
-import events
-from events import clients
-from events.games import Games, utc_now
+import events.store
+from events.games.service import GameService, utc_now
+from events.store import clients
 
 from . import faults
 from .dispatch import Dispatcher
@@ -39,7 +39,7 @@ class Runtime:
     ``client``) the plain Redis RQ's queue lives on; ``rq_client`` (default: ``queue_client``) is
     the one the RQ worker dequeues on: its socket timeout must outlast RQ's blocking dequeue,
     while the others serve ordinary commands with a short timeout (``from_url`` makes all three,
-    see ``events.clients``)."""
+    see ``events.store.clients``)."""
 
     def __init__(
         self,
@@ -55,20 +55,21 @@ class Runtime:
         self.client = client
         self.queue_client = client if queue_client is None else queue_client
         self.rq_client = self.queue_client if rq_client is None else rq_client
-        if events.is_cluster(self.queue_client):
+        if events.store.is_cluster(self.queue_client):
             raise ValueError(
                 "RQ cannot run on a Redis Cluster: give the Runtime a queue_client "
                 "on a plain Redis (RFG_QUEUE_URL)"
             )
         self.clock = clock
-        self.store = events.RedisStore(client, prefix=self.settings.prefix)
-        self.games = Games(self.store, clock=clock)
+        self.store = events.store.RedisStore(client, prefix=self.settings.prefix)
+        self.games = GameService(self.store, clock=clock)
         self.queue = Queue(self.settings.queue, connection=self.queue_client)
         self.dispatcher = Dispatcher(self.queue, self.settings, clock, store_client=client)
         if listen:
             if faults.HOOKS.active:  # crash tests: die between an append and its dispatch
                 self.games.subscribe(faults.HOOKS.after_append)
             self.games.subscribe(self.dispatcher.after_append)
+            self.games.unattended = self.dispatcher.unattended
 
     @classmethod
     def from_url(
@@ -82,14 +83,14 @@ class Runtime:
         """Clients for the store at ``url`` and RQ at ``queue_url_`` (default: the store's URL
         when that is a single Redis; ``ValueError`` for a cluster without a queue URL)."""
         q_url = queue_url(url, queue_url_)
-        client = events.connect(url, decode_responses=False, settings=clients.commands())
+        client = events.store.connect(url, decode_responses=False, settings=clients.commands())
         queue_client = (
             client
             if q_url == url
-            else events.connect(q_url, decode_responses=False, settings=clients.commands())
+            else events.store.connect(q_url, decode_responses=False, settings=clients.commands())
         )
         # RQ's dequeue is a BLPOP of WORKER_TTL - 15 s: its own client waits longer than that
-        rq_client = events.connect(q_url, settings=clients.blocking(WORKER_TTL - 15))
+        rq_client = events.store.connect(q_url, settings=clients.blocking(WORKER_TTL - 15))
         return cls(client, settings, rq_client=rq_client, queue_client=queue_client, **kwargs)
 
 
@@ -115,13 +116,16 @@ def current() -> Runtime:
 
 
 def attach(
-    games: Games, client: Any, settings: WorkerSettings | None = None, queue_client: Any = None
+    games: GameService,
+    client: Any,
+    settings: WorkerSettings | None = None,
+    queue_client: Any = None,
 ) -> Dispatcher:
-    """Hook the workers into another process's ``Games`` (the API): after each stored command
+    """Hook the workers into another process's ``GameService`` (the API): after each stored command
     the bot turns and timeouts it makes due are enqueued at once, instead of at the next sweep.
 
     ``client`` must be a bytes-mode redis-py client on the store's server
-    (``events.connect(url)``), ``queue_client`` one on the queue's Redis (default: ``client``);
+    (``events.store.connect(url)``), ``queue_client`` one on the queue's Redis (default: ``client``);
     ``settings.prefix`` must be the store's prefix.
     """
     if settings is None:
@@ -132,4 +136,5 @@ def attach(
         Queue(settings.queue, connection=q_client), settings, games.clock, store_client=client
     )
     games.subscribe(dispatcher.after_append)
+    games.unattended = dispatcher.unattended
     return dispatcher

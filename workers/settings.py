@@ -6,10 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from events import (
-    environment,
-    queue_url,  # noqa: F401  (re-exported: the workers' settings name it too)
-)
+from events import config
+from events.store import queue_url  # noqa: F401  (re-exported: the workers' settings name it too)
 
 
 @dataclass(frozen=True)
@@ -59,11 +57,11 @@ class WorkerSettings:
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> WorkerSettings:
         """``RFG_STORE_PREFIX`` (the API's too), ``RFG_QUEUE``, ``RFG_PLAY_ON``,
-        ``RFG_COMPACT_AFTER``, read and checked by ``events.environment``."""
-        return cls.from_environment(environment.read(environ))
+        ``RFG_COMPACT_AFTER``, read and checked by ``events.config``."""
+        return cls.from_environment(config.read(environ))
 
     @classmethod
-    def from_environment(cls, env: environment.Environment) -> WorkerSettings:
+    def from_environment(cls, env: config.Environment) -> WorkerSettings:
         """The settings an environment already read gives."""
         return cls().with_(
             prefix=env.store_prefix,
@@ -75,9 +73,9 @@ class WorkerSettings:
 
 def queue_url_from_env(environ: Mapping[str, str] | None = None) -> str | None:
     """``RFG_QUEUE_URL``: a plain Redis of its own for RQ (None: the store's, see ``queue_url``)."""
-    return environment.read(environ).queue_url
+    return config.read(environ).queue_url
 
 
 def store_url_from_env(environ: Mapping[str, str] | None = None) -> str | None:
     """The store URL the API also uses: ``RFG_STORE_URL``, else ``REDIS_URL``, else embedded."""
-    return environment.read(environ).store_url
+    return config.read(environ).store_url

@@ -7,8 +7,9 @@ elects it per interval) runs ``Sweeper.tick``:
 
 1. games created recently (the lobby's last ``reconcile_window`` seconds; the whole lobby at
    start and every ``reconcile_interval``) that are active but not on the agenda are added;
-2. every agenda game whose stream version differs from the version last dispatched, or whose
-   due time has come, is loaded and re-dispatched with ``rescue=True`` (stale jobs replaced);
+2. every agenda game whose stream version differs from the version last dispatched (and was not
+   stored unattended: needing no worker, ``Dispatcher.unattended``), or whose due time has come,
+   is loaded and re-dispatched with ``rescue=True`` (stale jobs replaced);
 3. finished games are compacted (and archived, with ``RFG_ARCHIVE_DIR``) ``compact_after``
    seconds after they ended, and the archive files of games whose keys expired since are
    deleted (``RedisStore.expire_archives``: Redis expires keys silently, the sweep notices).
@@ -33,8 +34,8 @@ import time
 import uuid
 from typing import Any
 
-from events import GameNotFound
-from events.text import text
+from events.store import GameNotFound
+from events.store.text import text
 
 from . import faults
 from .agenda import Agenda
@@ -73,7 +74,7 @@ class Sweeper:
             self._last_full = now
         enqueued: list[str] = []
         entries = self.agenda.entries()
-        versions = self._versions([g for g, _, _ in entries])
+        versions, unattended = self._versions([g for g, _, _ in entries])
         wiped = self._queue_wiped()
         if wiped and entries:
             log.warning(
@@ -81,8 +82,9 @@ class Sweeper:
                 "%d game(s) on the agenda to enqueue their jobs again",
                 len(entries),
             )
-        for (game_id, due, seen), version in zip(entries, versions, strict=True):
-            looked_for = version is None or version != seen or due <= now
+        for (game_id, due, seen), version, quiet in zip(entries, versions, unattended, strict=True):
+            # a version stored unattended needs no worker: nothing to dispatch for it
+            looked_for = version is None or version not in (seen, quiet) or due <= now
             if not looked_for and not wiped:
                 continue
             # a visit only for the wipe enqueues the missing jobs and replaces none
@@ -149,11 +151,14 @@ class Sweeper:
         self.rt.queue_client.set(self.queue_marker, epoch)
         return True
 
-    def _versions(self, game_ids: list[str]) -> list[int | None]:
+    def _versions(self, game_ids: list[str]) -> tuple[list[int | None], list[int | None]]:
+        """Each game's stream version and the last version stored unattended (None: none)."""
         pipe = self.rt.client.pipeline(transaction=False)
         for g in game_ids:
-            pipe.hget(self.rt.store.keys(g)[1], "version")
-        return [int(v) if v is not None else None for v in pipe.execute()]
+            pipe.hmget(self.rt.store.keys(g)[1], ["version", "unattended"])
+        rows = pipe.execute()
+        versions = [int(v) if v is not None else None for v, _ in rows]
+        return versions, [int(u) if u is not None else None for _, u in rows]
 
     def _reconcile(self, now: float, full: bool) -> None:
         low: Any = "-inf" if full else now - self.rt.settings.reconcile_window

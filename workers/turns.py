@@ -4,14 +4,14 @@ The job names the decision (game, seat, the version at which it became pending).
 game, checks that this very decision is still owed (else it does nothing: the game moved on),
 derives the plan (``dispatch.plan_decision``: who plays and under which command id), lets the
 bot or the timeout policy choose from the seat's own legal choices and view, and submits through
-``Games.submit`` - the same command path as a person - with the version it decided on. A
+``GameService.submit`` - the same command path as a person - with the version it decided on. A
 ``ConcurrencyConflict`` (another seat acted meanwhile) means: reload and decide again. An
 ``IllegalCommand`` means a bot produced an illegal move: a bug, logged loudly and never retried.
 
 **Playing on.** When every decision the game owes is a built-in bot's (``dispatch.bots_only``),
 the job keeps the game: it takes the game's keeper lease (``<prefix>:{g:<id>}:keeper``, SET NX
 PX ``stale_after``), and after its own decision plays the next one and the next, each through
-the same ``_play_one`` (decided on the loaded state, ``Games.submit`` with the version it decided
+the same ``_play_one`` (decided on the loaded state, ``GameService.submit`` with the version it decided
 on and the command id ``bot:<seat>:<since>``: one append per command, views and clocks as for a
 job), taking the oldest pending decision first (``dispatch.next_plan``, the order a FIFO queue of
 one job per decision reaches them, so the log is the same). While it keeps the game, its
@@ -34,7 +34,7 @@ from typing import Any
 import engine
 from engine.rng import Rng
 from engine.state import GameState
-from events import ConcurrencyConflict, GameNotFound
+from events.store import ConcurrencyConflict, GameNotFound
 
 from .dispatch import Plan, bots_only, keeper_key, next_plan, plan_decision, plans
 from .policy import bot_command, timeout_command

@@ -3,9 +3,9 @@
 Every handler here is generic and data-driven: it is registered for each power id whose catalogue
 effect (engine/data/tiles.yaml) has the matching type and reads its numbers from that effect, so one
 rule has one home. The 3 immediate-effect developments (Conscription, Information Tech, Space
-Marines) need no handler: engine/phases/construct.py applies every card's ``immediate`` effect.
+Marines) need no handler: engine/phases/develop_settle.py applies every card's ``immediate`` effect.
 
-Hooks served (called by engine/phases/construct.py):
+Hooks served (called by engine/phases/develop_settle.py):
   tile_cost        (state, p, card, cost) -> cost                 ``cost_discount``
   return_workers   (state, p, card) -> rule dict or None           ``return_workers_to_cup``
   completed        (state, p, card, dice, ctx)                     ``credits_on_complete``

@@ -21,7 +21,7 @@ from flask import Blueprint, Response, current_app
 from marshmallow import Schema, ValidationError, fields, validates_schema
 from marshmallow.validate import Length, OneOf, Regexp
 
-from events.clock import validate_table
+from events.games.time_control import validate_table
 from service.api.games import TABLE_KEYS
 from service.auth import require_bot
 from service.backend import backend

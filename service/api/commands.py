@@ -11,10 +11,13 @@ come as ``If-Match: "<version>"`` (the ETag of the view the client decided on). 
 * by decision: ``decision_id`` (the seat view's ``decision.decision_id``) instead of a version
   applies the command while the seat still owes that decision, whatever other seats did
   meanwhile; once the seat's own decision changed -> 409 ``decision-changed`` naming the current
-  one (``Games.submit`` checks it atomically with the append);
+  one (``GameService.submit`` checks it atomically with the append);
 * the answer carries the new version and the appended events as this seat may see them; a view
-  read right after is of the new version (``Games.view`` renders a version's views for its first
+  read right after is of the new version (``GameService.view`` renders a version's views for its first
   reader);
+* the rate limits are counted by the append itself where the store can (``service.limits``:
+  ``GATED``), in its round trip, before anything else it checks; a 429 is the answer whatever
+  else the request met, as when they are counted before the view;
 * the seat token is checked by the append itself (``service.auth.seat_guard``): every other
   answer - a bad body, a conflict, a retry - is given only after ``require_seat`` passed, so a
   wrong credential gets 401/403/404 first, as on every seat endpoint.
@@ -27,7 +30,9 @@ from typing import Any
 from flask import Blueprint, Response
 
 from engine.state import canonical_json
-from events.projections import feed_item
+from events.games.projections import feed_item
+from events.store.port import Gate
+from service import limits
 from service.auth import seat_guard
 from service.backend import backend
 from service.errors import Problem
@@ -47,6 +52,11 @@ def stored_command_id(seat: int, command_id: str) -> str:
 
 @bp.post("/games/<gid:game_id>/seats/<int:seat>/commands")
 def submit(game_id: str, seat: int) -> Response:
+    with limits.gated() as gate:  # the rate limits counted by the append where the store can
+        return _submit(game_id, seat, gate)
+
+
+def _submit(game_id: str, seat: int, gate: Gate | None) -> Response:
     load_query(_empty)
     guard = seat_guard(game_id, seat)
     try:
@@ -65,9 +75,10 @@ def submit(game_id: str, seat: int) -> Response:
         actor=f"seat:{seat}",
         decision_id=decision_id,
         guard=guard,
+        gate=gate,
     )
     if not guard.passed:
-        guard.check()  # (Games.submit did: a retry's answer)
+        guard.check()  # (GameService.submit did: a retry's answer)
     headers = {"ETag": etag(out.version)}
     if out.result.duplicate:
         record = out.envelopes[0].event() if out.envelopes else {}
@@ -94,7 +105,7 @@ def submit(game_id: str, seat: int) -> Response:
 
 def _request() -> tuple[dict[str, Any], int | None, int | None]:
     """The body, and the version (``expected_version`` or ``If-Match``) or decision id."""
-    body = load_body(_body, fast=True)
+    body = load_body(_body)
     header_version = if_match_version()
     expected = body.get("expected_version")
     if expected is not None and header_version is not None and expected != header_version:

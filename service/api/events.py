@@ -1,4 +1,4 @@
-"""The event feed of a game, redacted for the viewer by the engine (``Games.feed``):
+"""The event feed of a game, redacted for the viewer by the engine (``GameService.feed``):
 
 * ``GET /games/<id>/events`` and ``.../events/stream`` - what spectators may see;
 * ``GET /games/<id>/seats/<n>/events`` and ``.../events/stream`` - what seat n may see
@@ -18,8 +18,8 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, request
 
-from events.games import Games
-from events.projections import Viewer
+from events.games.projections import Viewer
+from events.games.service import GameService
 from service.auth import credential_check, require_seat
 from service.backend import backend
 from service.errors import Problem
@@ -56,8 +56,8 @@ def _feed(game_id: str, viewer: Viewer) -> Response:
     return respond(_feed_schema, body, headers={"Cache-Control": "no-cache"})
 
 
-def turn_signal(games: Games, game_id: str, seat: int) -> Callable[[], dict[str, Any] | None]:
-    """The reader of a seat stream's turn signal: one read of the seat's view (``Games.view``,
+def turn_signal(games: GameService, game_id: str, seat: int) -> Callable[[], dict[str, Any] | None]:
+    """The reader of a seat stream's turn signal: one read of the seat's view (``GameService.view``,
     the view ``GET .../seats/{n}/view`` serves) -> the decision the seat owes, with its
     ``decision_id``, deadline, links and the view itself, or None when it owes nothing."""
 

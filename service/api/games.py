@@ -4,7 +4,7 @@
 A game created here expires, with every key it holds, after ``ABANDONED_GAME_SECONDS`` without a
 command as long as no seat is claimed; once over it is kept (``FINISHED_GAME_SECONDS``: 0 for
 good). Each address may have ``MAX_OPEN_GAMES_PER_ADDRESS`` unfinished games (``service.limits``).
-A creation is one atomic write (``Games.create``); sent again with the same ``Idempotency-Key`` it
+A creation is one atomic write (``GameService.create``); sent again with the same ``Idempotency-Key`` it
 answers the same game (``service.idempotency``)."""
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from urllib.parse import urlencode
 
 from flask import Blueprint, Response, current_app
 
-from events.clock import validate_table
-from events.seeds import withholds
+from events.games.seeds import withholds
+from events.games.time_control import validate_table
 from service import idempotency
 from service.api.links import game_links
 from service.auth import require_admin
@@ -39,7 +39,7 @@ from service.tokens import Table
 from service.views import served_view
 
 bp = Blueprint("games", __name__)
-#: create-game fields recorded in the table (time control: events/clock.py)
+#: create-game fields recorded in the table (time control: events/games/time_control.py)
 TABLE_KEYS = ("time_control", "timeout_policy", "abandon_after")
 _create = CreateGameSchema()
 _list = ListGamesQuerySchema()
@@ -79,6 +79,12 @@ def game_resource(
 def game_state(game_id: str, summary: dict[str, Any]) -> dict[str, Any]:
     """``game_resource`` of one game, its table read now."""
     return game_resource(summary, set(), backend().tokens.tables([game_id])[0])
+
+
+def _names(game_id: str) -> dict[int, str]:
+    """The seats' display names (read at serve time: a name given after the view's version
+    shows in the next 200 answer)."""
+    return backend().tokens.tables([game_id])[0].names
 
 
 def read_summary(game_id: str) -> tuple[int, dict[str, Any]]:
@@ -186,6 +192,10 @@ def public_view(game_id: str) -> Response:
     headers = {"ETag": etag(pos), "Cache-Control": "no-cache"}
     return respond(
         _view,
-        {"game_id": game_id, "version": pos, "view": served_view(json.loads(text))},
+        {
+            "game_id": game_id,
+            "version": pos,
+            "view": served_view(json.loads(text), None, _names(game_id)),
+        },
         headers=headers if final else {"Cache-Control": "no-store"},
     )

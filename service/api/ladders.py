@@ -8,7 +8,7 @@ from typing import Any
 
 from flask import Blueprint, Response
 
-from events.clock import validate_table
+from events.games.time_control import validate_table
 from ladder.plot import history_svg
 from ladder.service import LadderConfig, LadderError, Ladders
 from service.auth import require_admin

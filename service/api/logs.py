@@ -2,11 +2,11 @@
 
 * ``GET /games/<id>/log`` - once the game is over, the full log (hash-chained envelopes, seed
   included) for anyone; while it is live, the public redacted feed. The admin token gets the full
-  log at any time. A finished game of a duplicate set that still runs (``events.seeds``): the
+  log at any time. A finished game of a duplicate set that still runs (``events.games.seeds``): the
   public feed under a ``seed_withheld`` line, ``Log-Kind: withheld``, until the set has ended.
 * ``GET /games/<id>/seats/<n>/log`` - the seat's own redacted log while live; the full log after.
 * ``POST /replays/verify`` - upload a log (the export above or ``rfg simulate --export``); the
-  answer is the verdict ``rfg replay --key <this server's key>`` gives (``events.replay``), with
+  answer is the verdict ``rfg replay --key <this server's key>`` gives (``events.verify.replay``), with
   one difference and one field more. This server vouches only for what it signed: a log without
   its signature is never ``ok`` (a bare engine log, which ``rfg replay`` accepts, is
   ``not-authentic`` here: anyone can write a consistent, complete log for any seed), and
@@ -14,7 +14,7 @@
   signature, not this server's over this log) or ``unknown`` (it failed before its signature
   was looked at). The upload is verified as it streams in.
 
-Full logs end with the server's signature line (``events.signing``); the key is at
+Full logs end with the server's signature line (``events.verify.signing``); the key is at
 ``GET /signing-key``.
 """
 
@@ -27,9 +27,9 @@ from typing import Any
 import orjson
 from flask import Blueprint, Response, current_app, request
 
-from events.projections import Viewer
-from events.replay import Verdict, verify_stream
-from events.seeds import is_withheld
+from events.games.projections import Viewer
+from events.games.seeds import is_withheld
+from events.verify.replay import Verdict, verify_stream
 from service.auth import bearer_token, is_admin, require_seat
 from service.backend import backend
 from service.errors import Problem

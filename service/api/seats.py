@@ -27,7 +27,7 @@ from typing import Any
 
 from flask import Blueprint, Response
 
-from events.seeds import withholds
+from events.games.seeds import withholds
 from service.api.games import game_state, read_summary
 from service.api.links import seat_links
 from service.auth import bearer_token, is_admin, require_seat, seat_guard
@@ -223,7 +223,8 @@ def seat_view(game_id: str, seat: int) -> Response:
     final = not withholds(text)  # a held-back seed comes later at this very version: no ETag
     if final and not_modified(pos):
         return not_modified_response(pos)
-    view = served_view(json.loads(text), seat)  # + decision_id and help, named bonuses
+    names = backend().tokens.tables([game_id])[0].names
+    view = served_view(json.loads(text), seat, names)  # + decision_id, help, scores, names
     body = {"game_id": game_id, "seat": seat, "version": pos, "view": view}
     headers = {"ETag": etag(pos), "Cache-Control": "private, no-cache"}
     return respond(_view, body, headers=headers if final else {"Cache-Control": "no-store"})

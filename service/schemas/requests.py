@@ -72,7 +72,7 @@ def _seconds() -> StrictNumber:
 
 
 class TimeControlSchema(Strict):
-    """Seconds; see events/clock.py: deadline = start + per_decision + bank left."""
+    """Seconds; see events/games/time_control.py: deadline = start + per_decision + bank left."""
 
     per_decision = _seconds()
     bank = _seconds()

@@ -126,7 +126,7 @@ class CommandResultSchema(Schema):
     version = fields.Integer()
     first_seq = fields.Integer()
     last_seq = fields.Integer()
-    #: feed items exactly as ``events.projections.feed_item`` builds them (FeedItemSchema's fields);
+    #: feed items exactly as ``events.games.projections.feed_item`` builds them (FeedItemSchema's fields);
     #: passed through as they are, on the hot path of every command
     events = fields.List(fields.Raw())
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import redis
 
-import events
+import events.store
 from tests.hosting.conftest import start_api, start_worker  # noqa: F401 - fixtures
 from tests.rcluster import purge_cluster
 from tests.workers.conftest import purge
@@ -22,7 +22,7 @@ def cprefix(redis_cluster: Any, queue_redis: Any) -> Iterator[str]:
     """A key prefix (and RQ queue name) of this test, purged from the cluster and the queue."""
     name = f"c{uuid.uuid4().hex[:10]}"
     yield name
-    client = events.connect(redis_cluster.url)
+    client = events.store.connect(redis_cluster.url)
     purge_cluster(client, name)
     client.close()
     purge(redis.Redis(port=queue_redis.port), name)

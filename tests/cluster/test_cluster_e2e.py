@@ -24,11 +24,11 @@ from typing import Any
 
 import pytest
 
-import events
+import events.store
 from bots import get_bot
 from engine.rng import Rng
-from events.games import Games
-from events.replay import verify_text
+from events.games.service import GameService
+from events.verify.replay import verify_text
 from ladder.service import Ladders, tables_equal
 from service.client import ApiError, Client
 from tests.hosting.conftest import ADMIN
@@ -134,9 +134,9 @@ def test_games_sse_exports_and_a_ladder_on_a_cluster_with_two_apis_and_two_worke
     ]
     procs = [p for p, _ in apis] + workers
     admin = [Client(b, admin_token=ADMIN, timeout=30) for b in bases]
-    client = events.connect(url)
-    store = events.RedisStore(client, prefix=cprefix)
-    games = Games(store)
+    client = events.store.connect(url)
+    store = events.store.RedisStore(client, prefix=cprefix)
+    games = GameService(store)
     lad = Ladders(client, games, prefix=cprefix)
 
     # games: a person against a bot, and bots only

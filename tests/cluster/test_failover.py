@@ -33,11 +33,11 @@ import pytest
 import redis
 
 import engine
-import events
+import events.store
 from bots import get_bot
 from engine.rng import Rng
-from events import ConcurrencyConflict, RedisStore, verify_chain
-from events.games import Games
+from events.games.service import GameService
+from events.store import ConcurrencyConflict, RedisStore, verify_chain
 from tests.conftest import unavailable
 from tests.rcluster import Node, RedisClusterProcs, binaries
 
@@ -61,7 +61,7 @@ class Writer:
     """Plays one game from this process (random legal moves), resending a command with the same
     id after any transient error, and remembers every command the store acknowledged."""
 
-    def __init__(self, games: Games, gid: str, seed: int) -> None:
+    def __init__(self, games: GameService, gid: str, seed: int) -> None:
         self.games, self.gid = games, gid
         self.bot, self.rng = get_bot("random"), Rng(seed)
         self.acked: dict[str, int] = {}  # stored command id -> last seq of its batch
@@ -119,9 +119,9 @@ def _replica_of(cluster: RedisClusterProcs, master: Node) -> Node:
 def _round(cluster: RedisClusterProcs, url: str, prefix: str) -> dict[str, Any]:
     """Four writers; the replica of game 0's master stopped, that master killed, the replica
     resumed and promoted; writing goes on a moment, then stops. What was acknowledged and lost."""
-    client = events.connect(url)
+    client = events.store.connect(url)
     store = RedisStore(client, prefix=prefix)
-    games = Games(store)
+    games = GameService(store)
     gids = [games.create(PLAYERS, seed=f"{prefix}-{i}", table=TABLE)[0] for i in range(4)]
     writers = [Writer(games, g, i) for i, g in enumerate(gids)]
     for w in writers:
@@ -165,7 +165,7 @@ def _round(cluster: RedisClusterProcs, url: str, prefix: str) -> dict[str, Any]:
         w.stop.set()
     for w in writers:
         w.thread.join(15)
-    check = events.connect(cluster.url)  # a fresh client: the layout after the failover
+    check = events.store.connect(cluster.url)  # a fresh client: the layout after the failover
     check_store = RedisStore(check, prefix=prefix)
     lost = []
     for w in writers:

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 import redis
 
-import events
+import events.store
 from rfgcli.wsgi import create_app
 from tests.processes import ROOT, Proc, wait_for
 from tests.workers.checks import check_finished_game
@@ -112,4 +112,4 @@ def test_a_cluster_queue_or_none_is_refused_with_what_to_set(
     assert app.test_client().get("/readyz").status_code == 200
     with pytest.raises(ValueError, match="is a Redis Cluster"):
         Runtime.from_url(queue_url, queue_url_=redis_cluster.url)
-    assert events.is_cluster(events.connect(redis_cluster.url))
+    assert events.store.is_cluster(events.store.connect(redis_cluster.url))

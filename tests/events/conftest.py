@@ -2,9 +2,9 @@
 
 * ``fakeredis`` - always (in-process, exercises the same Lua through lupa);
 * ``redis`` - the real server at ``$REDIS_URL`` (default: database 15 of the local server, see tests/conftest.py);
-* ``embedded`` - the embedded server ``events.connect`` starts, in a temp dir;
+* ``embedded`` - the embedded server ``events.store.connect`` starts, in a temp dir;
 * ``cluster`` - a real 3-master Redis Cluster (``redis_cluster``, marker ``cluster``) through
-  ``events.connect("redis+cluster://...")``.
+  ``events.store.connect("redis+cluster://...")``.
 
 A real or embedded server that is unavailable skips its tests locally and fails them when the
 ``CI`` environment variable is set. Every test gets a store with its own key prefix, and all keys
@@ -20,8 +20,8 @@ from typing import Any
 import fakeredis
 import pytest
 
-from events import EmbeddedServer, RedisStore, find_server_binary
-from events import is_cluster as events_is_cluster
+from events.store import EmbeddedServer, RedisStore, find_server_binary
+from events.store import is_cluster as events_is_cluster
 from tests.conftest import unavailable
 from tests.rcluster import purge_cluster
 
@@ -50,9 +50,9 @@ def embedded_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
 @pytest.fixture(scope="session")
 def cluster_client(redis_cluster: Any) -> Iterator[Any]:
-    import events
+    import events.store
 
-    client = events.connect(redis_cluster.url)
+    client = events.store.connect(redis_cluster.url)
     yield client
     client.close()
 

@@ -1,5 +1,5 @@
-"""An append's guard (``events.store.Guard``): a field of one of the game's hashes must hold a value,
-checked by the append script before anything else; ``Games.submit`` runs the caller's own check
+"""An append's guard (``events.store.port.Guard``): a field of one of the game's hashes must hold a value,
+checked by the append script before anything else; ``GameService.submit`` runs the caller's own check
 (``confirm``) before every other outcome, so a refused credential is answered first."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 import engine
-from events import ConcurrencyConflict, InvalidBatch, RedisStore
-from events.games import Change, Games
-from events.store import Guard, GuardRefused
+from events.games.service import Change, GameService
+from events.store import ConcurrencyConflict, InvalidBatch, RedisStore
+from events.store.port import Guard, GuardRefused
 
 
 class Refused(Exception):
@@ -31,7 +31,7 @@ def _guard(store: RedisStore, gid: str, value: str, calls: list[str], ok: bool) 
     return Guard(_token_key(store, gid), "seat:0", value, confirm)
 
 
-def _first_command(games: Games, gid: str) -> tuple[int, dict[str, Any]]:
+def _first_command(games: GameService, gid: str) -> tuple[int, dict[str, Any]]:
     from bots import get_bot
     from engine.rng import Rng
 
@@ -47,7 +47,7 @@ def _stored(store: RedisStore, gid: str) -> tuple[int, int]:
 
 
 def test_a_guarded_append_lands_only_when_the_field_holds_the_value(store: RedisStore) -> None:
-    games = Games(store)
+    games = GameService(store)
     gid, version = games.create(2, seed="guard-1")
     store.client.hset(_token_key(store, gid), "seat:0", "digest-0")
     seat, cmd = _first_command(games, gid)
@@ -71,7 +71,7 @@ def test_a_guarded_append_lands_only_when_the_field_holds_the_value(store: Redis
 def test_a_refused_guard_whose_check_passes_appends_without_it(store: RedisStore) -> None:
     """A credential the guard does not know (a bot account's token): the caller's whole check
     decides, and the command is stored once."""
-    games = Games(store)
+    games = GameService(store)
     gid, version = games.create(2, seed="guard-2")
     seat, cmd = _first_command(games, gid)
     calls: list[str] = []
@@ -82,7 +82,7 @@ def test_a_refused_guard_whose_check_passes_appends_without_it(store: RedisStore
 
 
 def test_every_other_outcome_runs_the_callers_check_first(store: RedisStore) -> None:
-    games = Games(store)
+    games = GameService(store)
     heard: list[Change] = []
     games.subscribe(heard.append)
     gid, version = games.create(2, seed="guard-3")
@@ -122,7 +122,7 @@ def test_every_other_outcome_runs_the_callers_check_first(store: RedisStore) -> 
 
 
 def test_the_store_refuses_a_guard_on_another_games_key(store: RedisStore) -> None:
-    games = Games(store)
+    games = GameService(store)
     gid, version = games.create(2, seed="guard-4")
     other, _ = games.create(2, seed="guard-5")
     guard = Guard(_token_key(store, other), "seat:0", "x", lambda: None)
@@ -132,7 +132,7 @@ def test_the_store_refuses_a_guard_on_another_games_key(store: RedisStore) -> No
 
 
 def test_a_refused_guard_writes_nothing_in_the_store(store: RedisStore) -> None:
-    games = Games(store)
+    games = GameService(store)
     gid, version = games.create(2, seed="guard-6")
     stream, meta, cmds, views = store.keys(gid)
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import redis
 
-from events import RedisStore
+from events.store import RedisStore
 from tests.conftest import REDIS_URL, purge_prefix
 from workers import Runtime, WorkerSettings
 from workers.dispatch import next_plan, plans

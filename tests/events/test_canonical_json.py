@@ -1,5 +1,5 @@
 """One canonical JSON: ``engine.state.canonical_json`` (the standard library) writes logs, hashes
-and envelopes; the projections are written by orjson (``events.projections.view_json``) for speed.
+and envelopes; the projections are written by orjson (``events.games.projections.view_json``) for speed.
 Both give the same bytes for everything a game produces: every event type the engine folds (from
 whole games and the conformance scenarios) and the views rendered from the games' states."""
 
@@ -14,7 +14,7 @@ import engine
 from bots import arena
 from engine import fold, scenario
 from engine.state import canonical_json
-from events.projections import view_json
+from events.games.projections import view_json
 
 SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
 

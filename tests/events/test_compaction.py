@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 import redis
 
-from events import RedisStore
 from events.errors import StoreError
-from events.games import Games
-from events.replay import verify_text
+from events.games.service import GameService
+from events.store import RedisStore
+from events.verify.replay import verify_text
 from tests.conftest import REDIS_URL, purge_prefix
 from workers import Runtime, WorkerSettings
 from workers.dispatch import next_plan, plans
@@ -56,7 +56,7 @@ def finished_game(prefix: str, seed: str) -> str:
 
 def snapshot(store: RedisStore, gid: str) -> dict[str, Any]:
     """Everything a reader may ask of a finished game, through a process with a cold cache."""
-    games = Games(store)
+    games = GameService(store)
     envs = store.read(gid)
     first_cmd = envs[10].command_id
     state, version, _ = games.load(gid)
@@ -114,7 +114,7 @@ def test_a_compacted_game_is_served_as_before_in_a_tenth_of_the_memory(
 
 def test_an_active_game_is_not_compacted(prefix: str) -> None:
     store = RedisStore(redis.Redis.from_url(REDIS_URL), prefix=prefix)
-    gid, version = Games(store).create(2, seed="active")
+    gid, version = GameService(store).create(2, seed="active")
     assert store.compact(gid) is None
     assert store.version(gid) == version and len(store.read(gid)) == version
 
@@ -122,7 +122,7 @@ def test_an_active_game_is_not_compacted(prefix: str) -> None:
 CRASHER = textwrap.dedent("""
     import os, signal, sys
     import redis
-    from events import RedisStore
+    from events.store import RedisStore
     url, prefix, gid, point, archive = sys.argv[1:6]
     store = RedisStore(redis.Redis.from_url(url), prefix=prefix, archive_dir=archive)
     def hook(at):

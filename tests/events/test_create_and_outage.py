@@ -1,5 +1,5 @@
 """A game's creation is one atomic write on every adapter (``RedisStore.create_game``), a retry of
-it answers the first, and what ``events.outage`` counts as the store refusing writes."""
+it answers the first, and what ``events.store.outage`` counts as the store refusing writes."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 import redis
 
-from events import GENESIS_HASH, ConcurrencyConflict, GameNotFound, RedisStore, seal_batch
-from events.outage import HEADROOM_BYTES, is_outage, refusal, write_refusal
+from events.store import GENESIS_HASH, ConcurrencyConflict, GameNotFound, RedisStore, seal_batch
+from events.store.outage import HEADROOM_BYTES, is_outage, refusal, write_refusal
 
 TS = "2025-03-01T12:00:00.000000Z"
 

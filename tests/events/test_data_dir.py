@@ -1,5 +1,5 @@
 """One data directory for the embedded store and the signing key, whatever folder ``rfg`` is run
-from (``events.environment.data_dir``): ``RFG_DATA_DIR``, else a checkout's ``run/``, else the
+from (``events.config.data_dir``): ``RFG_DATA_DIR``, else a checkout's ``run/``, else the
 per-user data directory.
 
 Before, both lived in ``./run`` of the working directory: ``rfg`` run from another folder
@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-import events
-from events import environment
-from events.signing import load_signer
+import events.store
+from events import config
+from events.verify.signing import load_signer
 
 ROOT = Path(__file__).resolve().parents[2]
 RFG = str(Path(sys.executable).parent / "rfg")
@@ -57,21 +57,21 @@ def test_rfg_from_another_folder_finds_the_servers_key_and_store(tmp_path: Path)
 
 @pytest.mark.usefixtures("plain_env")
 def test_a_checkout_keeps_its_run_folder() -> None:
-    assert environment.checkout() == ROOT
-    assert environment.data_dir() == ROOT / "run"
-    assert events.embedded_server(None).data_dir == ROOT / "run" / "redis"
+    assert config.checkout() == ROOT
+    assert config.data_dir() == ROOT / "run"
+    assert events.store.embedded_server(None).data_dir == ROOT / "run" / "redis"
 
 
 @pytest.mark.usefixtures("plain_env")
 def test_an_installed_rfg_uses_the_per_user_data_directory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(environment, "checkout", lambda: None)  # as from site-packages
+    monkeypatch.setattr(config, "checkout", lambda: None)  # as from site-packages
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
     monkeypatch.chdir(tmp_path)
     home = tmp_path / "xdg" / "rfg-server"
-    assert environment.data_dir() == home
-    assert events.embedded_server(None).data_dir == home / "redis"
+    assert config.data_dir() == home
+    assert events.store.embedded_server(None).data_dir == home / "redis"
     signer = load_signer()
     assert signer.source == str(home / "signing-key.pem") and Path(signer.source).is_file()
     assert not (tmp_path / "run").exists()
@@ -81,7 +81,7 @@ def test_an_installed_rfg_uses_the_per_user_data_directory(
 def test_rfg_data_dir_overrides_both(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("RFG_DATA_DIR", "data")  # relative: to the working directory
-    assert environment.data_dir() == tmp_path / "data"
-    assert events.embedded_server(None).data_dir == tmp_path / "data" / "redis"
+    assert config.data_dir() == tmp_path / "data"
+    assert events.store.embedded_server(None).data_dir == tmp_path / "data" / "redis"
     assert load_signer().source == str(tmp_path / "data" / "signing-key.pem")
-    assert events.embedded_server("embedded://other").data_dir == tmp_path / "other"
+    assert events.store.embedded_server("embedded://other").data_dir == tmp_path / "other"

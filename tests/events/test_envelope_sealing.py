@@ -22,8 +22,8 @@ from hypothesis import strategies as st
 
 from bots import arena
 from engine.state import canonical_json
-from events import GENESIS_HASH, Envelope, InvalidBatch, seal_batch, verify_chain
 from events.envelope import _orjson_canonical
+from events.store import GENESIS_HASH, Envelope, InvalidBatch, seal_batch, verify_chain
 
 TS = "2026-01-02T03:04:05.678901Z"
 GOLDEN_EXPORT = Path(__file__).resolve().parents[1] / "golden" / "export-rules2-2p.jsonl"

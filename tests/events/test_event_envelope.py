@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from events import (
+from events.store import (
     GENESIS_HASH,
     ChainBroken,
     Envelope,

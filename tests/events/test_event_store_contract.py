@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from events import (
+from events.store import (
     GENESIS_HASH,
     AppendResult,
     ChainBroken,
@@ -446,7 +446,7 @@ def test_works_with_decode_responses(
     store_factory: Callable[..., RedisStore], game_id: str
 ) -> None:
     base = store_factory().client
-    from events import is_cluster
+    from events.store import is_cluster
 
     if is_cluster(base):  # the same cluster through a decoding RedisCluster client
         from redis.cluster import RedisCluster

@@ -24,7 +24,14 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from events import AppendResult, Envelope, RedisStore, find_server_binary, seal_batch, verify_chain
+from events.store import (
+    AppendResult,
+    Envelope,
+    RedisStore,
+    find_server_binary,
+    seal_batch,
+    verify_chain,
+)
 
 TS = "2025-03-01T12:00:00Z"
 

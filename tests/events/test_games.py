@@ -11,14 +11,16 @@ import pytest
 import engine
 from bots import get_bot
 from engine.rng import Rng
-from events import ConcurrencyConflict, RedisStore, verify_chain
-from events.games import Games
-from events.projections import render_views
-from events.replay import verify_text
+from events.games.projections import render_views
+from events.games.service import GameService
+from events.store import ConcurrencyConflict, RedisStore, verify_chain
+from events.verify.replay import verify_text
 from tests.engine.secrecy import check_event, check_view
 
 
-def play_out(games: Games, gid: str, bot: str = "random", seed: int = 1, limit: int = 5000) -> int:
+def play_out(
+    games: GameService, gid: str, bot: str = "random", seed: int = 1, limit: int = 5000
+) -> int:
     b = get_bot(bot)
     rng = Rng(seed)
     n = 0
@@ -35,7 +37,7 @@ def play_out(games: Games, gid: str, bot: str = "random", seed: int = 1, limit: 
 
 
 def test_a_game_plays_to_the_end_and_rebuilt_views_are_identical(store: RedisStore) -> None:
-    games = Games(store)
+    games = GameService(store)
     gid, _ = games.create(3, seed="svc-1")
     play_out(games, gid, "heuristic")
     state, version, _ = games.load(gid)
@@ -54,7 +56,7 @@ def test_a_game_plays_to_the_end_and_rebuilt_views_are_identical(store: RedisSto
 
 
 def test_read_your_writes(store: RedisStore) -> None:
-    games = Games(store)
+    games = GameService(store)
     gid, version = games.create(2, seed="svc-2")
     state, _, _ = games.load(gid)
     d = engine.legal(state, 0)
@@ -71,7 +73,7 @@ def test_read_your_writes(store: RedisStore) -> None:
 
 
 def test_same_command_id_twice_appends_once(store: RedisStore) -> None:
-    games = Games(store)
+    games = GameService(store)
     gid, version = games.create(2, seed="svc-3")
     state, _, _ = games.load(gid)
     cmd = {
@@ -87,8 +89,8 @@ def test_same_command_id_twice_appends_once(store: RedisStore) -> None:
 
 def test_same_command_id_concurrently_appends_once(store_factory) -> None:
     store = store_factory()
-    gid, version = Games(store).create(2, seed="svc-4")
-    state, _, _ = Games(store).load(gid)
+    gid, version = GameService(store).create(2, seed="svc-4")
+    state, _, _ = GameService(store).load(gid)
     cmd = {
         "kind": "start_tiles",
         "development": engine.legal(state, 0)["options"][0]["development"],
@@ -97,7 +99,7 @@ def test_same_command_id_concurrently_appends_once(store_factory) -> None:
 
     def go() -> None:
         try:
-            results.append(Games(store).submit(gid, 0, cmd, "race", version).result)
+            results.append(GameService(store).submit(gid, 0, cmd, "race", version).result)
         except ConcurrencyConflict:
             results.append("conflict")
 
@@ -112,7 +114,7 @@ def test_same_command_id_concurrently_appends_once(store_factory) -> None:
 
 
 def test_stale_version_is_refused_and_nothing_appended(store: RedisStore) -> None:
-    games = Games(store)
+    games = GameService(store)
     gid, version = games.create(2, seed="svc-5")
     state, _, _ = games.load(gid)
     d0 = engine.legal(state, 0)["options"][0]["development"]
@@ -125,19 +127,19 @@ def test_stale_version_is_refused_and_nothing_appended(store: RedisStore) -> Non
 
 
 def test_processes_with_stale_caches_play_one_game_correctly(store: RedisStore) -> None:
-    """Two API processes (two ``Games``, each with its own cache) take turns at random: every
+    """Two API processes (two ``GameService``, each with its own cache) take turns at random: every
     command lands once, at the version its client saw, and the log verifies like a one-process
     game's. With ``expected_version`` a cache that is behind catches up first; without it the
     append finds out, and the command is decided again on the current state."""
     import random
 
-    a, b = Games(store), Games(store)
+    a, b = GameService(store), GameService(store)
     gid, _ = a.create(3, seed="svc-stale")
     pick = random.Random(5)
     bot, rng = get_bot("random"), Rng(5)
     n = 0
     while True:
-        state, version, _ = Games(store).load(gid)  # what a client reads
+        state, version, _ = GameService(store).load(gid)  # what a client reads
         if state.over:
             break
         seat = min(engine.pending(state))
@@ -153,7 +155,7 @@ def test_processes_with_stale_caches_play_one_game_correctly(store: RedisStore) 
 
 
 def test_stale_client_through_a_stale_cache_gets_the_current_version(store: RedisStore) -> None:
-    a, b = Games(store), Games(store)
+    a, b = GameService(store), GameService(store)
     gid, version = a.create(2, seed="svc-stale-2")
     state, _, _ = b.load(gid)  # b caches the game at `version`
     d0 = engine.legal(state, 0)["options"][0]["development"]
@@ -171,7 +173,7 @@ def test_stale_client_through_a_stale_cache_gets_the_current_version(store: Redi
 def test_a_command_illegal_on_a_stale_cache_is_decided_on_the_current_state(
     store: RedisStore,
 ) -> None:
-    a, b = Games(store), Games(store)
+    a, b = GameService(store), GameService(store)
     gid, version = a.create(2, seed="svc-stale-3")
     state, _, _ = b.load(gid)
     for seat in (0, 1):
@@ -190,7 +192,7 @@ def test_a_command_illegal_on_a_stale_cache_is_decided_on_the_current_state(
 
 
 def test_illegal_command_appends_nothing(store: RedisStore) -> None:
-    games = Games(store)
+    games = GameService(store)
     gid, version = games.create(2, seed="svc-6")
     with pytest.raises(engine.IllegalCommand, match="start tiles"):
         games.submit(gid, 0, {"kind": "start_tiles", "development": 999}, "bad", version)
@@ -199,7 +201,7 @@ def test_illegal_command_appends_nothing(store: RedisStore) -> None:
 
 
 def test_stored_views_and_feeds_leak_nothing(store: RedisStore) -> None:
-    games = Games(store)
+    games = GameService(store)
     gid, _ = games.create(3, seed="svc-7")
     b, rng = get_bot("random"), Rng(3)
     for n in range(120):
@@ -217,7 +219,7 @@ def test_stored_views_and_feeds_leak_nothing(store: RedisStore) -> None:
 
 
 def test_export_of_a_finished_game_verifies_and_tampering_is_named(store: RedisStore) -> None:
-    games = Games(store)
+    games = GameService(store)
     gid, _ = games.create(2, seed="svc-8")
     play_out(games, gid, "heuristic")
     lines = games.export(gid, "public")
@@ -243,7 +245,7 @@ def test_a_log_played_under_an_older_rules_version_still_verifies(
     "rv7": a tile complete at the start of Develop is resolved without asking under version 1)."""
     import functools
 
-    games = Games(store)
+    games = GameService(store)
     with monkeypatch.context() as m:
         m.setattr(engine, "create", functools.partial(engine.create, rules=1))
         old_gid, _ = games.create(2, seed="rv7")
@@ -260,7 +262,7 @@ def test_a_log_played_under_an_older_rules_version_still_verifies(
 
 
 def test_live_export_is_the_viewers_redacted_feed(store: RedisStore) -> None:
-    games = Games(store)
+    games = GameService(store)
     gid, _ = games.create(3, seed="svc-9")
     lines = [json.loads(x) for x in games.export(gid, 1)]
     assert all("event" in x and "hash" not in x for x in lines)
@@ -272,7 +274,7 @@ def test_live_export_is_the_viewers_redacted_feed(store: RedisStore) -> None:
 def test_a_seat_view_is_the_seats_observe_with_the_clock() -> None:
     """The stored seat part and the public view make exactly the seat's view, at every step."""
     from bots.arena import play_game
-    from events.projections import seat_view
+    from events.games.projections import seat_view
 
     seen = [0]
 
@@ -320,12 +322,12 @@ def test_views_rendered_with_a_memo_are_the_views_rendered_afresh() -> None:
 def test_a_cache_ahead_of_a_store_that_lost_its_tail_starts_over(store: RedisStore) -> None:
     """After a failover without ``?wait=`` the store may lose the last commands (tests/cluster/
     test_failover.py): a process that cached them must not fold later events onto them."""
-    a, b = Games(store), Games(store)
+    a, b = GameService(store), GameService(store)
     gid, _ = a.create(2, seed="svc-lost-tail")
     bot, rng = get_bot("random"), Rng(3)
     n = 0
 
-    def play(games: Games, moves: int) -> None:
+    def play(games: GameService, moves: int) -> None:
         nonlocal n
         for _ in range(moves):
             state, version, _ = games.load(gid)
@@ -347,7 +349,7 @@ def test_a_cache_ahead_of_a_store_that_lost_its_tail_starts_over(store: RedisSto
     store.client.hset(meta, mapping={"version": kept, "hash": survivors[-1].hash})
     play(b, 8)  # another process goes on from the surviving history, past a's cached version
     assert store.version(gid) > kept + 4
-    assert a.load(gid)[0] == b.load(gid)[0] == Games(store).load(gid)[0]
+    assert a.load(gid)[0] == b.load(gid)[0] == GameService(store).load(gid)[0]
     play(a, 2)  # and a plays on it, on the history that is stored
     verify_chain(store.read(gid, upcast=False))
-    assert a.load(gid)[0] == Games(store).load(gid)[0]
+    assert a.load(gid)[0] == GameService(store).load(gid)[0]

@@ -11,7 +11,7 @@ import pytest
 
 from bots import arena
 from engine.state import canonical_json
-from events.replay import verify_text
+from events.verify.replay import verify_text
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden"
 SUMS = dict(reversed(line.split()) for line in (GOLDEN / "SHA256SUMS").read_text().splitlines())

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from events.replay import verify_stream
+from events.verify.replay import verify_stream
 
 RFG = os.path.join(os.path.dirname(sys.executable), "rfg")
 GOLDEN = Path(__file__).resolve().parent.parent / "golden"

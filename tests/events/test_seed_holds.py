@@ -1,4 +1,4 @@
-"""Seeds held back (``events.seeds``): a finished game of a duplicate set whose other games still
+"""Seeds held back (``events.games.seeds``): a finished game of a duplicate set whose other games still
 run shows no seed in its views, feed or export until the whole set has ended; then everything is
 revealed and verifies. And the verifier checks what rules version 4 publishes: the game its
 GameCreated names is the log's, and the revealed seed opens the commitment bound to it."""
@@ -12,27 +12,27 @@ import fakeredis
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 import engine
-from events import RedisStore
 from events.envelope import Envelope, seal_batch
-from events.games import Games
-from events.replay import verify_text
-from events.seeds import WITHHELD
-from events.signing import Signer
+from events.games.seeds import WITHHELD
+from events.games.service import GameService
+from events.store import RedisStore
+from events.verify.replay import verify_text
+from events.verify.signing import Signer
 from tests.events.test_games import play_out
 
 
-def _set(games: Games, ids: list[str], seed: str = "one-deal") -> None:
+def _set(games: GameService, ids: list[str], seed: str = "one-deal") -> None:
     games.holds.hold(ids)
     for gid in ids:
         games.create(2, seed=seed, game_id=gid)
 
 
-def _lines(games: Games, gid: str, viewer: Any) -> list[dict[str, Any]]:
+def _lines(games: GameService, gid: str, viewer: Any) -> list[dict[str, Any]]:
     return [json.loads(line) for line in games.export(gid, viewer)]
 
 
 def test_a_finished_game_of_a_running_set_holds_its_seed_back(store: RedisStore) -> None:
-    games = Games(store)
+    games = GameService(store)
     a, b = "set-a", "set-b"
     _set(games, [a, b])
     play_out(games, a)
@@ -63,8 +63,8 @@ def test_a_finished_game_of_a_running_set_holds_its_seed_back(store: RedisStore)
     assert store.client.get(games.holds.key(b)) is None
 
 
-def _games() -> Games:
-    return Games(RedisStore(fakeredis.FakeRedis(server=fakeredis.FakeServer())))
+def _games() -> GameService:
+    return GameService(RedisStore(fakeredis.FakeRedis(server=fakeredis.FakeServer())))
 
 
 def test_a_game_of_the_set_that_is_gone_runs_no_more() -> None:

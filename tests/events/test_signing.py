@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from events.signing import SigningKeyError, check_signature, load_public_key, load_signer
+from events.verify.signing import SigningKeyError, check_signature, load_public_key, load_signer
 
 RFG = os.path.join(os.path.dirname(sys.executable), "rfg")
 

@@ -1,7 +1,7 @@
 """Views rendered when read: a command stores its events and the lobby summary; the public and
 seat views are rendered by the first reader of a version and stored for the next, on every store
 adapter. A reader always gets the view of the game's current version, whichever process wrote the
-command; two processes (two ``Games`` on one store) share what either rendered."""
+command; two processes (two ``GameService`` on one store) share what either rendered."""
 
 from __future__ import annotations
 
@@ -12,13 +12,13 @@ import pytest
 import engine
 from bots import get_bot
 from engine.rng import Rng
-from events import GameNotFound, RedisStore
-from events.games import Games
-from events.projections import render_views
+from events.games.projections import render_views
+from events.games.service import GameService
+from events.store import GameNotFound, RedisStore
 from tests.events.test_games import play_out
 
 
-def _step(games: Games, gid: str, n: int, rng: Rng) -> None:
+def _step(games: GameService, gid: str, n: int, rng: Rng) -> None:
     """One random-bot command of whichever seat owes a decision."""
     state, version, _ = games.load(gid)
     seat = next(p.seat for p in state.players if engine.legal(state, p.seat) is not None)
@@ -29,7 +29,7 @@ def _step(games: Games, gid: str, n: int, rng: Rng) -> None:
 def test_a_command_writes_the_summary_and_leaves_the_views_to_their_readers(
     store: RedisStore,
 ) -> None:
-    games = Games(store)
+    games = GameService(store)
     gid, created = games.create(2, seed="lazy-1")
     assert store.get_view(gid, "public")[0] == created  # the creation renders every view
     rng = Rng(3)
@@ -53,7 +53,7 @@ def test_a_command_writes_the_summary_and_leaves_the_views_to_their_readers(
 
 
 def test_a_reader_in_another_process_sees_the_command_of_this_one(store: RedisStore) -> None:
-    writer, reader = Games(store), Games(store)  # two processes' caches on one store
+    writer, reader = GameService(store), GameService(store)  # two processes' caches on one store
     gid, _ = writer.create(3, seed="lazy-2")
     rng = Rng(5)
     for n in range(12):
@@ -70,7 +70,7 @@ def test_a_reader_in_another_process_sees_the_command_of_this_one(store: RedisSt
 
 
 def test_a_finished_game_stores_its_final_views_with_the_last_command(store: RedisStore) -> None:
-    games = Games(store)
+    games = GameService(store)
     gid, _ = games.create(2, seed="lazy-3")
     play_out(games, gid, "heuristic")
     version = store.version(gid)
@@ -82,7 +82,7 @@ def test_a_finished_game_stores_its_final_views_with_the_last_command(store: Red
 
 
 def test_an_older_render_never_replaces_a_newer_view(store: RedisStore) -> None:
-    games = Games(store)
+    games = GameService(store)
     gid, _ = games.create(2, seed="lazy-4")
     rng = Rng(7)
     _step(games, gid, 0, rng)
@@ -96,7 +96,7 @@ def test_an_older_render_never_replaces_a_newer_view(store: RedisStore) -> None:
 
 
 def test_a_seat_the_game_lacks_is_not_found(store: RedisStore) -> None:
-    games = Games(store)
+    games = GameService(store)
     gid, _ = games.create(2, seed="lazy-5")
     with pytest.raises(GameNotFound):
         games.view(gid, 7)

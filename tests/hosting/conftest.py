@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 import redis
 
-from events import find_server_binary
+from events.store import find_server_binary
 from rfgcli.run import api_command
 from tests.conftest import REDIS_URL, unavailable
 from tests.processes import Proc, free_port, kill_group, spawn, wait_for, wait_listening

@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-import events
-from events import clients
+import events.store
+from events import config
+from events.store import clients
 from service import create_app
 from tests.conftest import REDIS_URL
 from workers import Runtime, WorkerSettings
@@ -23,12 +24,14 @@ def timeout_of(client: object) -> float:
 
 
 def test_ordinary_commands_have_a_short_timeout_and_a_health_check() -> None:
-    kwargs = events.connect(URL).connection_pool.connection_kwargs
-    assert kwargs["socket_timeout"] == clients.COMMAND_TIMEOUT
+    kwargs = events.store.connect(URL).connection_pool.connection_kwargs
+    assert kwargs["socket_timeout"] == config.COMMAND_TIMEOUT
     assert kwargs["socket_connect_timeout"] == clients.CONNECT_TIMEOUT
     assert kwargs["health_check_interval"] == clients.HEALTH_CHECK_INTERVAL
     assert (
-        timeout_of(events.connect(URL, settings=clients.commands({"RFG_REDIS_TIMEOUT": "1.5"})))
+        timeout_of(
+            events.store.connect(URL, settings=clients.commands({"RFG_REDIS_TIMEOUT": "1.5"}))
+        )
         == 1.5
     )
 
@@ -44,7 +47,7 @@ def test_rq_dequeues_on_a_client_that_outlasts_its_block_and_rq_leaves_it_alone(
     assert timeout_of(rt.rq_client) == before, (
         "RQ did not have to raise it (old connections keep theirs)"
     )
-    assert timeout_of(rt.client) == clients.COMMAND_TIMEOUT
+    assert timeout_of(rt.client) == config.COMMAND_TIMEOUT
 
 
 def test_the_stream_reader_outlasts_its_block_and_requests_share_a_bounded_pool() -> None:
@@ -52,7 +55,7 @@ def test_the_stream_reader_outlasts_its_block_and_requests_share_a_bounded_pool(
     b = app.extensions["rfg"]
     # the one reader of the event streams blocks in XREAD: its socket outlasts the block
     assert timeout_of(b.fanout.client) > b.fanout.block_ms / 1000 + 5
-    assert timeout_of(b.client) == clients.COMMAND_TIMEOUT
+    assert timeout_of(b.client) == config.COMMAND_TIMEOUT
     # requests borrow from a bounded pool (thousands of greenlets, not thousands of connections)
     assert b.client.connection_pool.max_connections == app.config["API_REDIS_CONNECTIONS"]
 

@@ -27,7 +27,7 @@ import redis
 
 from bots import get_bot
 from engine.rng import Rng
-from events import find_server_binary
+from events.store import find_server_binary
 from tests.conftest import unavailable
 from tests.processes import Proc, free_port, wait_for
 

@@ -15,7 +15,7 @@ from urllib.error import HTTPError
 
 import pytest
 
-from events.clients import COMMAND_TIMEOUT
+from events.config import COMMAND_TIMEOUT
 from tests.processes import Proc
 
 from .conftest import RedisServer

@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 import redis
 
-import events
+import events.store
 from bots import get_bot
 from engine.rng import Rng
-from events import RedisStore
-from events.games import Games
+from events.games.service import GameService
+from events.store import RedisStore
 from ladder.service import Ladders
 from tests.conftest import REDIS_URL, purge_prefix
 from tests.processes import kill_group, spawn, wait_for
@@ -46,7 +46,7 @@ def rfg(prefix: str, *args: str, timeout: float = 180) -> subprocess.CompletedPr
 
 def ladders(prefix: str) -> Ladders:
     client = redis.Redis.from_url(REDIS_URL)
-    return Ladders(client, Games(RedisStore(client, prefix=prefix)), prefix=prefix)
+    return Ladders(client, GameService(RedisStore(client, prefix=prefix)), prefix=prefix)
 
 
 def make_ladder(prefix: str, name: str, concurrency: int) -> None:
@@ -154,8 +154,8 @@ def test_play_inline_reads_the_game_again_when_a_worker_stored_the_move_first() 
     import engine
     from rfgcli.ladder import play_inline
 
-    client = events.connect(f"memory://{uuid.uuid4().hex}")
-    games = Games(RedisStore(client, prefix="rfg"))
+    client = events.store.connect(f"memory://{uuid.uuid4().hex}")
+    games = GameService(RedisStore(client, prefix="rfg"))
     table = {"seats": [{"kind": "bot", "bot": "random"}, {"kind": "bot", "bot": "heuristic"}]}
     gid, _ = games.create(2, seed="inline-race", table=table)
     real_submit = games.submit

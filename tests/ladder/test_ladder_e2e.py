@@ -26,8 +26,8 @@ import pytest
 import redis
 from werkzeug.serving import BaseWSGIServer, make_server
 
-from events import RedisStore
-from events.games import Games
+from events.games.service import GameService
+from events.store import RedisStore
 from ladder.service import Ladders, tables_equal
 from rfgcli.wsgi import create_app
 
@@ -210,7 +210,7 @@ def test_a_ladder_with_an_external_bot_and_two_builtin_bots(
     assert board["applied"] >= GAMES
 
     client = redis.Redis.from_url(REDIS_URL)
-    ladders = Ladders(client, Games(RedisStore(client, prefix=prefix)), prefix=prefix)
+    ladders = Ladders(client, GameService(RedisStore(client, prefix=prefix)), prefix=prefix)
     assert tables_equal(ladders.rebuild_ratings("e2e"), ladders.live_table("e2e"))
     games = ladders.ladder_games("e2e")
     assert len(games) == board["applied"] == len(ladders.results("e2e"))

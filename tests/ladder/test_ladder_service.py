@@ -10,13 +10,13 @@ import pytest
 import engine
 from bots import get_bot
 from engine.rng import Rng
-from events import RedisStore
-from events.games import Games
+from events.games.service import GameService
+from events.store import RedisStore
 from ladder.plot import history_svg
 from ladder.service import LadderConfig, LadderError, Ladders, tables_equal
 
 
-def drive(games: Games, gid: str) -> None:
+def drive(games: GameService, gid: str) -> None:
     """Play every built-in bot seat of a game to its end (what the workers do)."""
     rng = Rng(7)
     n = 0
@@ -34,7 +34,7 @@ def drive(games: Games, gid: str) -> None:
 @pytest.fixture
 def ladders() -> Ladders:
     client = fakeredis.FakeRedis(server=fakeredis.FakeServer())
-    return Ladders(client, Games(RedisStore(client)))
+    return Ladders(client, GameService(RedisStore(client)))
 
 
 def test_ladder_runs_and_ratings_rebuild(ladders: Ladders) -> None:
@@ -127,7 +127,7 @@ def test_keys_of_the_layout_before_hash_tags_are_migrated(ladders: Ladders) -> N
 
 def test_a_duplicate_set_is_held_until_its_last_game_ends(ladders: Ladders) -> None:
     """Each game of a set is held before it exists; recording the last result releases the set
-    (``events.seeds``): a spectator of the first game to end cannot read the others' seed."""
+    (``events.games.seeds``): a spectator of the first game to end cannot read the others' seed."""
     ladders.create(LadderConfig("dup", players=[2], concurrency=2, duplicate=True))
     for name in ("a", "b"):
         ladders.add_entrant("dup", name, bot="random")

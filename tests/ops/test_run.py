@@ -27,7 +27,7 @@ import pytest
 
 from bots import get_bot
 from engine.rng import Rng
-from events import find_server_binary
+from events.store import find_server_binary
 
 ROOT = Path(__file__).resolve().parents[2]
 RFG = str(Path(sys.executable).parent / "rfg")

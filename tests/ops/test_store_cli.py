@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from events import EmbeddedServer, find_server_binary
+from events.store import EmbeddedServer, find_server_binary
 from tests.conftest import REDIS_URL
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -34,7 +34,7 @@ from typing import Any
 
 import pytest
 
-from events import EmbeddedServer, find_server_binary
+from events.store import EmbeddedServer, find_server_binary
 from tests.ops.test_run import free_port, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -30,7 +30,7 @@ from referencing.jsonschema import DRAFT202012
 import engine
 from bots import get_bot
 from engine.rng import Rng
-from events.clock import Clocks
+from events.games.time_control import Clocks
 from service.api.docs import operations
 from service.views import DECISION_HELP, served_view
 from tests.conftest import serving

@@ -140,11 +140,11 @@ def test_a_retry_after_a_failed_creation_creates_it_once(
 def test_two_attempts_at_once_store_one_game(app: Flask) -> None:
     """Two requests with one key, both past the reservation before either stored the game: the
     store's creation is keyed by the game id, so the second is a duplicate of the first."""
-    from events.games import Games
+    from events.games.service import GameService
 
     b = app.extensions["rfg"]
     g1, _ = b.games.create(2, game_id="samegame0001", retention=(3600, 0))
-    other = Games(b.store)  # another process, another seed
+    other = GameService(b.store)  # another process, another seed
     g2, v2 = other.create(2, game_id="samegame0001", retention=(3600, 0))
     assert g1 == g2 and v2 == b.store.version(g1)
     assert [e.game_id for e in b.store.list_games()] == [g1]

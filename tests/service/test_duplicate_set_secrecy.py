@@ -20,8 +20,8 @@ from typing import Any
 import engine
 from bots import get_bot
 from engine.rng import Rng
-from events.replay import verify_text
-from events.signing import load_public_key
+from events.verify.replay import verify_text
+from events.verify.signing import load_public_key
 from ladder.service import Ladders
 from rfgcli.main import main as rfg
 from service.backend import backend

@@ -18,11 +18,11 @@ from typing import Any
 
 import pytest
 
-import events
+import events.store
 from bots import arena
 from events.envelope import GENESIS_HASH, Envelope
-from events.games import Games
-from events.signing import load_signer
+from events.games.service import GameService
+from events.verify.signing import load_signer
 from tests.service.conftest import new_game, play_http
 
 RFG = os.path.join(os.path.dirname(sys.executable), "rfg")
@@ -133,7 +133,9 @@ def _fabricate(signed: dict[str, Any]) -> Rows:
     genuine = rows[-2]["payload"]["winners"]
     bot = get_bot("random")
     for attempt in range(60):
-        games = Games(events.RedisStore(events.connect(f"memory://fake-{attempt}-{os.getpid()}")))
+        games = GameService(
+            events.store.RedisStore(events.store.connect(f"memory://fake-{attempt}-{os.getpid()}"))
+        )
         gid, _ = games.create(
             2,
             created["options"],

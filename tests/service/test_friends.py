@@ -3,7 +3,7 @@
 What a host and their friends see through the API: the name each person gave shows on the game
 and in the lobby; an invited seat is claimed only with its invite code, once, and the public
 lobby cannot take it; a resignation or an abandonment ends the game with its reason, and the
-game's log still verifies (``events.replay`` re-runs the resign/abandon commands)."""
+game's log still verifies (``events.verify.replay`` re-runs the resign/abandon commands)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from events.replay import verify_text
+from events.verify.replay import verify_text
 from tests.service.conftest import ADMIN, bearer
 
 
@@ -273,3 +273,14 @@ def test_unknown_games_and_seats_are_404_in_words(api: Any) -> None:
     assert r.status_code == 404
     r = api.post(f"/games/{gid}/seats/9/claim", json={"invite": "a" * 43})
     assert r.status_code == 404
+
+
+def test_names_show_in_the_public_and_the_seat_views(api: Any) -> None:
+    gid, token = _host(api, "Ada")
+    public = api.get(f"/games/{gid}/view").get_json()["view"]
+    assert public["players"][0]["name"] == "Ada"
+    assert "name" not in public["players"][1]  # not claimed yet
+    friend = api.post(f"/games/{gid}/seats/1/claim", json={"name": "Grace"})
+    assert friend.status_code == 201
+    mine = api.get(f"/games/{gid}/seats/0/view", headers=bearer(token)).get_json()["view"]
+    assert [p.get("name") for p in mine["players"]] == ["Ada", "Grace", None]

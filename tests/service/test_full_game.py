@@ -10,6 +10,12 @@ import json
 import pytest
 from flask.testing import FlaskClient
 
+import engine
+from bots import get_bot
+from engine.rng import Rng
+from engine.scoring import score as engine_score
+from service.views import served_view
+
 from .conftest import ValidatingClient, bearer, new_game, play_http
 
 
@@ -76,3 +82,27 @@ def test_the_finished_public_view_has_each_seats_tableau_and_score(api: Validati
         assert score["seat"] == p["seat"] and score["vp_chips"] == p["vp_chips"]
         assert score["tiles"] == sum(c["cost"] for c in tableau)
         assert score["total"] == score["vp_chips"] + score["tiles"] + sum(score["bonuses"].values())
+        # the running score, told during play from the view alone, ends on the final score
+        assert p["score"]["total"] == score["total"]
+        assert p["score"]["tiles"] == score["tiles"]
+        assert p["score"]["bonus_cards"] == score["bonus_cards"]
+
+
+def test_the_running_score_matches_the_engine_at_every_step_of_a_game() -> None:
+    """The score a view tells during play is what the engine would score if the game ended now."""
+    bonuses_seen = 0
+    for g in range(5):  # random bots: game 4 builds a 6-cost development
+        state, _ = engine.new_game(f"running-{g}", 3, None)
+        bots = [get_bot("random") for _ in range(3)]
+        rng = Rng(g)
+        while not state.over:
+            seat = min(engine.pending(state))
+            view = served_view(engine.observe(state, "public"))
+            for p, vp in zip(view["players"], state.players, strict=True):
+                want = engine_score(vp)
+                assert p["score"]["total"] == want["total"], (p["seat"], p["score"], want)
+                assert {b["card"]: b["vp"] for b in p["score"]["bonus_cards"]} == want["bonuses"]
+                bonuses_seen += len(want["bonuses"])
+            legal = engine.legal(state, seat) or {}
+            engine.play(state, seat, bots[seat].act(legal, engine.observe(state, seat), rng))
+    assert bonuses_seen, "no seat built a 6-cost development: the bonuses went untested"

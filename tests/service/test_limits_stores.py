@@ -12,7 +12,7 @@ import pytest
 from flask import Flask
 from redis.cluster import key_slot
 
-import events
+import events.store
 from tests.rcluster import purge_cluster
 
 from .conftest import ADMIN, bearer, make_app, new_game
@@ -55,7 +55,7 @@ def test_limits_on_a_memory_store_count_in_its_fakeredis() -> None:
     url = f"memory://{uuid.uuid4().hex}"
     app = make_app(url, RATE_LIMITS=True, LIMIT_BAD_TOKENS="2 per minute", **LIMITS)
     _limited_play(app)
-    keys = {k.decode() for k in events.connect(url).scan_iter(match="*:limits:*")}
+    keys = {k.decode() for k in events.store.connect(url).scan_iter(match="*:limits:*")}
     assert any(":limits:{address:127.0.0.1}:per-address:12/1/minute" in k for k in keys), keys
 
 
@@ -70,7 +70,7 @@ def cluster_app(redis_cluster: Any) -> Iterator[tuple[Flask, str]]:
         **LIMITS,
     )
     yield app, prefix
-    client = events.connect(redis_cluster.url)
+    client = events.store.connect(redis_cluster.url)
     purge_cluster(client, prefix)
     client.close()
 

@@ -14,7 +14,7 @@ import pytest
 import redis
 from openapi_core import OpenAPI
 
-from events import RedisStore
+from events.store import RedisStore
 from tests.conftest import REDIS_URL, purge_prefix
 from workers import Runtime, WorkerSettings
 from workers.dispatch import next_plan, plans

@@ -87,11 +87,11 @@ def test_queue_depth_is_read_from_the_queue_redis() -> None:
 
     from rq import Queue
 
-    import events
+    import events.store
     from tests.service.conftest import make_app
 
     store_url, queue_url = f"memory://{uuid.uuid4().hex}", f"memory://{uuid.uuid4().hex}"
     app = make_app(store_url, QUEUE_URL=queue_url)
-    Queue("rfg", connection=events.connect(queue_url)).enqueue("math.floor", 1.5)
+    Queue("rfg", connection=events.store.connect(queue_url)).enqueue("math.floor", 1.5)
     text = app.test_client().get("/metrics").get_data(as_text=True)
     assert 'rfg_queue_jobs{queue="rfg",state="queued"} 1.0' in text

@@ -10,7 +10,7 @@ import pytest
 import redis
 from flask import Flask
 
-from events import outage
+from events.store import outage
 
 from .conftest import make_app
 

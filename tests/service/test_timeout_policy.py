@@ -1,6 +1,6 @@
 """Every ``timeout_policy`` the contract offers (openapi.yaml, docs/bots.md, docs/workers.md) is
 one a game can be created with: ``ismcts`` used to pass the request schema and then be refused
-with 422 by the clock rules (``events.clock`` allowed only heuristic and minimal)."""
+with 422 by the clock rules (``events.games.time_control`` allowed only heuristic and minimal)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from events.clock import TIMEOUT_POLICIES
+from events.games.time_control import TIMEOUT_POLICIES
 
 from .conftest import ValidatingClient
 

@@ -57,9 +57,7 @@ def _act(page: Any, kind: str, turn: int) -> None:
         phases = form.locator("fieldset.choices").filter(has_text="The phase it selects")
         phases.locator(f"input[data-value='{'ship' if turn % 2 else 'produce'}']").check()
         form.get_by_role("button", name="Confirm").click()
-    elif kind == "explore":
-        form.locator(".actions button").first.click()  # stock (or scout) with the first explorer
-    else:
+    else:  # explore: the first choice stocks (or scouts) with the first explorer
         form.get_by_role("button", name="Confirm").click()
 
 
@@ -258,7 +256,7 @@ def test_phone_size_and_keyboard(site: Site, browser: Any) -> None:
     assign.wait_for(timeout=20000)
     # every die tells its colour in words (aria-label, title) and by a letter, not by colour alone
     first_die = assign.locator(".die").first
-    assert first_die.get_attribute("aria-label").startswith("Home (white) die #")
+    assert first_die.get_attribute("aria-label").startswith("Home (white) die, showing ")
     assert first_die.locator("b").inner_text() == "H"
     page.screenshot(path=str(SHOTS / "phone-assign.png"), full_page=False)
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")

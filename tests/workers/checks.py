@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine import evolve
-from events.clock import Clocks, batch_seat, batches
-from events.games import Games
-from events.replay import verify_text
+from events.games.service import GameService
+from events.games.time_control import Clocks, batch_seat, batches
+from events.verify.replay import verify_text
 
 
 @dataclass
@@ -20,7 +20,7 @@ class Command:
     since: int  # the version at which the seat's decision became pending
 
 
-def check_finished_game(games: Games, game_id: str) -> tuple[dict[str, Any], list[Command]]:
+def check_finished_game(games: GameService, game_id: str) -> tuple[dict[str, Any], list[Command]]:
     """Assert the game is over, its log verifies (hash chain, every command re-run gives the
     recorded events, seed), every automated command played the decision that was pending for
     its seat under that decision's id, no decision was played twice, and the stored views

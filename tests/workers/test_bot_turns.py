@@ -15,8 +15,8 @@ from rq.job import Job, JobStatus
 from rq.registry import FailedJobRegistry
 
 import engine
-import events
-from events.games import Games
+import events.store
+from events.games.service import GameService
 from tests.workers.checks import check_finished_game
 from tests.workers.conftest import FakeClock, burst
 from workers import Runtime, Sweeper, WorkerSettings, install, process, turns
@@ -41,7 +41,9 @@ def test_a_four_bot_game_created_through_the_api_finishes_with_workers_only() ->
         assert process.run(url, settings, burst=True) == 0  # the `rfg worker --burst` code path
     finally:
         install(None)
-    summary, commands = check_finished_game(Games(events.RedisStore(events.connect(url))), gid)
+    summary, commands = check_finished_game(
+        GameService(events.store.RedisStore(events.store.connect(url))), gid
+    )
     assert commands and {c.actor for c in commands} == {"bot:heuristic"}
     assert summary["abandoned"] == [] and summary["timeouts"] == [0, 0, 0, 0]
     assert api.get(f"/games/{gid}").get_json()["status"] == "finished"

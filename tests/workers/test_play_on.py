@@ -1,5 +1,5 @@
 """Playing on: one job keeps a game of built-in bots and plays decision after decision through
-``Games.submit``; the log is the one a job per decision writes, and a worker killed while playing
+``GameService.submit``; the log is the one a job per decision writes, and a worker killed while playing
 on loses and duplicates nothing."""
 
 from __future__ import annotations

@@ -9,8 +9,8 @@ import pytest
 
 import engine
 from engine.rng import Rng
-from events.clock import Clocks, parse_time_control, validate_table
 from events.envelope import iso_utc
+from events.games.time_control import Clocks, parse_time_control, validate_table
 from tests.workers.checks import check_finished_game
 from tests.workers.conftest import FakeClock, burst
 from workers import Runtime, Sweeper
@@ -196,7 +196,7 @@ def test_clocks_copy_is_equal_and_independent() -> None:
     """The per-process cache hands out copies of the clocks: every field must be carried."""
     import dataclasses
 
-    from events.clock import Clocks, SeatClock
+    from events.games.time_control import Clocks, SeatClock
 
     clocks = Clocks.for_table({"time_control": {"per_decision": 60}}, 2)
     for s in clocks.seats:  # a value other than the default in every field

@@ -1,6 +1,6 @@
 // The web client's pages (fragment routes of /play/): lobby, table, spectator, replay, ladders.
 import { api, ApiError, Stream, tokenFor, saveToken, mySeats, newId } from "./api.js";
-import { h, toast, loadCatalogue, describe, seatName } from "./ui.js";
+import { h, toast, loadCatalogue, describe, seatName, whereDice } from "./ui.js";
 import { header, renderBoard, scores, tickClocks } from "./table.js";
 import { decisionPanel } from "./panels.js";
 import { replayPage } from "./replay.js";
@@ -85,7 +85,7 @@ async function lobby(params) {
         h("thead", {}, h("tr", {}, ["Game", "Status", "Seats", "Round", ""].map((t) => h("th", { scope: "col" }, t)))),
         h("tbody", {}, page.items.map((g) => h("tr", {},
           h("td", {}, h("code", {}, g.game_id), mine.has(g.game_id) ? " (yours)" : ""),
-          h("td", {}, g.status, g.end_reason === "abandoned" ? " — abandoned" : g.winners && g.winners.length ? ` — won by ${g.winners.map((w) => (g.seats[w] && g.seats[w].name) || "seat " + w).join(", ")}` : "", g.end_reason === "resigned" ? " (resignation)" : ""),
+          h("td", {}, g.status, g.end_reason === "abandoned" ? " — abandoned" : g.winners && g.winners.length ? ` — won by ${g.winners.map((w) => seatName(g, w)).join(", ")}` : "", g.end_reason === "resigned" ? " (resignation)" : ""),
           h("td", {}, g.seats.map((s) => s.kind === "bot" ? s.bot : s.kind === "external" ? (s.entrant || "bot") : s.claimed ? (s.name || "human") : s.invited ? "invited" : "open").join(", ")),
           h("td", {}, g.round),
           h("td", { class: "links" },
@@ -155,21 +155,22 @@ async function table(gid, seat) {
     top.replaceChildren(header(v, game, live));
     const over = v.step === "over";
     if (over) {
-      panelBox.replaceChildren(scores(v, game));
+      panelBox.replaceChildren(...[scores(v, game)].filter(Boolean));
       decisionKey = null;
     } else if (seat !== null) {
       const d = v.decision;
       const key = d ? JSON.stringify({ ...d, bag: null }) : null; // the same decision keeps its panel (and the person's choices) while others move
       if (key !== decisionKey) {
         decisionKey = key;
-        panelBox.replaceChildren(d ? decisionPanel(d, submit) : h("section", { class: "waiting", role: "status" },
+        const me = (v.players || []).find((p) => p.seat === seat);
+        panelBox.replaceChildren(d ? decisionPanel(d, submit, { where: whereDice(me), player: me }) : h("section", { class: "waiting", role: "status" },
           h("p", {}, "Waiting for the other players…"),
-          Object.keys(v.pending || {}).length ? h("p", { class: "muted" }, "Deciding now: ", Object.entries(v.pending).map(([s, k]) => `${seatName(game, Number(s))} (${k.replace("_", " ")})`).join(", ")) : null));
+          Object.keys(v.pending || {}).length ? h("p", { class: "muted" }, "Deciding now: ", Object.entries(v.pending).map(([s, k]) => `${seatName(game, Number(s))} (${k.replaceAll("_", " ")})`).join(", ")) : null));
         if (d) { const first = panelBox.querySelector("input, button, select"); if (first && document.activeElement === document.body) first.focus({ preventScroll: true }); }
       }
     } else {
       panelBox.replaceChildren(h("p", { class: "muted", role: "status" }, "Deciding now: ",
-        Object.entries(v.pending || {}).map(([s, k]) => `${seatName(game, Number(s))} (${k.replace("_", " ")})`).join(", ") || "nobody"));
+        Object.entries(v.pending || {}).map(([s, k]) => `${seatName(game, Number(s))} (${k.replaceAll("_", " ")})`).join(", ") || "nobody"));
     }
     board.replaceChildren(renderBoard(v, game, seat));
     document.title = `${over ? "Game over" : seat !== null && v.decision ? "Your move" : "Round " + v.round} — Roll for the Galaxy`;
@@ -230,7 +231,7 @@ async function table(gid, seat) {
     onEvent: (item) => {
       if (!item || !item.event) return;
       log.push(item);
-      logEl.prepend(h("li", { value: item.seq }, h("span", { class: "seq" }, `#${item.seq}`), " ", describe(item.event, game)));
+      logEl.prepend(h("li", { value: item.seq, title: `event ${item.seq}` }, describe(item.event, game)));
       while (logEl.childElementCount > 80) logEl.lastChild.remove();
       soon();
     },

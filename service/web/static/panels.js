@@ -1,6 +1,6 @@
 // One panel per decision kind, built from the decision's legal choices (engine.legal as the seat
 // view carries it): the person picks among what the rules allow, and the panel builds the command.
-import { h, die, dieText, cardName, cardLabel, tileLabel, PHASES, PHASE_NAMES } from "./ui.js";
+import { h, die, dieName, dieText, cardName, cardLabel, cardRef, tileLabel, cat, PHASES, PHASE_NAMES } from "./ui.js";
 
 let uid = 0;
 const nextId = (p) => `${p}-${++uid}`;
@@ -13,7 +13,7 @@ function radios(name, legend, options, { value, onchange, cls = "" } = {}) {
       return h("label", { for: id, class: "choice" },
         h("input", { type: "radio", id, name: gname, value: String(o.value), checked: String(o.value) === String(value),
           "data-value": String(o.value), onchange: onchange ? () => onchange(o.value) : null }),
-        o.label);
+        h("span", {}, o.label));
     }));
 }
 function picked(fs) {
@@ -31,7 +31,7 @@ function checks(legend, options, checked, { max } = {}) {
     options.map((o) => {
       const id = nextId("chk");
       return h("label", { for: id, class: "choice" },
-        h("input", { type: "checkbox", id, "data-value": String(o.value), checked: checked.includes(o.value) }), o.label);
+        h("input", { type: "checkbox", id, "data-value": String(o.value), checked: checked.includes(o.value) }), h("span", {}, o.label));
     }));
   if (max !== undefined) {
     fs.addEventListener("change", () => {
@@ -63,11 +63,20 @@ function orderList(legend, items, render, onchange) {
 
 class Invalid extends Error {}
 
+// where a die lies, in words, from the panel's context (the seat's own side of the view)
+const whereIn = (ctx) => (x) => (ctx.where && ctx.where.get(typeof x === "number" ? x : x.die)) || "";
+// a tile's two sides, each opening its tile card
+const tileRefs = (t) => {
+  const tile = cat.tiles[t];
+  return tile ? h("span", { class: "refs" }, "cards: ", cardRef(tile.development.card, tile.development.name), " ", cardRef(tile.world.card, tile.world.name)) : null;
+};
+
 // -------------------------------------------------------------------------------- per kind
 
 function startTiles(d) {
   const fs = radios("start", "Choose your two start tiles: one goes in as a development, the other as a world",
-    d.options.map((o) => ({ value: o.development, label: `Development: ${cardLabel(o.development_card)} + World: ${cardLabel(o.world_card)}` })),
+    d.options.map((o) => ({ value: o.development, label: ["Development: ", cardRef(o.development_card, cardLabel(o.development_card)),
+      " + World: ", cardRef(o.world_card, cardLabel(o.world_card))] })),
     { value: d.options[0].development });
   return { body: [fs], build: () => ({ kind: "start_tiles", development: Number(picked(fs)) }) };
 }
@@ -100,7 +109,8 @@ function assign(d) {
       parked.length ? h("div", { class: "col dictate" }, h("div", { class: "ph" }, "Dictate"), parked.map((x) => die(byId[x]))) : null));
   };
 
-  const dieLabel = (x) => [die(x), ` #${x.die} in ${PHASE_NAMES[x.column]}`];
+  const colWords = (x) => `in the ${PHASE_NAMES[x.column] || x.column} column`;
+  const dieLabel = (x) => [die(x, { where: colWords(x) }), ` ${dieName(x, colWords(x))}`];
   const selFs = radios("selector", "1. Pick the worker that selects a phase (its face is ignored)",
     d.dice.map((x) => ({ value: x.die, label: dieLabel(x) })),
     { onchange: (v) => { state.selector = Number(v); if (!state.phase) { const ph = byId[v].face === "wild" ? state.wild[v] : byId[v].column; setPhase(ph); } redraw(); } });
@@ -111,18 +121,18 @@ function assign(d) {
     const inp = phaseFs.querySelector(`input[data-value="${ph}"]`);
     if (inp) inp.checked = true;
   };
-  const wildFs = d.wild_dice.map((w) => radios("wild", `Wild die #${w}: put it in`, PHASES.map((p) => ({ value: p, label: PHASE_NAMES[p] })),
+  const wildFs = d.wild_dice.map((w, i) => radios("wild", `Wild face ${i + 1}, the ${dieName(byId[w] || w)}: put it in`, PHASES.map((p) => ({ value: p, label: PHASE_NAMES[p] })),
     { value: "explore", cls: "inline", onchange: (v) => { state.wild[w] = v; redraw(); } }));
 
   const drawUses = () => {
     usesBox.replaceChildren(...state.uses.map((u, ui) => {
       const others = d.dice.filter((x) => x.die !== state.selector);
-      const dieOpts = [{ value: "", label: "— no move —" }, ...others.map((x) => ({ value: x.die, label: dieText(x) }))];
+      const dieOpts = [{ value: "", label: "— no move —" }, ...others.map((x) => ({ value: x.die, label: dieText(x, colWords(x)) }))];
       const rows = u.moves.map((m, mi) => h("div", { class: "row" },
         select(`Move`, dieOpts.filter((o) => o.value === "" || !u.allowed || u.allowed.includes(o.value)), m.die ?? "", (v) => { m.die = v === "" ? null : Number(v); redraw(); }),
         select("to", u.targets.map((t) => ({ value: t, label: t === "selected" ? "the phase you select" : PHASE_NAMES[t] })), m.to, (v) => { m.to = v; redraw(); })));
       return h("fieldset", { class: "use" }, h("legend", {}, u.title),
-        u.via === "dictate" ? select("Park this worker in the Dictate area", [{ value: "", label: "— choose —" }, ...others.map((x) => ({ value: x.die, label: dieText(x) }))],
+        u.via === "dictate" ? select("Park this worker in the Dictate area", [{ value: "", label: "— choose —" }, ...others.map((x) => ({ value: x.die, label: dieText(x, colWords(x)) }))],
           u.park ?? "", (v) => { u.park = v === "" ? null : Number(v); redraw(); }) : null,
         rows,
         h("button", { type: "button", class: "small", onclick: () => { state.uses.splice(ui, 1); drawUses(); redraw(); } }, "Remove this use"));
@@ -172,31 +182,55 @@ function assign(d) {
   };
 }
 
-function explore(d, submit) {
+function explore(d, ctx) {
+  const at = whereIn(ctx);
   const abandon = d.abandonable.length
-    ? checks("Before scouting, abandon these construction-zone tiles (optional)", d.abandonable.map((t) => ({ value: t, label: tileLabel(t) })), [])
+    ? checks("Before scouting, abandon these construction-zone tiles (optional)", d.abandonable.map((t) => ({ value: t, label: [tileLabel(t), " ", tileRefs(t)] })), [])
     : null;
-  const actions = h("div", { class: "actions" }, d.explorers.map((x) => [
-    d.tasks.includes("stock") ? h("button", { type: "button", onclick: () => submit({ kind: "explore", task: "stock", explorer: x.die }) },
-      "Stock with ", die(x), ` #${x.die} (+$${x.stock})`) : null,
-    d.tasks.includes("scout") ? h("button", { type: "button", onclick: () => submit({ kind: "explore", task: "scout", explorer: x.die, abandon: abandon ? checkedValues(abandon) : [] }) },
-      "Scout with ", die(x), ` #${x.die}`) : null,
-  ]), d.tasks.includes("finish") ? h("button", { type: "button", class: "secondary", onclick: () => submit({ kind: "explore", task: "finish" }) }, "Done exploring") : null);
+  const options = [];
+  const seen = new Set(); // explorers alike (colour, face, place, stock) are one choice
+  d.explorers.forEach((x, i) => {
+    const who = dieName(x, at(x));
+    const alike = `${who}|${x.stock}`;
+    if (seen.has(alike)) return;
+    seen.add(alike);
+    if (d.tasks.includes("stock")) options.push({ value: `stock:${i}`, label: [die(x), ` Stock with a ${who}: +$${x.stock}`] });
+    if (d.tasks.includes("scout")) options.push({ value: `scout:${i}`, label: [die(x), ` Scout with a ${who}: draw a tile`] });
+  });
   let rearrange = null;
+  let ol = null;
   if (d.tasks.includes("rearrange") && d.stacks) {
+    options.push({ value: "rearrange", label: "Rearrange my construction zone (Advanced Logistics), as set below" });
     const tiles = [...d.stacks.development.map((t) => ({ t, as: "development" })), ...d.stacks.world.map((t) => ({ t, as: "world" }))];
-    const ol = orderList("Advanced Logistics: order (top first) and side of every tile in your construction zone", tiles, (it) =>
+    ol = orderList("Advanced Logistics: order (top first) and side of every tile in your construction zone", tiles, (it) =>
       select(tileLabel(it.t), [{ value: "development", label: "development" }, { value: "world", label: "world" }], it.as, (v) => { it.as = v; }));
-    rearrange = h("div", {}, ol.el, h("button", { type: "button", class: "secondary", onclick: () => submit({ kind: "explore", task: "rearrange",
-      development: ol.order.filter((i) => i.as === "development").map((i) => i.t), world: ol.order.filter((i) => i.as === "world").map((i) => i.t) }) }, "Rearrange"));
+    rearrange = ol.el;
   }
-  return { body: [h("p", {}, `Tiles in the bag: ${d.bag}. Each explorer either stocks (credits) or scouts (draws a tile).`), abandon, actions, rearrange], build: null };
+  if (d.tasks.includes("finish")) options.push({ value: "finish", label: "Done exploring (unused explorers return)" });
+  const fs = radios("explore", "What your next explorer does", options, { value: options.length ? options[0].value : null });
+  return {
+    body: [h("p", {}, `Tiles in the bag: ${d.bag}. Each explorer either stocks (gains credits) or scouts (draws a tile); you use them one at a time.`),
+      fs, abandon, rearrange],
+    build: () => {
+      const v = picked(fs);
+      if (!v) throw new Invalid("Choose what your explorer does.");
+      if (v === "finish") return { kind: "explore", task: "finish" };
+      if (v === "rearrange") {
+        return { kind: "explore", task: "rearrange", development: ol.order.filter((i) => i.as === "development").map((i) => i.t),
+          world: ol.order.filter((i) => i.as === "world").map((i) => i.t) };
+      }
+      const [task, i] = v.split(":");
+      const x = d.explorers[Number(i)];
+      return task === "stock" ? { kind: "explore", task: "stock", explorer: x.die }
+        : { kind: "explore", task: "scout", explorer: x.die, abandon: abandon ? checkedValues(abandon) : [] };
+    },
+  };
 }
 
 function placeTiles(d) {
   const items = d.tiles.map((t) => ({ ...t, as: d.sides.includes("development") ? "development" : d.sides[0], on_top: false }));
   const ol = orderList("Place every drawn tile (in this order) under its stack", items, (it) => h("span", { class: "tile" },
-    radios("side", `Tile ${it.tile}`, d.sides.map((s) => ({ value: s, label: s === "development" ? `as development: ${cardLabel(it.development)}` : `as world: ${cardLabel(it.world)}` })),
+    radios("side", `${cardName(it.development)} / ${cardName(it.world)}`, d.sides.map((s) => ({ value: s, label: s === "development" ? ["as development: ", cardRef(it.development, cardLabel(it.development))] : ["as world: ", cardRef(it.world, cardLabel(it.world))] })),
       { value: it.as, cls: "inline", onchange: (v) => { it.as = v; } }),
     d.on_top ? h("label", { class: "choice" }, h("input", { type: "checkbox", onchange: (e) => { it.on_top = e.target.checked; } }), "on top of the stack") : null));
   return { body: [ol.el], build: () => ({ kind: "place_tiles", placements: ol.order.map((it) => (d.on_top && it.on_top ? { tile: it.tile, as: it.as, on_top: true } : { tile: it.tile, as: it.as })) }) };
@@ -204,20 +238,21 @@ function placeTiles(d) {
 
 function abandonOne(d) {
   const fs = radios("abandon", "The bag ran out: abandon one construction-zone tile into it",
-    d.tiles.map((t) => ({ value: t, label: tileLabel(t) })), { value: d.tiles[0] });
+    d.tiles.map((t) => ({ value: t, label: [tileLabel(t), " ", tileRefs(t)] })), { value: d.tiles[0] });
   return { body: [fs], build: () => ({ kind: "abandon_one", tile: Number(picked(fs)) }) };
 }
 
-function construct(d) {
+function construct(d, ctx) {
+  const at = whereIn(ctx);
   const stackCards = Object.fromEntries(d.stack.map((t) => [t.tile, t]));
   const info = h("div", { class: "preview", "aria-live": "polite" });
   const extras = h("div", {});
   const removes = d.removals.map((r, i) => ({ r, value: d.removable[i % Math.max(1, d.removable.length)] }));
   let returns = [];
   const stackOrder = d.stack_choice ? orderList("Dice already on the stack, in the order they are used (the first complete the top tile)",
-    d.dice_on_stack, (x) => die(x), () => recompute()) : null;
+    d.dice_on_stack, (x) => [die(x), ` ${dieName(x)}`], () => recompute()) : null;
   const order = orderList(`Your ${d.kind === "develop" ? "developers" : "settlers"} in the order they go onto the stack`,
-    d.workers, (w) => [die(w), ` #${w.die}`], () => recompute());
+    d.workers, (w) => [die(w, { where: at(w) }), ` ${dieName(w, at(w))}`], () => recompute());
   const recompute = () => {
     let seq = [...(stackOrder ? stackOrder.order : d.dice_on_stack), ...order.order.map((w) => w.die)];
     const done = [];
@@ -236,14 +271,14 @@ function construct(d) {
       ? h("ul", {}, plan.map((p) => h("li", {}, `Completes ${cardName(p.c.card)} (cost ${p.c.cost})`)))
       : h("p", {}, "No tile completes this time; the workers stay on the stack."));
     returns = plan.map((p) => ({ p, fs: p.c.returns_max ? checks(`${cardName(p.c.card)}: send up to ${p.c.returns_max} of its dice to the cup instead of the Citizenry`,
-      p.used.map((x) => ({ value: x, label: dieText(x) })), [], { max: p.c.returns_max }) : null }));
+      p.used.map((x) => ({ value: x, label: dieText(x, at(x)) })), [], { max: p.c.returns_max }) : null }));
     extras.replaceChildren(...returns.map((x) => x.fs).filter(Boolean));
   };
   const removeEls = removes.map((rm) => select(`${cardName(rm.r.card)} removes one of your dice when it completes:`,
-    d.removable.map((x) => ({ value: x, label: dieText(x) })), rm.value, (v) => { rm.value = Number(v); recompute(); }));
+    d.removable.map((x) => ({ value: x, label: dieText(x, at(x) || (order.order.some((w) => w.die === x) ? "this phase's worker" : "")) })), rm.value, (v) => { rm.value = Number(v); recompute(); }));
   recompute();
   return {
-    body: [h("p", {}, "Stack: ", d.stack.map((t) => `${cardName(t.card)} (${t.cost})`).join(" → ") || "empty",
+    body: [h("p", {}, "Stack, top first: ", d.stack.length ? d.stack.map((t, i) => [i ? " → " : "", cardRef(t.card, `${cardName(t.card)} (${t.cost})`)]) : "empty",
       d.dice_on_stack.length ? [" · already on it: ", d.dice_on_stack.map((x) => die(x))] : null),
     stackOrder ? stackOrder.el : null, order.el, removeEls, info, extras],
     build: () => {
@@ -258,11 +293,12 @@ function construct(d) {
   };
 }
 
-function produce(d) {
+function produce(d, ctx) {
+  const at = whereIn(ctx);
   const slots = d.worlds.flatMap((w) => Array.from({ length: w.room }, () => w.world));
   const rows = Array.from({ length: d.count }, (_, i) => ({ die: d.producers[i].die, world: slots[i] }));
   const worldOpts = d.worlds.map((w) => ({ value: w.world, label: `${cardName(w.world)} (${w.color}, room ${w.room})` }));
-  const prodOpts = d.producers.map((x) => ({ value: x.die, label: dieText(x) }));
+  const prodOpts = d.producers.map((x) => ({ value: x.die, label: dieText(x, at(x)) }));
   const body = [h("p", {}, `Put exactly ${d.count} good(s) on your worlds; unused producers return to the cup.`),
     rows.map((r, i) => h("div", { class: "row" },
       select(`Good ${i + 1}: producer`, prodOpts, r.die, (v) => { r.die = Number(v); }),
@@ -277,9 +313,10 @@ function produce(d) {
   };
 }
 
-function ship(d) {
+function ship(d, ctx) {
+  const at = whereIn(ctx);
   const rows = Array.from({ length: d.count }, (_, i) => ({ shipper: d.shippers[i].die, good: d.goods[i].die, action: d.actions[0], flags: {} }));
-  const shipOpts = d.shippers.map((x) => ({ value: x.die, label: dieText(x) }));
+  const shipOpts = d.shippers.map((x) => ({ value: x.die, label: dieText(x, at(x)) }));
   const goodOpts = d.goods.map((g) => ({ value: g.die, label: `${dieText(g)} on ${cardName(g.world)} — trade $${g.trade}, consume ${g.consume_vp.join("/")} VP` }));
   const body = [h("p", {}, `Ship exactly ${d.count} good(s): trade for credits or consume for VP.`),
     rows.map((r, i) => h("fieldset", { class: "use" }, h("legend", {}, `Shipment ${i + 1}`),
@@ -301,15 +338,16 @@ function ship(d) {
   };
 }
 
-function manage(d) {
+function manage(d, ctx) {
+  const at = whereIn(ctx);
   const recruit = checks(`Recruit exactly ${d.recruit_count} dice from your Citizenry into your cup ($1 each; you have $${d.credits})`,
     d.citizenry.map((x) => ({ value: x.die, label: dieText(x) })), d.citizenry.slice(0, d.recruit_count).map((x) => x.die), { max: d.recruit_count });
   const recall = checks("Recall to your cup (optional): developers, settlers and goods",
-    d.recallable.map((x) => ({ value: x.die, label: dieText(x) })), d.must_recall && d.recallable.length ? [d.recallable[0].die] : []);
+    d.recallable.map((x) => ({ value: x.die, label: dieText(x, at(x)) })), d.must_recall && d.recallable.length ? [d.recallable[0].die] : []);
   return {
     body: [d.recruit_count ? recruit : h("p", {}, d.citizenry.length ? "Nothing to recruit (no credits)." : "Your Citizenry is empty."),
       d.recallable.length ? recall : null,
-      d.must_recall ? h("p", { class: "warn" }, "Your cup would be empty: recall at least one die.") : null, h("p", { class: "muted" }, `Dice in your cup: ${d.cup}`)],
+      d.must_recall ? h("p", { class: "warn" }, "Your cup would be empty: recall at least one die.") : null, h("p", { class: "muted" }, `Dice in your cup: ${Array.isArray(d.cup) ? d.cup.length : d.cup}`)],
     build: () => {
       const r = checkedValues(recruit);
       if (r.length !== d.recruit_count) throw new Invalid(`Recruit exactly ${d.recruit_count} dice (you must recruit as many as you can afford).`);
@@ -328,11 +366,31 @@ const TITLES = {
   place_tiles: "Place your new tiles", abandon_one: "Abandon a tile", develop: "Develop", settle: "Settle",
   produce: "Produce", ship: "Ship", manage: "Manage your empire",
 };
+const CONFIRM = {
+  start_tiles: "Confirm start tiles", assign: "Confirm assignment", explore: "Confirm this explorer",
+  place_tiles: "Confirm placement", abandon_one: "Confirm abandoning", develop: "Confirm developers", settle: "Confirm settlers",
+  produce: "Confirm production", ship: "Confirm shipping", manage: "Confirm recruiting",
+};
+// Help for a person who knows the board game (the API's decision.help is written for programs).
+const HELP = {
+  start_tiles: "You were dealt two game tiles. One goes into your development construction stack, the other into your world stack: choose which tile you build as a development and which as a world. Tap a name to read its card.",
+  assign: "Behind your screen, every rolled die goes to the column of its face. Pick one worker to select a phase (it moves to that column; its face does not matter). Wild faces go to any column you like. You may then use Dictate (put one worker aside to move another to any column) and your Reassign powers.",
+  explore: "Each explorer either stocks (gains credits: $2, more with some powers) or scouts (draws a tile from the bag to place in your construction zone). Before scouting you may give back construction-zone tiles to draw that many more.",
+  place_tiles: "Put each tile you drew under your development stack (as its development side) or under your world stack (as its world side), in the order shown.",
+  abandon_one: "The bag is empty: give back one tile of your construction zone; the bag is refilled from the tiles given back.",
+  develop: "Your developers go onto the top tile of your development stack; when the dice on it equal its cost, it is completed and joins your tableau, and the dice go to your Citizenry.",
+  settle: "Your settlers go onto the top tile of your world stack; when the dice on it equal its cost, it is completed and joins your tableau, and the dice go to your Citizenry.",
+  produce: "Each producer becomes a good on one of your non-gray worlds that has room (one good per world).",
+  ship: "Each shipper ships one good: trade it for credits (by the world's colour) or consume it for VP (more when the good and the shipper match the world). Used goods and shippers go to your Citizenry.",
+  manage: "Pay $1 for each die you move from your Citizenry into your cup (as many as you can afford, you must). You may also bring workers from your stacks and goods back to the cup.",
+};
 const BUILDERS = { start_tiles: startTiles, assign, explore, place_tiles: placeTiles, abandon_one: abandonOne,
   develop: construct, settle: construct, produce, ship, manage };
 
 // The panel for ``d``; ``submit(command)`` sends it and resolves when done (throws ApiError).
-export function decisionPanel(d, submit) {
+// ``ctx.where``: where each of the seat's dice lies, in words (ui.whereDice of its own side).
+// Every panel works alike: the person chooses, then confirms with the one primary button.
+export function decisionPanel(d, submit, ctx = {}) {
   const error = h("p", { class: "error", role: "alert", "aria-live": "assertive" });
   let busy = false;
   const send = async (cmd) => {
@@ -344,18 +402,17 @@ export function decisionPanel(d, submit) {
       error.textContent = exc.words || exc.message;
     } finally { busy = false; panel.classList.remove("busy"); }
   };
-  const spec = (BUILDERS[d.kind] || fallback)(d, send);
-  const go = h("button", { type: "submit", class: "primary" }, `Confirm ${TITLES[d.kind] ? TITLES[d.kind].toLowerCase() : d.kind}`);
+  const spec = (BUILDERS[d.kind] || fallback)(d, ctx);
+  const go = h("button", { type: "submit", class: "primary" }, CONFIRM[d.kind] || "Confirm");
   const panel = h("form", { class: "decision", "data-kind": d.kind, "aria-labelledby": "decision-title",
     onsubmit: (e) => {
       e.preventDefault();
-      if (!spec.build) return;
       let cmd;
       try { cmd = spec.build(); } catch (exc) { error.textContent = exc.message; return; }
       send(cmd);
     } },
-  h("h2", { id: "decision-title" }, TITLES[d.kind] || d.kind),
-  d.help ? h("details", { class: "help" }, h("summary", {}, "Rules help"), h("p", {}, d.help)) : null,
-  spec.body, error, spec.build ? go : null);
+  h("h2", { id: "decision-title" }, TITLES[d.kind] || "Your decision"),
+  HELP[d.kind] ? h("details", { class: "help" }, h("summary", {}, "Rules help"), h("p", {}, HELP[d.kind])) : null,
+  spec.body, error, go);
   return panel;
 }

@@ -35,9 +35,9 @@ export const DIE = {
   red: { letter: "M", name: "Military (red)" },
   purple: { letter: "C", name: "Consumption (purple)" },
   blue: { letter: "N", name: "Novelty (blue)" },
-  brown: { letter: "R", name: "Rare elements (brown)" },
+  brown: { letter: "R", name: "Rare Elements (brown)" },
   green: { letter: "G", name: "Genes (green)" },
-  yellow: { letter: "A", name: "Alien technology (yellow)" },
+  yellow: { letter: "A", name: "Alien Technology (yellow)" },
 };
 const FACES = { explore: "Exp", develop: "Dev", settle: "Set", produce: "Pro", ship: "Shp", wild: "Wild" };
 
@@ -81,24 +81,99 @@ export function cardTitle(key) {
   return [c.name, c.description, c.endgame_bonus ? "End-game bonus" : ""].filter(Boolean).join(" — ");
 }
 
-// A die: its colour, a letter naming the colour, the face rolled (if known), the id for commands.
+export const FACE_NAMES = { explore: "Explore", develop: "Develop", settle: "Settle", produce: "Produce", ship: "Ship", wild: "Wild" };
+
+// A die for people: its colour's name and letter, the face rolled (if known) and, given, where it
+// lies ("in your cup"). Dice ids stay out of every text a person reads: they travel in commands only.
+export function dieName(d, where = "") {
+  const id = typeof d === "number" ? d : d.die;
+  const color = (typeof d === "object" && d.color) || colorOf(id);
+  const info = DIE[color] || { letter: "?", name: color };
+  const face = typeof d === "object" && d.face ? `, showing ${FACE_NAMES[d.face] || d.face}` : "";
+  return `${info.name} die${face}${where ? `, ${where}` : ""}`;
+}
 export function die(d, extra = {}) {
   const id = typeof d === "number" ? d : d.die;
   const color = (typeof d === "object" && d.color) || colorOf(id);
   const face = typeof d === "object" ? d.face : null;
   const info = DIE[color] || { letter: "?", name: color };
-  const label = `${info.name} die #${id}${face ? `, showing ${face}` : ""}`;
-  return h("span", { class: `die die-${color}`, title: label, "aria-label": label, role: "img", ...extra },
+  const { where, ...attrs } = extra;
+  const label = dieName(d, where);
+  return h("span", { class: `die die-${color}`, title: label, "aria-label": label, role: "img", ...attrs },
     h("b", { "aria-hidden": "true" }, info.letter),
     face ? h("small", { "aria-hidden": "true" }, FACES[face] || face) : null);
 }
-export function dieText(d) {
+export function dieText(d, where = "") {
   const id = typeof d === "number" ? d : d.die;
   const color = (typeof d === "object" && d.color) || colorOf(id);
   const info = DIE[color] || { letter: "?", name: color };
-  const face = typeof d === "object" && d.face ? ` showing ${d.face}` : "";
-  return `${info.letter} · ${info.name} #${id}${face}`;
+  return `${info.letter} · ${dieName(d, where)}`;
 }
+
+// Where each of a seat's dice lies, in words (from the seat's side of a view): die id -> words.
+export function whereDice(p) {
+  const at = new Map();
+  if (!p) return at;
+  const put = (list, words) => { for (const d of list || []) at.set(d.die, words); };
+  put(p.cup, "in your cup");
+  put(p.citizenry, "in your Citizenry");
+  for (const [ph, list] of Object.entries(p.columns || {})) put(list, `in the ${PHASE_NAMES[ph] || ph} column`);
+  put(p.dictate, "parked by Dictate");
+  const cz = p.construction || {};
+  for (const [side, st] of Object.entries(cz)) {
+    if (!st) continue;
+    const top = st.top ? ` (on ${st.top.name})` : "";
+    put(st.dice, `worker on your ${side} stack${top}`);
+  }
+  for (const [world, goods] of Object.entries(p.goods || {})) put(goods, `good on ${cardName(world)}`);
+  return at;
+}
+
+// A tile card that opens on click, tap, Enter or Space: any element with data-card="<card key>".
+export function cardRef(key, ...kids) {
+  return h("button", { type: "button", class: "card-ref", "data-card": key, "aria-haspopup": "dialog",
+    title: `${cardName(key)}: show what it does` }, kids.length ? kids : cardName(key));
+}
+
+function otherSide(c) {
+  if (!c.card || !/^T\d+[dw]$/.test(c.card)) return null;
+  const t = cat.tiles[Number(c.card.slice(1, -1))];
+  if (!t) return null;
+  return c.kind === "world" ? t.development : t.world;
+}
+
+const GOODS = { novelty: "Novelty", rare: "Rare Elements", genes: "Genes", alien: "Alien Technology", gray: "gray" };
+function cardFacts(c) {
+  return c.kind === "world"
+    ? `World · cost ${c.cost} (settlers to complete, and VP at the end) · ${GOODS[c.color] || c.color}`
+    : `Development · cost ${c.cost} (developers to complete, and VP at the end)${c.endgame_bonus ? " · scores an end-game bonus" : ""}`;
+}
+
+export function openCard(key) {
+  const c = cat.cards[key];
+  let dlg = document.getElementById("card-dialog");
+  if (!dlg) {
+    dlg = h("dialog", { id: "card-dialog", class: "card-dialog", "aria-labelledby": "card-dialog-title" });
+    dlg.addEventListener("click", (e) => { if (e.target === dlg) dlg.close(); }); // a tap outside closes it
+    document.body.append(dlg);
+  }
+  const other = c ? otherSide(c) : null;
+  dlg.replaceChildren(...[
+    h("h2", { id: "card-dialog-title" }, c ? c.name : "Unknown tile"),
+    c ? h("p", { class: `facts ${c.kind === "world" ? "world-" + c.color : ""}` }, cardFacts(c)) : null,
+    h("p", { class: "power" }, c ? (c.description || (c.kind === "world" ? "A world." : "No power.")) : "This tile is not in the catalogue."),
+    other ? h("p", { class: "other muted" }, `Other side of this tile: ${other.name} (${other.kind}, cost ${other.cost}). `,
+      h("button", { type: "button", class: "small secondary", onclick: () => openCard(other.card) }, `Show ${other.name}`)) : null,
+    h("form", { method: "dialog" }, h("button", { type: "submit", class: "primary", autofocus: true }, "Close"))].filter(Boolean));
+  if (!dlg.open) dlg.showModal();
+}
+
+document.addEventListener("click", (e) => {
+  const el = e.target instanceof Element ? e.target.closest("[data-card]") : null;
+  if (!el || el.closest("dialog")) return;
+  e.preventDefault();
+  openCard(el.dataset.card);
+});
 
 export function seatName(game, seat) {
   const s = game && game.seats ? game.seats[seat] : null;
@@ -110,31 +185,41 @@ export function seatName(game, seat) {
 }
 
 const list = (xs) => (xs || []).join(", ");
-// One engine event in words (payload may be the public or a seat's redacted form).
+const count = (x) => (Array.isArray(x) ? x.length : Number(x) || 0);
+const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
+const KIND_WORDS = { start_tiles: "start tiles", assign: "worker assignment", explore: "exploring", place_tiles: "tile placement",
+  abandon_one: "tile to abandon", develop: "developers", settle: "settlers", produce: "production", ship: "shipping",
+  manage: "empire management", resign: "resignation" };
+// One engine event in words (the public form, or the seat's own fuller one).
 export function describe(e, game) {
   const s = e.seat !== undefined ? seatName(game, e.seat) : "";
-  const pub = e.public || {};
+  const kind = (e.command && e.command.kind) || e.kind;
   switch (e.type) {
-    case "GameCreated": return `Game created for ${e.players} players (rules ${e.rules ?? 1})${e.seed ? `, seed ${e.seed}` : ""}`;
-    case "CommandSubmitted": return `${s} decided: ${(e.command && e.command.kind) || pub.kind || e.kind || "?"}`;
-    case "StartTilesChosen": return `${s} starts with ${cardName("T" + e.development + "d")} and ${cardName("T" + e.world + "w")}`;
+    case "GameCreated": return `Game created for ${e.players} players`;
+    case "CommandSubmitted": return `${s} decided (${KIND_WORDS[kind] || "a choice"})`;
+    case "StartTilesChosen": return `${s} starts building ${cardName("T" + e.development + "d")} and ${cardName("T" + e.world + "w")}`;
     case "RoundStarted": return `Round ${e.round} begins`;
-    case "DiceRolled": return `${s} rolls ${e.faces ? e.faces.length : pub.dice} dice behind the screen`;
-    case "AssignmentSealed": return e.selected ? `${s} assigns workers, selecting ${e.selected}` : `${s} has assigned workers`;
+    case "DiceRolled": return `${s} rolls ${plural(e.faces ? e.faces.length : count(e.dice), "die", "dice")} behind the screen`;
+    case "AssignmentSealed": return e.selected ? `${s} assigns workers, selecting ${PHASE_NAMES[e.selected] || e.selected}` : `${s} has assigned workers`;
     case "PhasesRevealed": return `Revealed: this round has ${list((e.phases || []).map((p) => PHASE_NAMES[p]))}`;
     case "PhaseStarted": return `${PHASE_NAMES[e.phase] || e.phase} phase begins`;
     case "PhaseEnded": return `${PHASE_NAMES[e.phase] || e.phase} phase ends`;
-    case "TilesScouted": return `${s} scouts: draws ${e.drawn ? e.drawn.length : pub.drawn} tile(s)`;
+    case "TilesScouted": return `${s} scouts: draws ${plural(count(e.drawn), "tile", "tiles")}${count(e.abandoned) ? ` after abandoning ${count(e.abandoned)}` : ""}`;
+    case "ShortfallDrawn": return `${s} draws ${plural(count(e.drawn), "tile", "tiles")} from the refilled bag`;
+    case "ExtraTilesDrawn": return `${s} draws ${plural(count(e.drawn), "more tile", "more tiles")} (a power)`;
     case "ExplorerStocked": return `${s} stocks: +$${e.credits}`;
+    case "ExploreFinished": return `${s} is done exploring`;
+    case "ConstructionRearranged": return `${s} rearranges the construction zone`;
+    case "TileReturnedToBag": return `${s} gives a construction-zone tile back to the bag`;
     case "TilesPlaced": return `${s} places tiles in the construction zone`;
-    case "WorkersPlaced": return `${s} puts ${(e.dice || []).length} worker(s) on the ${e.phase === "develop" ? "development" : "world"} stack`;
+    case "WorkersPlaced": return `${s} puts ${plural(count(e.dice), "worker", "workers")} on the ${e.phase === "develop" ? "development" : "world"} stack`;
     case "TileCompleted": return `${s} completes ${cardName(e.card)}${e.credits ? ` (+$${e.credits})` : ""}`;
-    case "GoodsProduced": return `${s} produces ${(e.goods || []).length} good(s)`;
+    case "GoodsProduced": return `${s} produces ${plural(count(e.goods), "good", "goods")}`;
     case "GoodShipped": return e.action === "trade" ? `${s} trades a good for $${e.credits}` : `${s} consumes a good for ${e.vp} VP`;
-    case "PowerPaid": return `${s}: ${e.why || e.power}${e.vp ? ` (+${e.vp} VP)` : ""}${e.credits ? ` (+$${e.credits})` : ""}`;
-    case "WorkersReturned": return `${s}: ${(e.dice || []).length} unused worker(s) return`;
+    case "PowerPaid": return `${s}: ${String(e.why || "a power pays").replace(/ \((?:[TF]\d+[dw]2?|H\d+)\)/g, "")}${e.vp ? ` (+${e.vp} VP)` : ""}${e.credits ? ` (+$${e.credits})` : ""}`;
+    case "WorkersReturned": return `${s}: ${plural(count(e.dice), "unused worker returns", "unused workers return")}`;
     case "ManageStarted": return `Manage empire (round ${e.round})`;
-    case "EmpireManaged": return `${s} recruits ${(e.recruited || []).length} and recalls ${(e.recalled || []).length}`;
+    case "EmpireManaged": return `${s} recruits ${count(e.recruited)} and recalls ${count(e.recalled)}`;
     case "RoundEnded": return `Round ${e.round} ends${e.game_over ? ": the game is over" : ""}`;
     case "GameEnded": return (e.winners || []).length
       ? `Game over (${(e.reason || "").replaceAll("_", " ")}): ${e.winners.map((w) => seatName(game, w)).join(" and ")} win${e.winners.length > 1 ? "" : "s"}`
@@ -142,7 +227,7 @@ export function describe(e, game) {
     case "SeatResigned": return `${s} resigns: the game ends now`;
     case "GameAbandoned": return "The game is abandoned: it ends with no winner";
     case "SeatAbandoned": return `${s} was abandoned: a bot plays it now`;
-    default: return `${e.type}${s ? " — " + s : ""}`;
+    default: return `${String(e.type || "Something happened").replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase()}${s ? ": " + s : ""}`;
   }
 }
 

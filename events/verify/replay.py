@@ -4,7 +4,7 @@ Two log forms are accepted, one JSON object per line:
 
 - the service's export: envelopes with ``seq``, ``hash``/``prev_hash``, ``command_id`` and the
   payload, each command's batch starting with its ``CommandSubmitted`` record, and a last line
-  ``{"signature": {...}}`` (``events.signing``);
+  ``{"signature": {...}}`` (``events.verify.signing``);
 - a bare engine log (``rfg simulate --export``): event dicts with ``type`` and ``v``, each
   command's events preceded by its ``CommandSubmitted`` record.
 
@@ -40,13 +40,14 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 import engine
 from engine.rng import BOUND_SINCE_RULES
 from engine.state import GameState
-
-from .envelope import GENESIS_HASH, Envelope, canonical_json, check_timestamp
-from .errors import ChainBroken
-from .seeds import WITHHELD
-from .signing import check_signature
+from events.envelope import GENESIS_HASH, Envelope, canonical_json, check_timestamp
+from events.errors import ChainBroken
+from events.verify.signing import check_signature
 
 CREATE_COMMAND_ID = "create"
+#: the first line of a log whose seed is still held back (``events.games.seeds``): it cannot be
+#: verified until every game of its duplicate set has ended
+WITHHELD = "seed_withheld"
 """The command id of the batch that creates a game."""
 MAX_LINE_BYTES = 1 << 20
 """The longest line a log may have (the longest event of a real game is a few KB)."""

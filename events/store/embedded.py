@@ -1,8 +1,8 @@
-"""The embedded store server: a real Redis-compatible server process that ``events.connect``
+"""The embedded store server: a real Redis-compatible server process that ``events.store.connect``
 starts on demand in a data directory, for machines with no Redis installed.
 
 Its default directory is ``<data dir>/redis`` (``default_dir``; the data directory is
-``events.environment.data_dir``: ``RFG_DATA_DIR``, a checkout's ``run/``, else the per-user one),
+``events.config.data_dir``: ``RFG_DATA_DIR``, a checkout's ``run/``, else the per-user one),
 so every command finds the same server wherever it is run from.
 
 The first process that connects starts the server (daemonised, so it outlives that process) on
@@ -43,9 +43,9 @@ _SOCKET_MAX = 100  # AF_UNIX paths are limited to 107 bytes
 
 def find_server_binary() -> str | None:
     """Path of a redis-server compatible binary, or None if none is installed."""
-    from events import environment
+    from events import config
 
-    override: str | None = environment.value("RFG_REDIS_SERVER")
+    override: str | None = config.value("RFG_REDIS_SERVER")
     if override:
         return override
     try:
@@ -73,9 +73,9 @@ def find_server_binary() -> str | None:
 
 def default_dir() -> Path:
     """The embedded server's directory when the store URL names none: ``<data dir>/redis``."""
-    from events import environment
+    from events import config
 
-    return environment.data_dir() / "redis"
+    return config.data_dir() / "redis"
 
 
 def socket_path_for(data_dir: Path) -> Path:
@@ -245,7 +245,7 @@ class EmbeddedServer:
 
     def client(self, *, decode_responses: bool = False, **options: Any) -> redis.Redis:
         """A client on the server's socket, starting the server first if needed; ``options``
-        (timeouts, retry: ``events.clients.ClientSettings.kwargs()``) go to ``redis.Redis``."""
+        (timeouts, retry: ``events.store.clients.ClientSettings.kwargs()``) go to ``redis.Redis``."""
         sock = self.ensure_running()
         return redis.Redis(unix_socket_path=str(sock), decode_responses=decode_responses, **options)
 

@@ -41,8 +41,7 @@ from typing import Any
 
 import engine
 from engine.state import GameState
-
-from .envelope import Envelope, iso_utc
+from events.envelope import Envelope, iso_utc
 
 TIMEOUT_ACTOR = "timeout"
 #: what plays a timed-out decision: a built-in bot (the workers play a timeout like a bot seat's

@@ -2,7 +2,7 @@
 
 redis-py's defaults fit no use here: since redis-py 8 every read times out after 5 s (which cuts a
 ``XREAD BLOCK`` of 15 s and RQ's blocking dequeue of 45 s), and before 8 a stalled server blocked
-a request forever. So ``events.connect`` takes a ``ClientSettings`` and each caller says what its
+a request forever. So ``events.store.connect`` takes a ``ClientSettings`` and each caller says what its
 client is for:
 
 * ``COMMANDS`` - ordinary commands (the API, the jobs, the sweep): a reply must come within
@@ -30,14 +30,14 @@ from redis.backoff import ExponentialWithJitterBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.retry import Retry
 
+from events import config
+
 #: seconds to open a connection (Redis on the same host or network answers in milliseconds)
 CONNECT_TIMEOUT = 2.0
 #: seconds a blocking client's socket waits beyond the server-side block time
 BLOCK_MARGIN = 10.0
 #: seconds of idleness after which a pooled connection is PINGed before use
 HEALTH_CHECK_INTERVAL = 30
-#: default seconds an ordinary command may take (``RFG_REDIS_TIMEOUT`` overrides)
-COMMAND_TIMEOUT = 5.0
 
 
 @dataclass(frozen=True)
@@ -78,10 +78,8 @@ class ClientSettings:
 
 
 def command_timeout(environ: Mapping[str, str] | None = None) -> float:
-    """``RFG_REDIS_TIMEOUT`` (seconds, > 0), else ``COMMAND_TIMEOUT`` (``events.environment``)."""
-    from events import environment
-
-    seconds: float = environment.value("RFG_REDIS_TIMEOUT", environ)
+    """``RFG_REDIS_TIMEOUT`` (seconds, > 0), else ``COMMAND_TIMEOUT`` (``events.config``)."""
+    seconds: float = config.value("RFG_REDIS_TIMEOUT", environ)
     return seconds
 
 

@@ -11,7 +11,7 @@ Where the key comes from (``load_signer``), first match wins:
 * ``RFG_SIGNING_KEY``: the private key itself, PEM (PKCS#8) or the base64 of its 32 raw bytes;
 * ``RFG_SIGNING_KEY_FILE``: a file holding it (PEM or base64);
 * otherwise ``<data dir>/signing-key.pem``, created on first use: the data directory of
-  ``events.environment.data_dir`` (``RFG_DATA_DIR``, a checkout's ``run/``, else the per-user
+  ``events.config.data_dir`` (``RFG_DATA_DIR``, a checkout's ``run/``, else the per-user
   data directory; the embedded store keeps its data there too), the same wherever a command is
   run from. Several machines serving one store must share one key: set ``RFG_SIGNING_KEY_FILE``
   on each.
@@ -35,7 +35,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from .envelope import canonical_json
+from events.envelope import canonical_json
 
 ALG = "Ed25519"
 SIGNED_FIELDS = ("alg", "key_id", "game_id", "events", "chain_head", "over", "result")
@@ -126,16 +126,16 @@ def _raw32(text: str) -> bytes | None:
 
 def load_signer(environ: Mapping[str, str] | None = None) -> Signer:
     """The server's signing key (see the module docstring for where it comes from)."""
-    from events import environment
+    from events import config
 
-    env = environment.read(environ)
+    env = config.read(environ)
     key_text: str | None = env.get("RFG_SIGNING_KEY")
     if key_text:
         return Signer(_private_from_text(key_text, "RFG_SIGNING_KEY"), "RFG_SIGNING_KEY")
     key_file: str | None = env.get("RFG_SIGNING_KEY_FILE")
     path = Path(key_file) if key_file else None
     if path is None:
-        path = environment.data_dir(environ) / "signing-key.pem"
+        path = config.data_dir(environ) / "signing-key.pem"
         if not path.exists():
             _create(path)
     try:

@@ -29,11 +29,11 @@ tampered with) comes first, so the script is all or nothing.
 
 A game's creation is one EVALSHA of ``CREATE_LUA`` (``create_game``): first events, command record,
 meta hash, views, retention and expiry, and the lobby entry on a single Redis. Redis refuses a
-write it cannot take (``OOM``, ``READONLY``, ``MISCONF``, ``NOREPLICAS``: ``events.outage``) at a
+write it cannot take (``OOM``, ``READONLY``, ``MISCONF``, ``NOREPLICAS``: ``events.store.outage``) at a
 script's first write, so a refused append or creation wrote nothing; those errors pass through as
 they are.
 
-On a Redis Cluster (``events.connect("redis+cluster://...")``) every script above touches the
+On a Redis Cluster (``events.store.connect("redis+cluster://...")``) every script above touches the
 keys of one game only, so one hash slot; the lobby is written by its own command, after the
 creation script. With a
 ``ReplicaWait`` (``?wait=1`` on the store URL) an append is followed, on the same connection to
@@ -56,13 +56,15 @@ from typing import Any
 import redis
 from redis.cluster import RedisCluster
 
-from events import compaction
 from events.envelope import GENESIS_HASH, UPCASTERS, Envelope, UpcasterRegistry
 from events.errors import ConcurrencyConflict, GameNotFound, InvalidBatch, StoreError
-from events.outage import refusal
-from events.store import (
+from events.store import compaction
+from events.store.outage import refusal
+from events.store.port import (
     AppendResult,
     GameEntry,
+    Gate,
+    GateClosed,
     Guard,
     GuardRefused,
     StreamHead,
@@ -72,15 +74,16 @@ from events.store import (
     check_views,
     validate_batch,
 )
-from events.text import text as as_text
+from events.store.text import text as as_text
 
 _log = logging.getLogger(__name__)
 
 APPEND_LUA = """
 -- KEYS: stream, meta, commands, views, tokens [, guard: a hash of the game]
 -- ARGV[1]: command id
--- ARGV[2]: header "<expected> <n_events> <n_views> <first prev_hash|-> <last hash|-> <status>"
---          (status empty = unchanged; few arguments keep the client's packing cost down)
+-- ARGV[2]: header "<expected> <n_events> <n_views> <first prev_hash|-> <last hash|-> <u> <status>"
+--          (u: 1 = the new version needs no worker, recorded as meta 'unattended'; status
+--          empty = unchanged; few arguments keep the client's packing cost down)
 -- ARGV[3..]: n_events envelope JSONs, then n_views (name, "<new version>:<json>") pairs,
 --          then with a guard key: its field and the value it must hold
 if #KEYS > 5 and redis.call('HGET', KEYS[6], ARGV[#ARGV - 1]) ~= ARGV[#ARGV] then
@@ -88,8 +91,8 @@ if #KEYS > 5 and redis.call('HGET', KEYS[6], ARGV[#ARGV - 1]) ~= ARGV[#ARGV] the
 end
 local done = redis.call('HGET', KEYS[3], ARGV[1])
 if done then return {'dup', done} end
-local e, ns, nvs, prev, last, status =
-  string.match(ARGV[2], '^(%d+) (%d+) (%d+) (%S+) (%S+) ?(.*)$')
+local e, ns, nvs, prev, last, unattended, status =
+  string.match(ARGV[2], '^(%d+) (%d+) (%d+) (%S+) (%S+) (%d) ?(.*)$')
 local meta = redis.call('HMGET', KEYS[2], 'version', 'hash', 'compacted')
 if meta[3] then return {'compacted', meta[1]} end
 local version = tonumber(meta[1]) or 0
@@ -113,6 +116,9 @@ end
 local newv = expected + n
 local result = (expected + 1) .. ':' .. newv
 redis.call('HSET', KEYS[3], ARGV[1], result)
+if n > 0 and unattended == '1' then
+  redis.call('HSET', KEYS[2], 'unattended', newv)
+end
 if n > 0 and status ~= '' then
   redis.call('HSET', KEYS[2], 'version', newv, 'hash', last, 'status', status)
 elseif n > 0 then
@@ -140,6 +146,35 @@ if policy[1] or policy[2] then
 end
 return {'ok', result}
 """.replace("@GENESIS@", GENESIS_HASH)
+
+
+def gated_lua(gate_lua: str) -> str:
+    """The append script behind a ``Gate``: the gate's script and the append's as two functions
+    of their own ``KEYS``/``ARGV``; ARGV[1], ARGV[2] count the gate's keys and arguments, which
+    come first. Returns ``{gate reply}`` when the gate refuses (nothing written), else
+    ``{gate reply, append reply}`` (an error the append raises is the script's)."""
+    return f"""
+local function gate(KEYS, ARGV)
+{gate_lua}
+end
+local function append(KEYS, ARGV)
+{APPEND_LUA}
+end
+local nk, na = tonumber(ARGV[1]), tonumber(ARGV[2])
+local gk, ga, ak, aa = {{}}, {{}}, {{}}, {{}}
+for i = 1, #KEYS do
+  if i <= nk then gk[i] = KEYS[i] else ak[i - nk] = KEYS[i] end
+end
+for i = 3, #ARGV do
+  if i <= na + 2 then ga[i - 2] = ARGV[i] else aa[i - na - 2] = ARGV[i] end
+end
+local g = gate(gk, ga)
+if g[1] ~= 0 then return {{g}} end
+local r = append(ak, aa)
+if r.err then return r end
+return {{g, r}}
+"""
+
 
 CREATE_LUA = """
 -- A game's creation, all or nothing (RedisStore.create_game).
@@ -380,6 +415,8 @@ class RedisStore:
         self._append_script = client.register_script(APPEND_LUA)
         self._create_script = client.register_script(CREATE_LUA)
         self._append = self._append_script
+        #: the append behind each gate script seen (``gated_lua``), registered once
+        self._gated: dict[str, Any] = {}
         self._put_views = client.register_script(PUT_VIEWS_LUA)
         self._catch_up = client.register_script(CATCH_UP_LUA)
         self._set_status = client.register_script(SET_STATUS_LUA)
@@ -391,16 +428,22 @@ class RedisStore:
         #: where ``archive`` writes finished games (and reads them back): the argument, else
         #: ``$RFG_ARCHIVE_DIR``; every process serving the store needs the same directory
         if archive_dir is None:
-            from events import environment
+            from events import config
 
-            archive_dir = environment.value("RFG_ARCHIVE_DIR")
+            archive_dir = config.value("RFG_ARCHIVE_DIR")
         self.archive_dir = archive_dir or None
         self._unpacked: OrderedDict[tuple[str, str], list[str]] = OrderedDict()
         self._lobby = f"{prefix}:lobby"
         #: archived games whose keys expire -> when (``expire_archives``)
         self._archives = f"{prefix}:archives"
-        #: from the argument, else from the URL ``events.connect`` made the client for
+        #: from the argument, else from the URL ``events.store.connect`` made the client for
         self.replica_wait = replica_wait or getattr(client, "rfg_replica_wait", None)
+
+    @property
+    def gates(self) -> bool:
+        """Whether an append runs a ``Gate`` (one Redis, where a script may use any key, and no
+        replica wait, whose script must not write outside the game)."""
+        return self.replica_wait is None and not is_cluster(self.client)
 
     # -- keys -------------------------------------------------------------------------------
     def keys(self, game_id: str) -> tuple[str, str, str, str]:
@@ -446,8 +489,18 @@ class RedisStore:
         status: str | None = None,
         notices: Sequence[tuple[str, str]] | None = None,
         guard: Guard | None = None,
+        unattended: bool = False,
+        gate: Gate | None = None,
     ) -> AppendResult:
-        """``notices``: (stream key, JSON) pairs XADDed (field ``d``, trimmed to about
+        """``gate``: where the store ``gates``, run first in the append's script (one round
+        trip; ``GateClosed`` when it refuses, ``gate.reply`` set either way); elsewhere left
+        unrun (``gate.reply`` stays None).
+
+        ``unattended``: the new version needs no worker (no bot turn, no deadline: every
+        pending decision is a person's without a clock); recorded as the game's meta field
+        ``unattended`` (that version), so the sweep need not look at it (``workers.sweep``).
+
+        ``notices``: (stream key, JSON) pairs XADDed (field ``d``, trimmed to about
         ``NOTICE_MAXLEN``) with the append: in the same pipeline, so the same round trip, on a
         single Redis; right after a successful append on a cluster or with ``ReplicaWait`` (the
         keys are in other slots than the game's, so never in its script). On a single Redis they
@@ -457,14 +510,21 @@ class RedisStore:
         ``guard``: checked first by the script (``GuardRefused``, nothing written); its key must
         carry the game's hash tag. The store sets ``guard.passed`` when the append is applied."""
         keys, args, prev_hash = self._append_call(
-            game_id, expected_version, command_id, envelopes, views or {}, status, guard
+            game_id, expected_version, command_id, envelopes, views or {}, status, guard, unattended
         )
+        script = self._append
+        if gate is not None and self.gates:
+            script = self._gated.get(gate.lua)
+            if script is None:
+                script = self._gated[gate.lua] = self.client.register_script(gated_lua(gate.lua))
+            keys = [*gate.keys, *keys]
+            args = [len(gate.keys), len(gate.args), *gate.args, *args]
         try:
             if notices and self.replica_wait is None and not is_cluster(self.client):
-                reply = self._append_noticing(keys, args, notices)
+                reply = self._append_noticing(keys, args, notices, script)
                 notices = None
             elif self.replica_wait is None:
-                reply = self._append(keys=keys, args=args)
+                reply = script(keys=keys, args=args)
             else:
                 reply = self._append_waiting(game_id, keys, args)
         except redis.ResponseError as exc:
@@ -474,6 +534,14 @@ class RedisStore:
                 f"Redis refused the append to game {game_id!r}: {exc}. A key of this game holds "
                 f"data not written by the event store; inspect keys {self.keys(game_id)}"
             ) from exc
+        if script is not self._append:
+            assert gate is not None
+            gate.reply = list(reply[0])
+            if len(reply) == 1:
+                raise GateClosed(
+                    f"game {game_id!r}: the append's gate refused; nothing was written"
+                )
+            reply = reply[1]
         result = self._append_result(game_id, expected_version, command_id, prev_hash, reply, guard)
         if notices and not result.duplicate:  # (written with the script above on a single Redis)
             pipe = self.client.pipeline(transaction=False)
@@ -498,7 +566,7 @@ class RedisStore:
         """Create a game in one atomic step (``CREATE_LUA``, one slot): its first events (seq 1
         on), their command record, its meta hash (version, chain head, ``status``, ``created_at``
         and the retention ``set_retention`` would set), its ``views`` and the expiry of its keys,
-        and on a single Redis its lobby entry. A refused write (``events.outage``: full,
+        and on a single Redis its lobby entry. A refused write (``events.store.outage``: full,
         read-only...) leaves nothing of it. On a cluster the lobby, in another slot, is written
         right after: a failure in between leaves a game that is not listed (and expires as its
         retention says), never a listed game without its events.
@@ -563,6 +631,7 @@ class RedisStore:
         views: Mapping[str, str],
         status: str | None,
         guard: Guard | None,
+        unattended: bool = False,
     ) -> tuple[list[str], list[Any], str]:
         """The batch checked, then the append script's keys and arguments (see ``APPEND_LUA``)
         and the batch's first ``prev_hash``."""
@@ -581,7 +650,7 @@ class RedisStore:
             keys.append(guard.key)
         header = (
             f"{expected_version} {len(texts)} {len(views)} {prev_hash or '-'} "
-            f"{last_hash or '-'} {status or ''}"
+            f"{last_hash or '-'} {1 if unattended else 0} {status or ''}"
         )
         args: list[Any] = [command_id, header, *texts]
         position = f"{expected_version + len(texts)}:"
@@ -759,14 +828,14 @@ class RedisStore:
         if self.archive_dir:  # (also a file left by an archive that crashed before its script)
             self._remove_archive(game_id)
 
-    # -- compaction (events/compaction.py) --------------------------------------------------
+    # -- compaction (events/store/compaction.py) --------------------------------------------------
     def compacted_key(self, game_id: str) -> str:
         """The hash holding a compacted game's ``log`` and ``views`` blobs (the game's slot)."""
         return f"{self.prefix}:{{g:{game_id}}}:z"
 
     def compact(self, game_id: str, hook: Any = None) -> int | None:
         """Replace a finished game's stream, command records and views by one compacted blob
-        each for the log and the views (``events.compaction``); returns the log blob's size, or
+        each for the log and the views (``events.store.compaction``); returns the log blob's size, or
         None if the game is not finished or already compacted. The summary view stays in the
         views hash too (with the game's TTL): the lobby lists it (``service.lobby``).
 

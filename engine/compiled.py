@@ -1,6 +1,6 @@
 """Which build of the engine runs: the pure-Python sources, or the compiled modules of ``make fast``.
 
-``make fast`` (``python -m engine.build``, ``main`` below) compiles the rules modules (and the
+``make fast`` (``python -m engine.compiled``, ``main`` below) compiles the rules modules (and the
 random bot) with mypyc into C extension modules next to their sources (``*.so``, git-ignored),
 with the runtime they share in ``engine/_compiled__mypyc*.so`` (inside the package, so it is found
 from any working directory); Python then imports them instead of the ``.py`` files. Both builds

@@ -3,7 +3,7 @@
 ``render_views`` makes every projection of one state (the public view, each seat's part of its
 view, the lobby summary) as JSON; ``seat_view`` puts a seat's whole view together from the stored
 public view and its part; ``feed_item`` is one event as a viewer may see it (the engine's
-``redact``). ``events.games`` renders the summary on every command and the other views when a game
+``redact``). ``events.games.service`` renders the summary on every command and the other views when a game
 is created, when it ends and when a reader asks for a version not rendered yet; the store keeps
 each with the stream position it reflects.
 
@@ -18,9 +18,8 @@ import orjson
 
 import engine
 from engine.state import GameState
-
-from .clock import Clocks
-from .envelope import Envelope, iso_utc
+from events.envelope import Envelope, iso_utc
+from events.games.time_control import Clocks
 
 Viewer = int | str
 
@@ -37,7 +36,7 @@ def render_views(
     (its own side, seat and decision: ``seat_view`` puts the whole view together from it and the
     public view, so an append carries each seat's public side once) and the lobby summary.
 
-    ``clocks`` is the seats' time-control fold at this state (``events.clock``); without it the
+    ``clocks`` is the seats' time-control fold at this state (``events.games.time_control``); without it the
     clocks are taken as freshly started at ``created_at`` (right only for a new game). The public
     and seat views carry it as ``clock`` (deadlines are public). ``memo`` (an empty dict the
     caller keeps for one game and passes on each call) keeps what a seat whose state did not

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .text import text
+from events.store.text import text
 
 #: upper bounds in seconds (Prometheus' ``le``); the last bucket is +Inf
 BUCKETS: tuple[float, ...] = (

@@ -9,8 +9,8 @@ key, ``<prefix>:seedhold:<game id>``, listing the ids of the set's games.
 While another game of its set is still running, a finished game of the set shows
 ``seed_withheld`` instead of ``seed`` in its public and seat views and in the feed's GameEnded
 (which reveals the seed otherwise), and its log export is the viewer's redacted feed under a
-first line ``{"seed_withheld": {...}}``, unsigned (``Games.view``, ``Games.feed``,
-``Games.export``; the admin's full log is not held back). A game of the set has ended when its
+first line ``{"seed_withheld": {...}}``, unsigned (``GameService.view``, ``GameService.feed``,
+``GameService.export``; the admin's full log is not held back). A game of the set has ended when its
 stored public view is over, or when it is gone (never created, deleted or expired: it runs no
 more). The first reader that finds every game of the set ended deletes the set's keys; from then
 on its games are ordinary finished games, whose full signed logs verify.
@@ -27,11 +27,11 @@ from typing import Any
 
 import orjson
 
-from .envelope import canonical_json
-from .errors import GameNotFound
-from .projections import view_json
+from events.envelope import canonical_json
+from events.errors import GameNotFound
+from events.games.projections import view_json
+from events.verify.replay import WITHHELD
 
-WITHHELD = "seed_withheld"
 """The field of a view, and the key of an export's first line, saying the seed is held back."""
 REASON = "duplicate-set"
 """Why a seed is held back (the value of a view's ``seed_withheld``)."""
@@ -92,7 +92,7 @@ def reveals(view: str) -> bool:
 
 
 def withholds(view: str) -> bool:
-    """Whether a view (JSON, as ``Games.view`` gives it) holds its seed back."""
+    """Whether a view (JSON, as ``GameService.view`` gives it) holds its seed back."""
     return '"' + WITHHELD + '":' in view
 
 
@@ -117,5 +117,5 @@ def withheld_line(game_id: str) -> str:
 
 
 def is_withheld(lines: Sequence[str]) -> bool:
-    """Whether a log export (``Games.export``'s lines) holds its seed back."""
+    """Whether a log export (``GameService.export``'s lines) holds its seed back."""
     return bool(lines) and lines[0].startswith('{"' + WITHHELD + '"')

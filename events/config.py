@@ -8,7 +8,7 @@ settings (``service.config``), the workers onto ``WorkerSettings`` (``workers.se
 
 | variable | accepts | default |
 | --- | --- | --- |
-| ``RFG_STORE_URL`` (else ``REDIS_URL``) | a store URL (see ``events.connect``) | the embedded server in ``<data dir>/redis`` |
+| ``RFG_STORE_URL`` (else ``REDIS_URL``) | a store URL (see ``events.store.connect``) | the embedded server in ``<data dir>/redis`` |
 | ``RFG_QUEUE_URL`` | a plain Redis URL for RQ's queue | the store's URL (required with a cluster store) |
 | ``RFG_STORE_PREFIX`` | key prefix in Redis | ``rfg`` |
 | ``RFG_QUEUE`` | RQ queue name | the store prefix |
@@ -23,7 +23,7 @@ settings (``service.config``), the workers onto ``WorkerSettings`` (``workers.se
 | ``RFG_RATE_LIMITS`` | on/off: the rate limits below | on |
 | ``RFG_LIMIT_*`` | rates such as ``20 per minute;200 per hour`` | see ``service/config.py`` |
 | ``RFG_MAX_STREAMS_PER_TOKEN``, ``RFG_MAX_STREAMS_PER_ADDRESS``, ``RFG_MAX_OPEN_GAMES_PER_ADDRESS``, ``RFG_ABANDONED_GAME_SECONDS``, ``RFG_FINISHED_GAME_SECONDS``, ``RFG_PROXY_HOPS`` | a whole number >= 0 | see ``service/config.py`` |
-| ``RFG_SIGNING_KEY`` / ``RFG_SIGNING_KEY_FILE`` | the replay signing key (``events.signing``) | ``<data dir>/signing-key.pem`` |
+| ``RFG_SIGNING_KEY`` / ``RFG_SIGNING_KEY_FILE`` | the replay signing key (``events.verify.signing``) | ``<data dir>/signing-key.pem`` |
 | ``RFG_DATA_DIR`` | the data directory: the embedded store and the signing key (``data_dir``) | a checkout's ``run/``, else the per-user data directory |
 | ``RFG_LOG_FORMAT`` | ``json`` or ``text`` | ``json`` |
 | ``RFG_LOG_LEVEL`` | a logging level (``DEBUG``, ``INFO``, ``WARNING``, ``ERROR``, ``CRITICAL``) | ``INFO`` |
@@ -54,7 +54,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from events.clients import COMMAND_TIMEOUT
+#: default seconds an ordinary Redis command may take (``RFG_REDIS_TIMEOUT`` overrides)
+COMMAND_TIMEOUT = 5.0
 
 
 class BadEnvironment(ValueError):
@@ -247,7 +248,7 @@ class Environment:
 
     @property
     def queue_url(self) -> str | None:
-        """``RFG_QUEUE_URL``, else None (the store's URL, see ``events.queue_url``)."""
+        """``RFG_QUEUE_URL``, else None (the store's URL, see ``events.store.queue_url``)."""
         url: str | None = self.given.get("RFG_QUEUE_URL")
         return url
 

@@ -3,16 +3,16 @@
 One place turns a command into stored facts: load the game (fold its stream, cached per process),
 check the idempotency key and the expected version, let the engine decide, seal the command record
 and the events into hash-chained envelopes, and append them with the lobby summary in one atomic
-store call. The public and seat views (``events.projections``) are stored by the appends that
+store call. The public and seat views (``events.games.projections``) are stored by the appends that
 create and end a game; in between, the first reader of a version renders them from its cached
 game and stores them with the position they reflect, so readers always get the current version
 and a command does not pay for views nobody reads. Readers also get the per-viewer event feed
 (redacted only by the engine's ``redact``) and log exports. A finished game of a duplicate set
-that still runs holds its seed back in all of them (``events.seeds``).
+that still runs holds its seed back in all of them (``events.games.seeds``).
 
 Viewers: ``"public"``, a seat number, or ``"server"``.
 
-Time control: the seats' clocks (``events.clock``) are folded from the envelopes next to the
+Time control: the seats' clocks (``events.games.time_control``) are folded from the envelopes next to the
 state and cached with it; the public and seat views carry their deadlines, the summary who timed
 out or was abandoned. After each stored creation or command, listeners (``subscribe``) hear a
 ``Change``: the workers enqueue bot turns and timeouts there.
@@ -33,16 +33,15 @@ import orjson
 
 import engine
 from engine.state import GameState
-
-from .clock import Clocks, validate_table
-from .clock import fold as fold_clocks
-from .envelope import GENESIS_HASH, Envelope, canonical_json, iso_utc, seal_batch
-from .errors import ConcurrencyConflict, DecisionChanged, GameNotFound, InvalidBatch
-from .projections import Viewer, feed_item, render_summary, render_views, seat_view
-from .replay import CREATE_COMMAND_ID, signed_result
-from .seeds import SeedHolds, reveals, withheld_line, withhold, withhold_item
-from .signing import Signer
-from .store import AppendResult, EventStore, Guard, GuardRefused
+from events.envelope import GENESIS_HASH, Envelope, canonical_json, iso_utc, seal_batch
+from events.errors import ConcurrencyConflict, DecisionChanged, GameNotFound, InvalidBatch
+from events.games.projections import Viewer, feed_item, render_summary, render_views, seat_view
+from events.games.seeds import SeedHolds, reveals, withheld_line, withhold, withhold_item
+from events.games.time_control import Clocks, validate_table
+from events.games.time_control import fold as fold_clocks
+from events.store.port import AppendResult, EventStore, Gate, GateClosed, Guard, GuardRefused
+from events.verify.replay import CREATE_COMMAND_ID, signed_result
+from events.verify.signing import Signer
 
 #: how often a command without expected_version is decided again when other commands keep
 #: landing first, before the conflict is reported
@@ -79,13 +78,15 @@ class Change:
     state: GameState
     clocks: Clocks
     duplicate: bool = False
+    #: stored as needing no worker (``Games.unattended``): the dispatcher has nothing to do
+    unattended: bool = False
 
 
 Listener = Callable[[Change], None]
 
 
 class _Command:
-    """One command on its way through ``Games.submit``: what was asked and how far it got."""
+    """One command on its way through ``GameService.submit``: what was asked and how far it got."""
 
     __slots__ = (
         "game_id",
@@ -99,6 +100,8 @@ class _Command:
         "cached",
         "caught_up",
         "conflicts",
+        "unattended",
+        "gate",
     )
 
     def __init__(
@@ -126,6 +129,10 @@ class _Command:
         self.caught_up = False
         #: appends refused because the game moved on (without ``expected_version``)
         self.conflicts = 0
+        #: stored as needing no worker (``Games.unattended``)
+        self.unattended = False
+        #: run by the first append (``Games.submit``)
+        self.gate: Gate | None = None
 
     @property
     def entry(self) -> _Cached:
@@ -171,7 +178,7 @@ class _Cached:
         self.memo: dict[str, Any] = {} if memo is None else memo
 
 
-class Games:
+class GameService:
     """Create games and apply commands through an ``EventStore``."""
 
     def __init__(
@@ -188,7 +195,11 @@ class Games:
         #: called after every stored creation or command (``workers`` enqueues bot turns and
         #: timeouts here); a failing listener is logged, never fails the command
         self.listeners: list[Listener] = []
-        #: the seeds held back until a duplicate set has ended (``events.seeds``)
+        #: set by the workers' dispatcher: whether a game's new state needs no worker (every
+        #: pending decision a person's without a clock); such an append is stored ``unattended``
+        #: and its listeners are told so (``Change.unattended``: the dispatcher writes nothing)
+        self.unattended: Callable[[str, GameState, Clocks], bool] | None = None
+        #: the seeds held back until a duplicate set has ended (``events.games.seeds``)
         self.holds = SeedHolds(store)
 
     def subscribe(self, listener: Listener) -> None:
@@ -223,7 +234,7 @@ class Games:
         its listeners hear it again.
 
         Raises ``ValueError`` for a table whose seats or time control are malformed
-        (``events.clock.validate_table``).
+        (``events.games.time_control.validate_table``).
         """
         validate_table(table, players)
         seed = seed or secrets.token_hex(16)
@@ -341,6 +352,7 @@ class Games:
         actor: str | None = None,
         decision_id: int | None = None,
         guard: Guard | None = None,
+        gate: Gate | None = None,
     ) -> Submitted:
         """Apply one seat's command; idempotent per command id, optimistic on the version.
 
@@ -356,10 +368,14 @@ class Games:
         ``bot:<name>`` and ``timeout``). Raises ``engine.IllegalCommand`` (nothing stored),
         ``ConcurrencyConflict`` when the game moved past ``expected_version``, ``GameNotFound``.
 
-        ``guard`` (``events.store.Guard``; the API's seat token): checked by the append script
+        ``guard`` (``events.store.port.Guard``; the API's seat token): checked by the append script
         itself; every other outcome - a retry answered from its first result, any error, a
         refused guard - runs ``guard.confirm`` first, so the caller's check still comes before
         any answer (and before listeners hear a retry).
+
+        ``gate`` (``events.store.Gate``; the API's rate limits): run by the first append of the
+        command where the store can (``GateClosed`` when it refuses); the caller runs its check
+        itself when ``gate.reply`` is still None.
 
         Round trips: the cached state is trusted optimistically, because the append itself
         checks the command id and the version atomically. A cache known to be behind (the client
@@ -370,8 +386,11 @@ class Games:
         cmd = _Command(
             game_id, seat, command, command_id, expected_version, decision_id, actor, guard
         )
+        cmd.gate = gate
         try:
             return self._run(cmd)
+        except GateClosed:
+            raise  # (the caller's gate answers first: nothing was checked beyond it)
         except Exception:
             if guard is not None and not (guard.passed or guard.refused):
                 guard.check()  # the caller's own answer comes first
@@ -509,12 +528,20 @@ class Games:
             views = render_summary(cmd.game_id, state, cached.created_at, None, clocks)
         notices = self._notices(cmd.game_id, state, clocks, envs[-1].seq, cmd.command_id)
         extra: dict[str, Any] = {"notices": notices} if notices else {}
+        if self.unattended is not None and not state.over:
+            cmd.unattended = self.unattended(cmd.game_id, state, clocks)
+            if cmd.unattended:
+                extra["unattended"] = True
         guard = cmd.guard
         while True:
             if guard is not None and not guard.confirmed:
                 extra["guard"] = guard
             else:
                 extra.pop("guard", None)
+            if cmd.gate is not None and cmd.gate.reply is None:
+                extra["gate"] = cmd.gate
+            else:
+                extra.pop("gate", None)
             try:
                 return self.store.append(
                     cmd.game_id,
@@ -553,7 +580,7 @@ class Games:
             raise _Replayed(result)
         cached = cmd.entry
         self._remember(cmd.game_id, state, envs[-1], cached.created_at, clocks, cached.memo)
-        self._notify(Change(cmd.game_id, envs[-1].seq, state, clocks))
+        self._notify(Change(cmd.game_id, envs[-1].seq, state, clocks, unattended=cmd.unattended))
         return Submitted(result, envs)
 
     def _notices(
@@ -667,7 +694,7 @@ class Games:
 
     def _revealed(self, game_id: str, view: str) -> str:
         """A view as it may be read: a finished game whose duplicate set still runs shows
-        ``seed_withheld`` instead of its seed (``events.seeds``)."""
+        ``seed_withheld`` instead of its seed (``events.games.seeds``)."""
         if reveals(view) and self.holds.running(game_id):
             return withhold(view)
         return view
@@ -691,7 +718,7 @@ class Games:
         self, game_id: str, viewer: Viewer, after: int = 0, limit: int | None = None
     ) -> list[dict[str, Any]]:
         """Events after ``after`` as ``viewer`` may see them (engine redaction; the seed
-        GameEnded reveals is held back while the game's duplicate set runs: ``events.seeds``)."""
+        GameEnded reveals is held back while the game's duplicate set runs: ``events.games.seeds``)."""
         envs = self.store.read(game_id, after=after, limit=limit)
         return self._held_back(game_id, viewer, [feed_item(env, viewer) for env in envs])
 
@@ -707,9 +734,9 @@ class Games:
 
     def export(self, game_id: str, viewer: Viewer, signer: Signer | None = None) -> list[str]:
         """JSON Lines: the full log (envelopes with hashes) once the game is over or for the
-        server, ending with a signature line when a ``signer`` is given (``events.signing``);
+        server, ending with a signature line when a ``signer`` is given (``events.verify.signing``);
         otherwise the viewer's redacted feed. A finished game whose duplicate set still runs
-        gives the viewer's redacted feed under a ``seed_withheld`` line (``events.seeds``)."""
+        gives the viewer's redacted feed under a ``seed_withheld`` line (``events.games.seeds``)."""
         envs = self.store.read(game_id, upcast=False)
         over = any(e.type == "GameEnded" for e in envs[-1:])
         if over and viewer != "server" and self.holds.running(game_id):

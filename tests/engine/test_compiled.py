@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from engine import build
+from engine import compiled
 
 
 def _pair(folder: Path, source_mtime: float, compiled_mtime: float) -> None:
@@ -20,7 +20,7 @@ def _pair(folder: Path, source_mtime: float, compiled_mtime: float) -> None:
 
 def test_a_module_compiled_after_its_source_changed_is_accepted(tmp_path: Path) -> None:
     _pair(tmp_path, 1000.0, 2000.0)
-    build.check_fresh(str(tmp_path))
+    compiled.check_fresh(str(tmp_path))
 
 
 def test_a_source_changed_after_compiling_refuses_the_stale_module(tmp_path: Path) -> None:
@@ -28,4 +28,4 @@ def test_a_source_changed_after_compiling_refuses_the_stale_module(tmp_path: Pat
     sub.mkdir()
     _pair(sub, 2000.0, 1000.0)
     with pytest.raises(ImportError, match=r"flow\.py last changed.*make fast"):
-        build.check_fresh(str(tmp_path))
+        compiled.check_fresh(str(tmp_path))

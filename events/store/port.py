@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from events.envelope import GENESIS_HASH, Envelope, check_timestamp, check_visibility
 from events.errors import InvalidBatch, StoreError
@@ -55,7 +55,7 @@ class Guard:
     store writes nothing and raises ``GuardRefused``.
 
     ``confirm`` is the caller's whole check (the API: ``require_seat``), which raises the answer
-    the caller owes when the condition does not hold. ``Games.submit`` calls it before any
+    the caller owes when the condition does not hold. ``GameService.submit`` calls it before any
     outcome other than an append the store accepted with the guard (a duplicate, a conflict, an
     illegal command, a refused guard...), so the caller's check still comes first in every
     answer; once it passed, the append goes without the guard. ``passed``: the store accepted
@@ -85,6 +85,26 @@ class Guard:
 
 class GuardRefused(StoreError):
     """The append's ``Guard`` did not hold: nothing was written."""
+
+
+@dataclass(eq=False)
+class Gate:
+    """A check of the caller's that an append runs first, in its own script and round trip, when
+    the store can (``EventStore.gates``: one Redis, no replica wait; the keys may then live in
+    any slot). ``lua`` is a script body over its own ``KEYS`` and ``ARGV`` (``keys``, ``args``)
+    that returns an array whose first element is 0 to let the append go on (anything else: it
+    refused, nothing is appended, ``GateClosed``). The array is kept in ``reply``; ``None``: the
+    gate has not run (the caller then runs its check itself). The API's rate limits are one
+    (``service.limits``): a command costs one round trip instead of two."""
+
+    lua: str
+    keys: list[str]
+    args: list[Any]
+    reply: list[Any] | None = None
+
+
+class GateClosed(StoreError):
+    """The append's ``Gate`` refused (its ``reply`` says how): nothing was written."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,9 +140,13 @@ class EventStore(Protocol):
         status: str | None = None,
         notices: Sequence[tuple[str, str]] | None = None,
         guard: Guard | None = None,
+        unattended: bool = False,
+        gate: Gate | None = None,
     ) -> AppendResult:
         """Atomically append one command's envelopes; store ``views`` at the new version and
-        set the game's lobby ``status`` in the same step. ``notices`` (stream key, JSON) are
+        set the game's lobby ``status`` in the same step (and, ``unattended``, record that the
+        new version needs no worker). ``gate``: run first in the same step where the store
+        ``gates``, ignored (left unrun) where it does not. ``notices`` (stream key, JSON) are
         written with it, outside its atomic step (see ``RedisStore.append``). ``guard`` is
         checked first in the same step (``GuardRefused``). Raises ``ConcurrencyConflict``,
         ``GameNotFound`` (expected_version > 0 on a game with no stream) or ``InvalidBatch``."""
@@ -266,7 +290,7 @@ def validate_batch(
         if not isinstance(env, Envelope):
             raise InvalidBatch(
                 f"append takes Envelope objects, got {type(env).__name__}; wrap engine events "
-                f"with events.seal_batch(...) first"
+                f"with events.store.seal_batch(...) first"
             )
     texts: list[str] = []
     prev = envelopes[0].prev_hash if envelopes else ""

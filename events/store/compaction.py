@@ -27,8 +27,8 @@ from collections.abc import Sequence
 
 import orjson
 
-from .envelope import GENESIS_HASH, canonical_json
-from .errors import StoreError
+from events.envelope import GENESIS_HASH, canonical_json
+from events.errors import StoreError
 
 FORMAT = "rfg-compacted-1"
 _DROPPED = ("game_id", "prev_hash", "hash")
