@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from events.signing import ALG, SIGNED_FIELDS
+from events.verify.signing import ALG, SIGNED_FIELDS
 
 ROOT = Path(__file__).resolve().parent.parent
 LOG_SCHEMA = ROOT / "docs" / "log.schema.json"

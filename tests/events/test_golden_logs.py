@@ -51,7 +51,7 @@ def test_the_signed_golden_export_is_this_key_s() -> None:
 
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-    from events.signing import load_public_key
+    from events.verify.signing import load_public_key
 
     data = (GOLDEN / "export-rules4-2p-signed.jsonl").read_bytes()
     key = load_public_key(json.loads((GOLDEN / "signing-key.json").read_text())["public_key"])

@@ -18,7 +18,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from engine.rng import commitment
 from engine.state import canonical_json
 from events.envelope import Envelope
-from events.signing import SIGNED_FIELDS, Signer, load_public_key
+from events.verify.signing import SIGNED_FIELDS, Signer, load_public_key
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "log-format.md"
