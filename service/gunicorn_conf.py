@@ -18,10 +18,10 @@ import os
 import resource
 from typing import Any
 
-from events import config
+from events import config as _config  # (not `config`: gunicorn would read it as its setting)
 from service import logs as _logs  # (gunicorn reads every setting-named global here)
 
-logconfig_dict = _logs.logconfig(config.value("RFG_LOG_FORMAT"), config.value("RFG_LOG_LEVEL"))
+logconfig_dict = _logs.logconfig(_config.value("RFG_LOG_FORMAT"), _config.value("RFG_LOG_LEVEL"))
 accesslog = None
 
 
