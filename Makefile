@@ -3,7 +3,7 @@ PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: install test test-all lint simulate bench clean run upgrade fast
+.PHONY: install test test-all lint simulate bench clean run upgrade fast ts-client
 
 install: $(BIN)/rfg
 
@@ -36,6 +36,16 @@ lint: install
 	$(BIN)/mypy engine bots events service workers ladder rfgcli
 	$(BIN)/lint-imports  # the layers import one way (contracts in pyproject.toml)
 	$(BIN)/vulture  # no dead code (settings in pyproject.toml, false positives in vulture_whitelist.py)
+
+# The TypeScript client (clients/typescript): its npm packages exactly as package-lock.json pins
+# them (npm ci, once), then the types openapi-typescript generates from openapi.yaml and the
+# verifier and example bot compiled with tsc --strict against them. tests/clients runs them.
+TS := clients/typescript
+ts-client: $(TS)/node_modules/.package-lock.json
+	cd $(TS) && npm run --silent build
+
+$(TS)/node_modules/.package-lock.json: $(TS)/package-lock.json
+	cd $(TS) && npm ci --no-audit --no-fund
 
 simulate: install
 	$(BIN)/rfg simulate --players 4 --games 200 --seed 7 --json

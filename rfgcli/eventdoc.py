@@ -1,6 +1,8 @@
-"""The event catalogue, generated from the code: ``docs/events.md`` and ``docs/events.schema.json``.
+"""The event catalogue, generated from the code: ``docs/events.md`` and ``docs/events.schema.json``,
+and from the latter the schemas of a log's lines (``rfgcli.logschema``: ``docs/log.schema.json``
+and openapi.yaml's generated components).
 
-``python -m rfgcli.eventdoc`` writes both files (``tests/engine/test_event_catalogue.py`` fails when
+``python -m rfgcli.eventdoc`` writes them all (``tests/engine/test_event_catalogue.py`` fails when
 they and the code disagree). Where each fact comes from:
 
 * the event types: the fold registry (``@folds`` / ``@creates``, ``engine/fold.py``): a type the
@@ -34,6 +36,7 @@ from bots.arena import play_game
 from engine import fold, scenario
 from engine.observe import SERVER_FIELDS, VISIBILITY
 
+from . import logschema
 from .scenario import load
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -345,7 +348,12 @@ def main() -> int:
     cat = catalogue()
     DOC.write_text(markdown(cat), encoding="utf-8")
     SCHEMA.write_text(schema_json(cat), encoding="utf-8")
-    print(f"wrote {DOC.relative_to(ROOT)} and {SCHEMA.relative_to(ROOT)}", file=sys.stderr)
+    events = schema(cat)
+    logschema.LOG_SCHEMA.write_text(logschema.log_schema_json(events), encoding="utf-8")
+    spec = logschema.OPENAPI.read_text(encoding="utf-8")
+    logschema.OPENAPI.write_text(logschema.openapi_text(events, spec), encoding="utf-8")
+    written = [DOC, SCHEMA, logschema.LOG_SCHEMA, logschema.OPENAPI]
+    print("wrote " + ", ".join(str(p.relative_to(ROOT)) for p in written), file=sys.stderr)
     return 0
 
 

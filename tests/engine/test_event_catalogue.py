@@ -10,7 +10,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from engine import fold
-from rfgcli import eventdoc
+from rfgcli import eventdoc, logschema
 
 STALE = "is stale: run python -m rfgcli.eventdoc"
 
@@ -35,6 +35,14 @@ def test_the_event_catalogue_in_docs_is_current(catalogue: dict[str, eventdoc.En
     )
     assert eventdoc.SCHEMA.read_text(encoding="utf-8") == eventdoc.schema_json(catalogue), (
         f"docs/events.schema.json {STALE}"
+    )
+    events = eventdoc.schema(catalogue)
+    assert logschema.LOG_SCHEMA.read_text(encoding="utf-8") == logschema.log_schema_json(events), (
+        f"docs/log.schema.json {STALE}"
+    )
+    spec = logschema.OPENAPI.read_text(encoding="utf-8")
+    assert spec == logschema.openapi_text(events, spec), (
+        f"openapi.yaml's generated log-line components {STALE}"
     )
 
 

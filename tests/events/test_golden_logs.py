@@ -42,3 +42,20 @@ def test_rerunning_a_golden_seed_gives_the_same_log(name: str) -> None:
     rec = arena.play_game(f"golden-v{rules}-{players}p:0", players, ["random"], rules=rules)
     produced = "".join(canonical_json(e) + "\n" for e in rec.events).encode("utf-8")
     assert hashlib.sha256(produced).hexdigest() == SUMS[name]
+
+
+def test_the_signed_golden_export_is_this_key_s() -> None:
+    """The signed export verifies as signed by the key ``signing-key.json`` holds (as
+    ``GET /signing-key`` serves it), and by no other."""
+    import json
+
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from events.verify.signing import load_public_key
+
+    data = (GOLDEN / "export-rules4-2p-signed.jsonl").read_bytes()
+    key = load_public_key(json.loads((GOLDEN / "signing-key.json").read_text())["public_key"])
+    verdict = verify_text(data, key, require_signature=True)
+    assert verdict.ok and verdict.authentic, verdict.to_dict()
+    other = Ed25519PrivateKey.generate().public_key()
+    assert not verify_text(data, other, require_signature=True).ok

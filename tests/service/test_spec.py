@@ -131,7 +131,7 @@ def test_stream_events_are_checked_one_by_one(spec: dict[str, Any]) -> None:
     read = stream_events(spec)
     good = (
         b'retry: 2000\n\nid: 1\ndata: {"seq":1,"type":"GameCreated","actor":"system",'
-        b'"ts":"2025-01-01T00:00:00Z","command_id":"create","event":{}}\n\n: keep-alive\n\n'
+        b'"ts":"2025-01-01T00:00:00Z","command_id":"create","event":{"type":"GameCreated","v":1}}\n\n: keep-alive\n\n'
         b'event: end\ndata: {"game_id":"g","version":1}\n\n'
     )
     assert read(good)["id"] == "1"
@@ -139,3 +139,21 @@ def test_stream_events_are_checked_one_by_one(spec: dict[str, Any]) -> None:
         read(b'id: 1\ndata: {"seq": 1}\n\n')
     with pytest.raises(AssertionError, match="StreamEvent"):
         read(b"event: surprise\ndata: {}\n\n")
+
+
+def test_log_lines_are_checked_one_by_one(
+    spec: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from . import conftest
+
+    read = conftest.log_lines(spec)
+    golden = (conftest.ROOT / "tests" / "golden" / "export-rules4-2p-signed.jsonl").read_bytes()
+    monkeypatch.setattr(conftest, "READING_RESPONSE", True)
+    assert read(golden)["type"] == "GameCreated"
+    bad = golden.replace(b'"type":"RoundStarted"', b'"type":"RoundStarted","x":1', 1)
+    with pytest.raises(AssertionError, match="RoundStartedEnvelope"):
+        read(bad)
+    with pytest.raises(AssertionError, match="LogLine"):
+        read(b'{"seq": 1}\n')
+    monkeypatch.setattr(conftest, "READING_RESPONSE", False)  # an upload: any text
+    assert read(b"not json\n") == "not json\n"

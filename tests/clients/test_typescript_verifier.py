@@ -1,0 +1,168 @@
+"""The TypeScript verifier (clients/typescript/src/verify.ts, on node) checks every golden log of
+the repository - the hash chain, the seed commitment, the Ed25519 signature with the public key
+as ``GET /signing-key`` serves it - and rejects tampered copies; its canonical JSON, hashing,
+commitments and signature checking agree with docs/log-format.md's test vectors."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .conftest import ROOT, node
+
+GOLDEN = ROOT / "tests" / "golden"
+KEY = GOLDEN / "signing-key.json"
+LOGS = sorted(p.name for p in GOLDEN.glob("*.jsonl"))
+#: RFC 8032's first test key (docs/log-format.md's signature vector): not the golden log's key
+OTHER_KEY = "11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo="
+
+
+def verdicts(ts: Path, *files: Path, key: str = str(KEY)) -> list[dict[str, Any]]:
+    run = node(ts, "src/verify-cli.js", "--key", key, *map(str, files))
+    assert run.returncode in (0, 1), run.stderr
+    out = [json.loads(line) for line in run.stdout.splitlines()]
+    assert len(out) == len(files), run.stdout + run.stderr
+    return out
+
+
+def test_the_document_s_test_vectors_pass(ts_client: Path) -> None:
+    run = node(ts_client, "src/vectors-cli.js", str(ROOT / "docs" / "log-format.md"))
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert re.match(r"^\d+ test vectors passed$", run.stdout.strip())
+
+
+def test_every_golden_log_verifies(ts_client: Path) -> None:
+    assert LOGS, "no golden logs found"
+    out = {Path(v["file"]).name: v for v in verdicts(ts_client, *(GOLDEN / n for n in LOGS))}
+    for name, v in out.items():
+        assert v["ok"], (name, v["reason"], v["line"])
+        assert v["over"] and v["commitment"] == "checked", name
+    exports = [n for n in LOGS if n.startswith("export-")]
+    assert {out[n]["kind"] for n in exports} == {"envelopes"}
+    assert {out[n]["kind"] for n in LOGS if n not in exports} == {"events"}
+    signed = [n for n in exports if out[n]["signature"] == "signed"]
+    assert signed, "no golden log is signed"
+    assert all(out[n]["chainHead"] == _last_hash(n) for n in exports)
+
+
+def _last_hash(name: str) -> str:
+    lines = (GOLDEN / name).read_text(encoding="utf-8").splitlines()
+    return str([json.loads(x) for x in lines if '"hash":' in x][-1]["hash"])
+
+
+def _tampered(name: str) -> dict[str, tuple[str, str]]:
+    """label -> (the tampered log's text, a fragment the verifier's reason must hold)."""
+    lines = (GOLDEN / name).read_text(encoding="utf-8").splitlines()
+    text = (GOLDEN / name).read_text(encoding="utf-8")
+    out: dict[str, tuple[str, str]] = {}
+    created = lines[0]
+    seed = re.search(r'"seed":"([^"]*)"', created)
+    assert seed is not None
+    out["another seed"] = (  # in an export the hash chain notices it first
+        text.replace(f'"seed":"{seed.group(1)}"', f'"seed":"{seed.group(1)}x"'),
+        "hash does not match" if name.startswith("export-") else "commitment",
+    )
+    if not name.startswith("export-"):
+        return out
+    mid = len(lines) // 2
+
+    def edit(i: int, new: str) -> str:
+        return "\n".join(lines[:i] + [new] + lines[i + 1 :]) + "\n"
+
+    changed = re.sub(
+        r'("seat":)(\d)', lambda m: m.group(1) + str(1 - int(m.group(2)) % 2), lines[mid], count=1
+    )
+    if changed == lines[mid]:
+        changed = lines[mid].replace('"actor":"', '"actor":"x', 1)
+    out["an altered event"] = (edit(mid, changed), "hash does not match")
+    out["a missing event"] = ("\n".join(lines[:mid] + lines[mid + 1 :]) + "\n", "seq")
+    swapped = lines[:]
+    swapped[mid], swapped[mid + 1] = swapped[mid + 1], swapped[mid]
+    out["two events swapped"] = ("\n".join(swapped) + "\n", "seq")
+    out["a line re-spaced"] = (edit(mid, lines[mid].replace(",", ", ", 1)), "canonical")
+    if '"signature"' in lines[-1]:
+        sig = json.loads(lines[-1])["signature"]
+        worse = dict(sig, result={**sig["result"], "winners": [1]})
+        out["another result signed"] = (
+            edit(len(lines) - 1, _canonical({"signature": worse})),
+            "result",
+        )
+        out["the signature forged"] = (
+            edit(len(lines) - 1, lines[-1].replace(sig["sig"], sig["sig"][::-1])),
+            "signature does not match",
+        )
+        out["the last event cut"] = (
+            "\n".join(lines[:-2] + lines[-1:]) + "\n",
+            "names another log",
+        )
+        out["the signature removed, a signature required"] = (
+            "\n".join(lines[:-1]) + "\n",
+            "no signature",
+        )
+    return out
+
+
+def _canonical(obj: Any) -> str:
+    from engine.state import canonical_json
+
+    return canonical_json(obj)
+
+
+@pytest.mark.parametrize("name", LOGS)
+def test_tampered_copies_are_rejected(ts_client: Path, tmp_path: Path, name: str) -> None:
+    cases = _tampered(name)
+    files = []
+    for i, (label, (text, _)) in enumerate(cases.items()):
+        path = tmp_path / f"{i}.jsonl"
+        path.write_text(text, encoding="utf-8")
+        files.append((label, path))
+    plain = [f for label, f in files if "required" not in label]
+    required = [f for label, f in files if "required" in label]
+    out = verdicts(ts_client, *plain)
+    if required:
+        run = node(
+            ts_client,
+            "src/verify-cli.js",
+            "--require-signature",
+            "--key",
+            str(KEY),
+            *map(str, required),
+        )
+        out += [json.loads(line) for line in run.stdout.splitlines()]
+    reasons = {Path(v["file"]).name: v for v in out}
+    for label, path in files:
+        v = reasons[path.name]
+        assert not v["ok"], f"{name}: {label} was accepted"
+        assert cases[label][1] in v["reason"], f"{name}: {label}: {v['reason']}"
+
+
+def test_a_signed_log_needs_the_server_s_key(ts_client: Path) -> None:
+    signed = GOLDEN / "export-rules4-2p-signed.jsonl"
+    (v,) = verdicts(ts_client, signed, key=OTHER_KEY)
+    assert not v["ok"] and "not by the key given" in v["reason"]
+    pem = json.loads(KEY.read_text())["pem"]
+    (v,) = verdicts(ts_client, signed, key=pem)  # the key as PEM works as well
+    assert v["ok"] and v["signature"] == "signed"
+
+
+def test_logs_that_cannot_be_verified_say_why(ts_client: Path, tmp_path: Path) -> None:
+    feed = tmp_path / "redacted.jsonl"  # a live game's export: the viewer's feed items
+    item = {"actor": "system", "command_id": "create", "event": {"type": "RoundStarted", "v": 1}}
+    feed.write_text(
+        _canonical({**item, "seq": 1, "ts": "2026-01-01T00:00:00Z", "type": "RoundStarted"}) + "\n"
+    )
+    withheld = tmp_path / "withheld.jsonl"
+    withheld.write_text('{"seed_withheld":{"detail":"d","game_id":"g","reason":"duplicate-set"}}\n')
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    out = verdicts(ts_client, feed, withheld, empty)
+    assert [v["ok"] for v in out] == [False] * 3
+    assert (
+        "redacted" in out[0]["reason"]
+        and out[1]["kind"] == "withheld"
+        and "empty" in out[2]["reason"]
+    )

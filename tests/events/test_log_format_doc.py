@@ -1,0 +1,109 @@
+"""docs/log-format.md says what the code does: its test vectors are the code's output (canonical
+JSON, envelope hashes, commitments, the signed bytes and Ed25519 signature), and its shortcuts
+hold on every golden log (the hashed bytes are the line without its ``hash`` member; the signed
+bytes are the signature line's record without ``sig``)."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from engine.rng import commitment
+from engine.state import canonical_json
+from events.envelope import Envelope
+from events.verify.signing import SIGNED_FIELDS, Signer, load_public_key
+
+ROOT = Path(__file__).resolve().parents[2]
+DOC = ROOT / "docs" / "log-format.md"
+GOLDEN = ROOT / "tests" / "golden"
+
+
+def vectors() -> list[dict[str, Any]]:
+    text = DOC.read_text(encoding="utf-8")
+    return [json.loads(b) for b in re.findall(r"```json vector\n(.*?)\n```", text, re.S)]
+
+
+def cut_hash(line: str) -> str:
+    """The doc's shortcut: the line without its first ``,"hash":"<64 hex>"``."""
+    return re.sub(r',"hash":"[0-9a-f]{64}"', "", line, count=1)
+
+
+def test_the_doc_has_a_vector_of_each_kind() -> None:
+    kinds = [v["kind"] for v in vectors()]
+    for kind in ("canonical", "canonical-float", "envelope", "commitment", "signature"):
+        assert kind in kinds, f"docs/log-format.md lost its {kind} test vector"
+
+
+@pytest.mark.parametrize("vector", vectors(), ids=lambda v: v["kind"])
+def test_each_vector_is_what_the_code_gives(vector: dict[str, Any]) -> None:
+    kind = vector["kind"]
+    if kind == "canonical":
+        assert canonical_json(vector["value"]) == vector["canonical"]
+    if kind in ("canonical", "canonical-float"):
+        text = vector["canonical"]
+        assert canonical_json(json.loads(text)) == text
+        assert hashlib.sha256(text.encode("utf-8")).hexdigest() == vector["sha256"]
+    elif kind == "envelope":
+        line = vector["line"]
+        env = json.loads(line)
+        body = {k: v for k, v in env.items() if k != "hash"}
+        assert canonical_json(body) == vector["hashed"] == cut_hash(line)
+        assert hashlib.sha256(vector["hashed"].encode("utf-8")).hexdigest() == vector["hash"]
+        sealed = Envelope.from_event(
+            {"type": env["type"], "v": env["schema_version"], **env["payload"]},
+            game_id=env["game_id"],
+            seq=env["seq"],
+            visibility=env["visibility"],
+            command_id=env["command_id"],
+            actor=env["actor"],
+            ts=env["ts"],
+            prev_hash=env["prev_hash"],
+        )
+        assert sealed.hash == vector["hash"] and sealed.to_json() == line
+    elif kind == "commitment":
+        assert commitment(vector["seed"], vector["rules"], vector["game"]) == vector["commitment"]
+    elif kind == "signature":
+        key = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(vector["private_key"]))
+        signer = Signer(key, "doc")
+        assert signer.public_info()["public_key"] == vector["public_key"]
+        record = json.loads(vector["line"])["signature"]
+        assert canonical_json({f: record[f] for f in SIGNED_FIELDS}) == vector["signed"]
+        again = signer.sign(
+            *(record[f] for f in ("game_id", "events", "chain_head", "over")), record["result"]
+        )
+        assert again["sig"] == vector["sig"] == record["sig"]  # Ed25519 is deterministic
+        assert canonical_json({"signature": again}) == vector["line"]
+        load_public_key(vector["public_key"]).verify(
+            base64.b64decode(vector["sig"]), vector["signed"].encode("utf-8")
+        )
+
+
+def test_the_envelope_vectors_chain() -> None:
+    envs = [json.loads(v["line"]) for v in vectors() if v["kind"] == "envelope"]
+    assert envs[0]["prev_hash"] == "0" * 64
+    assert [e["prev_hash"] for e in envs[1:]] == [e["hash"] for e in envs[:-1]]
+    (sig,) = [json.loads(v["line"])["signature"] for v in vectors() if v["kind"] == "signature"]
+    assert sig["chain_head"] == envs[-1]["hash"] and sig["events"] == len(envs)
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in GOLDEN.glob("export-*.jsonl")))
+def test_the_shortcuts_hold_on_every_golden_export(name: str) -> None:
+    lines = (GOLDEN / name).read_text(encoding="utf-8").splitlines()
+    for line in lines:
+        obj = json.loads(line)
+        assert canonical_json(obj) == line  # every line is canonical JSON
+        if "signature" in obj:
+            record = obj["signature"]
+            signed = canonical_json({f: record[f] for f in SIGNED_FIELDS})
+            assert re.sub(r',"sig":"[^"]*"', "", line[len('{"signature":') : -1]) == signed
+            continue
+        body = {k: v for k, v in obj.items() if k != "hash"}
+        assert cut_hash(line) == canonical_json(body)
+        assert hashlib.sha256(cut_hash(line).encode("utf-8")).hexdigest() == obj["hash"]
