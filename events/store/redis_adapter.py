@@ -947,9 +947,13 @@ class RedisStore:
         if not self.archive_dir:
             return 0
         now = time.time()
+        # (a second early: the time recorded is taken after Redis started the keys' TTL, so the
+        # keys may be gone a little before it; those still there are looked at again later)
         due = [
             as_text(g)
-            for g in self.client.zrangebyscore(self._archives, "-inf", now, start=0, num=limit)
+            for g in self.client.zrangebyscore(
+                self._archives, "-inf", now + 1.0, start=0, num=limit
+            )
         ]
         if not due:
             return 0
