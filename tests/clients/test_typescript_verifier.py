@@ -107,7 +107,7 @@ def _tampered(name: str) -> dict[str, tuple[str, str]]:
 
 
 def _canonical(obj: Any) -> str:
-    from engine.state import canonical_json
+    from engine.canonical import canonical_json
 
     return canonical_json(obj)
 

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from engine.canonical import canonical_json
 from engine.rng import commitment
-from engine.state import canonical_json
 from events.envelope import Envelope
 from events.verify.signing import SIGNED_FIELDS, Signer, load_public_key
 
