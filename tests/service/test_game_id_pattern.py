@@ -23,9 +23,10 @@ BAD = ["", "x" * 129, "a b", "a/b", "é", "abc\n", "a%2Fb"]
 def test_openapi_spells_the_game_id_as_the_code_does() -> None:
     params = SPEC["components"]["parameters"]
     assert params["GameId"]["schema"]["pattern"] == f"^{GAME_ID_PATTERN}$"
-    cursors = [
+    cursors = [  # the lobby's cursors ("<created>_<game id>"; a ladder's games page by number)
         p["schema"]["pattern"]
-        for path in SPEC["paths"].values()
+        for name, path in SPEC["paths"].items()
+        if not name.startswith("/ladders/")
         for op in path.values()
         if isinstance(op, dict)
         for p in op.get("parameters", [])
