@@ -141,7 +141,7 @@ def not_ready(base: str, code: str) -> None:
 
 
 def refused(answer: tuple[int, dict[str, str], Any, float], code: str) -> None:
-    assert_unavailable(answer, bound=10.0)
+    assert_unavailable(answer)
     assert code in answer[2]["detail"], answer[2]
 
 

@@ -37,19 +37,14 @@ def _call(site: Site, path: str, body: Any = None) -> Any:
 
 def _finished_bot_game(site: Site) -> dict[str, Any]:
     """A game of two bots, played to its end by the workers (unpaced: a few seconds)."""
-    if "bots_game" not in site.shared:
-        gid = _call(site, "/games", {"seats": BOTS})["game_id"]
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            game = _call(site, f"/games/{gid}")
-            if game["status"] == "finished":
-                site.shared["bots_game"] = game
-                break
-            time.sleep(0.3)
-        else:
-            raise AssertionError(f"game {gid} did not finish")
-    game: dict[str, Any] = site.shared["bots_game"]
-    return game
+    gid = _call(site, "/games", {"seats": BOTS})["game_id"]
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        game: dict[str, Any] = _call(site, f"/games/{gid}")
+        if game["status"] == "finished":
+            return game
+        time.sleep(0.3)
+    raise AssertionError(f"game {gid} did not finish")
 
 
 def _at(page: Any, seq: int) -> None:

@@ -106,7 +106,8 @@ export async function replayPage(main, gid, onLeave) {
           h("li", {}, `authentic (signed by this server): ${v.authentic === null ? "not checked" : v.authentic ? "yes" : "no"}${v.authenticity ? ` — ${v.authenticity}` : ""}`),
           h("li", {}, `${v.events} events, ${v.commands} commands re-run${v.mode ? ` (${v.mode})` : ""}`),
           v.reason ? h("li", {}, `first bad event: ${v.first_bad_event ?? "none"}: ${v.reason}`) : null));
-    } catch (exc) { verdictBox.replaceChildren(h("p", { class: "error", role: "alert" }, words(exc))); }
+      return v;
+    } catch (exc) { verdictBox.replaceChildren(h("p", { class: "error", role: "alert" }, words(exc))); return null; }
   };
 
   // events: the log; game: the game resource (names, seats), or null; boardOf: the game id whose
@@ -202,11 +203,14 @@ export async function replayPage(main, gid, onLeave) {
     const events = parseLog(text);
     const created = events.find((e) => e.event.type === "GameCreated");
     const id = created ? created.game || created.event.game : null;
+    show(events, created ? created.event.players : 5, null, null);
+    const v = await verify(text);
+    // only a log this server signed is one of its games: its board is drawn from the server's views
+    if (!id || !v || v.origin !== "this-server") return;
     let game = null;
-    if (id) { try { game = await api(`/games/${encodeURIComponent(id)}`); } catch { game = null; } }
+    try { game = await api(`/games/${encodeURIComponent(id)}`); } catch { game = null; }
     const ours = game && game.status === "finished" && game.version === events[events.length - 1].seq;
-    show(events, created ? created.event.players : 5, game, ours ? id : null);
-    verify(text);
+    if (ours) show(events, created.event.players, game, id);
   });
 
   if (!gid) return;

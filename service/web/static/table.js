@@ -42,11 +42,16 @@ function phaseStrip(p, phases, name) {
     p.dictate && p.dictate.length ? h("div", { class: "col dictate" }, h("div", { class: "ph" }, "Dictate"), dice(p.dictate)) : null);
 }
 
+// The seats whose score breakdown the person opened: kept open when the table is drawn again
+// (every event redraws it).
+const openScores = new Set();
+
 // The running score (the view's players[].score): the total, and its breakdown on tap or click.
 export function runningScore(p) {
   const sc = p.score;
   if (!sc) return null;
-  return h("details", { class: "score", "data-score": sc.total },
+  const remember = (ev) => { if (ev.target.open) openScores.add(p.seat); else openScores.delete(p.seat); };
+  return h("details", { class: "score", "data-score": sc.total, open: openScores.has(p.seat), ontoggle: remember },
     h("summary", { title: "Score if the game ended now: show how it adds up" }, h("span", { class: "score-total" }, `Score ${sc.total}`)),
     h("ul", { class: "breakdown" },
       h("li", {}, `VP chips: ${sc.vp_chips}`),
