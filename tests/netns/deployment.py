@@ -93,6 +93,10 @@ class Deployment:
         args += ["--protected-mode", "no", "--logfile", str(d / "redis.log")]
         self._spawn(host, host, args, {})
 
+    def kill_redis(self, host: str) -> None:
+        """SIGKILL ``host``'s redis-server (its AOF keeps every acknowledged write)."""
+        kill_group(self.procs.pop(host))
+
     def redis_on(self, host: str, **kw: Any) -> redis.Redis:
         """A client of ``host``'s Redis (use it inside a host: ``net.call``)."""
         return redis.Redis(host=self.addr(host), port=REDIS_PORT, socket_timeout=3,
@@ -196,10 +200,11 @@ class Deployment:
             kill_group(proc)
 
     def crashed(self) -> list[str]:
-        """Service processes that exited or logged a traceback (API and worker hosts)."""
-        bad = []
-        for host in [*APIS, *WORKERS]:
-            p = self.procs.get(host)
-            if p is not None and (p.poll() is not None or "Traceback" in p.log()):
-                bad.append(host)
-        return bad
+        """Service processes (API and worker hosts) that exited."""
+        return [h for h in [*APIS, *WORKERS] if h in self.procs and self.procs[h].poll() is not None]
+
+    def error_lines(self) -> int:
+        """Lines logged at ERROR by the API and worker hosts (outages the sweep logs included)."""
+        return sum(
+            self.procs[h].log().count('"level": "ERROR"') for h in [*APIS, *WORKERS] if h in self.procs
+        )
