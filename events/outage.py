@@ -32,6 +32,10 @@ import redis
 DOWN: tuple[type[Exception], ...] = (
     redis.exceptions.ConnectionError,
     redis.exceptions.TimeoutError,
+    # a cluster whose slot has no reachable master for now (a failover under way: CLUSTERDOWN,
+    # MASTERDOWN, TRYAGAIN, redis-py's "TTL exhausted" while the layout settles)
+    redis.exceptions.ClusterError,
+    redis.exceptions.TryAgainError,
 )
 
 #: error code -> what it means, for messages and logs
