@@ -64,7 +64,7 @@ def refusal(exc: BaseException) -> str | None:
     code = message.split(" ", 1)[0]
     if code in REFUSALS:
         return code
-    if "script" in message:
+    if "script" in message or "of pipeline caused error" in message:  # (a cluster pipeline)
         m = _IN_SCRIPT.search(message)
         if m is not None:
             return m.group(1)

@@ -17,10 +17,11 @@ Faults, all made inside the hosts' namespaces with iproute2 alone:
 * ``heal()`` - every such entry removed (the hosts learn the real addresses again by ARP).
 * ``rate(host, kbit)`` - an ``htb`` bandwidth cap on a host's ``eth0`` (queueing delay).
 
-Not available on every kernel: ``tc netem`` (delay, loss). ``netem_available()`` says whether
-this kernel has it; when it has not, ``lossy()`` falls back to dropping a share of packets with
-nothing but the partition mechanism (flapping the neighbour entries), which is what the schedules
-use here (the kernel these tests run on in CI is built without ``sch_netem``).
+Not available on every kernel: ``tc netem`` (delay, loss), nor ``iptables``/``nft`` as
+commands. ``netem_available()`` says whether this kernel has netem; the schedule of delay and
+loss (``tests.netns.schedules.lossy_api_links``) uses it where it exists and otherwise makes
+bursts of loss with the partition mechanism and a bandwidth cap (the kernel these tests run on
+in CI is built without ``sch_netem``).
 
 Bounded and self-cleaning: every command has a timeout; ``stop()`` kills every process started in
 the hosts (``ip netns pids``) and deletes the namespaces, and runs also from ``atexit``;
