@@ -61,6 +61,8 @@ class Player:
     bad: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     finished: bool = False
+    #: seconds of each submission that got a definite answer on its first try
+    latencies: list[float] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.stop = threading.Event()
@@ -85,7 +87,7 @@ class Player:
                 self.answers[exc.status] += 1
                 if exc.status not in ALLOWED:
                     self.bad.append(f"{what}: {exc.status} {str(exc)[:300]}")
-                if exc.status != 503 and exc.status != 0:
+                if exc.status < 500:  # a 5xx is retried too (and a 500 counted as bad above)
                     raise
             except (OSError, TimeoutError) as exc:
                 self.answers["no answer"] += 1
@@ -124,22 +126,34 @@ class Player:
             return
         command = self.bot.act(decision, None, self.rng)
         cid = uuid.uuid4().hex[:16]
+        sent, tries = time.monotonic(), sum(self.answers.values())
         try:
             out = self._call(
                 "submit",
                 lambda c: c.submit(
-                    self.gid, seat, command, decision_id=decision["decision_id"],
-                    command_id=cid, token=tok, retries=0,
-                ),  # fmt: skip
+                    self.gid,
+                    seat,
+                    command,
+                    decision_id=decision["decision_id"],
+                    command_id=cid,
+                    token=tok,
+                    retries=0,
+                ),
             )
         except ApiError as exc:
             if exc.status == 409:
                 return
             raise
+        if sum(self.answers.values()) == tries + 1:
+            self.latencies.append(time.monotonic() - sent)
         self.acks.append(
-            Ack(seat, cid, int(out["version"]),
-                [(int(e["seq"]), str(e["type"]), str(e["ts"])) for e in out["events"]])
-        )  # fmt: skip
+            Ack(
+                seat,
+                cid,
+                int(out["version"]),
+                [(int(e["seq"]), str(e["type"]), str(e["ts"])) for e in out["events"]],
+            )
+        )
 
 
 def create_games(dep: Deployment, n: int, bot_every: int = 4) -> list[tuple[str, list[int]]]:
@@ -148,7 +162,10 @@ def create_games(dep: Deployment, n: int, bot_every: int = 4) -> list[tuple[str,
     out = []
     for i in range(n):
         with_bot = bot_every and i % bot_every == bot_every - 1
-        seats = [{"kind": "human"}, {"kind": "bot", "bot": "random"} if with_bot else {"kind": "human"}]
+        seats = [
+            {"kind": "human"},
+            {"kind": "bot", "bot": "random"} if with_bot else {"kind": "human"},
+        ]
         gid = admin.create_game(seats, seed=f"np-{uuid.uuid4().hex[:8]}")["game_id"]
         out.append((gid, [0] if with_bot else [0, 1]))
     return out
@@ -169,9 +186,13 @@ class Verdict:
 
     def ok(self) -> bool:
         return not (
-            self.lost or self.duplicated or self.two_histories or self.unverifiable
-            or self.bad_answers or self.player_errors
-        )  # fmt: skip
+            self.lost
+            or self.duplicated
+            or self.two_histories
+            or self.unverifiable
+            or self.bad_answers
+            or self.player_errors
+        )
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -184,9 +205,15 @@ class Verdict:
             "unverifiable": len(self.unverifiable),
             "bad_answers": len(self.bad_answers),
             "answers": {str(k): v for k, v in sorted(self.answers.items(), key=str)},
-            "examples": (self.lost + self.duplicated + self.two_histories + self.unverifiable
-                         + self.bad_answers + self.player_errors)[:5],
-        }  # fmt: skip
+            "examples": (
+                self.lost
+                + self.duplicated
+                + self.two_histories
+                + self.unverifiable
+                + self.bad_answers
+                + self.player_errors
+            )[:5],
+        }
 
 
 def check(dep: Deployment, players: list[Player]) -> Verdict:

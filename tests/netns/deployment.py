@@ -50,8 +50,12 @@ def _wait(pred: Any, timeout: float, what: str) -> None:
 
 
 class Deployment:
-    def __init__(self, net: Net, data: Path, node_timeout_ms: int = 2000) -> None:
+    def __init__(
+        self, net: Net, data: Path, node_timeout_ms: int = 2000, single: bool = False
+    ) -> None:
         self.net, self.data, self.node_timeout_ms = net, data, node_timeout_ms
+        #: the store on one plain Redis (host ``n1``, AOF fsynced) instead of the cluster
+        self.single = single
         self.procs: dict[str, Proc] = {}
         self.prefix = "rfg"
 
@@ -62,6 +66,8 @@ class Deployment:
 
     @property
     def store_url(self) -> str:
+        if self.single:
+            return f"redis://{self.addr('n1')}:{REDIS_PORT}/0"
         nodes = ",".join(f"{self.addr(n)}:{REDIS_PORT}" for n in NODES)
         return f"redis+cluster://{nodes}?{WAIT}"
 
@@ -87,8 +93,10 @@ class Deployment:
             args.append(str(CONFIG))
             args += ["--cluster-node-timeout", str(self.node_timeout_ms)]
             args += ["--cluster-announce-ip", self.addr(host)]
-        else:  # the queue: job bookkeeping only, rebuilt by the sweep
+        elif host == "rq":  # the queue: job bookkeeping only, rebuilt by the sweep
             args += ["--save", "", "--appendonly", "no"]
+        else:  # a single store Redis: persistence as on the cluster's nodes
+            args += ["--save", "", "--appendonly", "yes", "--appendfsync", "always"]
         args += ["--port", str(REDIS_PORT), "--bind", self.addr(host), "--dir", str(d)]
         args += ["--protected-mode", "no", "--logfile", str(d / "redis.log")]
         self._spawn(host, host, args, {})
@@ -99,8 +107,21 @@ class Deployment:
 
     def redis_on(self, host: str, **kw: Any) -> redis.Redis:
         """A client of ``host``'s Redis (use it inside a host: ``net.call``)."""
-        return redis.Redis(host=self.addr(host), port=REDIS_PORT, socket_timeout=3,
-                           socket_connect_timeout=2, **kw)  # fmt: skip
+        return redis.Redis(
+            host=self.addr(host), port=REDIS_PORT, socket_timeout=3, socket_connect_timeout=2, **kw
+        )
+
+    def start_single(self) -> None:
+        self.start_redis("n1", cluster=False)
+        self.start_redis("rq", cluster=False)
+        self.net.call(
+            "ctl",
+            lambda: _wait(
+                lambda: self.redis_on("n1").ping() and self.redis_on("rq").ping(),
+                30,
+                "redis-server",
+            ),
+        )
 
     def start_cluster(self) -> None:
         for n in NODES:
@@ -118,10 +139,16 @@ class Deployment:
         out = subprocess.run(
             self.net.command(
                 "ctl",
-                ["redis-cli", "--cluster", "create",
-                 *(f"{self.addr(n)}:{REDIS_PORT}" for n in NODES),
-                 "--cluster-replicas", "1", "--cluster-yes"],
-            ),  # fmt: skip
+                [
+                    "redis-cli",
+                    "--cluster",
+                    "create",
+                    *(f"{self.addr(n)}:{REDIS_PORT}" for n in NODES),
+                    "--cluster-replicas",
+                    "1",
+                    "--cluster-yes",
+                ],
+            ),
             capture_output=True,
             text=True,
             timeout=60,
@@ -175,9 +202,22 @@ class Deployment:
             cmd = api_command(f"{self.addr(host)}:{API_PORT}", workers=1)
             self._spawn(host, host, cmd, env)
         for host in WORKERS:
-            cmd = [sys.executable, "-m", "rfgcli.main", "worker", "--url", self.store_url,
-                   "--prefix", self.prefix, "--queue-url", self.queue_url,
-                   "--sweep-interval", "0.5", "--stale-after", "3"]  # fmt: skip
+            cmd = [
+                sys.executable,
+                "-m",
+                "rfgcli.main",
+                "worker",
+                "--url",
+                self.store_url,
+                "--prefix",
+                self.prefix,
+                "--queue-url",
+                self.queue_url,
+                "--sweep-interval",
+                "0.5",
+                "--stale-after",
+                "3",
+            ]
             self._spawn(host, host, cmd, {"RFG_REDIS_TIMEOUT": "3"})
 
         def up() -> bool:
@@ -191,7 +231,10 @@ class Deployment:
         self.net.call("ctl", lambda: _wait(up, 60, "both API hosts"), timeout=90)
 
     def start(self) -> Deployment:
-        self.start_cluster()
+        if self.single:
+            self.start_single()
+        else:
+            self.start_cluster()
         self.start_service()
         return self
 
@@ -201,10 +244,14 @@ class Deployment:
 
     def crashed(self) -> list[str]:
         """Service processes (API and worker hosts) that exited."""
-        return [h for h in [*APIS, *WORKERS] if h in self.procs and self.procs[h].poll() is not None]
+        return [
+            h for h in [*APIS, *WORKERS] if h in self.procs and self.procs[h].poll() is not None
+        ]
 
     def error_lines(self) -> int:
         """Lines logged at ERROR by the API and worker hosts (outages the sweep logs included)."""
         return sum(
-            self.procs[h].log().count('"level": "ERROR"') for h in [*APIS, *WORKERS] if h in self.procs
+            self.procs[h].log().count('"level": "ERROR"')
+            for h in [*APIS, *WORKERS]
+            if h in self.procs
         )

@@ -149,8 +149,21 @@ class Net:
             ns = self.ns(host)
             sh("ip", "netns", "add", ns)
             port = f"p{i}"
-            sh("ip", "-n", self.switch, "link", "add", port, "type", "veth", "peer", "name",
-               "eth0", "netns", ns)  # fmt: skip
+            sh(
+                "ip",
+                "-n",
+                self.switch,
+                "link",
+                "add",
+                port,
+                "type",
+                "veth",
+                "peer",
+                "name",
+                "eth0",
+                "netns",
+                ns,
+            )
             sh("ip", "-n", self.switch, "link", "set", port, "master", "br0", "up")
             sh("ip", "-n", ns, "addr", "add", f"{self.ip[host]}/24", "dev", "eth0")
             sh("ip", "-n", ns, "link", "set", "eth0", "up")
@@ -205,8 +218,20 @@ class Net:
     def _neigh(self, host: str, other: str, cut: bool) -> None:
         ns, ip = self.ns(host), self.ip[other]
         if cut:
-            sh("ip", "-n", ns, "neigh", "replace", ip, "lladdr", NOWHERE, "nud", "permanent",
-               "dev", "eth0")  # fmt: skip
+            sh(
+                "ip",
+                "-n",
+                ns,
+                "neigh",
+                "replace",
+                ip,
+                "lladdr",
+                NOWHERE,
+                "nud",
+                "permanent",
+                "dev",
+                "eth0",
+            )
         else:
             sh("ip", "-n", ns, "neigh", "del", ip, "dev", "eth0", check=False)
 
@@ -234,19 +259,42 @@ class Net:
                 self._neigh(p, q, cut=False)
             self._cut.clear()
 
-    def cuts(self) -> set[tuple[str, str]]:
-        with self._lock:
-            return set(self._cut)
-
     def rate(self, host: str, kbit: int | None) -> None:
         """Cap ``host``'s outgoing bandwidth (``htb``), or remove the cap (None)."""
         ns = self.ns(host)
         sh("tc", "-n", ns, "qdisc", "del", "dev", "eth0", "root", check=False)
         if kbit:
-            sh("tc", "-n", ns, "qdisc", "add", "dev", "eth0", "root", "handle", "1:", "htb",
-               "default", "1")  # fmt: skip
-            sh("tc", "-n", ns, "class", "add", "dev", "eth0", "parent", "1:", "classid", "1:1",
-               "htb", "rate", f"{kbit}kbit")  # fmt: skip
+            sh(
+                "tc",
+                "-n",
+                ns,
+                "qdisc",
+                "add",
+                "dev",
+                "eth0",
+                "root",
+                "handle",
+                "1:",
+                "htb",
+                "default",
+                "1",
+            )
+            sh(
+                "tc",
+                "-n",
+                ns,
+                "class",
+                "add",
+                "dev",
+                "eth0",
+                "parent",
+                "1:",
+                "classid",
+                "1:1",
+                "htb",
+                "rate",
+                f"{kbit}kbit",
+            )
 
 
 def netem_available(net: Net, host: str) -> bool:

@@ -81,11 +81,37 @@ def lossy_api_links(net: Net, dep: Deployment, rng: random.Random) -> str:
         from tests.netns.harness import sh
 
         for h in APIS:
-            sh("tc", "-n", net.ns(h), "qdisc", "add", "dev", "eth0", "root", "netem",
-               "delay", "100ms", "loss", "2.5%")  # fmt: skip
+            sh(
+                "tc",
+                "-n",
+                net.ns(h),
+                "qdisc",
+                "add",
+                "dev",
+                "eth0",
+                "root",
+                "netem",
+                "delay",
+                "100ms",
+                "loss",
+                "2.5%",
+            )
         for h in NODES:
-            sh("tc", "-n", net.ns(h), "qdisc", "add", "dev", "eth0", "root", "netem",
-               "delay", "100ms", "loss", "2.5%")  # fmt: skip
+            sh(
+                "tc",
+                "-n",
+                net.ns(h),
+                "qdisc",
+                "add",
+                "dev",
+                "eth0",
+                "root",
+                "netem",
+                "delay",
+                "100ms",
+                "loss",
+                "2.5%",
+            )
         time.sleep(10)
         for h in [*APIS, *NODES]:
             sh("tc", "-n", net.ns(h), "qdisc", "del", "dev", "eth0", "root", check=False)
