@@ -58,6 +58,8 @@ class Deployment:
         self.single = single
         self.procs: dict[str, Proc] = {}
         self.prefix = "rfg"
+        #: client host -> the games its players play now (set by ``schedules.run``)
+        self.games_on: dict[str, list[str]] = {}
 
     # -- addresses ------------------------------------------------------------------------
 
@@ -167,6 +169,17 @@ class Deployment:
             if info["role"] == "slave":
                 out[n] = by_ip[str(info["master_host"])]
         return out
+
+    def master_of_game(self, game_id: str) -> str:
+        """The node now serving ``game_id``'s slot as master (run inside a host)."""
+        key = f"{self.prefix}:{{g:{game_id}}}:s"
+        slot = int(self.redis_on(NODES[0]).execute_command("CLUSTER", "KEYSLOT", key))
+        by_ip = {self.addr(h): h for h in NODES}
+        for first, last, master, *_ in self.redis_on(NODES[0]).execute_command("CLUSTER", "SLOTS"):
+            if int(first) <= slot <= int(last):
+                ip = master[0].decode() if isinstance(master[0], bytes) else str(master[0])
+                return by_ip[ip]
+        raise RuntimeError(f"no master serves slot {slot}")
 
     def masters(self) -> list[str]:
         """The nodes that are masters now (run inside a host)."""

@@ -38,12 +38,34 @@ def isolate_master(net: Net, dep: Deployment, rng: random.Random) -> str:
 
 
 def master_with_minority(net: Net, dep: Deployment, rng: random.Random) -> str:
-    m = rng.choice(_masters(net, dep))
+    """The master serving most of the games played from ``ca`` goes to the minority side with
+    ``ca`` and ``api1``: those clients keep writing to it, the majority promotes its replica."""
+    ms = _masters(net, dep)
+    served = [
+        net.call("ctl", lambda g=g: dep.master_of_game(g)) for g in dep.games_on.get("ca", [])
+    ]
+    m = max(ms, key=lambda x: (served.count(x), rng.random()))
     side = [m, "api1", "ca"]
     net.partition(side, [h for h in net.hosts if h not in side])
     time.sleep(8)
     net.heal()
     return f"{side} (a master, an API host, a client host) cut from the rest for 8 s"
+
+
+def master_with_api_hosts(net: Net, dep: Deployment, rng: random.Random) -> str:
+    """As ``master_with_minority``, with both API hosts on the minority side: a client's retry
+    of a command that timed out waiting for the replica goes to the other API host, whose
+    connections to the master did not write it."""
+    ms = _masters(net, dep)
+    served = [
+        net.call("ctl", lambda g=g: dep.master_of_game(g)) for g in dep.games_on.get("ca", [])
+    ]
+    m = max(ms, key=lambda x: (served.count(x), rng.random()))
+    side = [m, *APIS, "ca"]
+    net.partition(side, [h for h in net.hosts if h not in side])
+    time.sleep(8)
+    net.heal()
+    return f"{side} (a master, both API hosts, a client host) cut from the rest for 8 s"
 
 
 def api_cut_from_store(net: Net, dep: Deployment, rng: random.Random) -> str:
@@ -172,6 +194,7 @@ def two_masters_in_turn(net: Net, dep: Deployment, rng: random.Random) -> str:
 SCHEDULES: dict[str, Schedule] = {
     "isolate-master": isolate_master,
     "master-with-minority-of-clients": master_with_minority,
+    "master-with-both-api-hosts": master_with_api_hosts,
     "api-host-cut-from-store": api_cut_from_store,
     "rq-cut-from-workers": rq_cut_from_workers,
     "flapping": flapping,
@@ -200,6 +223,7 @@ def run(
         checker.Player(dep, ("ca", "cb")[i % 2], gid, seats, list(APIS), seed * 1000 + i)
         for i, (gid, seats) in enumerate(created)
     ]
+    dep.games_on = {h: [p.gid for p in players if p.host == h] for h in ("ca", "cb")}
     started = time.monotonic()
     for p in players:
         p.thread.start()
