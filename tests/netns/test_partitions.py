@@ -1,9 +1,9 @@
 """The service on separate network hosts through partitions: nothing acknowledged is lost.
 
-A bounded version of ``bench/partitions.py`` (which runs all ten schedules and prints the
+A bounded version of ``bench/partitions.py`` (which runs every schedule and prints the
 figures): the hosts of ``tests.netns.deployment`` (each in a network namespace of its own), then
-three schedules - a master cut from every host, a master with an API host and a client host on
-the minority side, the RQ Redis cut from the workers - each with fresh games played by clients on
+three schedules - a master cut from every host, a master with both API hosts and a client host
+on the minority side, the RQ Redis cut from the workers - each with fresh games played by clients on
 both client hosts. After every schedule: every acknowledged command is in its game's log exactly
 once and at the answered version, no game has two histories, every log verifies, every game
 finished after the heal, and no answer was a 500.
@@ -71,7 +71,7 @@ def test_a_partition_cuts_both_ways_and_heals(hosts: tuple[Net, Deployment]) -> 
 
 
 @pytest.mark.parametrize(
-    "schedule", ["isolate-master", "master-with-minority-of-clients", "rq-cut-from-workers"]
+    "schedule", ["isolate-master", "master-with-both-api-hosts", "rq-cut-from-workers"]
 )
 def test_nothing_acknowledged_is_lost(hosts: tuple[Net, Deployment], schedule: str) -> None:
     net, dep = hosts
