@@ -39,8 +39,16 @@ def main() -> int:
         ap.error(f"unknown schedule(s) {sorted(unknown)}; known: {sorted(schedules.SCHEDULES)}")
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # run the clean-up on a kill
     net = Net(HOSTS).start()
-    total = {"schedules": 0, "acknowledged": 0, "lost": 0, "duplicated": 0, "two_histories": 0,
-             "unverifiable": 0, "bad_answers": 0, "unfinished_games": 0}  # fmt: skip
+    total = {
+        "schedules": 0,
+        "acknowledged": 0,
+        "lost": 0,
+        "duplicated": 0,
+        "two_histories": 0,
+        "unverifiable": 0,
+        "bad_answers": 0,
+        "unfinished_games": 0,
+    }
     started = time.monotonic()
     try:
         with tempfile.TemporaryDirectory(prefix="rfg-partitions-") as data:
@@ -51,8 +59,14 @@ def main() -> int:
                     rep = out["report"]
                     print(json.dumps(rep), flush=True)
                     total["schedules"] += 1
-                    for k in ("acknowledged", "lost", "duplicated", "two_histories",
-                              "unverifiable", "bad_answers"):  # fmt: skip
+                    for k in (
+                        "acknowledged",
+                        "lost",
+                        "duplicated",
+                        "two_histories",
+                        "unverifiable",
+                        "bad_answers",
+                    ):
                         total[k] += rep[k]
                     total["unfinished_games"] += rep["games"] - rep["finished"]
             finally:
@@ -61,8 +75,17 @@ def main() -> int:
         net.stop()
     total["seconds"] = round(time.monotonic() - started, 1)
     print(json.dumps({"total": total}), flush=True)
-    bad = sum(total[k] for k in ("lost", "duplicated", "two_histories", "unverifiable",
-                                 "bad_answers", "unfinished_games"))  # fmt: skip
+    bad = sum(
+        total[k]
+        for k in (
+            "lost",
+            "duplicated",
+            "two_histories",
+            "unverifiable",
+            "bad_answers",
+            "unfinished_games",
+        )
+    )
     return 1 if bad else 0
 
 
