@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import statistics
 import sys
 import tempfile
@@ -81,6 +82,7 @@ def main() -> int:
     setups = [s for s in args.setups.split(",") if s]
     if not setups or set(setups) - {"single", "cluster"}:
         ap.error("--setups is a comma-separated list of single and cluster")
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # run the clean-up on a kill
     net = Net(HOSTS).start()
     out: dict[str, list[dict[str, Any]]] = {}
     try:
