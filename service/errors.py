@@ -453,6 +453,8 @@ HANDLERS: tuple[tuple[type[Exception], Any], ...] = (
     (HTTPException, _http),
     (redis.exceptions.ConnectionError, _store_unavailable),
     (redis.exceptions.TimeoutError, _store_unavailable),
+    (redis.exceptions.ClusterError, _store_unavailable),  # a cluster failover under way
+    (redis.exceptions.TryAgainError, _store_unavailable),
     (redis.exceptions.ResponseError, _store_refuses),
     (Exception, _unexpected),
 )

@@ -88,7 +88,7 @@ def purge_prefix(client: Any, prefix: str) -> None:
 
 #: folders whose tests start real servers, clusters, browsers or wait as production waits: they
 #: run in the whole suite (``make test-all``, CI), not in the quick tier (``make test``)
-WHOLE_SUITE_DIRS = ("hosting", "cluster", "web", "ops")
+WHOLE_SUITE_DIRS = ("hosting", "cluster", "web", "ops", "netns")
 #: markers that put a test in the whole suite only, wherever it is
 WHOLE_SUITE_MARKERS = ("slow", "cluster", "browser")
 #: the longest tests of the other folders (tens of seconds each on 2 vCPU): whole games played

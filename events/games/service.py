@@ -660,6 +660,9 @@ class GameService:
         caller's check (``guard``) passed."""
         if guard is not None:
             guard.check()
+        confirm = getattr(self.store, "confirm_replicated", None)
+        if confirm is not None:  # the first attempt may be on the master alone
+            confirm(game_id)
         envs = self.store.read(game_id, after=result.first_seq - 1, limit=result.count)
         if self.listeners:
             state, version, _, _, clocks = self._load(game_id)

@@ -32,6 +32,10 @@ import redis
 DOWN: tuple[type[Exception], ...] = (
     redis.exceptions.ConnectionError,
     redis.exceptions.TimeoutError,
+    # a cluster whose slot has no reachable master for now (a failover under way: CLUSTERDOWN,
+    # MASTERDOWN, TRYAGAIN, redis-py's "TTL exhausted" while the layout settles)
+    redis.exceptions.ClusterError,
+    redis.exceptions.TryAgainError,
 )
 
 #: error code -> what it means, for messages and logs
@@ -60,7 +64,7 @@ def refusal(exc: BaseException) -> str | None:
     code = message.split(" ", 1)[0]
     if code in REFUSALS:
         return code
-    if "script" in message:
+    if "script" in message or "of pipeline caused error" in message:  # (a cluster pipeline)
         m = _IN_SCRIPT.search(message)
         if m is not None:
             return m.group(1)

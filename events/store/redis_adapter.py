@@ -754,8 +754,25 @@ class RedisStore:
         pipe = node_client.pipeline(transaction=False)
         (script or self._append_script)(keys=keys, args=args, client=pipe)
         pipe.execute_command("WAIT", wanted, max(1, int(seconds * 1000)))
+        reply, acked = self._execute_waiting(pipe, game_id)
+        if as_text(reply[0]) == "dup" and int(acked) >= wanted:
+            self.confirm_replicated(game_id)
+        if as_text(reply[0]) in ("ok", "dup") and int(acked) < wanted:
+            raise ReplicaWaitTimeout(
+                f"game {game_id!r}: the command was stored on the master but only {int(acked)} of "
+                f"{wanted} replica(s) acknowledged it within {seconds:g}s, so a failover could "
+                f"still lose it; retry with the same command id (check the replicas' link: "
+                f"INFO replication)"
+            )
+        return reply
+
+    def _execute_waiting(self, pipe: Any, game_id: str) -> Any:
+        """A pipeline ending in ``WAIT`` sent to the game's master: its replies. A master that
+        moved or stepped down meanwhile is a ``ConnectionError`` (nothing, or nothing safe, was
+        written: retry), one demoted during the ``WAIT`` (``UNBLOCKED``) a
+        ``ReplicaWaitTimeout``; a refusal (``NOREPLICAS``...) passes through as it is."""
         try:
-            reply, acked = pipe.execute()
+            return pipe.execute()
         except (
             redis.exceptions.AskError,
             redis.exceptions.ReadOnlyError,
@@ -767,17 +784,39 @@ class RedisStore:
             if is_cluster(self.client):  # a failover moved the slot: learn the new layout
                 self.client.nodes_manager.initialize()
             raise redis.exceptions.ConnectionError(
-                f"the append to game {game_id!r} did not reach the game's master ({exc}); "
+                f"the write to game {game_id!r} did not reach the game's master ({exc}); "
                 f"retry with the same command id"
             ) from exc
-        if as_text(reply[0]) in ("ok", "dup") and int(acked) < wanted:
+        except redis.exceptions.ResponseError as exc:
+            if "UNBLOCKED" not in str(exc):
+                raise
             raise ReplicaWaitTimeout(
-                f"game {game_id!r}: the command was stored on the master but only {int(acked)} of "
-                f"{wanted} replica(s) acknowledged it within {seconds:g}s, so a failover could "
-                f"still lose it; retry with the same command id (check the replicas' link: "
-                f"INFO replication)"
+                f"game {game_id!r}: the game's master stepped down while waiting for its "
+                f"replica ({exc}); retry with the same command id"
+            ) from exc
+
+    def confirm_replicated(self, game_id: str) -> None:
+        """With a ``ReplicaWait``: return only once the replicas hold everything the game's
+        master holds, else ``ReplicaWaitTimeout``. For answering a command recorded before (a
+        retry): its first attempt may be on the master alone, and ``WAIT`` after a write-less
+        read would count only the connection's own earlier writes, so this writes a key of the
+        game's slot (gone in a second) and waits for that."""
+        if self.replica_wait is None:
+            return
+        wanted, seconds = self.replica_wait.replicas, self.replica_wait.timeout
+        key = f"{self.prefix}:{{g:{game_id}}}:w"
+        node_client = self.client
+        if is_cluster(self.client):
+            node_client = self.client.get_redis_connection(self.client.get_node_from_key(key))
+        pipe = node_client.pipeline(transaction=False)
+        pipe.set(key, 1, px=1000)
+        pipe.execute_command("WAIT", wanted, max(1, int(seconds * 1000)))
+        if int(self._execute_waiting(pipe, game_id)[1]) < wanted:
+            raise ReplicaWaitTimeout(
+                f"game {game_id!r}: the command was recorded before, but only on the master so "
+                f"far (the replicas did not confirm within {seconds:g}s); retry with the same "
+                f"command id"
             )
-        return reply
 
     def put_views(self, game_id: str, position: int, views: Mapping[str, str]) -> list[str]:
         check_game_id(game_id)

@@ -112,7 +112,21 @@ def test_a_meta_hash_without_events_is_no_game(store: RedisStore) -> None:
             ),
             "OOM",
         ),
+        # a cluster pipeline names the command that was refused first
+        (
+            redis.exceptions.ResponseError(
+                "Command # 1 (ZADD rfg:w:agenda:{w0} 17.5 g1) of pipeline caused error: "
+                "NOREPLICAS Not enough good replicas to write."
+            ),
+            "NOREPLICAS",
+        ),
         (redis.exceptions.ResponseError("WRONGTYPE Operation against a key"), None),
+        (
+            redis.exceptions.ResponseError(
+                "Command # 1 (SET k OOMPH) of pipeline caused error: WRONGTYPE Operation"
+            ),
+            None,
+        ),
         (redis.exceptions.ResponseError("ERR Error running script: user_script:1: OOMPH "), None),
         (redis.exceptions.ConnectionError("refused"), None),
         (ValueError("OOM "), None),

@@ -83,3 +83,24 @@ def test_readyz_is_503_while_the_store_refuses_writes(
     assert r.status_code == 503 and r.get_json()["type"] == "/problems/not-ready"
     assert outage.refusal(exc) in r.get_json()["detail"] and r.headers["Retry-After"]
     assert client.get("/healthz").status_code == 200  # liveness: the process serves
+
+
+@pytest.mark.parametrize(
+    "exc",
+    [
+        redis.exceptions.ClusterDownError("The cluster is down"),
+        redis.exceptions.MasterDownError("Link with MASTER is down"),
+        redis.exceptions.TryAgainError("Multiple keys request during rehashing of slot"),
+        redis.exceptions.ClusterError("TTL exhausted."),
+    ],
+    ids=["CLUSTERDOWN", "MASTERDOWN", "TRYAGAIN", "TTL-exhausted"],
+)
+def test_a_cluster_failing_over_is_503_and_an_outage(
+    app: Flask, monkeypatch: pytest.MonkeyPatch, exc: Exception
+) -> None:
+    """A Redis Cluster between losing a master and promoting its replica: nothing about the
+    request was wrong, the client retries (seen as 500s through real partitions before)."""
+    b = app.extensions["rfg"]
+    monkeypatch.setattr(b.games, "view", _raise(exc))
+    _unavailable(app.test_client().get("/games/abc/view"))
+    assert outage.is_outage(exc)
