@@ -219,7 +219,7 @@ class Verdict:
 def check(dep: Deployment, players: list[Player]) -> Verdict:
     """Read every game from the cluster (run inside the ``ctl`` host) and judge the answers."""
     client = events.store.connect(dep.store_url)
-    games = GameService(events.RedisStore(client, prefix=dep.prefix))
+    games = GameService(events.store.RedisStore(client, prefix=dep.prefix))
     v = Verdict()
     try:
         for p in players:
