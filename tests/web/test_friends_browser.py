@@ -4,8 +4,8 @@ name and sits down; both see each other's names. A third browser opening the use
 was used. Then the friend resigns and both see the game end by resignation. A second game between
 the host and an invited friend is played to its end by clicking in both browsers.
 
-Screenshots: docs/screenshots/invite-host.png, join.png, join-phone.png, join-used.png,
-resigned.png, friends-final.png.
+Screenshots, each at 1280x800 and at 390x844 (``-phone``): docs/screenshots/invite-host, join,
+join-used, resigned and friends-final.
 """
 
 from __future__ import annotations
@@ -23,6 +23,16 @@ pytestmark = [pytest.mark.browser, pytest.mark.redis]
 
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
+
+
+def _both_sizes(page: Any, name: str) -> None:
+    """Screenshots of what ``page`` shows at the desktop size (``<name>.png``) and the phone's
+    (``<name>-phone.png``); the page is left at the size it had."""
+    was = page.viewport_size
+    for size, file in ((DESKTOP, f"{name}.png"), (PHONE, f"{name}-phone.png")):
+        page.set_viewport_size(size)
+        page.screenshot(path=str(SHOTS / file), full_page=False)
+    page.set_viewport_size(was)
 
 
 def _context(browser: Any, viewport: dict[str, int] = DESKTOP) -> tuple[Any, Any]:
@@ -67,14 +77,14 @@ def test_a_friend_joins_by_invite_link_under_a_name_and_the_link_works_once(
         assert f"/play/#/join/{gid}/1/" in link
         assert host.get_by_role("button", name="Copy link").count() == 1
         _quiet(host)
-        host.screenshot(path=str(SHOTS / "invite-host.png"), full_page=False)
+        _both_sizes(host, "invite-host")
         assert _game(site, gid)["seats"][1]["invited"] is True
 
         friend.goto(link)
         friend.get_by_role("heading", name="You are invited").wait_for()
         assert "Ada invites you to seat 1" in friend.locator("form.join").inner_text()
         friend.locator("form.join [name=name]").fill("Grace")
-        friend.screenshot(path=str(SHOTS / "join.png"), full_page=False)
+        _both_sizes(friend, "join")
         friend.get_by_role("button", name="Take my seat").click()
         friend.wait_for_url(f"**/play/#/games/{gid}/seats/1")
         assert "/join/" not in friend.url  # the used code left the address bar
@@ -91,12 +101,11 @@ def test_a_friend_joins_by_invite_link_under_a_name_and_the_link_works_once(
         late.goto(link)
         late.get_by_role("heading", name="You are invited").wait_for()
         late.locator("form.join [name=name]").fill("Mallory")
-        late.screenshot(path=str(SHOTS / "join-phone.png"), full_page=False)
         late.get_by_role("button", name="Take my seat").click()
         error = late.locator("form.join p.error")
         error.wait_for()
         assert "used already" in error.inner_text()
-        late.screenshot(path=str(SHOTS / "join-used.png"), full_page=False)
+        _both_sizes(late, "join-used")
         assert _game(site, gid)["seats"][1]["name"] == "Grace"
 
         # the friend resigns: the game ends for both, by resignation, the friend not winning
@@ -109,7 +118,7 @@ def test_a_friend_joins_by_invite_link_under_a_name_and_the_link_works_once(
         game = _game(site, gid)
         assert game["end_reason"] == "resigned" and 1 not in game["winners"]
         _quiet(host)
-        host.screenshot(path=str(SHOTS / "resigned.png"), full_page=False)
+        _both_sizes(host, "resigned")
         for page in (host, friend, late):
             assert not page.js_errors, page.js_errors
     finally:
@@ -178,7 +187,7 @@ def test_host_and_invited_friend_play_a_whole_game_to_the_end(site: Site, browse
         game = _game(site, gid)
         assert game["status"] == "finished" and game["end_reason"] not in ("resigned", "abandoned")
         _quiet(friend)
-        friend.screenshot(path=str(SHOTS / "friends-final.png"), full_page=False)
+        _both_sizes(friend, "friends-final")
         for page in (host, friend):
             assert not page.js_errors, page.js_errors
     finally:
