@@ -11,7 +11,10 @@ bot/timeout workers - supervised, and stopped together (``make run`` calls it).
   thread; a request head not received within ``--head-timeout`` seconds is dropped) with
   ``service.gunicorn_conf`` (JSON logs, metrics), commands dispatching bot turns at once
   (``RFG_DISPATCH=1``), Prometheus multiprocess files in ``--metrics-dir`` (emptied at start);
-  ``api_command`` is that command line (the tests and ``bench/`` run the same);
+  ``api_command`` is that command line (the tests and ``bench/`` run the same). With
+  ``--routed``, each of the ``--workers`` API processes is a server of its own on a port of its
+  own (``--port``, ``--port`` + 1, ...), for a reverse proxy that sends each game's requests to
+  one of them (``deploy/nginx.conf``: its cached copy of the game is then never behind);
 * ``--bot-workers`` ``rfg worker`` processes.
 
 Supervised: a worker, the API (the gunicorn master; gunicorn itself replaces its worker
@@ -78,6 +81,12 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     p.add_argument(
         "--workers", type=int, default=2, help="API processes (default 2: one per CPU core)"
+    )
+    p.add_argument(
+        "--routed",
+        action="store_true",
+        help="each API process on a port of its own (--port, --port+1, ...) instead of sharing "
+        "--port, behind a proxy that routes each game to one of them (deploy/nginx.conf)",
     )
     p.add_argument(
         "--connections",
@@ -277,20 +286,19 @@ class Store:
 class Supervisor:
     def __init__(
         self,
-        api: Child,
+        apis: list[tuple[Child, tuple[str, int]]],
         workers: list[Child],
         grace: float,
         store: Store | None = None,
-        address: tuple[str, int] | None = None,
         metrics_dir: str | None = None,
     ) -> None:
-        self.api = api
+        self.apis = [api for api, _ in apis]
+        self.addresses = [address for _, address in apis]  # where each API answers once up
         self.workers = workers
         self.grace = grace
         self.store = store
-        self.address = address  # where the API answers once it is up
         self.metrics_dir = metrics_dir
-        self.api_answered = address is None
+        self.api_answered = [False] * len(apis)
         self.dead_api_pids: set[int] = set()  # gunicorn workers of a master that died
         self.stopping = 0  # signals received
 
@@ -299,21 +307,24 @@ class Supervisor:
         if self.stopping == 1:
             say(f"{signal.Signals(signum).name}: stopping (Ctrl-C again kills at once)")
         else:
-            for c in [self.api, *self.workers]:
+            for c in [*self.apis, *self.workers]:
                 c.signal(signal.SIGKILL)
 
     def watch(self) -> int:
         """Restart what exits until a signal comes; the exit status (non-zero: the API exited
         before it ever answered)."""
-        self.api.start()
+        for a in self.apis:
+            a.start()
         for w in self.workers:
             w.start()
         while not self.stopping:
             now = time.monotonic()
             self._tick_store(now)
-            rc = self._tick_api(now)
-            if rc is not None:
-                return rc
+            for i in range(len(self.apis)):
+                rc = self._tick_api(i, now)
+                if rc is not None:
+                    return rc
+            self._forget_dead_api_processes()
             for w in self.workers:
                 if w.proc is not None and w.proc.poll() is not None:
                     w.exited(now)
@@ -322,18 +333,16 @@ class Supervisor:
             time.sleep(0.2)
         return 0
 
-    def _tick_api(self, now: float) -> int | None:
-        a = self.api
+    def _tick_api(self, i: int, now: float) -> int | None:
+        a, (host, port) = self.apis[i], self.addresses[i]
         if a.proc is not None:
             rc = a.proc.poll()
             if rc is None:
-                if not self.api_answered and self._answers():
-                    self.api_answered = True
-                    host, port = self.address or ("?", 0)
+                if not self.api_answered[i] and self._answers(host, port):
+                    self.api_answered[i] = True
                     say(f"the API answers on http://{host}:{port}/")
                 return None
-            if not self.api_answered:
-                host, port = self.address or ("?", 0)
+            if not self.api_answered[i]:
                 say(
                     f"{a.name} (pid {a.proc.pid}) exited with status {rc} before it answered "
                     f"on {host}:{port}; stopping the rest"
@@ -341,7 +350,6 @@ class Supervisor:
                 return rc or 1
             a.exited(now)
             self.dead_api_pids |= self._live_metric_pids()
-        self._forget_dead_api_processes()
         if a.proc is None and now >= a.restart_at and not self.stopping:
             a.start()
         return None
@@ -370,12 +378,11 @@ class Supervisor:
             c.exited(time.monotonic())
             say(f"the embedded server's log ends with:\n{st.log_tail()}")
 
-    def _answers(self) -> bool:
+    @staticmethod
+    def _answers(host: str, port: int) -> bool:
         """Does the API answer ``GET /healthz`` with 200 (not merely: something listens)?"""
         import http.client
 
-        assert self.address is not None
-        host, port = self.address
         host = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}.get(host, host)
         conn = http.client.HTTPConnection(host, port, timeout=0.5)
         try:
@@ -409,7 +416,7 @@ class Supervisor:
                 self.dead_api_pids.discard(pid)
 
     def stop(self) -> None:
-        children = [self.api, *self.workers]
+        children = [*self.apis, *self.workers]
         for c in children:
             c.signal(signal.SIGTERM)
         deadline = time.monotonic() + self.grace
@@ -467,14 +474,18 @@ def run(args: argparse.Namespace) -> int:
     if marker is not None:
         marker.write_text(f"{os.getpid()}\n")
     metrics_dir = _metrics_dir(args.metrics_dir)
-    api, workers = _children(args, metrics_dir, store.url() if store is not None else None)
-    sup = Supervisor(api, workers, args.grace, store, (args.host, args.port), metrics_dir)
+    apis, workers = _children(args, metrics_dir, store.url() if store is not None else None)
+    sup = Supervisor(apis, workers, args.grace, store, metrics_dir)
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, sup.on_signal)
-    say(
-        f"API on http://{args.host}:{args.port}/ (contract: /openapi.yaml, metrics: /metrics); "
-        f"Ctrl-C stops everything"
+    ports = ", ".join(str(port) for _, (_, port) in apis)
+    where = (
+        f"API processes on http://{args.host}: ports {ports}, one each, for a proxy that routes "
+        f"each game to one of them (deploy/nginx.conf)"
+        if args.routed
+        else f"API on http://{args.host}:{args.port}/"
     )
+    say(f"{where} (contract: /openapi.yaml, metrics: /metrics); Ctrl-C stops everything")
     try:
         code = sup.watch()
     finally:
@@ -549,26 +560,36 @@ def _store(url: str | None) -> tuple[Any, Store | None] | None:
 
 def _children(
     args: argparse.Namespace, metrics_dir: str, store_url: str | None
-) -> tuple[Child, list[Child]]:
-    """The API under gunicorn (dispatching bot turns at once) and the bot workers; both reach
-    the store at ``store_url`` when this command runs it."""
+) -> tuple[list[tuple[Child, tuple[str, int]]], list[Child]]:
+    """The API under gunicorn (dispatching bot turns at once), with where it answers - one
+    server of ``--workers`` processes, or with ``--routed`` that many servers of one process,
+    each on its own port - and the bot workers; all reach the store at ``store_url`` when this
+    command runs it."""
     base = dict(os.environ)
     if store_url is not None:
         base["RFG_STORE_URL"] = store_url
     env = dict(base)
     env.setdefault("RFG_DISPATCH", "1")
     env["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir
-    gunicorn = api_command(
-        f"{args.host}:{args.port}",
-        workers=args.workers,
-        connections=args.connections,
-        head_timeout=args.head_timeout,
-        grace=args.grace,
+    servers = (
+        [(args.port + i, 1) for i in range(args.workers)]
+        if args.routed
+        else [(args.port, args.workers)]
     )
+    apis = []
+    for port, processes in servers:
+        gunicorn = api_command(
+            f"{args.host}:{port}",
+            workers=processes,
+            connections=args.connections,
+            head_timeout=args.head_timeout,
+            grace=args.grace,
+        )
+        name = f"the API on port {port} (gunicorn)" if args.routed else "the API (gunicorn)"
+        apis.append((Child(name, gunicorn, env), (args.host, port)))
     worker_cmd = [sys.executable, "-m", "rfgcli.main", "worker"]
-    api = Child("the API (gunicorn)", gunicorn, env)
     workers = [Child(f"worker {i + 1}", worker_cmd, dict(base)) for i in range(args.bot_workers)]
-    return api, workers
+    return apis, workers
 
 
 def api_command(
