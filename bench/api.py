@@ -53,6 +53,11 @@ e.g. the old default:
 
     python bench/api.py --worker-class sync --no-limits --no-access-log
 
+``--routed``: both servers as ``rfg run --routed`` runs them - ``--workers`` servers of one
+process each - behind Debian's nginx with ``deploy/nginx.conf`` (which sends each game's requests
+to one process, so no command pays a catch-up); the server CPU is still the app processes',
+nginx's is printed apart. Side by side with the default, it is what routing saves.
+
 ``bench/streams.py`` reuses the pieces (servers, source addresses, prepared games, the open loop).
 """
 
@@ -153,10 +158,12 @@ def free_port() -> int:
 
 
 class Server(subprocess.Popen[bytes]):
-    """A gunicorn master started by this script (own session), its output in ``log_path``."""
+    """A gunicorn master started by this script (own session), its output in ``log_path``; or
+    with ``--routed`` the nginx in front of the servers in ``members``."""
 
     log_path: Path
     dirs: list[str]
+    members: list[Server]
 
 
 def host_env(
@@ -198,6 +205,7 @@ def _spawn(cmd: list[str], env: dict[str, str], log_dir: Path, name: str) -> Ser
         )
     proc.log_path = log_path
     proc.dirs = []
+    proc.members = []
     return proc
 
 
@@ -219,6 +227,56 @@ def start_command(
     proc.dirs.append(metrics)
     _wait_up(proc, port, app)
     return proc
+
+
+def start_routed(app: str, env: dict[str, str], log_dir: Path, workers: int, name: str) -> int:
+    """``--routed``: ``app`` as ``rfg run --routed`` serves it - ``workers`` servers of one
+    process each, on ports of their own - behind Debian's nginx running ``deploy/nginx.conf``
+    (its upstream lines for those ports, its listen port and paths swapped for the bench's);
+    returns nginx's port and sets ``ROUTED[port]`` to the nginx process (its ``members``: the
+    servers)."""
+    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+    if not Path(nginx).exists():
+        raise SystemExit(
+            "--routed runs deploy/nginx.conf: install nginx (apt-get install nginx-light)"
+        )
+    ports = [free_port() for _ in range(workers)]
+    members = []
+    try:
+        for i, port in enumerate(ports):
+            members.append(start_command(app, port, env, log_dir, 1, f"{name}{i}"))
+        text = (ROOT / "deploy" / "nginx.conf").read_text()
+        listen = free_port()
+        upstream = "".join(f"        server 127.0.0.1:{port};\n" for port in ports)
+        text = text.replace(
+            "        server 127.0.0.1:8000;\n        server 127.0.0.1:8001;\n", upstream
+        )
+        text = text.replace("listen 8080;", f"listen 127.0.0.1:{listen};")
+        text = text.replace("pid /run/nginx-rfg.pid;", f"pid {log_dir}/{name}-nginx.pid;")
+        text = text.replace(
+            "error_log /var/log/nginx/rfg-error.log warn;",
+            f"error_log {log_dir}/{name}-nginx.err warn;",
+        )
+        conf = log_dir / f"{name}-nginx.conf"
+        conf.write_text(text)
+        proxy = _spawn(
+            [nginx, "-p", str(log_dir), "-c", str(conf), "-g", "daemon off;"],
+            {},
+            log_dir,
+            f"{name}-nginx",
+        )
+        proxy.members = members
+        _wait_up(proxy, listen, app)
+    except BaseException:
+        for m in members:
+            stop(m)
+        raise
+    ROUTED[listen] = proxy
+    return listen
+
+
+#: ``--routed``: nginx's port -> the nginx process (its ``members``: the servers behind it)
+ROUTED: dict[int, Server] = {}
 
 
 def start_gunicorn(
@@ -291,6 +349,8 @@ def stop(proc: subprocess.Popen[bytes], grace: float = 20.0) -> None:
             continue
     for d in getattr(proc, "dirs", []):
         shutil.rmtree(d, ignore_errors=True)
+    for member in getattr(proc, "members", []):
+        stop(member, grace)
 
 
 # --- HTTP -------------------------------------------------------------------------------------
@@ -806,6 +866,15 @@ def start_servers(
 ) -> tuple[int, int, Server, Server]:
     """(hello port, API port, hello world, the API), served alike."""
     hello_port, api_port = free_port(), free_port()
+    if args.routed:
+        env = {**env, "RFG_PROXY_HOPS": "1"}  # the client's address from nginx's X-Forwarded-For
+        hello_port = start_routed(HELLO_APP, env, log_dir, args.workers, "hello")
+        try:
+            api_port = start_routed(API_APP, env, log_dir, args.workers, "api")
+        except BaseException:
+            stop(ROUTED[hello_port])
+            raise
+        return hello_port, api_port, ROUTED[hello_port], ROUTED[api_port]
     if args.worker_class == "gevent":
         hello = start_command(HELLO_APP, hello_port, env, log_dir, args.workers, "hello")
         try:
@@ -845,6 +914,13 @@ def main() -> None:
         "sync, gthread: plain gunicorn command lines, as this script ran them before",
     )
     ap.add_argument("--threads", type=int, default=1, help="threads per gthread worker")
+    ap.add_argument(
+        "--routed",
+        action="store_true",
+        help="both servers as rfg run --routed serves them (--workers servers of one process "
+        "each) behind nginx with deploy/nginx.conf, which routes each game to one process; "
+        "server CPU is the app processes', nginx's is printed apart",
+    )
     ap.add_argument(
         "--limits",
         action=argparse.BooleanOptionalAction,
@@ -890,6 +966,11 @@ def main() -> None:
     how = (
         f"rfgcli.run.api_command (gevent, service.gunicorn_conf"
         f"{', RFG_DISPATCH=1' if args.dispatch else ''})"
+        + (
+            ", --routed: one process per server, behind nginx (deploy/nginx.conf)"
+            if args.routed
+            else ""
+        )
         if args.worker_class == "gevent"
         else f"plain gunicorn {args.worker_class}{threads}"
     )
@@ -938,6 +1019,7 @@ def main() -> None:
                 prepare(api_port, args.players, per_client, f"{prefix}:{r}:{k}", addresses)
                 for k in range(args.clients)
             ]
+            proxy_before = _cpu_seconds(proxy_pids(api)) if args.routed else None
             c = run_load(
                 "commands",
                 api_port,
@@ -948,6 +1030,12 @@ def main() -> None:
                 cpu_of=worker_pids(api),
                 store_pids=redis_pids(store),
             )
+            proxy_after = _cpu_seconds(proxy_pids(api)) if args.routed else None
+            if proxy_before is not None and proxy_after is not None:
+                print(
+                    f"round {r + 1}: nginx CPU per command {(proxy_after - proxy_before) / max(1, c['ok']) * 1e6:.0f} us "
+                    f"(not in the server CPU below)"
+                )
             rounds.append((h, hz, c))
             print(
                 f"round {r + 1}: hello {h['rps']:.0f}/s, /healthz {hz['rps']:.0f}/s, commands "
@@ -1068,6 +1156,16 @@ def rss_bytes(pids: list[int]) -> int | None:
 
 
 def worker_pids(master: subprocess.Popen[bytes]) -> list[int]:
+    """The server's worker processes (``--routed``: those of the servers behind the proxy; the
+    proxy's own are ``proxy_pids``)."""
+    members = getattr(master, "members", [])
+    if members:
+        return [pid for m in members for pid in worker_pids(m)]
+    return proxy_pids(master)
+
+
+def proxy_pids(master: subprocess.Popen[bytes]) -> list[int]:
+    """The children of ``master`` (gunicorn's workers; nginx's worker processes)."""
     try:
         with open(f"/proc/{master.pid}/task/{master.pid}/children") as f:
             return [int(x) for x in f.read().split()]
