@@ -34,11 +34,14 @@ from __future__ import annotations
 import atexit
 import contextlib
 import ctypes
+import json
 import os
 import re
+import select
 import shutil
 import signal
 import subprocess
+import sys
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -50,6 +53,8 @@ PREFIX = "rfgn"
 SUBNET = "10.77.0"
 #: a MAC address no interface has (locally administered): frames to it die in the bridge
 NOWHERE = "02:00:00:de:ad:00"
+#: the userspace delay-and-loss process (``Net.impair``)
+IMPAIR = Path(__file__).with_name("impair.py")
 _CLONE_NEWNET = 0x40000000
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -130,6 +135,7 @@ class Net:
         self._cut: set[tuple[str, str]] = set()
         self._lock = threading.Lock()
         self._started = False
+        self._impaired: dict[str, subprocess.Popen[str]] = {}
 
     def ns(self, host: str) -> str:
         return f"{self.tag}-{host}"
@@ -174,6 +180,8 @@ class Net:
         if not self._started:
             return
         self._started = False
+        with contextlib.suppress(Exception):
+            self.unimpair()
         delete_namespaces([*(self.ns(h) for h in self.hosts), self.switch])
 
     # -- processes and threads inside hosts -------------------------------------------------
@@ -295,6 +303,54 @@ class Net:
                 "rate",
                 f"{kbit}kbit",
             )
+
+    def impair(
+        self, host: str, to: Iterable[str], delay_ms: float, loss: float, seed: str | int = 0
+    ) -> None:
+        """Delay by ``delay_ms`` and drop with probability ``loss`` every packet ``host`` sends to
+        the hosts ``to``, in userspace (``tests/netns/impair.py``, a process in ``host``'s
+        namespace); returns once the routes through it are in place."""
+        if host in self._impaired:
+            raise ValueError(f"{host} is impaired already (unimpair it first)")
+        cmd = [sys.executable, str(IMPAIR), "--to", ",".join(self.ip[h] for h in to)]
+        cmd += ["--delay-ms", str(delay_ms), "--loss", str(loss), "--seed", f"{host}-{seed}"]
+        proc = subprocess.Popen(
+            self.command(host, cmd),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        self._impaired[host] = proc
+        assert proc.stdout is not None
+        ready, _, _ = select.select([proc.stdout], [], [], 20)
+        line = proc.stdout.readline() if ready else ""
+        if line.strip() != "ready":
+            proc.kill()
+            _, err = proc.communicate(timeout=10)
+            del self._impaired[host]
+            raise RuntimeError(f"the impairment of {host} did not start: {line}{err[-2000:]}")
+
+    def unimpair(self, host: str | None = None) -> dict[str, dict[str, Any]]:
+        """End the impairment of ``host`` (None: of every host); each one's counts of packets
+        seen, dropped and sent by IP protocol number (see ``tests/netns/impair.py``)."""
+        hosts = [host] if host else list(self._impaired)
+        for h in hosts:
+            self._impaired[h].terminate()
+        out: dict[str, dict[str, Any]] = {}
+        for h in hosts:
+            proc = self._impaired.pop(h)
+            try:
+                stdout, err = proc.communicate(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                stdout, err = proc.communicate(timeout=10)
+            lines = stdout.strip().splitlines()
+            try:
+                out[h] = json.loads(lines[-1])
+            except (IndexError, ValueError):
+                out[h] = {"error": f"exited {proc.returncode} without counts: {err[-2000:]}"}
+        return out
 
 
 def netem_available(net: Net, host: str) -> bool:
