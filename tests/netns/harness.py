@@ -7,7 +7,8 @@ is added to the machine's own namespace: hosts reach each other only through the
 through loopback, and the test process reaches a host by running a thread inside its namespace
 (``Net.call(host, fn)``, ``setns`` on the calling thread only).
 
-Faults, all made inside the hosts' namespaces with iproute2 alone:
+Faults, all made inside the hosts' namespaces (with iproute2, and a process of the host's own for
+``impair``):
 
 * ``partition(side_a, side_b)`` - every host of ``side_a`` loses every packet to and from every
   host of ``side_b``: each side's neighbour entry for the other side's addresses is replaced by a
@@ -16,17 +17,22 @@ Faults, all made inside the hosts' namespaces with iproute2 alone:
   TCP peer only notices by its timeouts). Established connections stall as they would.
 * ``heal()`` - every such entry removed (the hosts learn the real addresses again by ARP).
 * ``rate(host, kbit)`` - an ``htb`` bandwidth cap on a host's ``eth0`` (queueing delay).
+* ``impair(host, to, delay_ms, loss)`` - every packet ``host`` sends to the hosts ``to`` delayed
+  by ``delay_ms`` and dropped with probability ``loss``, in userspace: ``tests/netns/impair.py``
+  in ``host``'s namespace owns a TUN device the routes to those hosts go through and sends each
+  kept packet on after the delay by a marked raw socket (policy routing: ``ip rule fwmark``), so
+  per-packet delay and random loss without ``tc netem``. Impair both hosts of a pair for both
+  directions. ``unimpair()`` ends it and returns its counts (packets seen, dropped, sent).
 
 Not available on every kernel: ``tc netem`` (delay, loss), nor ``iptables``/``nft`` as
-commands. ``netem_available()`` says whether this kernel has netem; the schedule of delay and
-loss (``tests.netns.schedules.lossy_api_links``) uses it where it exists and otherwise makes
-bursts of loss with the partition mechanism and a bandwidth cap (the kernel these tests run on
-in CI is built without ``sch_netem``).
+commands, nor ``tc`` classifiers. ``netem_available()`` says whether this kernel has netem; the
+schedule of delay and loss (``tests.netns.schedules.lossy_api_links``) uses netem where it exists
+and ``impair`` otherwise (the kernel these tests run on in CI is built without ``sch_netem``).
 
-Bounded and self-cleaning: every command has a timeout; ``stop()`` kills every process started in
-the hosts (``ip netns pids``) and deletes the namespaces, and runs also from ``atexit``;
-``clean_stale()`` (called by ``start``) removes what a killed earlier run (a pid no longer alive)
-left behind.
+Bounded and self-cleaning: every command has a timeout; ``stop()`` ends the impairments, kills
+every process started in the hosts (``ip netns pids``: the impairments too) and deletes the
+namespaces, and runs also from ``atexit``; ``clean_stale()`` (called by ``start``) removes what a
+killed earlier run (a pid no longer alive) left behind.
 """
 
 from __future__ import annotations
