@@ -17,6 +17,21 @@ command latency (HTTP round trip of ``POST .../commands``, p50/p99), games per h
 command of the Redis servers (store and queue apart, from ``INFO cpu``), the API processes and the
 workers (from ``/proc``). Figures only, nothing asserted; the model built from them is in
 docs/scaling.md.
+
+Across hosts (root, iproute2)::
+
+    sudo .venv/bin/python bench/scale.py --hosts netns [--games 16] [--concurrency 8]
+                                         [--setups single,cluster] [--api-hosts 1,2]
+
+runs the same on the test hosts of ``tests/netns`` (each Redis, API host, worker host and client
+host in a network namespace of its own, talking over a bridge, as ``tests.netns.deployment``
+deploys them: the cluster is 3 masters with a replica each, configured from
+``deploy/redis-cluster.conf`` and answering an append once its replica has it; ``single`` is one
+Redis on host ``n1`` with the same persistence, AOF fsynced on every write), two worker hosts and
+the API hosts as ``rfg run`` serves. Each setup is played once with the clients using only
+``api1`` and once using ``api1`` and ``api2`` (``--api-hosts``); the clients run on the client
+hosts ``ca`` and ``cb``. Also prints the load average before and after each row (this machine's
+other work shows there).
 """
 
 from __future__ import annotations
@@ -25,6 +40,7 @@ import argparse
 import json
 import os
 import random
+import signal
 import statistics
 import subprocess
 import sys
@@ -272,6 +288,134 @@ def run_setup(kind: str, args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
             cluster.stop()
 
 
+def run_netns(args: argparse.Namespace, tmp: Path) -> list[dict[str, Any]]:
+    """Every setup x API-host count on the namespaced test hosts (see the module docstring)."""
+    from tests.netns.deployment import APIS, HOSTS, NODES, WORKERS, Deployment
+    from tests.netns.harness import Net
+
+    net = Net(HOSTS).start()
+    rows: list[dict[str, Any]] = []
+    try:
+        for kind in args.setups.split(","):
+            d = tmp / kind
+            d.mkdir()
+            dep = Deployment(net, d, single=kind == "single")
+            try:
+                dep.start()
+                store_hosts = ["n1"] if dep.single else NODES
+                for n_api in [int(x) for x in args.api_hosts.split(",")]:
+                    rows.append(
+                        _play_netns(net, dep, kind, APIS[:n_api], store_hosts, WORKERS, args)
+                    )
+            finally:
+                dep.stop()
+    finally:
+        net.stop()
+    return rows
+
+
+def _play_netns(
+    net: Any,
+    dep: Any,
+    kind: str,
+    apis: list[str],
+    store_hosts: list[str],
+    workers: list[str],
+    args: argparse.Namespace,
+) -> dict[str, Any]:
+    """One row: ``args.games`` games through the API hosts ``apis``, clients on ``ca``/``cb``."""
+    from tests.netns.deployment import ADMIN as NETNS_ADMIN
+
+    bases = [dep.api_base(h) for h in apis]
+
+    def redis_cpu_on(hosts: list[str]) -> float:
+        def read() -> float:
+            total = 0.0
+            for h in hosts:
+                info = dep.redis_on(h).info("cpu")
+                total += float(info["used_cpu_sys"]) + float(info["used_cpu_user"])
+            return total
+
+        return float(net.call("ctl", read))
+
+    def cpu() -> dict[str, float]:
+        return {
+            "store": redis_cpu_on(store_hosts),
+            "queue": redis_cpu_on(["rq"]),
+            "api": sum(proc_cpu(dep.procs[h].pid) for h in apis),
+            "workers": sum(proc_cpu(dep.procs[h].pid) for h in workers),
+        }
+
+    admin = Client(bases[0], admin_token=NETNS_ADMIN, timeout=30)
+    seats = [{"kind": "human"}, {"kind": "bot", "bot": "heuristic"}]
+    lat: list[float] = []
+    gids: list[str] = []
+    errors: list[str] = []
+    sem = threading.Semaphore(args.concurrency)
+    tag = uuid.uuid4().hex[:6]
+
+    def one(i: int) -> None:
+        try:
+            gid = net.call(
+                "ctl", lambda: admin.create_game(seats, seed=f"scale-{tag}-{i}")["game_id"]
+            )
+            gids.append(gid)
+            host = ("ca", "cb")[i % 2]
+            net.call(host, lambda: play_seat0(bases, gid, i, args.think, lat), timeout=900)
+        except Exception as exc:  # noqa: BLE001 - reported
+            errors.append(f"{type(exc).__name__}: {exc}")
+        finally:
+            sem.release()
+
+    load0 = Path("/proc/loadavg").read_text().split()[:3]
+    cpu0 = cpu()
+    started = time.monotonic()
+    threads = []
+    for i in range(args.games):
+        sem.acquire()
+        t = threading.Thread(target=one, args=(i,), daemon=True)
+        t.start()
+        threads.append(t)
+    for t in threads:
+        t.join()
+    wall = time.monotonic() - started
+    cpu1 = cpu()
+    load1 = Path("/proc/loadavg").read_text().split()[:3]
+
+    def count() -> tuple[int, int]:
+        client = events.store.connect(dep.store_url)
+        store = events.store.RedisStore(client, prefix=dep.prefix)
+        commands = events_n = 0
+        for gid in gids:
+            envs = store.read(gid, upcast=False)
+            events_n += len(envs)
+            commands += len({e.command_id for e in envs})
+        client.close()
+        return commands, events_n
+
+    commands, events_n = net.call("ctl", count)
+    lat.sort()
+    used = {k: cpu1[k] - cpu0[k] for k in cpu0}
+    return {
+        "setup": f"{kind} {len(apis)}api",
+        "games": len(gids),
+        "errors": errors[:3],
+        "wall_s": round(wall, 1),
+        "commands": commands,
+        "events": events_n,
+        "commands_per_s": round(commands / wall, 1),
+        "games_per_hour": round(len(gids) / wall * 3600),
+        "client_latency_ms_p50": round(1000 * statistics.median(lat), 2) if lat else None,
+        "client_latency_ms_p99": round(1000 * lat[int(0.99 * (len(lat) - 1))], 2) if lat else None,
+        "redis_store_cpu_us_per_command": round(1e6 * used["store"] / max(commands, 1), 1),
+        "redis_queue_cpu_us_per_command": round(1e6 * used["queue"] / max(commands, 1), 1),
+        "api_cpu_us_per_command": round(1e6 * used["api"] / max(commands, 1), 1),
+        "worker_cpu_us_per_command": round(1e6 * used["workers"] / max(commands, 1), 1),
+        "load_before": " ".join(load0),
+        "load_after": " ".join(load1),
+    }
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--games", type=int, default=16)
@@ -283,25 +427,44 @@ def main() -> int:
         "--think", type=float, default=0.0, help="seconds the client waits per decision"
     )
     ap.add_argument("--json", action="store_true")
+    ap.add_argument(
+        "--hosts",
+        choices=("local", "netns"),
+        default="local",
+        help="local: every process on 127.0.0.1; netns: the namespaced test hosts (root)",
+    )
+    ap.add_argument(
+        "--api-hosts", default="1,2", help="with --hosts netns: API host counts to play through"
+    )
     args = ap.parse_args()
     random.seed(1)
     rows = []
     with tempfile.TemporaryDirectory(prefix="rfg-scale-") as tmp:
-        for kind in args.setups.split(","):
-            d = Path(tmp) / kind
-            d.mkdir()
-            rows.append(run_setup(kind, args, d))
+        if args.hosts == "netns":
+            signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # run the clean-up on a kill
+            rows = run_netns(args, Path(tmp))
+        else:
+            for kind in args.setups.split(","):
+                d = Path(tmp) / kind
+                d.mkdir()
+                rows.append(run_setup(kind, args, d))
     if args.json:
         print(json.dumps(rows, indent=1))
         return 0
     keys = [k for k in rows[0] if k not in ("setup", "errors")]
-    print(
-        f"{args.games} games (2 players: HTTP client + heuristic bot), {args.concurrency} in flight, "
-        f"{args.api} API processes, {args.workers} workers"
-    )
+    if args.hosts == "netns":
+        print(
+            f"{args.games} games (2 players: HTTP client + heuristic bot), {args.concurrency} in "
+            "flight, on the namespaced hosts: 2 worker hosts, clients on 2 client hosts"
+        )
+    else:
+        print(
+            f"{args.games} games (2 players: HTTP client + heuristic bot), {args.concurrency} in "
+            f"flight, {args.api} API processes, {args.workers} workers"
+        )
     print(
         f"{'':34}"
-        + "".join(f"{r['setup']:>14}" for r in rows)
+        + "".join(f"{r['setup']:>17}" for r in rows)
         + ("   cluster/single" if len(rows) == 2 else "")
     )
     for k in keys:
@@ -309,7 +472,13 @@ def main() -> int:
         ratio = ""
         if len(rows) == 2 and all(isinstance(v, int | float) and v for v in vals):
             ratio = f"{vals[1] / vals[0]:>14.2f}"
-        print(f"{k:34}" + "".join(f"{v!s:>14}" for v in vals) + ratio)
+        print(f"{k:34}" + "".join(f"{v!s:>17}" for v in vals) + ratio)
+    if args.hosts == "netns":
+        for n in sorted({r["setup"].split()[1] for r in rows}):
+            by = {r["setup"].split()[0]: r for r in rows if r["setup"].endswith(n)}
+            if "single" in by and "cluster" in by and by["single"]["commands_per_s"]:
+                ratio = by["cluster"]["commands_per_s"] / by["single"]["commands_per_s"]
+                print(f"cluster/single commands/s with {n}: {ratio:.2f}")
     for r in rows:
         if r["errors"]:
             print(f"{r['setup']}: errors: {r['errors']}")

@@ -7,7 +7,8 @@ is added to the machine's own namespace: hosts reach each other only through the
 through loopback, and the test process reaches a host by running a thread inside its namespace
 (``Net.call(host, fn)``, ``setns`` on the calling thread only).
 
-Faults, all made inside the hosts' namespaces with iproute2 alone:
+Faults, all made inside the hosts' namespaces (with iproute2, and a process of the host's own for
+``impair``):
 
 * ``partition(side_a, side_b)`` - every host of ``side_a`` loses every packet to and from every
   host of ``side_b``: each side's neighbour entry for the other side's addresses is replaced by a
@@ -16,17 +17,22 @@ Faults, all made inside the hosts' namespaces with iproute2 alone:
   TCP peer only notices by its timeouts). Established connections stall as they would.
 * ``heal()`` - every such entry removed (the hosts learn the real addresses again by ARP).
 * ``rate(host, kbit)`` - an ``htb`` bandwidth cap on a host's ``eth0`` (queueing delay).
+* ``impair(host, to, delay_ms, loss)`` - every packet ``host`` sends to the hosts ``to`` delayed
+  by ``delay_ms`` and dropped with probability ``loss``, in userspace: ``tests/netns/impair.py``
+  in ``host``'s namespace owns a TUN device the routes to those hosts go through and sends each
+  kept packet on after the delay by a marked raw socket (policy routing: ``ip rule fwmark``), so
+  per-packet delay and random loss without ``tc netem``. Impair both hosts of a pair for both
+  directions. ``unimpair()`` ends it and returns its counts (packets seen, dropped, sent).
 
 Not available on every kernel: ``tc netem`` (delay, loss), nor ``iptables``/``nft`` as
-commands. ``netem_available()`` says whether this kernel has netem; the schedule of delay and
-loss (``tests.netns.schedules.lossy_api_links``) uses it where it exists and otherwise makes
-bursts of loss with the partition mechanism and a bandwidth cap (the kernel these tests run on
-in CI is built without ``sch_netem``).
+commands, nor ``tc`` classifiers. ``netem_available()`` says whether this kernel has netem; the
+schedule of delay and loss (``tests.netns.schedules.lossy_api_links``) uses netem where it exists
+and ``impair`` otherwise (the kernel these tests run on in CI is built without ``sch_netem``).
 
-Bounded and self-cleaning: every command has a timeout; ``stop()`` kills every process started in
-the hosts (``ip netns pids``) and deletes the namespaces, and runs also from ``atexit``;
-``clean_stale()`` (called by ``start``) removes what a killed earlier run (a pid no longer alive)
-left behind.
+Bounded and self-cleaning: every command has a timeout; ``stop()`` ends the impairments, kills
+every process started in the hosts (``ip netns pids``: the impairments too) and deletes the
+namespaces, and runs also from ``atexit``; ``clean_stale()`` (called by ``start``) removes what a
+killed earlier run (a pid no longer alive) left behind.
 """
 
 from __future__ import annotations
@@ -34,11 +40,14 @@ from __future__ import annotations
 import atexit
 import contextlib
 import ctypes
+import json
 import os
 import re
+import select
 import shutil
 import signal
 import subprocess
+import sys
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -50,6 +59,8 @@ PREFIX = "rfgn"
 SUBNET = "10.77.0"
 #: a MAC address no interface has (locally administered): frames to it die in the bridge
 NOWHERE = "02:00:00:de:ad:00"
+#: the userspace delay-and-loss process (``Net.impair``)
+IMPAIR = Path(__file__).with_name("impair.py")
 _CLONE_NEWNET = 0x40000000
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -130,6 +141,7 @@ class Net:
         self._cut: set[tuple[str, str]] = set()
         self._lock = threading.Lock()
         self._started = False
+        self._impaired: dict[str, subprocess.Popen[str]] = {}
 
     def ns(self, host: str) -> str:
         return f"{self.tag}-{host}"
@@ -174,6 +186,8 @@ class Net:
         if not self._started:
             return
         self._started = False
+        with contextlib.suppress(Exception):
+            self.unimpair()
         delete_namespaces([*(self.ns(h) for h in self.hosts), self.switch])
 
     # -- processes and threads inside hosts -------------------------------------------------
@@ -295,6 +309,54 @@ class Net:
                 "rate",
                 f"{kbit}kbit",
             )
+
+    def impair(
+        self, host: str, to: Iterable[str], delay_ms: float, loss: float, seed: str | int = 0
+    ) -> None:
+        """Delay by ``delay_ms`` and drop with probability ``loss`` every packet ``host`` sends to
+        the hosts ``to``, in userspace (``tests/netns/impair.py``, a process in ``host``'s
+        namespace); returns once the routes through it are in place."""
+        if host in self._impaired:
+            raise ValueError(f"{host} is impaired already (unimpair it first)")
+        cmd = [sys.executable, str(IMPAIR), "--to", ",".join(self.ip[h] for h in to)]
+        cmd += ["--delay-ms", str(delay_ms), "--loss", str(loss), "--seed", f"{host}-{seed}"]
+        proc = subprocess.Popen(
+            self.command(host, cmd),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        self._impaired[host] = proc
+        assert proc.stdout is not None
+        ready, _, _ = select.select([proc.stdout], [], [], 20)
+        line = proc.stdout.readline() if ready else ""
+        if line.strip() != "ready":
+            proc.kill()
+            _, err = proc.communicate(timeout=10)
+            del self._impaired[host]
+            raise RuntimeError(f"the impairment of {host} did not start: {line}{err[-2000:]}")
+
+    def unimpair(self, host: str | None = None) -> dict[str, dict[str, Any]]:
+        """End the impairment of ``host`` (None: of every host); each one's counts of packets
+        seen, dropped and sent by IP protocol number (see ``tests/netns/impair.py``)."""
+        hosts = [host] if host else list(self._impaired)
+        for h in hosts:
+            self._impaired[h].terminate()
+        out: dict[str, dict[str, Any]] = {}
+        for h in hosts:
+            proc = self._impaired.pop(h)
+            try:
+                stdout, err = proc.communicate(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                stdout, err = proc.communicate(timeout=10)
+            lines = stdout.strip().splitlines()
+            try:
+                out[h] = json.loads(lines[-1])
+            except (IndexError, ValueError):
+                out[h] = {"error": f"exited {proc.returncode} without counts: {err[-2000:]}"}
+        return out
 
 
 def netem_available(net: Net, host: str) -> bool:

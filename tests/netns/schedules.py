@@ -95,44 +95,82 @@ def flapping(net: Net, dep: Deployment, rng: random.Random) -> str:
     return "6 random halves cut for 0.5-2.5 s each, 0.3-1.5 s apart"
 
 
+#: the delay and loss of ``lossy_api_links`` on each direction: 2 x 100 ms = a 200 ms round trip,
+#: 1 - (1 - 0.025)^2 = 4.9 % of the round trips lose a packet
+ONE_WAY_DELAY_MS = 100
+ONE_WAY_LOSS = 0.025
+
+
 def lossy_api_links(net: Net, dep: Deployment, rng: random.Random) -> str:
-    """200 ms delay and 5 % loss between the API hosts and the cluster with ``tc netem``; on a
-    kernel without netem, bursts of loss instead: the API hosts' links to the cluster cut for
-    0.2 s at random, about a fifth of the time, with their bandwidth capped (htb)."""
+    """200 ms delay and 5 % loss between the API hosts and the cluster for 10 s: each direction
+    100 ms and 2.5 %. With ``tc netem`` where the kernel has it (on the whole ``eth0`` of the
+    API hosts and the nodes); otherwise in userspace (``Net.impair``: the API hosts' packets to
+    the nodes and the nodes' packets to the API hosts, through a TUN device, each one delayed or
+    dropped), so the same per-packet delay and random loss either way."""
     if netem_available(net, "api1"):
         from tests.netns.harness import sh
 
-        for h in (*APIS, *NODES):  # (each side half the delay and loss: 200 ms, 5 % in all)
-            sh(
-                "tc",
-                "-n",
-                net.ns(h),
-                "qdisc",
-                "add",
-                "dev",
-                "eth0",
-                "root",
-                "netem",
-                "delay",
-                "100ms",
-                "loss",
-                "2.5%",
-            )
+        try:
+            for h in (*APIS, *NODES):
+                sh(
+                    "tc",
+                    "-n",
+                    net.ns(h),
+                    "qdisc",
+                    "add",
+                    "dev",
+                    "eth0",
+                    "root",
+                    "netem",
+                    "delay",
+                    f"{ONE_WAY_DELAY_MS}ms",
+                    "loss",
+                    f"{ONE_WAY_LOSS * 100}%",
+                )
+            time.sleep(10)
+        finally:
+            for h in [*APIS, *NODES]:
+                sh("tc", "-n", net.ns(h), "qdisc", "del", "dev", "eth0", "root", check=False)
+        return (
+            f"netem {ONE_WAY_DELAY_MS} ms + {ONE_WAY_LOSS:.1%} loss on API and node egress "
+            "(200 ms round trip, ~5 % loss per round trip) for 10 s"
+        )
+    seed = rng.randrange(1 << 30)
+    counts: dict[str, dict[str, Any]] = {}
+    try:
+        for h in APIS:
+            net.impair(h, NODES, ONE_WAY_DELAY_MS, ONE_WAY_LOSS, seed)
+        for h in NODES:
+            net.impair(h, APIS, ONE_WAY_DELAY_MS, ONE_WAY_LOSS, seed)
         time.sleep(10)
-        for h in [*APIS, *NODES]:
-            sh("tc", "-n", net.ns(h), "qdisc", "del", "dev", "eth0", "root", check=False)
-        return "netem 100 ms + 2.5 % loss on API and node egress (200 ms, ~5 % per round trip)"
-    for h in APIS:
-        net.rate(h, 2000)
-    end = time.monotonic() + 10
-    while time.monotonic() < end:
-        net.partition(APIS, NODES)
-        time.sleep(0.2)
+    finally:
+        counts = net.unimpair()
+    seen = sum(sum(c.get("seen", {}).values()) for c in counts.values())
+    dropped = sum(sum(c.get("dropped", {}).values()) for c in counts.values())
+    return (
+        f"userspace impairment (no netem in this kernel): API<->cluster packets delayed "
+        f"{ONE_WAY_DELAY_MS} ms each way and dropped at {ONE_WAY_LOSS:.1%} each way for 10 s "
+        f"(seed {seed}): {dropped} of {seen} packets dropped"
+    )
+
+
+def loss_bursts(net: Net, dep: Deployment, rng: random.Random) -> str:
+    """Bursts of total loss rather than random loss: the API hosts' links to the cluster cut
+    for 0.2 s at random, about a fifth of 10 s, with their bandwidth capped at 2 Mbit/s (htb)."""
+    try:
+        for h in APIS:
+            net.rate(h, 2000)
+        end = time.monotonic() + 10
+        while time.monotonic() < end:
+            net.partition(APIS, NODES)
+            time.sleep(0.2)
+            net.heal()
+            time.sleep(rng.uniform(0.4, 1.2))
+    finally:
         net.heal()
-        time.sleep(rng.uniform(0.4, 1.2))
-    for h in APIS:
-        net.rate(h, None)
-    return "no netem in this kernel: API<->cluster cut 0.2 s at random ~1/5 of 10 s, 2 Mbit/s cap"
+        for h in APIS:
+            net.rate(h, None)
+    return "API<->cluster cut 0.2 s at random ~1/5 of 10 s, 2 Mbit/s cap"
 
 
 def replica_isolated(net: Net, dep: Deployment, rng: random.Random) -> str:
@@ -183,6 +221,7 @@ SCHEDULES: dict[str, Schedule] = {
     "rq-cut-from-workers": rq_cut_from_workers,
     "flapping": flapping,
     "lossy-api-links": lossy_api_links,
+    "loss-bursts": loss_bursts,
     "replica-isolated": replica_isolated,
     "master-killed": master_killed,
     "majority-split": majority_split,
@@ -213,9 +252,16 @@ def run(
         p.thread.start()
     time.sleep(warmup)
     before = sum(len(p.acks) for p in players)
-    what = SCHEDULES[name](net, dep, rng)
+    try:
+        what = SCHEDULES[name](net, dep, rng)
+    except BaseException:
+        for p in players:  # the players stop too when a schedule fails
+            p.stop.set()
+        raise
+    finally:  # whatever the schedule left: its impairments, its cuts
+        net.unimpair()
+        net.heal()
     during = sum(len(p.acks) for p in players) - before
-    net.heal()
     healed = time.monotonic()
     net.call("ctl", lambda: _wait(dep.healthy, 90, "a healthy cluster"), timeout=120)
     recovered_s = time.monotonic() - healed
