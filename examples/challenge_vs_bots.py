@@ -48,7 +48,9 @@ def play_one(api: Client, account_id: str, opponents: list[str], statuses: Count
         return legal_choice(decision, view)
 
     final = api.play(gid, seat, decide)
-    _status, headers, raw = api.request("GET", f"/games/{gid}/seats/{seat}/log", token=api.bot_token)
+    _status, headers, raw = api.request(
+        "GET", f"/games/{gid}/seats/{seat}/log", token=api.bot_token
+    )
     return {
         "game_id": gid,
         "seat": seat,

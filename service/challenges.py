@@ -14,8 +14,12 @@ Keys (store prefix ``rfg``):
   racing, exactly one wins. The key expires ``KEEP_SECONDS`` after the challenge would.
 * ``rfg:{a:<account>}:challenges:in`` / ``:out`` - sorted sets of the account's open challenges
   (score: when each expires, epoch seconds); expired members are trimmed when read.
-* ``rfg:{a:<account>}:challenges:rate`` - sorted set: the challenges the account made in the last
-  minute (score: when).
+* ``rfg:{a:<account>}:challenges:rate`` - sorted set: the challenges addressed to another account
+  that the account made in the last minute (score: when);
+* ``rfg:{a:<account>}:challenges:games`` - sorted set: the games started from the account's
+  challenges of the built-in bots only (score: when), finished ones dropped when counted: such a
+  challenge is bounded by the account's unfinished games, not by a rate (a bot plays one game
+  after another as fast as the game goes).
 
 Each account's keys share the hash tag ``{a:<account>}`` (its notices stream's, so a
 challenge's notice and the account's indexes are in one slot on a Redis Cluster); a challenge's
@@ -78,8 +82,8 @@ class Challenges:
 
     # --- limits ------------------------------------------------------------------------------
     def count_made(self, account: str, per_minute: int) -> None:
-        """Count one challenge in the account's last minute (a sliding window); ``Refused``
-        past ``per_minute``, the refused one not counted."""
+        """Count one challenge addressed to another account in the account's last minute (a
+        sliding window); ``Refused`` past ``per_minute``, the refused one not counted."""
         if per_minute <= 0:
             return
         now = time.time()
@@ -113,6 +117,39 @@ class Challenges:
                 limit="open-challenges",
                 retry_after=60,
             )
+
+    def check_playing(self, account: str, most: int, finished: Any) -> None:
+        """A challenge of the built-in bots only (it starts at once): ``Refused`` when the
+        account has ``most`` unfinished games from such challenges (``finished``: game ids ->
+        whether each is over or gone; those leave the count). Not a rate: a bot playing one game
+        after another is never held back, only one starting many at once."""
+        if most <= 0:
+            return
+        key = self._index(account, "games")
+        ids = [text(m) for m in self.client.zrange(key, 0, -1)]
+        if len(ids) < most:
+            return
+        over = [gid for gid, done in zip(ids, finished(ids), strict=True) if done]
+        if over:
+            self.client.zrem(key, *over)
+        if len(ids) - len(over) >= most:
+            raise Refused(
+                "rate-limited",
+                f"this account has {most} unfinished games from its challenges of the built-in "
+                "bots, the most it may have; finish one (or resign it: POST "
+                "/games/{game_id}/seats/{seat}/resign) before challenging again",
+                limit="open-challenges",
+                retry_after=60,
+            )
+
+    def playing(self, account: str, game_id: str, keep: int) -> None:
+        """Count a game started from the account's challenge of the built-in bots (the key lives
+        ``keep`` seconds after the last)."""
+        key = self._index(account, "games")
+        pipe = self.client.pipeline(transaction=False)
+        pipe.zadd(key, {game_id: time.time()})
+        pipe.expire(key, keep)
+        pipe.execute()
 
     # --- storage -----------------------------------------------------------------------------
     def create(

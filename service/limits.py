@@ -3,7 +3,8 @@
 * **Rates** (sliding-window counters): every request of one client address
   (``LIMIT_PER_ADDRESS``; ``/healthz`` and ``/readyz`` excepted), and per endpoint: game creation,
   bot registration, seat claims and token rotations (per address), commands, stream opens and
-  samples (per token, per address without one), replay uploads (per address). Counters live under
+  samples (per token, per address without one; a bot token's per game: ``route_owner``), replay
+  uploads (per address). Counters live under
   ``<prefix>:limits:`` on the app's Redis.
 * **Bad tokens**: a request that carried a token and got 401 or 403 counts against
   ``LIMIT_BAD_TOKENS`` of its address; past it every request with a token gets 429 until the
@@ -73,6 +74,8 @@ from events.store.port import Gate
 from events.store.text import text
 from service.errors import Problem
 
+#: a bot account's token starts so (``service.accounts.TOKEN_PREFIX``)
+BOT_TOKEN_PREFIX = "rfgb_"
 #: endpoints outside the per-address limit (monitoring)
 EXEMPT = frozenset({"health.healthz", "health.readyz"})
 #: endpoint -> (config key, limit name, whose: "address" or "token")
@@ -349,6 +352,19 @@ def client_key() -> str:
     return "address:" + client_address()
 
 
+def route_owner() -> str:
+    """Whose a per-token route's counters are (``ROUTE_LIMITS``' ``"token"``): the token's (the
+    address's without one), and a bot token's per game: in each game it acts for one seat, as a
+    seat token does for its one, so a bot playing game after game (its challenges, a ladder's
+    games) has a seat token's quota in each rather than one quota for all."""
+    owner = client_key()
+    game = (request.view_args or {}).get("game_id")
+    token = _token()
+    if game and token and token.startswith(BOT_TOKEN_PREFIX):
+        owner += f":g:{game}"
+    return owner
+
+
 def _is_admin() -> bool:
     return _auth()[1]
 
@@ -372,6 +388,9 @@ def _too_many(refusal: Seen) -> Problem:
         if client_key().startswith("token:") and name in ("commands", "streams")
         else f"address {client_address()}"
     )
+    owner = route_owner()
+    if whose == "this token" and ":g:" in owner:
+        whose = f"this bot token, in game {owner.rpartition(':g:')[2]},"
     return Problem(
         "rate-limited",
         f"too many requests: {whose} may make {item.amount} per {_window(item)} "
@@ -439,7 +458,7 @@ class Limits:
         checks: list[Check] = [(r, address, "h") for r in general]
         checks += [(r, address, "t") for r in bad]
         if route:
-            whose = client_key() if route[0].whose == "token" else address
+            whose = route_owner() if route[0].whose == "token" else address
             checks += [(r, whose, "h") for r in route]
         layout = (checks, len(general), len(general) + len(bad))
         if self.gates and endpoint in GATED:

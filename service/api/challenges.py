@@ -9,8 +9,9 @@
   challenger). Accepting creates the game with both accounts seated as
   ``{"kind": "external", "account": id}``; both get its decisions on their decisions streams.
 
-Limits per account: ``MAX_OPEN_CHALLENGES`` open challenges, ``CHALLENGES_PER_MINUTE`` made a
-minute (429 past either)."""
+Limits per account: ``MAX_OPEN_CHALLENGES`` open challenges and ``CHALLENGES_PER_MINUTE`` made a
+minute to other accounts; of the built-in bots, ``MAX_OPEN_CHALLENGES`` unfinished games from
+such challenges (no rate: a bot plays one game after another as fast as they go). 429 past any."""
 
 from __future__ import annotations
 
@@ -22,10 +23,11 @@ from marshmallow import Schema, ValidationError, fields, validates_schema
 from marshmallow.validate import Length, OneOf, Regexp
 
 from events.games.time_control import validate_table
+from events.store.text import text
 from service.api.games import TABLE_KEYS
 from service.auth import require_bot
 from service.backend import backend
-from service.challenges import Challenges, Refused, accounts_in
+from service.challenges import KEEP_SECONDS, Challenges, Refused, accounts_in
 from service.errors import Problem
 from service.fields import StrictList, StrictStr
 from service.http import load_body, load_query, respond
@@ -206,8 +208,20 @@ def _start(store: Challenges, c: dict[str, Any]) -> str:
     )
     opened_game(game_id)
     store.seat_accounts(game_id, c["seats"])
+    if c["challenged"] is None:
+        keep = int(cfg["ABANDONED_GAME_SECONDS"]) or KEEP_SECONDS
+        store.playing(c["challenger"], game_id, max(keep, KEEP_SECONDS))
     store.tell(c, outcome)  # the challenger hears of it once the game exists
     return game_id
+
+
+def _finished(game_ids: list[str]) -> list[bool]:
+    """Whether each game is over (or gone: expired, never created)."""
+    store = backend().store
+    pipe = backend().client.pipeline(transaction=False)
+    for gid in game_ids:
+        pipe.hget(store.keys(gid)[1], "status")
+    return [st is None or text(st) == "finished" for st in pipe.execute()]
 
 
 def _closed(store: Challenges, cid: str) -> Problem:
@@ -248,7 +262,9 @@ def create() -> Response:
     try:
         if any(a != account for a in accounts_in(body["seats"])):  # it will be open a while
             store.check_open(account, int(cfg["MAX_OPEN_CHALLENGES"]))
-        store.count_made(account, int(cfg["CHALLENGES_PER_MINUTE"]))
+            store.count_made(account, int(cfg["CHALLENGES_PER_MINUTE"]))
+        else:  # it starts now: bounded by the games it leaves unfinished
+            store.check_playing(account, int(cfg["MAX_OPEN_CHALLENGES"]), _finished)
     except Refused as exc:
         raise _refused(exc) from None
     cid, c = store.create(account, dict(body), float(cfg["CHALLENGE_SECONDS"]))

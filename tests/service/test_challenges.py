@@ -250,14 +250,35 @@ def test_limits_refuse_with_429(real_api_for: Any) -> None:
     # another account is not held back by a's challenges
     r = api.post("/challenges", json={"seats": [_me(b), _me(a)]}, headers=bearer(b["token"]))
     assert r.status_code == 201
-    # games against the built-in bots are not open challenges, but count a minute
-    bots = {"seats": [_me(a), {"kind": "bot", "bot": "random"}]}
-    for _ in range(2):
-        assert api.post("/challenges", json=bots, headers=bearer(a["token"])).status_code == 201
-    r = api.post("/challenges", json=bots, headers=bearer(a["token"]))
+    # challenges to other accounts count a minute (each canceled: never too many open)
+    c = {"seats": [_me(b), _me(a)]}
+    for _ in range(3):
+        cid = api.post("/challenges", json=c, headers=bearer(b["token"])).get_json()["challenge_id"]
+        assert api.post(f"/challenges/{cid}/cancel", headers=bearer(b["token"])).status_code == 200
+    r = api.post("/challenges", json=c, headers=bearer(b["token"]))
     assert r.status_code == 429
     assert r.get_json()["limit"] == "challenges"
     assert int(r.headers["Retry-After"]) >= 1
+    # games against the built-in bots: no rate, but at most 2 unfinished at once
+    bots = {"seats": [_me(a), {"kind": "bot", "bot": "random"}]}
+    games = []
+    for _ in range(2):
+        r = api.post("/challenges", json=bots, headers=bearer(a["token"]))
+        assert r.status_code == 201
+        games.append(r.get_json()["game_id"])
+    r = api.post("/challenges", json=bots, headers=bearer(a["token"]))
+    assert r.status_code == 429
+    assert r.get_json()["limit"] == "open-challenges"
+    assert "resign" in r.get_json()["detail"]
+    # a finished game leaves the count: resigned, another starts (past the minute's 4)
+    for gid in games:
+        seat = next(
+            s["seat"] for s in api.get(f"/games/{gid}").get_json()["seats"] if s.get("account")
+        )
+        r = api.post(f"/games/{gid}/seats/{seat}/resign", headers=bearer(a["token"]))
+        assert r.status_code == 201, r.get_json()
+    for _ in range(2):
+        assert api.post("/challenges", json=bots, headers=bearer(a["token"])).status_code == 201
 
 
 #: (body, the field its 422 names, whether the spec allows the body: the server refuses it)
