@@ -101,7 +101,8 @@ def check(
     from events.verify.replay import verify_text
     from tests.service.conftest import exchange_errors
 
-    exchanges = [json.loads(x) for x in record.read_text(encoding="utf-8").splitlines()]
+    lines = record.read_text(encoding="utf-8").splitlines() if record.exists() else []
+    exchanges = [json.loads(x) for x in lines]
     statuses = Counter(int(x["status"]) for x in exchanges)  # a failed game's answers too
     invalid = []
     for x in exchanges:

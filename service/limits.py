@@ -18,8 +18,8 @@
 A limit that is hit answers 429 problem+json with ``Retry-After`` (seconds); responses carry the
 tightest limit that applied as ``RateLimit-Policy: "<name>";q=<quota>;w=<window s>`` and
 ``RateLimit: "<name>";r=<remaining>;t=<seconds to reset>`` (IETF draft RateLimit header fields):
-the route's limit when it has one, else the per-address one; of a limit of several rates
-(``"20 per minute;200 per hour"``) the one that refused, else the one of the shortest window.
+the one that refused, else of the route's and the per-address ones the one with the least left
+(the route's of equals), so a client that waits ``t`` seconds once ``r`` is 0 meets no 429.
 The admin token is exempt. ``RATE_LIMITS=False`` (``RFG_RATE_LIMITS=0``) turns all of it off.
 When the counters cannot be written (the store down, or refusing writes: full, read-only, failing
 its disk, too few replicas; ``events.store.outage``) the request answers 503 ``store-unavailable`` with
@@ -474,10 +474,12 @@ class Limits:
         """What the counting answered: the rate the headers report, 429 when one refused."""
         _, general, first_route = layout  # (how many general rates, where the route's start)
         reported: Seen | None = None
-        if len(seen) > first_route:  # the route's limit was checked: it is the one reported
-            reported = seen[first_route if refused is None else refused]
-        elif general:
-            reported = seen[refused if refused is not None and refused < general else 0]
+        if refused is not None and (refused < general or refused >= first_route):
+            reported = seen[refused]
+        else:  # the tightest that let it through: least left (the route's of equals)
+            checked = [x for i, x in enumerate(seen) if i < general or i >= first_route]
+            if checked:
+                reported = min(reversed(checked), key=lambda x: x.stats()[1])
         if reported is not None:
             g._get_current_object().__dict__[_SEEN] = reported
         if refused is None:

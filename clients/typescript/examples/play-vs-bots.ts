@@ -37,10 +37,17 @@ let statuses: Record<string, number> = {};
  * each against openapi.yaml). */
 const recordTo = process.env["RFG_RECORD"];
 const recorded: Promise<object>[] = [];
+/** When a limit the server reported spent (`RateLimit: "<name>";r=0;t=<s>`) has room again: the
+ * next request waits until then, so the bot slows down before it would get a 429. */
+let resumeAt = 0;
 const counting: typeof fetch = async (input, init) => {
   const request = new Request(input, init);
   const body = recordTo === undefined ? "" : await request.clone().text();
+  const wait = resumeAt - Date.now();
+  if (wait > 0) await new Promise((r) => setTimeout(r, wait));
   const resp = await fetch(request);
+  const spent = /;r=0;t=(\d+)/.exec(resp.headers.get("RateLimit") ?? "");
+  if (spent !== null) resumeAt = Date.now() + 1000 * Number(spent[1]);
   statuses[resp.status] = (statuses[resp.status] ?? 0) + 1;
   if (recordTo !== undefined) {
     const copy = resp.clone();
@@ -117,13 +124,16 @@ async function main(): Promise<number> {
   const me = await api.GET("/bots/me");
   const account = me.data ?? fail(`the bot token is not accepted: ${JSON.stringify(me.error)}`);
   let failed = 0;
-  for (let i = 0; i < games; i++) {
-    if (!(await playOne(api, anonymous, auth, account.account_id))) failed++;
-    statuses = {};
-  }
-  if (recordTo !== undefined) {
-    const exchanges = await Promise.all(recorded);
-    writeFileSync(recordTo, exchanges.map((x) => JSON.stringify(x) + "\n").join(""));
+  try {
+    for (let i = 0; i < games; i++) {
+      if (!(await playOne(api, anonymous, auth, account.account_id))) failed++;
+      statuses = {};
+    }
+  } finally {
+    if (recordTo !== undefined) {
+      const exchanges = await Promise.all(recorded);
+      writeFileSync(recordTo, exchanges.map((x) => JSON.stringify(x) + "\n").join(""));
+    }
   }
   return failed === 0 ? 0 : 1;
 }

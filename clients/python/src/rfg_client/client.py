@@ -25,6 +25,7 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import re
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
@@ -39,6 +40,8 @@ RETRY_STATUSES = (429, 503)
 Decide = Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]
 #: the environment variable naming the server's URL when none is given, and the default
 URL_VARIABLE, DEFAULT_URL = "RFG_URL", "http://127.0.0.1:8000"
+#: a ``RateLimit`` header whose limit has nothing left: its seconds to reset
+_SPENT = re.compile(r";r=0;t=(\d+)")
 #: a recorder: called with each exchange (method, url, request_headers, request_body, status,
 #: headers, body), a stream's once it is closed
 Record = Callable[[dict[str, Any]], None]
@@ -111,6 +114,8 @@ class Client:
         self.bot_token = bot_token
         #: called with every exchange (``Record``): a bot's own account of what it sent and got
         self.record = record
+        #: when a limit the server reported spent (``RateLimit: ...;r=0;t=<s>``) has room again
+        self._resume_at = 0.0
         self.timeout = timeout
         self.retries = retries
         self.max_wait = max_wait
@@ -149,6 +154,7 @@ class Client:
         while True:
             attempt += 1
             req = Request(url, data=data, method=method, headers=hdrs)
+            self._wait_for_room()
             try:
                 with urlopen(req, timeout=self.timeout) as resp:
                     got = resp.status, dict(resp.headers.items()), resp.read()
@@ -171,7 +177,19 @@ class Client:
             left -= 1
             time.sleep(min(self.max_wait, max(0.0, wait)))
 
+    def _wait_for_room(self) -> None:
+        """Before a request: if an answer said a limit had nothing left, wait until it has."""
+        wait = self._resume_at - time.monotonic()
+        if wait > 0:
+            time.sleep(wait)
+
     def _record(self, req: Request, status: int, headers: dict[str, str], body: bytes) -> None:
+        """Every answer passes here: its ``RateLimit`` header paces the next request (at
+        ``r=0`` the next waits ``t`` seconds, so a client never needs a 429 to slow down), and
+        the recorder, if any, gets the exchange."""
+        spent = _SPENT.search({k.lower(): v for k, v in headers.items()}.get("ratelimit", ""))
+        if spent is not None:
+            self._resume_at = time.monotonic() + int(spent[1])
         if self.record is None:
             return
         sent = req.data if isinstance(req.data, bytes) else b""
@@ -458,6 +476,7 @@ class Client:
         if token:
             hdrs["Authorization"] = f"Bearer {token}"
         req = Request(self.base_url + path, headers=hdrs)
+        self._wait_for_room()
         try:
             resp = urlopen(req, timeout=self.timeout)
         except HTTPError as exc:
