@@ -52,6 +52,7 @@ _.home_worlds
 _.revoked_at
 _.exclude  # service/api/challenges.py: marshmallow Meta option
 _.challenged  # service/api/challenges.py (ChallengeSchema)
+_.challenge_secret  # service/api/challenges.py (ChallengeSchema)
 _.expires_at
 _.incoming
 _.outgoing

@@ -31,8 +31,9 @@ from typing import Any
 
 from events.store.text import text
 from ladder.service import account_active_key as active_key
+from service.limits import BOT_TOKEN_PREFIX
 
-TOKEN_PREFIX = "rfgb_"
+TOKEN_PREFIX = BOT_TOKEN_PREFIX
 
 
 def digest(token: str) -> str:

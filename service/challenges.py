@@ -1,4 +1,5 @@
-"""Challenges: a bot account asks another bot account (or only the built-in bots) to a game.
+"""Challenges: a bot account, or a player without one, asks a bot account (or only the built-in
+bots) to a game.
 
 ``POST /challenges`` (bot token) names the table: 2-5 seats, each a built-in bot
 (``{"kind": "bot", "bot": "heuristic"}``) or a bot account (``{"kind": "external", "account":
@@ -7,15 +8,27 @@ no other account the game starts at once; otherwise the challenged account accep
 (``POST /challenges/<id>/accept``: the game is created with both seated), declines, or the
 challenger cancels; an open challenge expires after ``CHALLENGE_SECONDS``.
 
+A player (no token at all) challenges with one ``{"kind": "human"}`` seat, theirs. The answer
+holds the challenge's secret, once (``secrets.token_urlsafe(32)``; only its sha256 is kept, in
+the challenge as ``secret``): it reads and cancels the challenge, and when the game starts it is
+the token of the player's seat (the seat is claimed with that digest as the game is created, so
+nobody else can take it, and the server never holds the token in clear). The player's limits
+are their address's: the same rules, keyed ``addr:<address>`` where a bot's are keyed by account.
+
 Keys (store prefix ``rfg``):
 
 * ``rfg:challenge:{c:<id>}`` - hash: ``c`` (the challenge as JSON, never changed) and ``outcome``
   (JSON: status, game id, reason), set once with ``HSETNX``: of an accept, a decline and a cancel
   racing, exactly one wins. The key expires ``KEEP_SECONDS`` after the challenge would.
-* ``rfg:{a:<account>}:challenges:in`` / ``:out`` - sorted sets of the account's open challenges
-  (score: when each expires, epoch seconds); expired members are trimmed when read.
-* ``rfg:{a:<account>}:challenges:rate`` - sorted set: the challenges the account made in the last
-  minute (score: when).
+* ``rfg:{a:<owner>}:challenges:in`` / ``:out`` - sorted sets of the account's open challenges
+  (score: when each expires, epoch seconds); expired members are trimmed when read. The owner is
+  an account id, or ``addr:<address>`` for a player's (``out`` and the two below only).
+* ``rfg:{a:<account>}:challenges:rate`` - sorted set: the challenges addressed to another account
+  that the account made in the last minute (score: when);
+* ``rfg:{a:<account>}:challenges:games`` - sorted set: the games started from the account's
+  challenges of the built-in bots only (score: when), finished ones dropped when counted: such a
+  challenge is bounded by the account's unfinished games, not by a rate (a bot plays one game
+  after another as fast as the game goes).
 
 Each account's keys share the hash tag ``{a:<account>}`` (its notices stream's, so a
 challenge's notice and the account's indexes are in one slot on a Redis Cluster); a challenge's
@@ -31,6 +44,8 @@ challenged account).
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import math
 import secrets
@@ -49,6 +64,16 @@ KEEP_SECONDS = 3600
 
 def _iso(t: float) -> str:
     return datetime.fromtimestamp(t, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+#: what a challenge keeps to itself: its expiry as a number, the digest of a player's secret and
+#: whose limits it counts against (a player's address)
+PRIVATE = ("expires", "secret", "owner")
+
+
+def public(c: dict[str, Any]) -> dict[str, Any]:
+    """The challenge as its parties see it (``PRIVATE`` left out)."""
+    return {k: v for k, v in c.items() if k not in PRIVATE}
 
 
 def accounts_in(seats: list[dict[str, Any]]) -> list[str]:
@@ -77,9 +102,9 @@ class Challenges:
         return f"{self.prefix}:{{a:{account}}}:challenges:{way}"
 
     # --- limits ------------------------------------------------------------------------------
-    def count_made(self, account: str, per_minute: int) -> None:
-        """Count one challenge in the account's last minute (a sliding window); ``Refused``
-        past ``per_minute``, the refused one not counted."""
+    def count_made(self, account: str, per_minute: int, who: str = "a bot account") -> None:
+        """Count one challenge addressed to another account in the account's last minute (a
+        sliding window); ``Refused`` past ``per_minute``, the refused one not counted."""
         if per_minute <= 0:
             return
         now = time.time()
@@ -98,28 +123,70 @@ class Challenges:
             wait = max(1, math.ceil(first + 60 - now))
             raise Refused(
                 "rate-limited",
-                f"too many challenges: a bot account may make {per_minute} a minute "
-                f"(challenges); retry after {wait} s",
+                f"too many challenges: {who} may make {per_minute} a minute to other "
+                f"accounts (challenges); retry after {wait} s",
                 limit="challenges",
                 retry_after=wait,
             )
 
-    def check_open(self, account: str, most: int) -> None:
+    def check_open(self, account: str, most: int, who: str = "this account") -> None:
         if most > 0 and len(self.open_ids(account, "out")) >= most:
             raise Refused(
                 "rate-limited",
-                f"this account has {most} open challenges, the most it may have; cancel one "
+                f"{who} has {most} open challenges, the most it may have; cancel one "
                 "(POST /challenges/{challenge_id}/cancel) or wait for an answer",
                 limit="open-challenges",
                 retry_after=60,
             )
 
+    def check_playing(
+        self, account: str, most: int, finished: Any, who: str = "this account"
+    ) -> None:
+        """A challenge of the built-in bots only (it starts at once): ``Refused`` when the
+        account has ``most`` unfinished games from such challenges (``finished``: game ids ->
+        whether each is over or gone; those leave the count). Not a rate: a bot playing one game
+        after another is never held back, only one starting many at once."""
+        if most <= 0:
+            return
+        key = self._index(account, "games")
+        ids = [text(m) for m in self.client.zrange(key, 0, -1)]
+        if len(ids) < most:
+            return
+        over = [gid for gid, done in zip(ids, finished(ids), strict=True) if done]
+        if over:
+            self.client.zrem(key, *over)
+        if len(ids) - len(over) >= most:
+            raise Refused(
+                "rate-limited",
+                f"{who} has {most} unfinished games from its challenges of the built-in "
+                "bots, the most it may have; finish one (or resign it: POST "
+                "/games/{game_id}/seats/{seat}/resign) before challenging again",
+                limit="open-challenges",
+                retry_after=60,
+            )
+
+    def playing(self, account: str, game_id: str, keep: int) -> None:
+        """Count a game started from the account's challenge of the built-in bots (the key lives
+        ``keep`` seconds after the last)."""
+        key = self._index(account, "games")
+        pipe = self.client.pipeline(transaction=False)
+        pipe.zadd(key, {game_id: time.time()})
+        pipe.expire(key, keep)
+        pipe.execute()
+
     # --- storage -----------------------------------------------------------------------------
     def create(
-        self, challenger: str, spec: dict[str, Any], expires_in: float
+        self,
+        challenger: str | None,
+        spec: dict[str, Any],
+        expires_in: float,
+        owner: str | None = None,
+        secret: str | None = None,
     ) -> tuple[str, dict[str, Any]]:
         """Store an open challenge (``spec``: seats and table options) and tell the challenged
-        account (if any). Returns (id, the challenge as stored)."""
+        account (if any). ``challenger``: the bot account, or None for a player, whose
+        ``owner`` (``addr:<address>``) keys the limits and whose ``secret`` (its sha256 kept)
+        reads the challenge. Returns (id, the challenge as stored)."""
         cid = secrets.token_hex(8)
         now = time.time()
         others = [a for a in accounts_in(spec["seats"]) if a != challenger]
@@ -131,20 +198,24 @@ class Challenges:
             "created_at": _iso(now),
             "expires_at": _iso(now + expires_in),
             "expires": now + expires_in,
+            "owner": owner or challenger,
         }
+        if secret is not None:
+            c["secret"] = hashlib.sha256(secret.encode("utf-8")).hexdigest()
         raw = json.dumps(c, separators=(",", ":"))
         key = self._key(cid)
         pipe = self.client.pipeline(transaction=False)
         pipe.hset(key, "c", raw)
         pipe.expire(key, int(expires_in) + KEEP_SECONDS)
         pipe.execute()
-        self.client.zadd(self._index(challenger, "out"), {cid: c["expires"]})
+        self.client.zadd(self._index(c["owner"], "out"), {cid: c["expires"]})
         if c["challenged"] is not None:
             target = c["challenged"]
             pipe = self.client.pipeline(transaction=False)
             pipe.zadd(self._index(target, "in"), {cid: c["expires"]})
+            shown = json.dumps(public(c), separators=(",", ":"))
             pipe.xadd(
-                self.notice_stream(target), {"c": raw}, maxlen=NOTICE_MAXLEN, approximate=True
+                self.notice_stream(target), {"c": shown}, maxlen=NOTICE_MAXLEN, approximate=True
             )
             pipe.execute()
         return cid, c
@@ -180,13 +251,15 @@ class Challenges:
         bots has nobody to tell: its challenger has the answer)."""
         if c.get("challenged"):
             other = c["challenged"] if outcome["status"] == "canceled" else c["challenger"]
-            raw = json.dumps({**c, **outcome}, separators=(",", ":"))
+            if other is None:  # a player's: they read the challenge with its secret
+                return
+            raw = json.dumps({**public(c), **outcome}, separators=(",", ":"))
             self.client.xadd(
                 self.notice_stream(other), {"c": raw}, maxlen=NOTICE_MAXLEN, approximate=True
             )
 
     def _unindex(self, c: dict[str, Any]) -> None:
-        self.client.zrem(self._index(c["challenger"], "out"), c["challenge_id"])
+        self.client.zrem(self._index(c.get("owner") or c["challenger"], "out"), c["challenge_id"])
         if c.get("challenged"):
             self.client.zrem(self._index(c["challenged"], "in"), c["challenge_id"])
 
@@ -206,6 +279,13 @@ class Challenges:
                 continue
             out.append(c)
         return out
+
+    def holds_secret(self, c: dict[str, Any], token: str | None) -> bool:
+        """Whether ``token`` is the secret of a player's challenge ``c`` (constant time)."""
+        if not token or not c.get("secret"):
+            return False
+        given = hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+        return hmac.compare_digest(given, c["secret"])
 
     def seat_accounts(self, game_id: str, seats: list[dict[str, Any]]) -> None:
         """The game joins its accounts' games and active games (as a ladder's does): their

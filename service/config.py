@@ -32,7 +32,7 @@
 | ``ABANDONED_GAME_SECONDS`` | 3600: a game created over the API that no one claimed expires, with every key it holds, after this long without a command (0: never) | ``RFG_ABANDONED_GAME_SECONDS`` |
 | ``FINISHED_GAME_SECONDS`` | 0: finished games are kept for good; N: they expire N seconds after their last event | ``RFG_FINISHED_GAME_SECONDS`` |
 | ``MAX_OPEN_CHALLENGES`` | 10 open challenges per bot account (``POST /challenges``; 0: no quota; with ``RATE_LIMITS`` off too) | |
-| ``CHALLENGES_PER_MINUTE`` | 10 challenges a bot account makes a minute (each against the built-in bots starts a game; 0: no limit; with ``RATE_LIMITS`` off too) | |
+| ``CHALLENGES_PER_MINUTE`` | 10 challenges to other accounts a bot account makes a minute (0: no limit; with ``RATE_LIMITS`` off too); challenges of the built-in bots only have no rate: at most ``MAX_OPEN_CHALLENGES`` of their games unfinished | |
 | ``CHALLENGE_SECONDS`` | 120: an open challenge expires after this long unanswered | |
 | ``PROXY_HOPS`` | 0: the client address is the peer's; N: trust N reverse proxies' ``X-Forwarded-For`` | ``RFG_PROXY_HOPS`` |
 

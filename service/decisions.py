@@ -54,7 +54,7 @@ from events.games.service import GameService
 from events.store import RedisStore
 from events.store.text import text
 from service.accounts import BotAccounts, seats_of
-from service.challenges import Challenges
+from service.challenges import Challenges, public
 from service.fanout import Fanout
 from service.sse import still_allowed
 
@@ -105,7 +105,7 @@ def _frame(ident: str, d: dict[str, Any], event: str = "decision") -> str:
 def challenge_event(challenge: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     """(event id, data) of a challenge addressed to the account (``service.challenges``), open
     (``challenge:<id>``), or of the outcome of one it is party to (``challenge:<id>:<status>``)."""
-    c = {k: v for k, v in challenge.items() if k not in ("expires", "links")}
+    c = {k: v for k, v in public(challenge).items() if k != "links"}
     cid = c["challenge_id"]
     c.setdefault("status", "open")
     c.setdefault("game_id", None)

@@ -3,7 +3,8 @@
 * **Rates** (sliding-window counters): every request of one client address
   (``LIMIT_PER_ADDRESS``; ``/healthz`` and ``/readyz`` excepted), and per endpoint: game creation,
   bot registration, seat claims and token rotations (per address), commands, stream opens and
-  samples (per token, per address without one), replay uploads (per address). Counters live under
+  samples (per token, per address without one; a bot token's per game: ``route_owner``), replay
+  uploads (per address). Counters live under
   ``<prefix>:limits:`` on the app's Redis.
 * **Bad tokens**: a request that carried a token and got 401 or 403 counts against
   ``LIMIT_BAD_TOKENS`` of its address; past it every request with a token gets 429 until the
@@ -17,8 +18,8 @@
 A limit that is hit answers 429 problem+json with ``Retry-After`` (seconds); responses carry the
 tightest limit that applied as ``RateLimit-Policy: "<name>";q=<quota>;w=<window s>`` and
 ``RateLimit: "<name>";r=<remaining>;t=<seconds to reset>`` (IETF draft RateLimit header fields):
-the route's limit when it has one, else the per-address one; of a limit of several rates
-(``"20 per minute;200 per hour"``) the one that refused, else the one of the shortest window.
+the one that refused, else of the route's and the per-address ones the one with the least left
+(the route's of equals), so a client that waits ``t`` seconds once ``r`` is 0 meets no 429.
 The admin token is exempt. ``RATE_LIMITS=False`` (``RFG_RATE_LIMITS=0``) turns all of it off.
 When the counters cannot be written (the store down, or refusing writes: full, read-only, failing
 its disk, too few replicas; ``events.store.outage``) the request answers 503 ``store-unavailable`` with
@@ -73,6 +74,8 @@ from events.store.port import Gate
 from events.store.text import text
 from service.errors import Problem
 
+#: a bot account's token starts so (``service.accounts.TOKEN_PREFIX``)
+BOT_TOKEN_PREFIX = "rfgb_"
 #: endpoints outside the per-address limit (monitoring)
 EXEMPT = frozenset({"health.healthz", "health.readyz"})
 #: endpoint -> (config key, limit name, whose: "address" or "token")
@@ -349,6 +352,19 @@ def client_key() -> str:
     return "address:" + client_address()
 
 
+def route_owner() -> str:
+    """Whose a per-token route's counters are (``ROUTE_LIMITS``' ``"token"``): the token's (the
+    address's without one), and a bot token's per game: in each game it acts for one seat, as a
+    seat token does for its one, so a bot playing game after game (its challenges, a ladder's
+    games) has a seat token's quota in each rather than one quota for all."""
+    owner = client_key()
+    game = (request.view_args or {}).get("game_id")
+    token = _token()
+    if game and token and token.startswith(BOT_TOKEN_PREFIX):
+        owner += f":g:{game}"
+    return owner
+
+
 def _is_admin() -> bool:
     return _auth()[1]
 
@@ -372,6 +388,9 @@ def _too_many(refusal: Seen) -> Problem:
         if client_key().startswith("token:") and name in ("commands", "streams")
         else f"address {client_address()}"
     )
+    owner = route_owner()
+    if whose == "this token" and ":g:" in owner:
+        whose = f"this bot token, in game {owner.rpartition(':g:')[2]},"
     return Problem(
         "rate-limited",
         f"too many requests: {whose} may make {item.amount} per {_window(item)} "
@@ -439,7 +458,7 @@ class Limits:
         checks: list[Check] = [(r, address, "h") for r in general]
         checks += [(r, address, "t") for r in bad]
         if route:
-            whose = client_key() if route[0].whose == "token" else address
+            whose = route_owner() if route[0].whose == "token" else address
             checks += [(r, whose, "h") for r in route]
         layout = (checks, len(general), len(general) + len(bad))
         if self.gates and endpoint in GATED:
@@ -455,10 +474,12 @@ class Limits:
         """What the counting answered: the rate the headers report, 429 when one refused."""
         _, general, first_route = layout  # (how many general rates, where the route's start)
         reported: Seen | None = None
-        if len(seen) > first_route:  # the route's limit was checked: it is the one reported
-            reported = seen[first_route if refused is None else refused]
-        elif general:
-            reported = seen[refused if refused is not None and refused < general else 0]
+        if refused is not None and (refused < general or refused >= first_route):
+            reported = seen[refused]
+        else:  # the tightest that let it through: least left (the route's of equals)
+            checked = [x for i, x in enumerate(seen) if i < general or i >= first_route]
+            if checked:
+                reported = min(reversed(checked), key=lambda x: x.stats()[1])
         if reported is not None:
             g._get_current_object().__dict__[_SEEN] = reported
         if refused is None:

@@ -191,6 +191,21 @@ class SeatTokens:
         self.store.keep(game_id)
         return "ok", token
 
+    def seat_digest(self, game_id: str, seat: int, token_digest: str) -> bool:
+        """Claim the seat for a token the server already holds only the sha256 of (a player's
+        challenge secret, ``service.challenges``): the game's creator seats them as it creates
+        it. False when the seat was claimed before."""
+        key = self.key(game_id)
+        out = text(
+            self._claim(
+                keys=[key, self.store.keys(game_id)[1]], args=[str(seat), token_digest, "", ""]
+            )
+        )
+        if out != "ok":
+            return False
+        self.store.keep(game_id)
+        return True
+
     def invite(self, game_id: str, seat: int) -> str | None:
         """A new one-time invite code for an unclaimed seat (replacing any earlier one), or
         None when the seat is claimed already. An invited game is wanted: it no longer expires

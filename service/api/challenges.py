@@ -9,8 +9,9 @@
   challenger). Accepting creates the game with both accounts seated as
   ``{"kind": "external", "account": id}``; both get its decisions on their decisions streams.
 
-Limits per account: ``MAX_OPEN_CHALLENGES`` open challenges, ``CHALLENGES_PER_MINUTE`` made a
-minute (429 past either)."""
+Limits per account: ``MAX_OPEN_CHALLENGES`` open challenges and ``CHALLENGES_PER_MINUTE`` made a
+minute to other accounts; of the built-in bots, ``MAX_OPEN_CHALLENGES`` unfinished games from
+such challenges (no rate: a bot plays one game after another as fast as they go). 429 past any."""
 
 from __future__ import annotations
 
@@ -22,14 +23,15 @@ from marshmallow import Schema, ValidationError, fields, validates_schema
 from marshmallow.validate import Length, OneOf, Regexp
 
 from events.games.time_control import validate_table
+from events.store.text import text
 from service.api.games import TABLE_KEYS
-from service.auth import require_bot
+from service.auth import bearer_token, require_bot
 from service.backend import backend
-from service.challenges import Challenges, Refused, accounts_in
+from service.challenges import KEEP_SECONDS, Challenges, Refused, accounts_in, public
 from service.errors import Problem
 from service.fields import StrictList, StrictStr
 from service.http import load_body, load_query, respond
-from service.limits import check_open_games, opened_game
+from service.limits import check_open_games, client_address, opened_game
 from service.schemas.requests import CreateGameSchema, EmptyQuerySchema, Strict
 
 bp = Blueprint("challenges", __name__)
@@ -42,9 +44,9 @@ class ChallengeSeatSchema(Strict):
     kind = StrictStr(
         required=True,
         validate=OneOf(
-            ("bot", "external"),
-            error="must be bot (a built-in bot) or external (a bot account); a challenge has "
-            "no human seats",
+            ("bot", "external", "human"),
+            error="must be bot (a built-in bot), external (a bot account) or human (the seat "
+            "of a player challenging without a bot token)",
         ),
     )
     bot = StrictStr()
@@ -68,6 +70,10 @@ class ChallengeSeatSchema(Strict):
                 )
             if "bot" in data:
                 raise ValidationError("only a seat of kind 'bot' names a bot", "bot")
+        elif data.get("kind") == "human":
+            for name in ("bot", "account"):
+                if name in data:
+                    raise ValidationError("a human seat names nobody: it is yours", name)
 
 
 class CreateChallengeSchema(CreateGameSchema):
@@ -94,8 +100,9 @@ class EmptyBodySchema(Strict):
 class ChallengeSchema(Schema):
     challenge_id = fields.String()
     status = fields.String()
-    challenger = fields.String()
+    challenger = fields.String(allow_none=True)
     challenged = fields.String(allow_none=True)
+    challenge_secret = fields.String()
     seats = fields.List(fields.Dict())
     options = fields.Dict()
     time_control = fields.Dict()
@@ -133,12 +140,18 @@ def _resource(c: dict[str, Any]) -> dict[str, Any]:
         if c.get("challenged"):
             links["accept"] = f"/challenges/{cid}/accept"
             links["decline"] = f"/challenges/{cid}/decline"
-    out = {k: v for k, v in c.items() if k != "expires"}
+    out = public(c)
     out.setdefault("game_id", None)
     if out["game_id"]:
         links["game"] = f"/games/{out['game_id']}"
+        if out["challenger"] is None:  # a player's: the seat their secret now holds
+            links["seat"] = f"/games/{out['game_id']}/seats/{human_seat(out['seats'])}"
     out["links"] = links
     return out
+
+
+def human_seat(seats: list[dict[str, Any]]) -> int:
+    return next(i for i, s in enumerate(seats) if s["kind"] == "human")
 
 
 def _refused(exc: Refused) -> Problem:
@@ -148,18 +161,28 @@ def _refused(exc: Refused) -> Problem:
     return Problem(exc.slug, exc.detail, headers=headers, **exc.extensions)
 
 
-def _check_table(account: str, body: dict[str, Any]) -> None:
+def _check_table(account: str | None, body: dict[str, Any]) -> None:
+    """The table a challenger may ask for: a bot account's own seat once (``account``), or a
+    player's one human seat (``account`` None); at most one other bot account, once."""
     seats = body["seats"]
     named = accounts_in(seats)
-    if named.count(account) != 1:
+    humans = sum(1 for s in seats if s["kind"] == "human")
+    if account is None and humans != 1:
         raise Problem(
             "invalid-request",
-            f"the challenger's own account must hold exactly one seat: add "
-            f'{{"kind": "external", "account": "{account}"}} to seats once',
+            'a player challenging without a bot token holds exactly one seat: {"kind": "human"} '
+            "(a bot account sends its bot token and takes its own external seat instead)",
+            errors={"seats": ["exactly one human seat, yours"]},
+        )
+    if account is not None and (humans or named.count(account) != 1):
+        raise Problem(
+            "invalid-request",
+            f"the challenger's own account must hold exactly one seat and no seat is human: "
+            f'add {{"kind": "external", "account": "{account}"}} to seats once',
             errors={"seats": ["the challenger's account holds exactly one seat"]},
         )
     others = {a for a in named if a != account}
-    if len(others) > 1 or len(named) - 1 > len(others):
+    if len(others) > 1 or len(named) - sum(1 for a in named if a == account) > len(others):
         raise Problem(
             "invalid-request",
             "a challenge seats at most one other bot account, once; fill the other seats with "
@@ -204,10 +227,24 @@ def _start(store: Challenges, c: dict[str, Any]) -> str:
         game_id=game_id,
         retention=(int(cfg["ABANDONED_GAME_SECONDS"]), int(cfg["FINISHED_GAME_SECONDS"])),
     )
+    if c.get("secret"):  # a player's: their secret is the seat's token from now on
+        b.tokens.seat_digest(game_id, human_seat(c["seats"]), c["secret"])
     opened_game(game_id)
     store.seat_accounts(game_id, c["seats"])
+    if c["challenged"] is None:
+        keep = int(cfg["ABANDONED_GAME_SECONDS"]) or KEEP_SECONDS
+        store.playing(c["owner"], game_id, max(keep, KEEP_SECONDS))
     store.tell(c, outcome)  # the challenger hears of it once the game exists
     return game_id
+
+
+def _finished(game_ids: list[str]) -> list[bool]:
+    """Whether each game is over (or gone: expired, never created)."""
+    store = backend().store
+    pipe = backend().client.pipeline(transaction=False)
+    for gid in game_ids:
+        pipe.hget(store.keys(gid)[1], "status")
+    return [st is None or text(st) == "finished" for st in pipe.execute()]
 
 
 def _closed(store: Challenges, cid: str) -> Problem:
@@ -220,52 +257,75 @@ def _closed(store: Challenges, cid: str) -> Problem:
     )
 
 
-def _load(store: Challenges, cid: str, account: str) -> dict[str, Any]:
+def _load(store: Challenges, cid: str, what: str) -> tuple[dict[str, Any], str]:
+    """The challenge and the caller's part in it: "challenger" (its bot account's token, or a
+    player's challenge secret) or "challenged" (the asked account's bot token); 401 without a
+    token that is either, 403 for another party's."""
+    token = bearer_token()
     c = store.get(cid)
-    if c is None or account not in (c["challenger"], c.get("challenged")):
-        if c is not None:
-            raise Problem(
-                "forbidden",
-                f"challenge {cid!r} is between other accounts; this bot token's account "
-                f"{account!r} can neither read nor answer it",
-            )
+    if c is not None and store.holds_secret(c, token):
+        return c, "challenger"
+    accounts = backend().accounts
+    account = accounts.account_of(token) if token and accounts is not None else None
+    if account is None:
+        raise Problem(
+            "unauthorized",
+            f"{what} a challenge needs a bot token (Authorization: Bearer <bot token>) or, for a "
+            "player's challenge, the challenge_secret its creation answered (Authorization: "
+            "Bearer <challenge_secret>)",
+        )
+    if c is None:
         raise Problem(
             "not-found",
             f"no challenge {cid!r} (or it was decided or expired over an hour ago); "
             "GET /bots/me/challenges lists yours",
         )
-    return c
+    if account == c["challenger"]:
+        return c, "challenger"
+    if account == c.get("challenged"):
+        return c, "challenged"
+    raise Problem(
+        "forbidden",
+        f"challenge {cid!r} is between others; this bot token's account {account!r} can "
+        "neither read nor answer it",
+    )
 
 
 @bp.post("/challenges")
 def create() -> Response:
     load_query(_empty)
-    account = require_bot("challenging")
+    # a bot account with its token; a player (someone holding a seat in the browser) without
+    account = require_bot("challenging") if bearer_token() is not None else None
     body = load_body(_create)
     _check_table(account, body)
     cfg = current_app.config
     store = _store()
+    owner = account or f"addr:{client_address()}"
+    who = "a bot account" if account else f"address {client_address()}"
     try:
         if any(a != account for a in accounts_in(body["seats"])):  # it will be open a while
-            store.check_open(account, int(cfg["MAX_OPEN_CHALLENGES"]))
-        store.count_made(account, int(cfg["CHALLENGES_PER_MINUTE"]))
+            store.check_open(owner, int(cfg["MAX_OPEN_CHALLENGES"]), who)
+            store.count_made(owner, int(cfg["CHALLENGES_PER_MINUTE"]), who)
+        else:  # it starts now: bounded by the games it leaves unfinished
+            store.check_playing(owner, int(cfg["MAX_OPEN_CHALLENGES"]), _finished, who)
     except Refused as exc:
         raise _refused(exc) from None
-    cid, c = store.create(account, dict(body), float(cfg["CHALLENGE_SECONDS"]))
+    secret = None if account else secrets.token_urlsafe(32)
+    cid, c = store.create(account, dict(body), float(cfg["CHALLENGE_SECONDS"]), owner, secret)
     if c["challenged"] is None:  # only built-in bots to ask: it starts now
         _start(store, c)
     out = store.get(cid)
     assert out is not None
-    return respond(
-        _challenge, _resource(out), status=201, headers={"Location": f"/challenges/{cid}"}
-    )
+    resource = _resource(out)
+    if secret is not None:  # shown this once
+        resource["challenge_secret"] = secret
+    return respond(_challenge, resource, status=201, headers={"Location": f"/challenges/{cid}"})
 
 
 @bp.get("/challenges/<challenge_id>")
 def get_challenge(challenge_id: str) -> Response:
     load_query(_empty)
-    account = require_bot("reading a challenge")
-    c = _load(_store(), challenge_id, account)
+    c, _part = _load(_store(), challenge_id, "reading")
     return respond(_challenge, _resource(c), headers={"Cache-Control": "no-store"})
 
 
@@ -281,13 +341,12 @@ def mine() -> Response:
     return respond(_list, out, headers={"Cache-Control": "no-store"})
 
 
-def _answer(challenge_id: str, what: str) -> tuple[Challenges, dict[str, Any], str]:
+def _answer(challenge_id: str, what: str) -> tuple[Challenges, dict[str, Any]]:
     load_query(_empty)
-    account = require_bot(f"{what} a challenge")
     store = _store()
-    c = _load(store, challenge_id, account)
-    party = "challenger" if what == "canceling" else "challenged"
-    if c.get(party) != account:
+    c, part = _load(store, challenge_id, what)
+    wanted = "challenger" if what == "canceling" else "challenged"
+    if part != wanted:
         hint = (
             "only the challenger cancels it; decline it instead"
             if what == "canceling"
@@ -296,16 +355,16 @@ def _answer(challenge_id: str, what: str) -> tuple[Challenges, dict[str, Any], s
         raise Problem("forbidden", f"{what} challenge {challenge_id!r}: {hint}")
     if c["status"] != "open":
         raise _closed(store, challenge_id)
-    return store, c, account
+    return store, c
 
 
 @bp.post("/challenges/<challenge_id>/accept")
 def accept(challenge_id: str) -> Response:
-    store, c, _account = _answer(challenge_id, "accepting")
+    store, c = _answer(challenge_id, "accepting")
     load_body(_no_body, optional=True)
     accounts = backend().accounts
     assert accounts is not None
-    challenger = accounts.get(c["challenger"])
+    challenger = accounts.get(c["challenger"]) if c["challenger"] else {"active": True}
     if challenger is None or not challenger["active"]:  # it could not play: no game
         store.decide(c, {"status": "canceled"})
         raise Problem(
@@ -321,7 +380,7 @@ def accept(challenge_id: str) -> Response:
 
 @bp.post("/challenges/<challenge_id>/decline")
 def decline(challenge_id: str) -> Response:
-    store, c, _account = _answer(challenge_id, "declining")
+    store, c = _answer(challenge_id, "declining")
     body = load_body(_decline, optional=True) or {}
     outcome = {"status": "declined", **body}
     if not store.decide(c, outcome):
@@ -333,7 +392,7 @@ def decline(challenge_id: str) -> Response:
 
 @bp.post("/challenges/<challenge_id>/cancel")
 def cancel(challenge_id: str) -> Response:
-    store, c, _account = _answer(challenge_id, "canceling")
+    store, c = _answer(challenge_id, "canceling")
     load_body(_no_body, optional=True)
     if not store.decide(c, {"status": "canceled"}):
         raise _closed(store, challenge_id)

@@ -12,18 +12,16 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from openapi_core import OpenAPI
-from openapi_core.contrib.werkzeug import WerkzeugOpenAPIRequest, WerkzeugOpenAPIResponse
-from werkzeug.test import EnvironBuilder
-from werkzeug.wrappers import Request, Response
 
 from tests.clients.conftest import node, ts_client  # noqa: F401 - the fixture, shared
 from tests.conftest import REDIS_URL
 from tests.processes import Proc
-from tests.service import conftest as service
-from tests.service.conftest import openapi  # noqa: F401 - the fixture, shared
+from tests.service.conftest import (
+    exchange_errors,
+    openapi,  # noqa: F401 - the fixture, shared
+)
 
 
 def test_the_typescript_bot_plays_a_game_from_its_challenge_and_verifies_the_log(
@@ -64,31 +62,4 @@ def test_the_typescript_bot_plays_a_game_from_its_challenge_and_verifies_the_log
     kinds = {(x["method"], x["headers"].get("content-type", "").split(";")[0]) for x in exchanges}
     assert ("GET", "text/event-stream") in kinds and ("GET", "application/x-ndjson") in kinds
     for x in exchanges:
-        assert _errors(openapi, x) == [], f"{x['method']} {x['url']} -> {x['status']}"
-
-
-def _errors(spec: OpenAPI, x: dict[str, Any]) -> list[str]:
-    """What openapi.yaml finds wrong with one recorded exchange (request and response)."""
-    url = urlsplit(x["url"])
-    builder = EnvironBuilder(
-        method=x["method"],
-        path=url.path,
-        query_string=url.query,
-        base_url=f"{url.scheme}://{url.netloc}",
-        headers=x["request_headers"],
-        data=x["request_body"].encode("utf-8"),
-    )
-    try:
-        req = WerkzeugOpenAPIRequest(Request(builder.get_environ()))
-    finally:
-        builder.close()
-    drop = ("content-length", "content-encoding", "transfer-encoding")
-    headers = {k: v for k, v in x["headers"].items() if k not in drop}
-    resp = Response(x["body"].encode("utf-8"), status=x["status"], headers=headers)
-    errors = [repr(e) for e in spec.iter_request_errors(req)]
-    service.READING_RESPONSE = True
-    try:
-        errors += [repr(e) for e in spec.iter_response_errors(req, WerkzeugOpenAPIResponse(resp))]
-    finally:
-        service.READING_RESPONSE = False
-    return errors
+        assert exchange_errors(openapi, x) == [], f"{x['method']} {x['url']} -> {x['status']}"

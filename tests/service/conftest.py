@@ -18,6 +18,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 import yaml
@@ -26,7 +27,7 @@ from flask.testing import FlaskClient
 from openapi_core import Config, OpenAPI
 from openapi_core.contrib.werkzeug import WerkzeugOpenAPIRequest, WerkzeugOpenAPIResponse
 from werkzeug.test import EnvironBuilder, TestResponse
-from werkzeug.wrappers import Request
+from werkzeug.wrappers import Request, Response
 
 from bots import get_bot
 from engine.rng import Rng
@@ -126,6 +127,12 @@ def log_lines(spec: dict[str, Any]) -> Callable[[bytes], Any]:
 
 @pytest.fixture(scope="session")
 def openapi() -> OpenAPI:
+    return load_openapi()
+
+
+def load_openapi() -> OpenAPI:
+    """openapi.yaml as openapi-core reads it, with the readers of its bodies that are not plain
+    JSON (the ``openapi`` fixture; bench scripts call it directly)."""
     spec = yaml.safe_load(SPEC_PATH.read_text(encoding="utf-8"))
     # bodies that are not plain JSON: openapi-core hands them over as bytes unless told
     config = Config(
@@ -140,6 +147,36 @@ def openapi() -> OpenAPI:
         }
     )
     return OpenAPI.from_file_path(str(SPEC_PATH), config=config)
+
+
+def exchange_errors(spec: OpenAPI, x: dict[str, Any]) -> list[str]:
+    """What openapi.yaml finds wrong with one recorded exchange (request and response) of a
+    client over HTTP: ``method``, ``url``, ``request_headers``, ``request_body``, ``status``,
+    ``headers``, ``body`` (as the example bots' ``RFG_RECORD`` writes them)."""
+    global READING_RESPONSE
+    url = urlsplit(x["url"])
+    builder = EnvironBuilder(
+        method=x["method"],
+        path=url.path,
+        query_string=url.query,
+        base_url=f"{url.scheme}://{url.netloc}",
+        headers=x["request_headers"],
+        data=x["request_body"].encode("utf-8"),
+    )
+    try:
+        req = WerkzeugOpenAPIRequest(Request(builder.get_environ()))
+    finally:
+        builder.close()
+    drop = ("content-length", "content-encoding", "transfer-encoding")
+    headers = {k: v for k, v in x["headers"].items() if k.lower() not in drop}
+    resp = Response(x["body"].encode("utf-8"), status=x["status"], headers=headers)
+    errors = [repr(e) for e in spec.iter_request_errors(req)]
+    READING_RESPONSE = True
+    try:
+        errors += [repr(e) for e in spec.iter_response_errors(req, WerkzeugOpenAPIResponse(resp))]
+    finally:
+        READING_RESPONSE = False
+    return errors
 
 
 class ValidatingClient(FlaskClient):

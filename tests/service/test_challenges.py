@@ -5,6 +5,7 @@ answer a challenge, and the limits and bad bodies are refused with a problem say
 
 from __future__ import annotations
 
+import hashlib
 import json
 import uuid
 from typing import Any
@@ -250,14 +251,35 @@ def test_limits_refuse_with_429(real_api_for: Any) -> None:
     # another account is not held back by a's challenges
     r = api.post("/challenges", json={"seats": [_me(b), _me(a)]}, headers=bearer(b["token"]))
     assert r.status_code == 201
-    # games against the built-in bots are not open challenges, but count a minute
-    bots = {"seats": [_me(a), {"kind": "bot", "bot": "random"}]}
-    for _ in range(2):
-        assert api.post("/challenges", json=bots, headers=bearer(a["token"])).status_code == 201
-    r = api.post("/challenges", json=bots, headers=bearer(a["token"]))
+    # challenges to other accounts count a minute (each canceled: never too many open)
+    c = {"seats": [_me(b), _me(a)]}
+    for _ in range(3):
+        cid = api.post("/challenges", json=c, headers=bearer(b["token"])).get_json()["challenge_id"]
+        assert api.post(f"/challenges/{cid}/cancel", headers=bearer(b["token"])).status_code == 200
+    r = api.post("/challenges", json=c, headers=bearer(b["token"]))
     assert r.status_code == 429
     assert r.get_json()["limit"] == "challenges"
     assert int(r.headers["Retry-After"]) >= 1
+    # games against the built-in bots: no rate, but at most 2 unfinished at once
+    bots = {"seats": [_me(a), {"kind": "bot", "bot": "random"}]}
+    games = []
+    for _ in range(2):
+        r = api.post("/challenges", json=bots, headers=bearer(a["token"]))
+        assert r.status_code == 201
+        games.append(r.get_json()["game_id"])
+    r = api.post("/challenges", json=bots, headers=bearer(a["token"]))
+    assert r.status_code == 429
+    assert r.get_json()["limit"] == "open-challenges"
+    assert "resign" in r.get_json()["detail"]
+    # a finished game leaves the count: resigned, another starts (past the minute's 4)
+    for gid in games:
+        seat = next(
+            s["seat"] for s in api.get(f"/games/{gid}").get_json()["seats"] if s.get("account")
+        )
+        r = api.post(f"/games/{gid}/seats/{seat}/resign", headers=bearer(a["token"]))
+        assert r.status_code == 201, r.get_json()
+    for _ in range(2):
+        assert api.post("/challenges", json=bots, headers=bearer(a["token"])).status_code == 201
 
 
 #: (body, the field its 422 names, whether the spec allows the body: the server refuses it)
@@ -304,9 +326,12 @@ def test_bad_challenges_are_422_naming_the_field(
     assert problem["detail"]
 
 
-def test_challenging_needs_a_bot_token(api: ValidatingClient) -> None:
+def test_challenging_without_a_token_takes_a_human_seat(api: ValidatingClient) -> None:
     body = {"seats": [{"kind": "bot", "bot": "random"}] * 2}
     r = api.post("/challenges", json=body)
+    assert r.status_code == 422
+    assert '{"kind": "human"}' in r.get_json()["detail"]
+    r = api.post("/challenges", json=body, headers=bearer("rfgb_not-a-token"))
     assert r.status_code == 401
     assert "POST /bots/accounts" in r.get_json()["detail"]
     assert api.get("/bots/me/challenges").status_code == 401
@@ -375,3 +400,148 @@ def test_the_other_account_hears_of_the_outcome_on_its_stream(real_api_for: Any)
     assert hears(b, canceled, "canceled")["status"] == "canceled"
     got = hears(a, accepted, "accepted")
     assert got["game_id"] and got["links"]["game"] == f"/games/{got['game_id']}"
+
+
+# --- a player's challenges (no bot account, no token) --------------------------------------------
+
+
+def _player_challenge(api: ValidatingClient, *others: dict[str, Any], **table: Any) -> Any:
+    return api.post("/challenges", json={"seats": [{"kind": "human"}, *others], **table})
+
+
+def test_a_player_challenges_a_bot_account_and_plays_with_the_secret(real_api_for: Any) -> None:
+    api: ValidatingClient = real_api_for()
+    b = _register(api, "b")
+    r = _player_challenge(api, _me(b), time_control={"per_decision": 60})
+    assert r.status_code == 201, r.get_json()
+    made = r.get_json()
+    secret, cid = made["challenge_secret"], made["challenge_id"]
+    assert made["status"] == "open" and made["challenger"] is None
+    assert made["challenged"] == b["account_id"] and made["time_control"] == {"per_decision": 60}
+    assert set(made["links"]) == {"self", "cancel", "accept", "decline"}
+    # the secret reads it (shown no more); the challenged account sees it, without the secret
+    r = api.get(f"/challenges/{cid}", headers=bearer(secret))
+    assert r.status_code == 200 and r.get_json()["status"] == "open"
+    assert "challenge_secret" not in r.get_json()
+    incoming = api.get("/bots/me/challenges", headers=bearer(b["token"])).get_json()["in"]
+    assert [c["challenge_id"] for c in incoming] == [cid]
+    events = _events(api, b["token"])
+    assert [(k, i) for k, _d, i in events if k == "challenge"] == [
+        ("challenge", f"challenge:{cid}")
+    ]
+    # it accepts: the game starts, the player's seat held by the secret
+    r = api.post(f"/challenges/{cid}/accept", headers=bearer(b["token"]))
+    assert r.status_code == 200, r.get_json()
+    gid = r.get_json()["game_id"]
+    got = api.get(f"/challenges/{cid}", headers=bearer(secret)).get_json()
+    assert got["status"] == "accepted" and got["game_id"] == gid
+    assert got["links"]["seat"] == f"/games/{gid}/seats/0"
+    game = api.get(f"/games/{gid}").get_json()
+    assert game["seats"][0]["kind"] == "human" and game["seats"][0]["claimed"]
+    view = api.get(f"/games/{gid}/seats/0/view", headers=bearer(secret))
+    assert view.status_code == 200 and view.get_json()["view"]["decision"] is not None
+    r = api.post(f"/games/{gid}/seats/0/resign", headers=bearer(secret))
+    assert r.status_code == 201 and r.get_json()["status"] == "finished"
+
+
+def test_nobody_else_reads_a_players_challenge_or_takes_the_seat(real_api_for: Any) -> None:
+    """An attacker - no token, a guessed secret, another player's secret, another bot account,
+    even the challenged account - neither reads the challenger's secret nor gets the seat."""
+    api: ValidatingClient = real_api_for()
+    b, mallory = _register(api, "b"), _register(api, "mallory")
+    made = _player_challenge(api, _me(b)).get_json()
+    secret, cid = made["challenge_secret"], made["challenge_id"]
+    theirs = _player_challenge(api, _me(b)).get_json()["challenge_secret"]
+    assert theirs != secret
+    for headers, status in [
+        ({}, 401),
+        (bearer("x" * 43), 401),
+        (bearer(theirs), 401),
+        (bearer(mallory["token"]), 403),
+    ]:
+        r = api.get(f"/challenges/{cid}", headers=headers)
+        assert r.status_code == status, (headers, r.get_json())
+        r = api.post(f"/challenges/{cid}/cancel", headers=headers)
+        assert r.status_code == status, (headers, r.get_json())
+    # the challenged account reads it, but never the secret, its digest or the player's address
+    seen = [
+        api.get(f"/challenges/{cid}", headers=bearer(b["token"])).get_data(as_text=True),
+        api.get("/bots/me/challenges", headers=bearer(b["token"])).get_data(as_text=True),
+        json.dumps(_events(api, b["token"])),
+    ]
+    digest = hashlib.sha256(secret.encode()).hexdigest()
+    for text in seen:
+        assert secret not in text and digest not in text and "addr:" not in text
+    # the secret is no bot token; the player cannot answer their own challenge
+    assert api.post(f"/challenges/{cid}/accept", headers=bearer(secret)).status_code == 403
+    gid = api.post(f"/challenges/{cid}/accept", headers=bearer(b["token"])).get_json()["game_id"]
+    # the seat was claimed as the game was made: nobody claims it, nobody else acts in it
+    r = api.post(f"/games/{gid}/seats/0/claim", json={})
+    assert r.status_code == 409, r.get_json()
+    for token in (theirs, b["token"], mallory["token"]):
+        assert api.get(f"/games/{gid}/seats/0/view", headers=bearer(token)).status_code in (
+            401,
+            403,
+        )
+    assert api.get(f"/games/{gid}/seats/0/view", headers=bearer(secret)).status_code == 200
+
+
+def test_a_player_challenges_the_built_in_bots_and_the_game_starts_at_once(
+    real_api_for: Any,
+) -> None:
+    api: ValidatingClient = real_api_for()
+    r = _player_challenge(api, {"kind": "bot", "bot": "random"}, {"kind": "bot", "bot": "random"})
+    assert r.status_code == 201, r.get_json()
+    made = r.get_json()
+    assert made["status"] == "accepted" and made["links"]["seat"].endswith("/seats/0")
+    r = api.get(f"{made['links']['seat']}/view", headers=bearer(made["challenge_secret"]))
+    assert r.status_code == 200
+
+
+def test_a_player_hears_of_a_decline_and_may_cancel(real_api_for: Any) -> None:
+    api: ValidatingClient = real_api_for()
+    b = _register(api, "b")
+    made = _player_challenge(api, _me(b)).get_json()
+    r = api.post(
+        f"/challenges/{made['challenge_id']}/decline",
+        json={"reason": "busy"},
+        headers=bearer(b["token"]),
+    )
+    assert r.status_code == 200
+    got = api.get(f"/challenges/{made['challenge_id']}", headers=bearer(made["challenge_secret"]))
+    assert got.get_json()["status"] == "declined" and got.get_json()["reason"] == "busy"
+    made = _player_challenge(api, _me(b)).get_json()
+    r = api.post(
+        f"/challenges/{made['challenge_id']}/cancel", headers=bearer(made["challenge_secret"])
+    )
+    assert r.status_code == 200 and r.get_json()["status"] == "canceled"
+    assert api.get("/bots/me/challenges", headers=bearer(b["token"])).get_json()["in"] == []
+
+
+def test_a_players_limits_are_their_addresses(real_api_for: Any) -> None:
+    api: ValidatingClient = real_api_for(MAX_OPEN_CHALLENGES=1, CHALLENGES_PER_MINUTE=2)
+    b = _register(api, "b")
+    made = _player_challenge(api, _me(b)).get_json()
+    r = _player_challenge(api, _me(b))
+    assert r.status_code == 429 and r.get_json()["limit"] == "open-challenges"
+    assert "address" in r.get_json()["detail"]
+    # another address is not held back
+    r = api.post(
+        "/challenges",
+        json={"seats": [{"kind": "human"}, _me(b)]},
+        environ_base={"REMOTE_ADDR": "10.0.0.9"},
+        validate=False,
+    )
+    assert r.status_code == 201, r.get_json()
+    api.post(f"/challenges/{made['challenge_id']}/cancel", headers=bearer(made["challenge_secret"]))
+    made = _player_challenge(api, _me(b)).get_json()
+    api.post(f"/challenges/{made['challenge_id']}/cancel", headers=bearer(made["challenge_secret"]))
+    r = _player_challenge(api, _me(b))
+    assert r.status_code == 429 and r.get_json()["limit"] == "challenges"
+    # a human seat is a player's alone: a bot token's challenge has none
+    r = api.post(
+        "/challenges",
+        json={"seats": [{"kind": "human"}, _me(b)]},
+        headers=bearer(b["token"]),
+    )
+    assert r.status_code == 422

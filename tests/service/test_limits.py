@@ -150,6 +150,67 @@ def test_commands_are_limited_per_token(limited: Callable[..., ValidatingClient]
     assert r.status_code in (201, 422)
 
 
+def test_a_bot_token_has_a_seat_tokens_quota_in_each_game(
+    limited: Callable[..., ValidatingClient],
+) -> None:
+    """A bot playing game after game (its challenges) is limited per game, as seat tokens are."""
+    api = limited(LIMIT_COMMANDS="2 per minute")
+    r = api.post("/bots/accounts", json={"name": "b", "description": "t", "contact": "a@b.c"})
+    bot = r.get_json()
+    table = {
+        "seats": [
+            {"kind": "external", "account": bot["account_id"]},
+            {"kind": "bot", "bot": "random"},
+        ]
+    }
+    games = [
+        api.post("/challenges", json=table, headers=bearer(bot["token"])).get_json()["game_id"]
+        for _ in range(2)
+    ]
+    cmd = {"kind": "start_tiles", "development": 1}
+    for i in range(2):
+        r = api.post(
+            f"/games/{games[0]}/seats/0/commands",
+            headers=bearer(bot["token"]),
+            json={"command_id": f"c{i}", "command": cmd},
+        )
+        assert r.status_code in (201, 409, 422) and _policy(r)[0] == "commands"
+    r = api.post(
+        f"/games/{games[0]}/seats/0/commands",
+        headers=bearer(bot["token"]),
+        json={"command_id": "c9", "command": cmd},
+    )
+    assert f"in game {games[0]}" in _too_many(r, "commands")["detail"]
+    r = api.post(
+        f"/games/{games[1]}/seats/0/commands",
+        headers=bearer(bot["token"]),
+        json={"command_id": "d0", "command": cmd},
+    )
+    assert r.status_code in (201, 409, 422), r.get_json()
+
+
+def test_the_tightest_limit_is_the_one_reported(limited: Callable[..., ValidatingClient]) -> None:
+    """The headers name the limit with the least left - here the per-address one under a
+    roomier route limit - so a client that waits once ``r`` is 0 needs no 429 to slow down."""
+    api = limited(LIMIT_PER_ADDRESS="3 per minute", LIMIT_COMMANDS="100 per minute")
+    gid, tokens = new_game(api, players=2)
+    seen = []
+    for i in range(5):
+        r = api.post(
+            f"/games/{gid}/seats/0/commands",
+            headers=bearer(tokens[0]),
+            json={"command_id": f"c{i}", "command": {"kind": "start_tiles", "development": 1}},
+            environ_base={"REMOTE_ADDR": "192.0.2.50"},  # an address of its own
+            validate=False,
+        )
+        seen.append((r.status_code, r.headers["RateLimit"]))
+        if r.status_code == 429:
+            break
+    # the answer before the first refusal said the per-address limit had nothing left
+    assert seen[-1][0] == 429 and seen[-2][1].startswith('"per-address";r=0;'), seen
+    assert seen[0][1].startswith('"per-address";'), seen
+
+
 def test_repeated_bad_tokens_throttle_the_address(limited: Callable[..., ValidatingClient]) -> None:
     api = limited(LIMIT_BAD_TOKENS="5 per minute")
     gid, tokens = new_game(api, players=2)

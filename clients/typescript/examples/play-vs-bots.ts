@@ -7,8 +7,10 @@
  *     node dist/examples/play-vs-bots.js [SERVER_URL] [BOT...]     (or RFG_URL=...)
  *
  * SERVER_URL defaults to http://127.0.0.1:8000 (`make run`), the opponents to one `heuristic`.
- * It prints one JSON line: the game, its result, the answers counted by status and the log's
- * verdict; the exit status is 0 when the game ended and the log verified.
+ * RFG_GAMES=N plays N games in a row, each from its own challenge (default 1); RFG_BOT_TOKEN
+ * reuses a registered account (a bot registers once and keeps its token). It prints one JSON
+ * line per game: the game, its result, the answers counted by status and the log's verdict; the
+ * exit status is 0 when every game ended and its log verified.
  */
 
 import { randomUUID } from "node:crypto";
@@ -26,16 +28,26 @@ const args = process.argv.slice(2);
 const base = (args[0] ?? process.env["RFG_URL"] ?? "http://127.0.0.1:8000").replace(/\/+$/, "");
 const opponents = (args.length > 1 ? args.slice(1) : ["heuristic"]) as S["BotName"][];
 
-/** Every answer's status, counted (the bot's report). */
-const statuses: Record<string, number> = {};
+const games = Number(process.env["RFG_GAMES"] ?? "1");
+
+/** Every answer's status, counted (the bot's report, one game's; the registration's in the
+ * first). */
+let statuses: Record<string, number> = {};
 /** With RFG_RECORD=<file>: every exchange, written there as JSON Lines at the end (a test checks
  * each against openapi.yaml). */
 const recordTo = process.env["RFG_RECORD"];
 const recorded: Promise<object>[] = [];
+/** When a limit the server reported spent (`RateLimit: "<name>";r=0;t=<s>`) has room again: the
+ * next request waits until then, so the bot slows down before it would get a 429. */
+let resumeAt = 0;
 const counting: typeof fetch = async (input, init) => {
   const request = new Request(input, init);
   const body = recordTo === undefined ? "" : await request.clone().text();
+  const wait = resumeAt - Date.now();
+  if (wait > 0) await new Promise((r) => setTimeout(r, wait));
   const resp = await fetch(request);
+  const spent = /;r=0;t=(\d+)/.exec(resp.headers.get("RateLimit") ?? "");
+  if (spent !== null) resumeAt = Date.now() + 1000 * Number(spent[1]);
   statuses[resp.status] = (statuses[resp.status] ?? 0) + 1;
   if (recordTo !== undefined) {
     const copy = resp.clone();
@@ -94,27 +106,50 @@ async function* readEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<Sse
   }
 }
 
+type Api = ReturnType<typeof createClient<paths>>;
+
 async function main(): Promise<number> {
   const anonymous = createClient<paths>({ baseUrl: base, fetch: counting });
 
-  // 1. a bot account (its token is shown once)
-  const registered = await anonymous.POST("/bots/accounts", {
-    body: { name: `ts-example-${randomUUID().slice(0, 8)}`, description: "legal random moves", contact: "nobody@example.org" },
-  });
-  const account = registered.data ?? fail(`registering failed: ${JSON.stringify(registered.error)}`);
-  const auth = { Authorization: `Bearer ${account.token}` };
+  // 1. a bot account (its token is shown once: keep it, and pass it as RFG_BOT_TOKEN next time)
+  let token = process.env["RFG_BOT_TOKEN"];
+  if (token === undefined) {
+    const registered = await anonymous.POST("/bots/accounts", {
+      body: { name: `ts-example-${randomUUID().slice(0, 8)}`, description: "legal random moves", contact: "nobody@example.org" },
+    });
+    token = (registered.data ?? fail(`registering failed: ${JSON.stringify(registered.error)}`)).token;
+  }
+  const auth = { Authorization: `Bearer ${token}` };
   const api = createClient<paths>({ baseUrl: base, fetch: counting, headers: auth });
+  const me = await api.GET("/bots/me");
+  const account = me.data ?? fail(`the bot token is not accepted: ${JSON.stringify(me.error)}`);
+  let failed = 0;
+  try {
+    for (let i = 0; i < games; i++) {
+      if (!(await playOne(api, anonymous, auth, account.account_id))) failed++;
+      statuses = {};
+    }
+  } finally {
+    if (recordTo !== undefined) {
+      const exchanges = await Promise.all(recorded);
+      writeFileSync(recordTo, exchanges.map((x) => JSON.stringify(x) + "\n").join(""));
+    }
+  }
+  return failed === 0 ? 0 : 1;
+}
 
+/** One game from its own challenge, to the end; its log verified. True when it verified. */
+async function playOne(api: Api, anonymous: Api, auth: Record<string, string>, accountId: string): Promise<boolean> {
   // 2. challenge the built-in bots: the game starts at once
   const seats: S["ChallengeSeat"][] = [
-    { kind: "external", account: account.account_id },
+    { kind: "external", account: accountId },
     ...opponents.map((bot): S["ChallengeSeat"] => ({ kind: "bot", bot })),
   ];
   const made = await api.POST("/challenges", { body: { seats } });
   const challenge = made.data ?? fail(`the challenge failed: ${JSON.stringify(made.error)}`);
   const gameId = challenge.game_id ?? fail(`the challenge is ${challenge.status}, without a game`);
   const game = await api.GET("/games/{game_id}", { params: { path: { game_id: gameId } } });
-  const seat = (game.data ?? fail("the game cannot be read")).seats.find((s) => s.account === account.account_id)?.seat;
+  const seat = (game.data ?? fail("the game cannot be read")).seats.find((s) => s.account === accountId)?.seat;
   if (seat === undefined) fail("the game has no seat for this account");
   const path = { game_id: gameId, seat };
 
@@ -167,7 +202,7 @@ async function main(): Promise<number> {
     JSON.stringify({
       game_id: gameId,
       seat,
-      account: account.account_id,
+      account: accountId,
       decisions,
       conflicts,
       statuses,
@@ -176,11 +211,7 @@ async function main(): Promise<number> {
       verdict,
     }) + "\n",
   );
-  if (recordTo !== undefined) {
-    const exchanges = await Promise.all(recorded);
-    writeFileSync(recordTo, exchanges.map((x) => JSON.stringify(x) + "\n").join(""));
-  }
-  return verdict.ok ? 0 : 1;
+  return verdict.ok;
 }
 
 main().then(

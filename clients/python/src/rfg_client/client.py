@@ -25,6 +25,7 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import re
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
@@ -39,6 +40,11 @@ RETRY_STATUSES = (429, 503)
 Decide = Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]
 #: the environment variable naming the server's URL when none is given, and the default
 URL_VARIABLE, DEFAULT_URL = "RFG_URL", "http://127.0.0.1:8000"
+#: a ``RateLimit`` header whose limit has nothing left: its seconds to reset
+_SPENT = re.compile(r";r=0;t=(\d+)")
+#: a recorder: called with each exchange (method, url, request_headers, request_body, status,
+#: headers, body), a stream's once it is closed
+Record = Callable[[dict[str, Any]], None]
 
 
 class Unreachable(ConnectionError):
@@ -101,10 +107,15 @@ class Client:
         timeout: float = 30.0,
         retries: int = 3,
         max_wait: float = 10.0,
+        record: Record | None = None,
     ) -> None:
         self.base_url = (base_url or os.environ.get(URL_VARIABLE) or DEFAULT_URL).rstrip("/")
         self.admin_token = admin_token
         self.bot_token = bot_token
+        #: called with every exchange (``Record``): a bot's own account of what it sent and got
+        self.record = record
+        #: when a limit the server reported spent (``RateLimit: ...;r=0;t=<s>``) has room again
+        self._resume_at = 0.0
         self.timeout = timeout
         self.retries = retries
         self.max_wait = max_wait
@@ -143,11 +154,16 @@ class Client:
         while True:
             attempt += 1
             req = Request(url, data=data, method=method, headers=hdrs)
+            self._wait_for_room()
             try:
                 with urlopen(req, timeout=self.timeout) as resp:
-                    return resp.status, dict(resp.headers.items()), resp.read()
+                    got = resp.status, dict(resp.headers.items()), resp.read()
+                self._record(req, *got)
+                return got
             except HTTPError as exc:
-                error = _api_error(exc)
+                raw = exc.read()
+                self._record(req, exc.code, _headers(exc), raw)
+                error = _api_error(exc.code, raw, _headers(exc))
                 if error.status not in RETRY_STATUSES or left <= 0:
                     raise error from None
                 wait = error.retry_after if error.retry_after is not None else 0.1 * attempt
@@ -160,6 +176,34 @@ class Client:
                 wait = 0.05 * attempt
             left -= 1
             time.sleep(min(self.max_wait, max(0.0, wait)))
+
+    def _wait_for_room(self) -> None:
+        """Before a request: if an answer said a limit had nothing left, wait until it has."""
+        wait = self._resume_at - time.monotonic()
+        if wait > 0:
+            time.sleep(wait)
+
+    def _record(self, req: Request, status: int, headers: dict[str, str], body: bytes) -> None:
+        """Every answer passes here: its ``RateLimit`` header paces the next request (at
+        ``r=0`` the next waits ``t`` seconds, so a client never needs a 429 to slow down), and
+        the recorder, if any, gets the exchange."""
+        spent = _SPENT.search({k.lower(): v for k, v in headers.items()}.get("ratelimit", ""))
+        if spent is not None:
+            self._resume_at = time.monotonic() + int(spent[1])
+        if self.record is None:
+            return
+        sent = req.data if isinstance(req.data, bytes) else b""
+        self.record(
+            {
+                "method": req.get_method(),
+                "url": req.full_url,
+                "request_headers": {k.lower(): v for k, v in req.header_items()},
+                "request_body": sent.decode("utf-8", "replace"),
+                "status": status,
+                "headers": {k.lower(): v for k, v in headers.items()},
+                "body": body.decode("utf-8", "replace"),
+            }
+        )
 
     def _json(self, method: str, path: str, **kwargs: Any) -> Any:
         _status, _headers, raw = self.request(method, path, **kwargs)
@@ -431,17 +475,25 @@ class Client:
             hdrs["Last-Event-ID"] = last
         if token:
             hdrs["Authorization"] = f"Bearer {token}"
+        req = Request(self.base_url + path, headers=hdrs)
+        self._wait_for_room()
         try:
-            resp = urlopen(Request(self.base_url + path, headers=hdrs), timeout=self.timeout)
+            resp = urlopen(req, timeout=self.timeout)
         except HTTPError as exc:
-            raise _api_error(exc) from None
+            raw = exc.read()
+            self._record(req, exc.code, _headers(exc), raw)
+            raise _api_error(exc.code, raw, _headers(exc)) from None
         except URLError as exc:
             unreachable = _unreachable(self.base_url, exc)
             if unreachable is not None:
                 raise unreachable from None
             raise
-        with resp:
-            yield from parse_sse(resp)
+        lines: list[bytes] = []
+        try:
+            with resp:
+                yield from parse_sse(_kept(resp, lines) if self.record is not None else resp)
+        finally:
+            self._record(req, resp.status, dict(resp.headers.items()), b"".join(lines))
 
     def export(self, game_id: str, *, seat: int | None = None, token: str | None = None) -> str:
         """The game's log as JSON Lines text (full after the end, redacted while live)."""
@@ -454,6 +506,31 @@ class Client:
         """The verdict ``rfg replay`` gives for a log."""
         result: dict[str, Any] = self._json(
             "POST", "/replays/verify", data=log_text.encode(), content_type="application/x-ndjson"
+        )
+        return result
+
+    # --- bot accounts and challenges ------------------------------------------------------
+    def register_bot(self, name: str, description: str, contact: str) -> dict[str, Any]:
+        """``POST /bots/accounts`` (once per bot: keep the token); the client's ``bot_token``
+        becomes the new account's."""
+        body = {"name": name, "description": description, "contact": contact}
+        account: dict[str, Any] = self._json(
+            "POST", "/bots/accounts", body=body, token=self.admin_token
+        )
+        self.bot_token = account["token"]
+        return account
+
+    def me(self) -> dict[str, Any]:
+        """``GET /bots/me``: the bot token's account (``account_id``, ``name``, ...)."""
+        result: dict[str, Any] = self._json("GET", "/bots/me", token=self.bot_token)
+        return result
+
+    def challenge(self, seats: list[dict[str, Any]], **table: Any) -> dict[str, Any]:
+        """``POST /challenges`` with the bot token: ``seats`` are built-in bots and bot
+        accounts (yours once), ``table`` ``POST /games``' options (``time_control``, ...).
+        Against built-in bots only the answer is ``accepted`` with its ``game_id``."""
+        result: dict[str, Any] = self._json(
+            "POST", "/challenges", body={"seats": seats, **table}, token=self.bot_token
         )
         return result
 
@@ -484,15 +561,25 @@ def _unreachable(url: str, exc: BaseException) -> Unreachable | None:
     return None
 
 
-def _api_error(exc: HTTPError) -> ApiError:
-    raw = exc.read()
+def _headers(exc: HTTPError) -> dict[str, str]:
+    return dict(exc.headers.items()) if exc.headers else {}
+
+
+def _api_error(status: int, raw: bytes, headers: dict[str, str]) -> ApiError:
     try:
         problem = json.loads(raw)
     except ValueError:
-        problem = {"status": exc.code, "detail": raw.decode("utf-8", "replace")}
+        problem = {"status": status, "detail": raw.decode("utf-8", "replace")}
     if not isinstance(problem, dict):
-        problem = {"status": exc.code, "detail": str(problem)}
-    return ApiError(exc.code, problem, dict(exc.headers.items()) if exc.headers else {})
+        problem = {"status": status, "detail": str(problem)}
+    return ApiError(status, problem, headers)
+
+
+def _kept(lines: Iterable[bytes], into: list[bytes]) -> Iterator[bytes]:
+    """``lines``, each also appended to ``into`` (a stream's body, for the recorder)."""
+    for line in lines:
+        into.append(line)
+        yield line
 
 
 def parse_sse(lines: Iterable[bytes]) -> Iterator[tuple[str, str, str | None]]:
