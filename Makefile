@@ -22,13 +22,17 @@ upgrade: install
 	$(BIN)/pip install -q -r requirements.lock
 
 # The quick tier: engine, events, the in-process service, bots, workers, ladders (real Redis where
-# a test needs it), without the real servers, cluster, browser, chaos and idle waits.
+# a test needs it), without the real servers, cluster, browser, chaos and idle waits. Its tests
+# are independent (each its own fakeredis, key prefix and temp dirs), so pytest-xdist runs them
+# on every CPU (-n auto; worksteal: an idle worker takes tests queued for a busy one).
 test: install
-	$(BIN)/pytest -m "not whole"
+	$(BIN)/pytest -m "not whole" -n auto --dist worksteal
 
-# The whole suite, what CI runs (.ci/run): the quick tier and the tests marked whole.
+# The whole suite, what CI runs (.ci/run): the quick tier as make test runs it, then the tests
+# marked whole one at a time (they start real servers, clusters, network namespaces, browsers).
 test-all: install
-	$(BIN)/pytest
+	$(BIN)/pytest -m "not whole" -n auto --dist worksteal
+	$(BIN)/pytest -m whole
 
 lint: install
 	$(BIN)/ruff check engine bots events rfgcli ladder service workers tests bench

@@ -7,6 +7,10 @@ The tests' Redis is ``$RFG_TEST_REDIS_URL``, else ``$REDIS_URL``, else database 
 server (``make test`` uses database 15 unless told otherwise), never the database 0 that ``make
 run`` uses. Every test works under its own key prefix (and RQ queue of that name) and deletes
 them afterwards with ``purge_prefix``, RQ's own keys included, so a run leaves nothing behind.
+
+``make test`` runs the quick tier in pytest-xdist worker processes (``-n auto``), and ``make
+test-all`` does so before the whole tier: a test may share nothing with another but read-only
+files - its own fakeredis (``memory://<unique>``), key prefix, temp dirs and free ports.
 """
 
 from __future__ import annotations

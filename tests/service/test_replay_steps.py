@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+import uuid
 from typing import Any
 
 import pytest
@@ -16,7 +17,7 @@ import pytest
 from bots import get_bot
 from engine.rng import Rng
 from service.backend import backend
-from tests.service.conftest import bearer, new_game
+from tests.service.conftest import ValidatingClient, _client, bearer, make_app, new_game
 
 #: what the answer to a refused step must not hold: anything of the game's state
 _STATE_WORDS = ("players", "credits", "cup", "citizenry", "construction", "decision", "faces")
@@ -26,16 +27,20 @@ def _play_recording(
     api: Any, gid: str, tokens: dict[int, str]
 ) -> tuple[dict[int, Any], dict[int, Any]]:
     """Play the game to its end with the random bot on every seat, through HTTP, recording the
-    live public view and seat 0's view at every version they were read."""
+    live public view and seat 0's view at every version they were read. The client checks a call
+    of a new shape and every 10th against openapi.yaml (the views read back at steps are each
+    checked)."""
     bot, rng = get_bot("random"), Rng(3)
     public: dict[int, Any] = {}
     seat0: dict[int, Any] = {}
+    api.sample = 10
     for n in range(3000):
         pub = api.get(f"/games/{gid}/view").get_json()
         public[pub["version"]] = pub["view"]
         mine = api.get(f"/games/{gid}/seats/0/view", headers=bearer(tokens[0])).get_json()
         seat0[mine["version"]] = mine["view"]
         if pub["view"]["step"] == "over":
+            api.sample = 1
             return public, seat0
         seat = min(int(s) for s in pub["view"]["pending"])
         sv = api.get(f"/games/{gid}/seats/{seat}/view", headers=bearer(tokens[seat])).get_json()
@@ -49,17 +54,21 @@ def _play_recording(
     raise AssertionError("the game did not end")
 
 
-@pytest.fixture
-def finished(api: Any) -> tuple[str, dict[int, Any], dict[int, Any]]:
+Finished = tuple[ValidatingClient, str, dict[int, Any], dict[int, Any]]
+
+
+@pytest.fixture(scope="module")
+def finished(openapi: Any) -> Finished:
+    """One game played to its end on an app of its own, shared by the tests that only read it:
+    the client, the game id and the public and seat 0 views recorded live."""
+    api = _client(make_app(f"memory://{uuid.uuid4().hex}"), openapi)
     gid, tokens = new_game(api, 2, seed="replay-steps")
     public, seat0 = _play_recording(api, gid, tokens)
-    return gid, public, seat0
+    return api, gid, public, seat0
 
 
-def test_each_step_of_a_finished_game_is_the_view_its_readers_had(
-    api: Any, finished: tuple[str, dict[int, Any], dict[int, Any]]
-) -> None:
-    gid, public, seat0 = finished
+def test_each_step_of_a_finished_game_is_the_view_its_readers_had(finished: Finished) -> None:
+    api, gid, public, seat0 = finished
     events = max(public)
     assert api.get(f"/games/{gid}").get_json()["version"] == events
     middle = sorted(public)[len(public) // 2]
@@ -91,9 +100,9 @@ def test_each_step_of_a_finished_game_is_the_view_its_readers_had(
 
 
 def test_each_seat_s_view_at_a_step_is_given_to_anyone_once_the_game_is_over(
-    api: Any, finished: tuple[str, dict[int, Any], dict[int, Any]]
+    finished: Finished,
 ) -> None:
-    gid, public, seat0 = finished
+    api, gid, public, seat0 = finished
     events = max(public)
     steps = sorted(v for v in seat0 if v < events)
     middle = steps[len(steps) // 2]
@@ -136,10 +145,8 @@ def test_a_game_under_way_gives_no_step_to_anyone_and_leaks_nothing(api: Any) ->
         assert set(problem) <= {"type", "title", "status", "detail", "instance"}
 
 
-def test_bad_steps_are_refused_in_words(
-    api: Any, finished: tuple[str, dict[int, Any], dict[int, Any]]
-) -> None:
-    gid, public, _ = finished
+def test_bad_steps_are_refused_in_words(finished: Finished) -> None:
+    api, gid, public, _ = finished
     events = max(public)
     for raw, words in [
         ("0", "greater than or equal to 1"),

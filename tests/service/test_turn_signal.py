@@ -7,14 +7,27 @@ by the validating client."""
 from __future__ import annotations
 
 import json
+import uuid
 from typing import Any
+
+import pytest
+from flask import Flask
 
 import engine.fold
 from service.client import parse_sse
 
-from .conftest import SPEC_PATH, ValidatingClient, bearer, new_game
+from .conftest import SPEC_PATH, ValidatingClient, bearer, make_app, new_game
 
 Frame = tuple[str, str, Any]
+
+
+@pytest.fixture
+def app() -> Flask:
+    """The app of the ``api`` client, its streams closing after 0.4 s: nothing else acts on the
+    game while a test reads one, and a stream sends what it owes at once, so a longer stream
+    would add only keep-alives - as many as before (one each 0.1 s), each a chance to repeat
+    a signal."""
+    return make_app(f"memory://{uuid.uuid4().hex}", SSE_MAX_SECONDS=0.4, SSE_KEEPALIVE_SECONDS=0.1)
 
 
 def _stream(
