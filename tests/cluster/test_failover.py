@@ -116,13 +116,24 @@ def _replica_of(cluster: RedisClusterProcs, master: Node) -> Node:
     raise AssertionError(f"master {master.port} has no replica")
 
 
+def _create(games: GameService, seed: str) -> str:
+    """A new game, created again after a transient error (a replica slow to acknowledge on a busy
+    machine: the writer of a real client retries too; a game the first try left is not used)."""
+    for _ in range(50):
+        try:
+            return games.create(PLAYERS, seed=seed, table=TABLE)[0]
+        except TRANSIENT:
+            time.sleep(0.1)
+    raise AssertionError(f"game {seed!r} could not be created in 50 tries")
+
+
 def _round(cluster: RedisClusterProcs, url: str, prefix: str) -> dict[str, Any]:
     """Four writers; the replica of game 0's master stopped, that master killed, the replica
     resumed and promoted; writing goes on a moment, then stops. What was acknowledged and lost."""
     client = events.store.connect(url)
     store = RedisStore(client, prefix=prefix)
     games = GameService(store)
-    gids = [games.create(PLAYERS, seed=f"{prefix}-{i}", table=TABLE)[0] for i in range(4)]
+    gids = [_create(games, f"{prefix}-{i}") for i in range(4)]
     writers = [Writer(games, g, i) for i, g in enumerate(gids)]
     for w in writers:
         w.thread.start()
