@@ -48,6 +48,7 @@ import tempfile
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -139,6 +140,31 @@ def play_seat0(bases: list[str], gid: str, seed: int, think: float, lat: list[fl
         lat.append(time.perf_counter() - t0)
 
 
+def play_games(games: int, concurrency: int, play: Callable[[int], None]) -> list[str]:
+    """``play(i)`` for each of ``games`` games, ``concurrency`` at a time, each in a thread of its
+    own; the errors they raised (as text)."""
+    sem = threading.Semaphore(concurrency)
+    errors: list[str] = []
+
+    def one(i: int) -> None:
+        try:
+            play(i)
+        except Exception as exc:  # noqa: BLE001 - reported
+            errors.append(f"{type(exc).__name__}: {exc}")
+        finally:
+            sem.release()
+
+    threads = []
+    for i in range(games):
+        sem.acquire()
+        t = threading.Thread(target=one, args=(i,), daemon=True)
+        t.start()
+        threads.append(t)
+    for t in threads:
+        t.join()
+    return errors
+
+
 def run_setup(kind: str, args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     cluster: RedisClusterProcs | None = None
     if kind == "cluster":
@@ -213,18 +239,11 @@ def run_setup(kind: str, args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         seats = [{"kind": "human"}, {"kind": "bot", "bot": "heuristic"}]
         lat: list[float] = []
         gids: list[str] = []
-        errors: list[str] = []
-        sem = threading.Semaphore(args.concurrency)
 
         def one(i: int) -> None:
-            try:
-                gid = admin.create_game(seats, seed=f"scale-{i}")["game_id"]
-                gids.append(gid)
-                play_seat0(bases, gid, i, args.think, lat)
-            except Exception as exc:  # noqa: BLE001 - reported
-                errors.append(f"{type(exc).__name__}: {exc}")
-            finally:
-                sem.release()
+            gid = admin.create_game(seats, seed=f"scale-{i}")["game_id"]
+            gids.append(gid)
+            play_seat0(bases, gid, i, args.think, lat)
 
         cpu0 = {
             "store": redis_cpu(store_nodes or [queue]),
@@ -233,14 +252,7 @@ def run_setup(kind: str, args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
             "workers": sum(proc_cpu(p.pid) for p in workers),
         }
         started = time.monotonic()
-        threads = []
-        for i in range(args.games):
-            sem.acquire()
-            t = threading.Thread(target=one, args=(i,), daemon=True)
-            t.start()
-            threads.append(t)
-        for t in threads:
-            t.join()
+        errors = play_games(args.games, args.concurrency, one)
         wall = time.monotonic() - started
         cpu1 = {
             "store": redis_cpu(store_nodes or [queue]),
@@ -350,34 +362,18 @@ def _play_netns(
     seats = [{"kind": "human"}, {"kind": "bot", "bot": "heuristic"}]
     lat: list[float] = []
     gids: list[str] = []
-    errors: list[str] = []
-    sem = threading.Semaphore(args.concurrency)
     tag = uuid.uuid4().hex[:6]
 
     def one(i: int) -> None:
-        try:
-            gid = net.call(
-                "ctl", lambda: admin.create_game(seats, seed=f"scale-{tag}-{i}")["game_id"]
-            )
-            gids.append(gid)
-            host = ("ca", "cb")[i % 2]
-            net.call(host, lambda: play_seat0(bases, gid, i, args.think, lat), timeout=900)
-        except Exception as exc:  # noqa: BLE001 - reported
-            errors.append(f"{type(exc).__name__}: {exc}")
-        finally:
-            sem.release()
+        gid = net.call("ctl", lambda: admin.create_game(seats, seed=f"scale-{tag}-{i}")["game_id"])
+        gids.append(gid)
+        host = ("ca", "cb")[i % 2]
+        net.call(host, lambda: play_seat0(bases, gid, i, args.think, lat), timeout=900)
 
     load0 = Path("/proc/loadavg").read_text().split()[:3]
     cpu0 = cpu()
     started = time.monotonic()
-    threads = []
-    for i in range(args.games):
-        sem.acquire()
-        t = threading.Thread(target=one, args=(i,), daemon=True)
-        t.start()
-        threads.append(t)
-    for t in threads:
-        t.join()
+    errors = play_games(args.games, args.concurrency, one)
     wall = time.monotonic() - started
     cpu1 = cpu()
     load1 = Path("/proc/loadavg").read_text().split()[:3]
