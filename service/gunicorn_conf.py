@@ -2,7 +2,9 @@
 
 * logs: JSON lines on stderr with the request context (``service.logs``); ``RFG_LOG_FORMAT=text``
   for plain lines, ``RFG_LOG_LEVEL`` for the level; gunicorn's access log is off (the app writes
-  its own ``service.access`` line per request, with the request id);
+  its own ``service.access`` line per request, with the request id): ``AppAccessLogger``, since
+  gunicorn builds its access record for every request once it is given a logging
+  configuration, even with ``accesslog`` unset and nothing listening at that level;
 * open files: the soft limit is raised to the hard one at start (every connection is a file);
 * garbage collection: once a worker has built the app, what it holds is frozen out of the
   collector's generations (``gc.freeze``): full collections, which pause a worker and every
@@ -18,12 +20,25 @@ import os
 import resource
 from typing import Any
 
+from gunicorn import glogging
+
 # gunicorn reads every setting-named global here (``config`` is one): private names only
 from events import config as _config
 from service import logs as _logs
 
 logconfig_dict = _logs.logconfig(_config.value("RFG_LOG_FORMAT"), _config.value("RFG_LOG_LEVEL"))
 accesslog = None
+logger_class = "service.gunicorn_conf.AppAccessLogger"
+
+
+class AppAccessLogger(glogging.Logger):
+    """gunicorn's logger, without its access log (``logger_class``): the app's ``service.access``
+    line is the one written. gunicorn's own ``access`` formats a dozen fields of every request
+    (its "atoms") before its logger drops the record: about 40 us a request, a tenth of a hello
+    world's (bench/api.py)."""
+
+    def access(self, resp: Any, req: Any, environ: Any, request_time: Any) -> None:
+        return None
 
 
 def child_exit(server: Any, worker: Any) -> None:

@@ -196,3 +196,46 @@ def test_every_record_of_a_request_carries_its_context(app: Flask, lines: io.Str
     assert two["level"] == "WARNING" and two["game_id"] == "mine"
     assert list(two) == [*HEAD, "game_id", "request_id", "seat", "command_id"]
     assert list(outside) == HEAD and outside["message"] == "outside"
+
+
+def test_gunicorn_builds_no_access_record_of_its_own() -> None:
+    """The app's ``service.access`` line is the only one: ``rfg run``'s gunicorn logger class
+    does not build gunicorn's access record (its fields of every request, then dropped), even
+    with a logging configuration given and its access logger listening."""
+    from gunicorn import glogging
+    from gunicorn.config import Config
+
+    from service import gunicorn_conf
+
+    cfg = Config()
+    cfg.set("logconfig_dict", gunicorn_conf.logconfig_dict)
+    cfg.set("logger_class", gunicorn_conf.logger_class)
+    assert cfg.logger_class is gunicorn_conf.AppAccessLogger
+    seen: list[logging.LogRecord] = []
+
+    class Catch(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            seen.append(record)
+
+    class Resp:
+        status = "200 OK"
+        status_code = 200
+        response_length = 2
+        sent = 2
+        headers: list[tuple[str, str]] = []
+
+    class Req:
+        headers: list[tuple[str, str]] = []
+
+    environ = {"REQUEST_METHOD": "GET", "RAW_URI": "/", "SERVER_PROTOCOL": "HTTP/1.1"}
+    import datetime
+
+    for cls, expected in ((glogging.Logger, 1), (cfg.logger_class, 0)):
+        log = cls(cfg)
+        log.access_log.setLevel(logging.DEBUG)
+        catch = Catch()
+        log.access_log.addHandler(catch)
+        seen.clear()
+        log.access(Resp(), Req(), environ, datetime.timedelta(milliseconds=1))
+        log.access_log.removeHandler(catch)
+        assert len(seen) == expected, cls
