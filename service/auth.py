@@ -154,11 +154,16 @@ def credential_check(game_id: str | None = None, seat: int | None = None) -> Cal
     return lambda: tokens.claims(game_id).seat_of(token) == seat
 
 
+def bot_account(token: str | None) -> str | None:
+    """The account a live bot token belongs to; None for no token, another kind of token or a
+    revoked one (and where the service keeps no accounts)."""
+    accounts = backend().accounts
+    return accounts.account_of(token) if token and accounts is not None else None
+
+
 def require_bot(what: str = "this endpoint") -> str:
     """The account of the request's live bot token (401 without one)."""
-    token = bearer_token()
-    accounts = backend().accounts
-    account = accounts.account_of(token) if token and accounts is not None else None
+    account = bot_account(bearer_token())
     if account is None:
         raise Problem(
             "unauthorized",

@@ -25,7 +25,7 @@ from marshmallow.validate import Length, OneOf, Regexp
 from events.games.time_control import validate_table
 from events.store.text import text
 from service.api.games import TABLE_KEYS
-from service.auth import bearer_token, require_bot
+from service.auth import bearer_token, bot_account, require_bot
 from service.backend import backend
 from service.challenges import KEEP_SECONDS, Challenges, Refused, accounts_in, public
 from service.errors import Problem
@@ -265,8 +265,7 @@ def _load(store: Challenges, cid: str, what: str) -> tuple[dict[str, Any], str]:
     c = store.get(cid)
     if c is not None and store.holds_secret(c, token):
         return c, "challenger"
-    accounts = backend().accounts
-    account = accounts.account_of(token) if token and accounts is not None else None
+    account = bot_account(token)
     if account is None:
         raise Problem(
             "unauthorized",
