@@ -3,7 +3,7 @@ PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: install test test-all lint simulate bench clean run upgrade fast ts-client
+.PHONY: install test test-all lint simulate bench clean run upgrade fast ts-client screenshots
 
 install: $(BIN)/rfg
 
@@ -33,6 +33,11 @@ test: install
 test-all: install
 	$(BIN)/pytest -m "not whole" -n auto --dist worksteal
 	$(BIN)/pytest -m whole
+
+# The README's screenshots (docs/screenshots/), taken by the browser tests (tests/web: Chromium,
+# the real API and Redis); the suite alone writes them to a temp folder.
+screenshots: install
+	RFG_SCREENSHOTS=docs/screenshots $(BIN)/pytest -m whole tests/web
 
 lint: install
 	$(BIN)/ruff check engine bots events rfgcli ladder service workers tests bench

@@ -3,6 +3,10 @@ Redis (database 6 of the local server, or ``$RFG_WEB_TEST_REDIS_URL``) under a u
 real ``rfg worker`` processes playing the bots, and Debian's Chromium driven by Playwright.
 
 Locally a missing Redis or Chromium skips these tests; under ``CI`` it fails them.
+
+Screenshots go to ``$RFG_SCREENSHOTS`` when it names a folder (``make screenshots`` gives
+``docs/screenshots``, the README's), else to ``rfg-screenshots`` in the temp folder: running the
+suite leaves the checkout as it was.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 import uuid
@@ -26,7 +31,8 @@ from tests.conftest import purge_prefix, unavailable
 from tests.processes import Proc, free_port, kill_group, spawn, wait_listening
 
 ROOT = Path(__file__).resolve().parents[2]
-SHOTS = ROOT / "docs" / "screenshots"
+SHOTS = Path(os.environ.get("RFG_SCREENSHOTS") or Path(tempfile.gettempdir()) / "rfg-screenshots")
+SHOTS.mkdir(parents=True, exist_ok=True)
 REDIS_URL = os.environ.get("RFG_WEB_TEST_REDIS_URL", "redis://127.0.0.1:6379/6")
 CHROMIUM = os.environ.get("RFG_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [

@@ -3,7 +3,8 @@ Redis and ``rfg worker`` bots: a person creates a game against three bots and pl
 scores by clicking only; a spectator page follows it live; the pages at phone size. (The replay
 viewer and the ladder pages: ``test_replay_ladder_browser.py``.)
 
-Screenshots go to docs/screenshots/ (committed; the README shows two of them).
+Screenshots go to ``conftest.SHOTS`` (docs/screenshots/ with ``make screenshots``: committed; the
+README shows two of them).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ name and sits down; both see each other's names. A third browser opening the use
 was used. Then the friend resigns and both see the game end by resignation. A second game between
 the host and an invited friend is played to its end by clicking in both browsers.
 
-Screenshots, each at 1280x800 and at 390x844 (``-phone``): docs/screenshots/invite-host, join,
+Screenshots, each at 1280x800 and at 390x844 (``-phone``), in ``conftest.SHOTS``: invite-host, join,
 join-used, resigned and friends-final.
 """
 

@@ -6,7 +6,7 @@ round) and to the end, each step drawn from the server's view at that event - di
 construction stacks, phase strips - with the verdict on its log, from any seat's point of view,
 and never a raw JSON text, a "null" or a die id. A ladder's page draws one rating chart for every
 entrant and lists its games with links to replay them. A paced game of bots is listed in the lobby
-to watch. Screenshots at 1280x800 and 390x844 go to docs/screenshots/.
+to watch. Screenshots at 1280x800 and 390x844 go to ``conftest.SHOTS``.
 """
 
 from __future__ import annotations

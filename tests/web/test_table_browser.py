@@ -7,7 +7,7 @@ a touch screen), through a whole game against three bots played by clicking (tap
 * the final scores name each development bonus that scored.
 
 Screenshots of the lobby, the table mid-game, a tile card and the end of the game at both sizes
-go to docs/screenshots/ (the README shows them).
+go to ``conftest.SHOTS`` (docs/screenshots/ with ``make screenshots``; the README shows them).
 """
 
 from __future__ import annotations
