@@ -11,7 +11,11 @@ It uses only the HTTP API: it follows its account's decisions stream
 decision reads the seat view (``links.view``) and answers ``view.decision`` with random legal
 choices (``POST links.commands`` with the decision's ``decision_id``). An operator enters the account in a
 ladder (``POST /ladders/{ladder}/entrants`` with ``{"entrant": ..., "account": ...}``); the
-workers then seat it in ladder games. It imports nothing from this project.
+workers then seat it in ladder games. A challenge addressed to the account (``event: challenge``
+on the same stream: another bot account, or a player in the browser who chose "A bot account"
+for a seat and typed this account's id) is accepted at once (``POST links.accept``), so the game
+starts and its decisions arrive like any other; ``--decline-challenges`` declines them instead.
+It imports nothing from this project.
 """
 
 from __future__ import annotations
@@ -245,12 +249,37 @@ def choose(decision: dict[str, Any], rng: random.Random) -> dict[str, Any]:
 
 # --- the bot loop --------------------------------------------------------------------------------
 class RandomBot:
-    def __init__(self, api: Api, seed: int | None = None, log: Any = sys.stderr) -> None:
+    def __init__(
+        self,
+        api: Api,
+        seed: int | None = None,
+        log: Any = sys.stderr,
+        accept_challenges: bool = True,
+    ) -> None:
         self.api = api
         self.rng = random.Random(seed)
         self.log = log
+        self.accept_challenges = accept_challenges
         self.played = 0
         self.rejected = 0
+
+    def challenged(self, c: dict[str, Any]) -> None:
+        """A challenge addressed to this account: accepted (or declined); outcomes are ignored."""
+        links = c.get("links") or {}
+        if c.get("status") != "open" or "accept" not in links:
+            return
+        how = "accept" if self.accept_challenges else "decline"
+        try:
+            answer = self.api.post(links[how], {})
+        except HttpError as exc:  # canceled or expired meanwhile: nothing to do
+            print(f"challenge {c.get('challenge_id')}: {exc}", file=self.log, flush=True)
+            return
+        print(
+            f"challenge {c.get('challenge_id')}: {answer['status']}"
+            + (f", game {answer['game_id']}" if answer.get("game_id") else ""),
+            file=self.log,
+            flush=True,
+        )
 
     def answer(self, view_path: str, commands_path: str) -> None:
         """Answer the seat's current decision, if it owes one (re-reading after a 409)."""
@@ -290,6 +319,9 @@ class RandomBot:
                 for event, data, ident in self.api.stream("/bots/me/decisions/stream", last):
                     if stop.is_set():
                         return
+                    if event == "challenge":
+                        self.challenged(json.loads(data))
+                        continue
                     if event != "decision":
                         continue
                     last = ident or last
@@ -323,6 +355,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--seconds", type=float, default=None, help="stop after this long (default: run forever)"
     )
+    p.add_argument(
+        "--decline-challenges",
+        action="store_true",
+        help="decline the challenges addressed to the account (default: accept them)",
+    )
     args = p.parse_args(argv)
     try:
         Api(args.url).get("/healthz")
@@ -346,7 +383,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if not args.token:
         p.error("--token is required (or --register)")
-    bot = RandomBot(Api(args.url, args.token), seed=args.seed)
+    bot = RandomBot(
+        Api(args.url, args.token), seed=args.seed, accept_challenges=not args.decline_challenges
+    )
     stop = threading.Event()
     if args.seconds is not None:
         threading.Timer(args.seconds, stop.set).start()

@@ -7,6 +7,7 @@ import { replayPage } from "./replay.js";
 import { laddersPage, ladderPage } from "./ladders.js";
 import { invitePanel, joinPage, lastName, leaveControls, nameField, rememberName } from "./friends.js";
 import { liveGames, paceField, paceOf } from "./watch.js";
+import { ACCOUNT_ID, accountField, challenge, challengePage, myChallenges } from "./challenge.js";
 
 const main = document.getElementById("main");
 let cleanup = [];
@@ -29,6 +30,7 @@ async function lobby(params) {
     h("select", { name: `seat${i}`, "data-seat": i },
       i === 0 ? h("option", { value: "human", selected: true }, "You (human)") : null,
       h("option", { value: "human" }, "A friend (invite by link)"),
+      i > 0 ? h("option", { value: "account" }, "A bot account (its id below)") : null,
       h("option", { value: "none" }, "— empty —"),
       bots.map((b, k) => h("option", { value: `bot:${b}`, selected: i > 0 && k === (i === 1 ? 0 : bots.length - 1) }, `${b} bot`))));
   const err = h("div", {});
@@ -37,14 +39,24 @@ async function lobby(params) {
       e.preventDefault();
       err.replaceChildren();
       const seats = [];
+      const account = form.querySelector("[name=account]").value.trim().toLowerCase();
       for (const s of form.querySelectorAll("select[data-seat]")) {
         if (s.value === "none") continue;
-        seats.push(s.value === "human" ? { kind: "human" } : { kind: "bot", bot: s.value.slice(4) });
+        seats.push(s.value === "human" ? { kind: "human" } : s.value === "account" ? { kind: "external", account }
+          : { kind: "bot", bot: s.value.slice(4) });
       }
       const body = { seats, options: { first_game: form.querySelector("[name=first_game]").checked } };
       const per = Number(form.querySelector("[name=per_decision]").value);
       if (per > 0) body.time_control = { per_decision: per };
       if (paceOf(form)) body.bot_pace_seconds = paceOf(form);
+      if (seats.some((s) => s.kind === "external")) { // a bot account plays: it is asked first
+        if (!ACCOUNT_ID.test(account)) {
+          err.replaceChildren(problem(new Error("A bot account's id is 16 hex digits (its author got it on registering); type it in the field under the seats.")));
+          return;
+        }
+        try { await challenge(body, saveToken); } catch (exc) { err.replaceChildren(problem(exc)); }
+        return;
+      }
       try {
         const game = await api("/games", { method: "POST", body });
         const mine = game.seats.find((s) => s.kind === "human");
@@ -57,13 +69,14 @@ async function lobby(params) {
       } catch (exc) { err.replaceChildren(problem(exc)); }
     } },
   h("h2", { id: "create-title" }, "New game"),
-  h("p", {}, "Play against the built-in bots and friends: you take seat 0, the bots move as soon as you do; a friend's seat gets an invite link on the table."),
+  h("p", {}, "Play against the built-in bots and friends: you take seat 0, the bots move as soon as you do; a friend's seat gets an invite link on the table. A bot account's seat asks it first: the game starts when it accepts."),
   nameField("create-name"),
   h("div", { class: "seats" }, [0, 1, 2, 3, 4].map((i) => {
     const row = seatRow(i);
     if (i === 4) row.querySelector("select").value = "none";
     return row;
   })),
+  accountField(),
   h("label", { class: "choice" }, h("input", { type: "checkbox", name: "first_game" }), " First-game setup (start tiles chosen for you)"),
   h("label", { class: "field" }, h("span", {}, "Seconds per decision (0: no clock)"), h("input", { type: "number", name: "per_decision", min: 0, max: 3600, value: 0 })),
   paceField(),
@@ -106,7 +119,11 @@ async function lobby(params) {
             g.status === "finished" ? h("a", { class: "button secondary", href: `#/replay/${g.game_id}` }, "Replay") : null))))) : h("p", { class: "muted" }, "No games yet."),
       page.next_cursor ? h("p", {}, h("a", { href: `#/?${new URLSearchParams({ ...(status ? { status } : {}), ...(players ? { players } : {}), cursor: page.next_cursor })}` }, "Older games →")) : null);
   } catch (exc) { list = problem(exc); }
-  show(h("h1", {}, "Lobby"), await liveGames(), h("div", { class: "lobby" }, form, list));
+  const waiting = myChallenges();
+  show(h("h1", {}, "Lobby"),
+    waiting.length ? h("p", { class: "notice" }, "Your challenges waiting for an answer: ",
+      waiting.map((cid, k) => [k ? ", " : "", h("a", { href: `#/challenges/${cid}` }, cid)])) : null,
+    await liveGames(), h("div", { class: "lobby" }, form, list));
 }
 
 // ------------------------------------------------------------------------------ table
@@ -270,6 +287,7 @@ async function route() {
   try {
     if (parts[0] === "games" && parts[2] === "seats") await table(parts[1], Number(parts[3]));
     else if (parts[0] === "join" && parts[3]) await joinPage(main, parts[1], Number(parts[2]), parts[3]);
+    else if (parts[0] === "challenges" && parts[1]) await challengePage(main, parts[1], saveToken, onLeave);
     else if (parts[0] === "watch" && parts[1]) await table(parts[1], null);
     else if (parts[0] === "replay") await replayPage(main, parts[1] || null, onLeave);
     else if (parts[0] === "ladders" && parts[1]) await ladderPage(main, parts[1]);

@@ -180,7 +180,7 @@ export function seatName(game, seat) {
   if (!s) return `Seat ${seat}`;
   if (s.name) return s.name;
   if (s.kind === "bot") return `Seat ${seat} (${s.bot} bot)`;
-  if (s.kind === "external") return `Seat ${seat} (${s.entrant || "external bot"})`;
+  if (s.kind === "external") return `Seat ${seat} (${s.entrant || (s.account ? `bot account ${s.account}` : "external bot")})`;
   return `Seat ${seat}`;
 }
 

@@ -1,0 +1,143 @@
+"""Playing a bot account from the browser, without any token but the challenge's: a person sets a
+seat of the new-game form to "A bot account" and types its id; the form sends a challenge
+(``POST /challenges``) and waits on the challenge's page. The example bot
+(``examples/random_bot.py``, a real process following its decisions stream) accepts it; the
+person's table opens with the challenge's secret as the seat's token, the bot plays its seat, and
+the person resigns. Another account declines with a reason, which the waiting page shows; a third
+challenge is canceled from its page; a malformed id is refused before anything is sent.
+
+Screenshots (``conftest.SHOTS``): challenge-waiting, challenge-declined, at 1280x800 and 390x844.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .conftest import SHOTS, Site
+
+pytestmark = [pytest.mark.browser, pytest.mark.redis]
+
+ROOT = Path(__file__).resolve().parents[2]
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+
+
+def _call(site: Site, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
+    headers = {"Content-Type": "application/json"} if body is not None else {}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(site.url + path, data=data, method=method, headers=headers)
+    with urllib.request.urlopen(req, timeout=10) as resp:
+        return json.loads(resp.read())
+
+
+def _account(site: Site, name: str) -> tuple[str, str]:
+    out = _call(site, "POST", "/bots/accounts", {"name": name, "contact": "test@example.org"})
+    return out["account_id"], out["token"]
+
+
+def _shots(page: Any, name: str) -> None:
+    page.evaluate("document.getElementById('toast').classList.remove('show')")
+    was = page.viewport_size
+    for size, file in ((DESKTOP, f"{name}.png"), (PHONE, f"{name}-phone.png")):
+        page.set_viewport_size(size)
+        page.screenshot(path=str(SHOTS / file), full_page=False)
+    page.set_viewport_size(was)
+
+
+def _challenge_from_the_lobby(page: Any, site: Site, account: str) -> str:
+    """The new-game form with seat 1 set to the bot account (seats 2 and 3 built-in bots);
+    returns the challenge id from the waiting page's address."""
+    page.goto(site.url + "/play/#/")
+    page.get_by_role("heading", name="New game").wait_for()
+    page.locator("select[data-seat='1']").select_option("account")
+    page.locator("[name=account]").fill(account)
+    page.get_by_role("button", name="Create game and take my seat").click()
+    page.wait_for_url("**/play/#/challenges/*")
+    return page.url.split("#/challenges/")[1]
+
+
+def test_a_person_plays_a_bot_account_from_its_challenge(
+    site: Site, browser: Any, tmp_path: Path
+) -> None:
+    ctx = browser.new_context(viewport=DESKTOP)
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    bot_id, bot_token = _account(site, "random-example")
+    shy_id, shy_token = _account(site, "shy-bot")
+    log = open(tmp_path / "random-bot.log", "w")  # noqa: SIM115
+    bot = subprocess.Popen(
+        [sys.executable, str(ROOT / "examples" / "random_bot.py")]
+        + ["--url", site.url, "--token", bot_token],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        # a malformed id: said in words, nothing sent
+        page.goto(site.url + "/play/#/")
+        page.get_by_role("heading", name="New game").wait_for()
+        page.locator("select[data-seat='1']").select_option("account")
+        page.locator("[name=account]").fill("not-an-id")
+        page.get_by_role("button", name="Create game and take my seat").click()
+        assert "16 hex digits" in page.locator("form.create [role=alert]").inner_text()
+        assert "#/challenges/" not in page.url
+
+        # the example bot accepts: the table opens on the person's seat, the bot plays its own
+        cid = _challenge_from_the_lobby(page, site, bot_id)
+        page.wait_for_url("**/play/#/games/*/seats/0", timeout=20000)
+        gid = page.url.split("#/games/")[1].split("/")[0]
+        game = _call(site, "GET", f"/games/{gid}")
+        assert game["seats"][1]["kind"] == "external" and game["seats"][1]["account"] == bot_id
+        assert [s["kind"] for s in game["seats"]] == ["human", "external", "bot", "bot"]
+        page.locator("form.decision").wait_for()  # the seat's token works: its decision shows
+        assert page.locator("section.seat h3", has_text=f"bot account {bot_id}").count() == 1
+        deadline = time.monotonic() + 30
+        while "1" in _call(site, "GET", f"/games/{gid}/view")["view"].get("pending", {}):
+            assert time.monotonic() < deadline, "the bot account never answered its decision"
+            time.sleep(0.3)
+        challenge = _call(site, "GET", "/bots/me/challenges", token=bot_token)
+        assert challenge == {"in": [], "out": []}  # nothing left open
+        page.get_by_role("button", name="Resign").click()
+        page.get_by_role("button", name="Yes, resign").click()
+        page.locator("section.scores").wait_for(timeout=15000)
+        assert "ended by resignation" in page.locator("section.scores").inner_text()
+        assert _call(site, "GET", f"/games/{gid}")["end_reason"] == "resigned"
+        assert cid not in page.evaluate("localStorage.getItem('rfg.challenges') || ''")
+
+        # an account that declines: the waiting page says so, with its reason
+        cid = _challenge_from_the_lobby(page, site, shy_id)
+        status = page.locator("p.challenge-state")
+        status.filter(has_text=f"Waiting for bot account {shy_id} to accept").wait_for()
+        _shots(page, "challenge-waiting")
+        page.goto(site.url + "/play/#/")  # the lobby lists the challenge still waiting
+        page.locator(f"a[href='#/challenges/{cid}']").click()
+        status.filter(has_text="Waiting for").wait_for()
+        inbox = _call(site, "GET", "/bots/me/challenges", token=shy_token)["in"]
+        assert [c["challenge_id"] for c in inbox] == [cid]
+        _call(site, "POST", f"/challenges/{cid}/decline", {"reason": "busy"}, token=shy_token)
+        status.filter(has_text="declined your challenge").wait_for(timeout=10000)
+        assert "declined your challenge: “busy”." in status.inner_text()
+        _shots(page, "challenge-declined")
+
+        # one the person cancels from its page
+        cid = _challenge_from_the_lobby(page, site, shy_id)
+        status.filter(has_text="Waiting for").wait_for()
+        page.get_by_role("button", name="Cancel the challenge").click()
+        status.filter(has_text="the challenge was canceled").wait_for(timeout=10000)
+        assert _call(site, "GET", "/bots/me/challenges", token=shy_token)["in"] == []
+        assert errors == [], errors
+    finally:
+        bot.terminate()
+        bot.wait(timeout=10)
+        log.close()
+        ctx.close()
