@@ -37,7 +37,7 @@ class AppAccessLogger(glogging.Logger):
     (its "atoms") before its logger drops the record: about 40 us a request, a tenth of a hello
     world's (bench/api.py)."""
 
-    def access(self, resp: Any, req: Any, environ: Any, request_time: Any) -> None:
+    def access(self, _resp: Any, _req: Any, _environ: Any, _request_time: Any) -> None:
         return None
 
 

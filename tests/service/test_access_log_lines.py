@@ -219,8 +219,6 @@ def test_gunicorn_builds_no_access_record_of_its_own() -> None:
 
     class Resp:
         status = "200 OK"
-        status_code = 200
-        response_length = 2
         sent = 2
         headers: list[tuple[str, str]] = []
 
