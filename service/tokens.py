@@ -191,14 +191,18 @@ class SeatTokens:
         self.store.keep(game_id)
         return "ok", token
 
-    def seat_digest(self, game_id: str, seat: int, token_digest: str) -> bool:
-        """Claim the seat for a token the server already holds only the sha256 of (a player's
-        challenge secret, ``service.challenges``): the game's creator seats them as it creates
-        it. False when the seat was claimed before."""
+    def seat_digest(
+        self, game_id: str, seat: int, token_digest: str, name: str | None = None
+    ) -> bool:
+        """Claim the seat, under the display name ``name`` if any, for a token the server
+        already holds only the sha256 of (a player's challenge secret, ``service.challenges``):
+        the game's creator seats them as it creates it. False when the seat was claimed
+        before."""
         key = self.key(game_id)
         out = text(
             self._claim(
-                keys=[key, self.store.keys(game_id)[1]], args=[str(seat), token_digest, "", ""]
+                keys=[key, self.store.keys(game_id)[1]],
+                args=[str(seat), token_digest, "", name or ""],
             )
         )
         if out != "ok":

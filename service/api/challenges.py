@@ -32,7 +32,7 @@ from service.errors import Problem
 from service.fields import StrictList, StrictStr
 from service.http import load_body, load_query, respond
 from service.limits import check_open_games, client_address, opened_game
-from service.schemas.requests import CreateGameSchema, EmptyQuerySchema, Strict
+from service.schemas.requests import CreateGameSchema, DisplayName, EmptyQuerySchema, Strict
 
 bp = Blueprint("challenges", __name__)
 _empty = EmptyQuerySchema()
@@ -51,6 +51,7 @@ class ChallengeSeatSchema(Strict):
     )
     bot = StrictStr()
     account = StrictStr(validate=ACCOUNT_ID)
+    name = DisplayName()  # the human seat's: the name the table shows for the player
 
     @validates_schema
     def _named(self, data: dict[str, Any], **kwargs: Any) -> None:
@@ -70,7 +71,11 @@ class ChallengeSeatSchema(Strict):
                 )
             if "bot" in data:
                 raise ValidationError("only a seat of kind 'bot' names a bot", "bot")
-        elif data.get("kind") == "human":
+        if data.get("kind") != "human" and "name" in data:
+            raise ValidationError(
+                "only the human seat takes a name (the player's, shown at the table)", "name"
+            )
+        if data.get("kind") == "human":
             for name in ("bot", "account"):
                 if name in data:
                     raise ValidationError("a human seat names nobody: it is yours", name)
@@ -216,7 +221,10 @@ def _start(store: Challenges, c: dict[str, Any]) -> str:
     outcome = {"status": "accepted", "game_id": game_id}
     if not store.decide(c, outcome, tell=False):
         raise _closed(store, c["challenge_id"])
-    table: dict[str, Any] = {"seats": c["seats"]}
+    # (the player's name is the seat claim's, not part of the game's seat configuration)
+    table: dict[str, Any] = {
+        "seats": [{k: v for k, v in s.items() if k != "name"} for s in c["seats"]]
+    }
     table.update({k: c[k] for k in TABLE_KEYS if k in c})
     options = c.get("options") or {}
     cfg = current_app.config
@@ -228,7 +236,8 @@ def _start(store: Challenges, c: dict[str, Any]) -> str:
         retention=(int(cfg["ABANDONED_GAME_SECONDS"]), int(cfg["FINISHED_GAME_SECONDS"])),
     )
     if c.get("secret"):  # a player's: their secret is the seat's token from now on
-        b.tokens.seat_digest(game_id, human_seat(c["seats"]), c["secret"])
+        seat = human_seat(c["seats"])
+        b.tokens.seat_digest(game_id, seat, c["secret"], c["seats"][seat].get("name"))
     opened_game(game_id)
     store.seat_accounts(game_id, c["seats"])
     if c["challenged"] is None:

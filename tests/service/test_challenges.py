@@ -444,6 +444,41 @@ def test_a_player_challenges_a_bot_account_and_plays_with_the_secret(real_api_fo
     assert r.status_code == 201 and r.get_json()["status"] == "finished"
 
 
+def test_a_players_challenge_carries_their_name_to_the_table(real_api_for: Any) -> None:
+    """The human seat may name the player (a claim's rules); the game's seat shows it, and only
+    the human seat takes one."""
+    api: ValidatingClient = real_api_for()
+    b = _register(api, "b")
+    r = api.post(
+        "/challenges",
+        json={"seats": [{"kind": "human", "name": "  Ada  "}, _me(b)]},
+    )
+    assert r.status_code == 201, r.get_json()
+    cid, secret = r.get_json()["challenge_id"], r.get_json()["challenge_secret"]
+    gid = api.post(f"/challenges/{cid}/accept", headers=bearer(b["token"])).get_json()["game_id"]
+    seats = api.get(f"/games/{gid}").get_json()["seats"]
+    assert seats[0]["name"] == "Ada" and seats[0]["claimed"]
+    assert "name" not in seats[1]
+    view = api.get(f"/games/{gid}/seats/0/view", headers=bearer(secret))
+    assert view.status_code == 200
+    # built-in bots only: the game starts at once, under the name too
+    r = api.post(
+        "/challenges",
+        json={"seats": [{"kind": "human", "name": "Grace"}, {"kind": "bot", "bot": "random"}]},
+    )
+    assert r.status_code == 201 and r.get_json()["status"] == "accepted", r.get_json()
+    assert api.get(f"/games/{r.get_json()['game_id']}").get_json()["seats"][0]["name"] == "Grace"
+    for seats, spec_allows in [
+        ([{"kind": "human", "name": "x" * 25}, _me(b)], True),
+        ([{"kind": "human", "name": "bad\u202ename"}, _me(b)], True),
+        ([{"kind": "human"}, {**_me(b), "name": "Bob"}], False),
+        ([{"kind": "human"}, {"kind": "bot", "bot": "random", "name": "Bob"}], False),
+    ]:
+        r = api.post("/challenges", json={"seats": seats}, validate=spec_allows)
+        assert r.status_code == 422, (seats, r.get_json())
+        assert any(k.endswith(".name") for k in r.get_json()["errors"]), r.get_json()
+
+
 def test_nobody_else_reads_a_players_challenge_or_takes_the_seat(real_api_for: Any) -> None:
     """An attacker - no token, a guessed secret, another player's secret, another bot account,
     even the challenged account - neither reads the challenger's secret nor gets the seat."""

@@ -55,10 +55,11 @@ def _shots(page: Any, name: str) -> None:
 
 
 def _challenge_from_the_lobby(page: Any, site: Site, account: str) -> str:
-    """The new-game form with seat 1 set to the bot account (seats 2 and 3 built-in bots);
-    returns the challenge id from the waiting page's address."""
+    """The new-game form, under the name Ada, with seat 1 set to the bot account (seats 2 and 3
+    built-in bots); returns the challenge id from the waiting page's address."""
     page.goto(site.url + "/play/#/")
     page.get_by_role("heading", name="New game").wait_for()
+    page.locator("#create-name").fill("Ada")
     page.locator("select[data-seat='1']").select_option("account")
     page.locator("[name=account]").fill(account)
     page.get_by_role("button", name="Create game and take my seat").click()
@@ -99,7 +100,9 @@ def test_a_person_plays_a_bot_account_from_its_challenge(
         game = _call(site, "GET", f"/games/{gid}")
         assert game["seats"][1]["kind"] == "external" and game["seats"][1]["account"] == bot_id
         assert [s["kind"] for s in game["seats"]] == ["human", "external", "bot", "bot"]
+        page.get_by_role("heading", name="You — Ada").wait_for()  # the name given in the form
         page.locator("form.decision").wait_for()  # the seat's token works: its decision shows
+        assert game["seats"][0]["name"] == "Ada"
         assert page.locator("section.seat h3", has_text=f"bot account {bot_id}").count() == 1
         deadline = time.monotonic() + 30
         while "1" in _call(site, "GET", f"/games/{gid}/view")["view"].get("pending", {}):

@@ -54,7 +54,12 @@ async function lobby(params) {
           err.replaceChildren(problem(new Error("A bot account's id is 16 hex digits (its author got it on registering); type it in the field under the seats.")));
           return;
         }
-        try { await challenge(body, saveToken); } catch (exc) { err.replaceChildren(problem(exc)); }
+        const name = form.querySelector("[name=name]").value.trim();
+        if (name) for (const s of seats) if (s.kind === "human") s.name = name; // (the one seat a challenge gives you)
+        try {
+          await challenge(body, saveToken);
+          rememberName(name);
+        } catch (exc) { err.replaceChildren(problem(exc)); }
         return;
       }
       try {
