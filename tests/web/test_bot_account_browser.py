@@ -3,7 +3,8 @@ seat of the new-game form to "A bot account" and types its id; the form sends a 
 (``POST /challenges``) and waits on the challenge's page. The example bot
 (``examples/random_bot.py``, a real process following its decisions stream) accepts it; the
 person's table opens with the challenge's secret as the seat's token, the bot plays its seat, and
-the person resigns. Another account declines with a reason, which the waiting page shows; a third
+the person resigns (that challenge made from a ladder's page, where each bot account entrant has a
+"play it" link to the form). Another account declines with a reason, which the waiting page shows; a third
 challenge is canceled from its page; a malformed id is refused before anything is sent.
 
 Screenshots (``conftest.SHOTS``): challenge-waiting, challenge-declined, at 1280x800 and 390x844.
@@ -93,8 +94,23 @@ def test_a_person_plays_a_bot_account_from_its_challenge(
         assert "16 hex digits" in page.locator("form.create [role=alert]").inner_text()
         assert "#/challenges/" not in page.url
 
-        # the example bot accepts: the table opens on the person's seat, the bot plays its own
-        cid = _challenge_from_the_lobby(page, site, bot_id)
+        # from a ladder's page ("play it" by a bot account entrant: the lobby's form comes with
+        # that account in seat 1), the example bot accepts: the table opens on the person's
+        # seat, the bot plays its own
+        base = ("ladder", "--url", site.redis_url, "--prefix", site.prefix)
+        site.rfg(*base, "create", "open-bots", "--players", "2")
+        site.rfg(*base, "pause", "open-bots")  # (no ladder game: the account plays only ours)
+        site.rfg(*base, "add", "open-bots", "random-example", "--account", bot_id)
+        site.rfg(*base, "add", "open-bots", "heuristic", "--bot", "heuristic")
+        page.goto(site.url + "/play/#/ladders/open-bots")
+        page.locator("table.leaderboard").wait_for()
+        assert page.get_by_role("link", name="play it").count() == 1  # not by the built-in bot
+        page.get_by_role("link", name="play it").click()
+        page.get_by_role("heading", name="New game").wait_for()
+        assert page.locator("[name=account]").input_value() == bot_id
+        assert page.locator("select[data-seat='1']").input_value() == "account"
+        page.locator("#create-name").fill("Ada")
+        page.get_by_role("button", name="Create game and take my seat").click()
         page.wait_for_url("**/play/#/games/*/seats/0", timeout=20000)
         gid = page.url.split("#/games/")[1].split("/")[0]
         game = _call(site, "GET", f"/games/{gid}")
@@ -115,7 +131,8 @@ def test_a_person_plays_a_bot_account_from_its_challenge(
         page.locator("section.scores").wait_for(timeout=15000)
         assert "ended by resignation" in page.locator("section.scores").inner_text()
         assert _call(site, "GET", f"/games/{gid}")["end_reason"] == "resigned"
-        assert cid not in page.evaluate("localStorage.getItem('rfg.challenges') || ''")
+        # the accepted challenge's secret is the seat's token now, no longer a challenge's
+        assert page.evaluate("localStorage.getItem('rfg.challenges')") == "{}"
 
         # an account that declines: the waiting page says so, with its reason
         cid = _challenge_from_the_lobby(page, site, shy_id)

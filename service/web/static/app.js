@@ -26,6 +26,8 @@ async function lobby(params) {
   const status = params.get("status") || "";
   const players = params.get("players") || "";
   const bots = (await api("/bots")).bots;
+  // #/?account=<id> (a ladder's "play it"): seat 1 is that bot account
+  const preset = ACCOUNT_ID.test(params.get("account") || "") ? params.get("account") : null;
   const seatRow = (i) => h("label", { class: "field" }, h("span", {}, `Seat ${i}`),
     h("select", { name: `seat${i}`, "data-seat": i },
       i === 0 ? h("option", { value: "human", selected: true }, "You (human)") : null,
@@ -79,9 +81,10 @@ async function lobby(params) {
   h("div", { class: "seats" }, [0, 1, 2, 3, 4].map((i) => {
     const row = seatRow(i);
     if (i === 4) row.querySelector("select").value = "none";
+    if (i === 1 && preset) row.querySelector("select").value = "account";
     return row;
   })),
-  accountField(),
+  accountField(preset),
   h("label", { class: "choice" }, h("input", { type: "checkbox", name: "first_game" }), " First-game setup (start tiles chosen for you)"),
   h("label", { class: "field" }, h("span", {}, "Seconds per decision (0: no clock)"), h("input", { type: "number", name: "per_decision", min: 0, max: 3600, value: 0 })),
   paceField(),

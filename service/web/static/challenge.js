@@ -26,9 +26,9 @@ function forget(cid) {
 export function myChallenges() { return Object.keys(secrets()); }
 
 // The new-game form's field for the account a "A bot account" seat challenges.
-export function accountField() {
+export function accountField(value = null) {
   return h("label", { class: "field" }, h("span", {}, "Bot account id, for a seat set to \"A bot account\" (its author has it)"),
-    h("input", { name: "account", placeholder: "16 hex digits", autocomplete: "off", spellcheck: "false", maxlength: 16 }));
+    h("input", { name: "account", placeholder: "16 hex digits", autocomplete: "off", spellcheck: "false", maxlength: 16, value }));
 }
 
 // Sends the challenge (the form's body with the account's seat) and opens its waiting page.

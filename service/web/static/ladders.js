@@ -115,6 +115,8 @@ export async function ladderPage(main, name) {
   try {
     [ladder, board, h2h] = await Promise.all([api(base), api(`${base}/leaderboard`), api(`${base}/head-to-head`)]);
   } catch (exc) { main.replaceChildren(h("h1", {}, `Ladder ${name}`), err(exc)); return; }
+  // the bot accounts among the entrants: a person can challenge one from the lobby's form
+  const accounts = Object.fromEntries((ladder.entrants || []).filter((e) => e.account).map((e) => [e.entrant, e.account]));
   const chartBox = h("div", { class: "chart-box" }, h("p", { class: "muted" }, "Loading the ratings…"));
   main.replaceChildren(h("div", { class: "ladder" },
     h("h1", {}, `Ladder ${ladder.name}`),
@@ -125,7 +127,8 @@ export async function ladderPage(main, name) {
         h("thead", {}, h("tr", {}, ["#", "Entrant", "Rating (μ−3σ)", "μ", "σ", "Games", "Wins", "Win rate"].map((t) => h("th", { scope: "col" }, t)))),
         h("tbody", {}, board.rows.map((r) => h("tr", {},
           h("td", {}, r.position ?? "–"),
-          h("th", { scope: "row" }, r.entrant, r.provisional ? h("span", { class: "tag", title: "few games yet: the rating is still uncertain" }, " provisional") : null),
+          h("th", { scope: "row" }, r.entrant, r.provisional ? h("span", { class: "tag", title: "few games yet: the rating is still uncertain" }, " provisional") : null,
+            accounts[r.entrant] ? [" ", h("a", { class: "small-link", href: `#/?account=${accounts[r.entrant]}`, title: `a new game against bot account ${accounts[r.entrant]}: it is asked first` }, "play it")] : null),
           h("td", {}, fmt(r.rating)), h("td", {}, fmt(r.mu)), h("td", {}, fmt(r.sigma)), h("td", {}, r.games),
           h("td", {}, fmt(r.wins, r.wins % 1 ? 2 : 0)), h("td", {}, `${Math.round(r.win_rate * 100)}%`))))))),
     h("section", { "aria-labelledby": "hist" }, h("h2", { id: "hist" }, "Ratings over time"),
