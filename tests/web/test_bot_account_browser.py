@@ -47,7 +47,10 @@ def _account(site: Site, name: str) -> tuple[str, str]:
 
 
 def _shots(page: Any, name: str) -> None:
-    page.evaluate("document.getElementById('toast').classList.remove('show')")
+    page.evaluate(  # (the previous game's last notice, fading out)
+        "(t => { t.style.transition = 'none'; t.classList.remove('show'); })"
+        "(document.getElementById('toast'))"
+    )
     was = page.viewport_size
     for size, file in ((DESKTOP, f"{name}.png"), (PHONE, f"{name}-phone.png")):
         page.set_viewport_size(size)
