@@ -3,6 +3,10 @@ Redis (database 6 of the local server, or ``$RFG_WEB_TEST_REDIS_URL``) under a u
 real ``rfg worker`` processes playing the bots, and Debian's Chromium driven by Playwright.
 
 Locally a missing Redis or Chromium skips these tests; under ``CI`` it fails them.
+
+Every browser test is in the pytest-xdist group ``web`` (``make test-all`` runs the whole tier
+with ``--dist loadgroup``): one worker runs them all, so one site and one Chromium serve them
+(session fixtures), and the screenshots in ``docs/screenshots`` are written by one process.
 """
 
 from __future__ import annotations
