@@ -29,10 +29,16 @@ test: install
 	$(BIN)/pytest -m "not whole" -n auto --dist worksteal
 
 # The whole suite, what CI runs (.ci/run): the quick tier as make test runs it, then the tests
-# marked whole one at a time (they start real servers, clusters, network namespaces, browsers).
+# marked whole (real servers, clusters, network namespaces, browsers). Most of their time is
+# waiting (timeouts, partitions, network delay, games paced by rate limits), so they run in
+# WHOLE_JOBS pytest-xdist workers whatever the CPUs; --dist loadgroup keeps each xdist_group on
+# one worker (the browser tests: one site, one Chromium; each half of the partition schedules:
+# one deployment), and the tests that keep fixed port ranges take a slice of them each
+# (tests/processes.py worker_ports).
+WHOLE_JOBS ?= 4
 test-all: install
 	$(BIN)/pytest -m "not whole" -n auto --dist worksteal
-	$(BIN)/pytest -m whole
+	$(BIN)/pytest -m whole -n $(WHOLE_JOBS) --dist loadgroup
 
 # The README's screenshots (docs/screenshots/), taken by the browser tests (tests/web: Chromium,
 # the real API and Redis); the suite alone writes them to a temp folder.

@@ -14,9 +14,24 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def worker_ports(low: int, high: int) -> range:
+    """This process's share of the ports ``low..high``: all of them in a plain pytest run; under
+    pytest-xdist (``make test-all`` runs the whole tier in worker processes) the worker ``gw<i>``
+    of ``n`` gets the ``i``-th of ``n`` equal slices, so two workers never pick the same port of a
+    fixed range - not even one a test keeps to restart its server on after killing it."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
+    if not worker.startswith("gw") or count <= 1:
+        return range(low, high + 1)
+    index = int(worker[2:]) % count
+    size = (high + 1 - low) // count
+    return range(low + index * size, low + (index + 1) * size)
+
+
 def free_port(low: int = 0, high: int = 0) -> int:
-    """A TCP port nobody listens on: any (0) or the first free one in ``low..high``."""
-    for port in range(low, high + 1) if low else [0]:
+    """A TCP port nobody listens on: any (0) or the first free one in this process's share of
+    ``low..high`` (``worker_ports``)."""
+    for port in worker_ports(low, high) if low else [0]:
         with socket.socket() as s:
             try:
                 s.bind(("127.0.0.1", port))

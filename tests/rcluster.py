@@ -27,6 +27,8 @@ from typing import Any
 
 import redis
 
+from tests.processes import worker_ports
+
 PORTS = range(7300, 7400)
 NODE_TIMEOUT_MS = 1000
 _taken: set[int] = set()
@@ -43,8 +45,10 @@ def _free(port: int) -> bool:
 
 
 def free_ports(n: int) -> list[int]:
-    """``n`` ports in 7300-7399 free now (and their bus ports), not handed out before."""
-    out = [p for p in PORTS if p not in _taken and _free(p)][:n]
+    """``n`` ports in 7300-7399 free now (and their bus ports), not handed out before, in this
+    process's share of them (``tests.processes.worker_ports``: one slice per pytest-xdist
+    worker)."""
+    out = [p for p in worker_ports(PORTS[0], PORTS[-1]) if p not in _taken and _free(p)][:n]
     if len(out) < n:
         raise RuntimeError(f"only {len(out)} free ports in 7300-7399, {n} needed")
     _taken.update(out)

@@ -7,7 +7,8 @@ cluster, bursts of loss), each with fresh games played by clients on both client
 ``bench/partitions.py``, which prints the figures with more games). After every schedule: every
 acknowledged command is in its game's log exactly once and at the answered version, no game has
 two histories, every log verifies, every game finished after the heal, and no answer was a 500;
-the totals are printed when the module ends.
+the totals are printed when the module ends (in each pytest-xdist worker that ran
+schedules, its own).
 
 Before them, the faults themselves: a partition cuts both ways and heals, and the userspace
 impairment (``tests/netns/impair.py``, for kernels without ``tc netem``) delays every packet by
@@ -46,6 +47,29 @@ FELT = {
     "master-killed",
     "two-masters-in-turn",
 }
+#: the schedules in two halves of about the same time (about 2 min each on 2 vCPUs): ``make
+#: test-all`` runs the whole tier in pytest-xdist workers (``--dist loadgroup``), and each half is
+#: a group, run by one worker on a deployment of its own (the module's fixture, in that worker's
+#: own namespaces ``rfgn<pid>-*``), both halves at once; a plain ``pytest`` runs all of them on one
+HALVES = {
+    "netns-a": (
+        "flapping",
+        "loss-bursts",
+        "lossy-api-links",
+        "master-with-minority-of-clients",
+        "isolate-master",
+        "replica-isolated",
+    ),
+    "netns-b": (
+        "two-masters-in-turn",
+        "majority-split",
+        "master-with-both-api-hosts",
+        "master-killed",
+        "api-host-cut-from-store",
+        "rq-cut-from-workers",
+    ),
+}
+GROUP = {name: group for group, names in HALVES.items() for name in names}
 TOTAL_KEYS = ("acknowledged", "lost", "duplicated", "two_histories", "unverifiable", "bad_answers")
 
 
@@ -85,6 +109,7 @@ def _reaches(net: Net, src: str, dst: str, port: int = REDIS_PORT) -> bool:
     return net.call(src, connect)
 
 
+@pytest.mark.xdist_group("netns-a")
 def test_a_partition_cuts_both_ways_and_heals(hosts: tuple[Net, Deployment]) -> None:
     net, _ = hosts
     assert _reaches(net, "api1", "n1") and _reaches(net, "n2", "n1")
@@ -104,6 +129,7 @@ def _routes(net: Net, host: str) -> str:
     ).stdout
 
 
+@pytest.mark.xdist_group("netns-b")
 def test_userspace_impairment_delays_and_drops(hosts: tuple[Net, Deployment]) -> None:
     """As ``lossy-api-links`` makes it: 100 ms and 2.5 % loss each way between the API hosts and
     the nodes; 400 pings from api1 to n1, then 512 KiB over TCP from api1 to n1."""
@@ -184,7 +210,10 @@ def test_userspace_impairment_delays_and_drops(hosts: tuple[Net, Deployment]) ->
     assert net.call("api1", lambda: ping(net.ip["n1"], 5, interval=0.05)).lost == 0
 
 
-@pytest.mark.parametrize("schedule", list(schedules.SCHEDULES))
+@pytest.mark.parametrize(
+    "schedule",
+    [pytest.param(s, marks=pytest.mark.xdist_group(GROUP[s])) for s in schedules.SCHEDULES],
+)
 def test_nothing_acknowledged_is_lost(hosts: tuple[Net, Deployment], schedule: str) -> None:
     net, dep = hosts
     out = schedules.run(net, dep, schedule, games=3, finish_timeout=150)

@@ -7,6 +7,10 @@ Locally a missing Redis or Chromium skips these tests; under ``CI`` it fails the
 Screenshots go to ``$RFG_SCREENSHOTS`` when it names a folder (``make screenshots`` gives
 ``docs/screenshots``, the README's), else to ``rfg-screenshots`` in the temp folder: running the
 suite leaves the checkout as it was.
+
+Every browser test is in the pytest-xdist group ``web`` (``make test-all`` runs the whole tier
+with ``--dist loadgroup``): one worker runs them all, so one site and one Chromium serve them
+(session fixtures), and the screenshots are written by one process.
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ import pytest
 
 from .conftest import SHOTS, Site
 
-pytestmark = [pytest.mark.browser, pytest.mark.redis]
+pytestmark = [pytest.mark.browser, pytest.mark.redis, pytest.mark.xdist_group("web")]
 
 ROOT = Path(__file__).resolve().parents[2]
 DESKTOP = {"width": 1280, "height": 800}

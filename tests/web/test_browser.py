@@ -18,7 +18,7 @@ import pytest
 
 from .conftest import SHOTS, Site
 
-pytestmark = [pytest.mark.browser, pytest.mark.redis]
+pytestmark = [pytest.mark.browser, pytest.mark.redis, pytest.mark.xdist_group("web")]
 
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}

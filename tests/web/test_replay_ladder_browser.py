@@ -22,7 +22,7 @@ import pytest
 from .conftest import SHOTS, Site
 from .test_browser import DESKTOP, PHONE, _page
 
-pytestmark = [pytest.mark.browser, pytest.mark.redis]
+pytestmark = [pytest.mark.browser, pytest.mark.redis, pytest.mark.xdist_group("web")]
 
 BOTS = [{"kind": "bot", "bot": "heuristic"}, {"kind": "bot", "bot": "random"}]
 

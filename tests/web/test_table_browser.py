@@ -22,7 +22,7 @@ import pytest
 from .conftest import SHOTS, Site
 from .test_browser import DESKTOP, PHONE, _act
 
-pytestmark = [pytest.mark.browser, pytest.mark.redis]
+pytestmark = [pytest.mark.browser, pytest.mark.redis, pytest.mark.xdist_group("web")]
 
 SIZES = {"desktop": DESKTOP, "phone": PHONE}
 

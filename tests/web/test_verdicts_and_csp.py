@@ -20,7 +20,7 @@ import pytest
 
 from .conftest import Site
 
-pytestmark = [pytest.mark.browser, pytest.mark.redis]
+pytestmark = [pytest.mark.browser, pytest.mark.redis, pytest.mark.xdist_group("web")]
 
 # every CSP violation the page sees, kept where the test can read it
 WATCH_CSP = """
