@@ -28,6 +28,9 @@ from schemathesis.checks import (
 from .conftest import ADMIN, make_app
 from .test_bot_accounts import external_game
 
+#: one pytest-xdist worker runs the whole module (``make test-all``: ``--dist loadgroup``), so
+#: ``test_the_fuzzing_made_enough_requests`` counts every operation's requests, in its process
+pytestmark = pytest.mark.xdist_group("fuzz")
 MIN_REQUESTS = 5000
 EXAMPLES = 150  # per operation and test
 CHECKS = [
