@@ -22,13 +22,12 @@ from typing import Any
 
 import pytest
 
-from .conftest import SHOTS, Site
+from .conftest import Site
+from .test_friends_browser import _both_sizes, _context
 
 pytestmark = [pytest.mark.browser, pytest.mark.redis, pytest.mark.xdist_group("web")]
 
 ROOT = Path(__file__).resolve().parents[2]
-DESKTOP = {"width": 1280, "height": 800}
-PHONE = {"width": 390, "height": 844}
 
 
 def _call(site: Site, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
@@ -51,11 +50,7 @@ def _shots(page: Any, name: str) -> None:
         "(t => { t.style.transition = 'none'; t.classList.remove('show'); })"
         "(document.getElementById('toast'))"
     )
-    was = page.viewport_size
-    for size, file in ((DESKTOP, f"{name}.png"), (PHONE, f"{name}-phone.png")):
-        page.set_viewport_size(size)
-        page.screenshot(path=str(SHOTS / file), full_page=False)
-    page.set_viewport_size(was)
+    _both_sizes(page, name)
 
 
 def _challenge_from_the_lobby(page: Any, site: Site, account: str) -> str:
@@ -74,10 +69,7 @@ def _challenge_from_the_lobby(page: Any, site: Site, account: str) -> str:
 def test_a_person_plays_a_bot_account_from_its_challenge(
     site: Site, browser: Any, tmp_path: Path
 ) -> None:
-    ctx = browser.new_context(viewport=DESKTOP)
-    page = ctx.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    ctx, page = _context(browser)
     bot_id, bot_token = _account(site, "random-example")
     shy_id, shy_token = _account(site, "shy-bot")
     log = open(tmp_path / "random-bot.log", "w")  # noqa: SIM115
@@ -158,7 +150,7 @@ def test_a_person_plays_a_bot_account_from_its_challenge(
         page.get_by_role("button", name="Cancel the challenge").click()
         status.filter(has_text="the challenge was canceled").wait_for(timeout=10000)
         assert _call(site, "GET", "/bots/me/challenges", token=shy_token)["in"] == []
-        assert errors == [], errors
+        assert page.js_errors == [], page.js_errors
     finally:
         bot.terminate()
         bot.wait(timeout=10)
