@@ -59,7 +59,7 @@ from redis.cluster import RedisCluster
 from events.envelope import GENESIS_HASH, UPCASTERS, Envelope, UpcasterRegistry
 from events.errors import ConcurrencyConflict, GameNotFound, InvalidBatch, StoreError
 from events.store import compaction
-from events.store.outage import refusal
+from events.store.outage import is_outage
 from events.store.port import (
     AppendResult,
     GameEntry,
@@ -528,8 +528,10 @@ class RedisStore:
             else:
                 reply = self._append_waiting(game_id, keys, args)
         except redis.ResponseError as exc:
-            if refusal(exc) is not None:
-                raise  # the store refuses writes for now (full, read-only...): an outage
+            # refused before it ran, so nothing was written: full, read-only..., or a cluster
+            # failing over (CLUSTERDOWN, TRYAGAIN are ResponseErrors too): an outage, retry
+            if is_outage(exc):
+                raise
             raise StoreError(
                 f"Redis refused the append to game {game_id!r}: {exc}. A key of this game holds "
                 f"data not written by the event store; inspect keys {self.keys(game_id)}"
@@ -601,8 +603,8 @@ class RedisStore:
             else:
                 reply = self._append_waiting(game_id, keys, args, script)
         except redis.ResponseError as exc:
-            if refusal(exc) is not None:
-                raise  # nothing was written: an outage, retry
+            if is_outage(exc):
+                raise  # nothing was written (a refusal, a cluster failing over): retry
             raise StoreError(
                 f"Redis refused the creation of game {game_id!r}: {exc}; inspect keys "
                 f"{self.game_keys(game_id)}"

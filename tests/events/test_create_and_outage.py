@@ -186,3 +186,50 @@ def test_the_write_probe_on_each_adapter_writes_nothing(store: RedisStore) -> No
     key = f"{store.prefix}:probe"
     assert write_refusal(store.client, key) is None
     assert not store.client.exists(key)
+
+
+_FAILING_OVER = [
+    redis.exceptions.ClusterDownError("The cluster is down"),
+    redis.exceptions.MasterDownError("Link with MASTER is down and replica-serve-stale-data is no"),
+    redis.exceptions.TryAgainError("Multiple keys request during rehashing of slot"),
+]
+
+
+def _refusing(exc: Exception) -> Any:
+    def script(*_a: Any, **_k: Any) -> Any:
+        raise exc
+
+    return script
+
+
+@pytest.mark.parametrize("exc", _FAILING_OVER, ids=["CLUSTERDOWN", "MASTERDOWN", "TRYAGAIN"])
+def test_a_cluster_failing_over_under_a_write_is_an_outage_not_a_broken_game(
+    store: RedisStore, monkeypatch: pytest.MonkeyPatch, exc: Exception
+) -> None:
+    """Redis answers these before the script runs, so nothing was written: the writer gets the
+    outage itself (a 503, retried with the same command id), not "a key of this game holds data
+    not written by the event store" (seen in a failover test: the writer gave up on its game)."""
+    gid = uuid.uuid4().hex[:12]
+    store.create_game(gid, TS, "create", first_events(gid))
+    more = seal_batch(
+        [{"type": "Tick", "v": 1}],
+        game_id=gid,
+        expected_version=2,
+        prev_hash=store.read(gid)[-1].hash,
+        command_id="c1",
+        actor="system",
+        ts=TS,
+        visibility=lambda e: "public",
+    )
+    monkeypatch.setattr(store, "_append", _refusing(exc))
+    with pytest.raises(type(exc)) as raised:
+        store.append(gid, 2, "c1", more)
+    assert is_outage(raised.value)
+    other = uuid.uuid4().hex[:12]
+    monkeypatch.setattr(store, "_create_script", _refusing(exc))
+    with pytest.raises(type(exc)):
+        store.create_game(other, TS, "create", first_events(other))
+    monkeypatch.undo()  # the cluster settled: the same writes go through, nothing left behind
+    assert store.append(gid, 2, "c1", more).last_seq == 3
+    store.create_game(other, TS, "create", first_events(other))
+    assert store.version(other) == 2
