@@ -45,12 +45,8 @@ def _account(site: Site, name: str) -> tuple[str, str]:
     return out["account_id"], out["token"]
 
 
-def _shots(page: Any, name: str) -> None:
-    page.evaluate(  # (the previous game's last notice, fading out)
-        "(t => { t.style.transition = 'none'; t.classList.remove('show'); })"
-        "(document.getElementById('toast'))"
-    )
-    _both_sizes(page, name)
+def _toast_shown(page: Any) -> bool:
+    return bool(page.evaluate("document.getElementById('toast').classList.contains('show')"))
 
 
 def _challenge_from_the_lobby(page: Any, site: Site, account: str) -> str:
@@ -123,6 +119,11 @@ def test_a_person_plays_a_bot_account_from_its_challenge(
         assert challenge == {"in": [], "out": []}  # nothing left open
         page.get_by_role("button", name="Resign").click()
         page.get_by_role("button", name="Yes, resign").click()
+        page.locator("#toast.show", has_text="The game is over.").wait_for(timeout=15000)
+        page.goto(site.url + "/play/#/")  # the finished table's notice stays with its page
+        page.get_by_role("heading", name="New game").wait_for()
+        assert not _toast_shown(page)
+        page.go_back()
         page.locator("section.scores").wait_for(timeout=15000)
         assert "ended by resignation" in page.locator("section.scores").inner_text()
         assert _call(site, "GET", f"/games/{gid}")["end_reason"] == "resigned"
@@ -133,7 +134,7 @@ def test_a_person_plays_a_bot_account_from_its_challenge(
         cid = _challenge_from_the_lobby(page, site, shy_id)
         status = page.locator("p.challenge-state")
         status.filter(has_text=f"Waiting for bot account {shy_id} to accept").wait_for()
-        _shots(page, "challenge-waiting")
+        _both_sizes(page, "challenge-waiting")
         page.goto(site.url + "/play/#/")  # the lobby lists the challenge still waiting
         page.locator(f"a[href='#/challenges/{cid}']").click()
         status.filter(has_text="Waiting for").wait_for()
@@ -142,7 +143,7 @@ def test_a_person_plays_a_bot_account_from_its_challenge(
         _call(site, "POST", f"/challenges/{cid}/decline", {"reason": "busy"}, token=shy_token)
         status.filter(has_text="declined your challenge").wait_for(timeout=10000)
         assert "declined your challenge: “busy”." in status.inner_text()
-        _shots(page, "challenge-declined")
+        _both_sizes(page, "challenge-declined")
 
         # one the person cancels from its page
         cid = _challenge_from_the_lobby(page, site, shy_id)

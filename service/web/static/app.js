@@ -1,6 +1,6 @@
 // The web client's pages (fragment routes of /play/): lobby, table, spectator, replay, ladders.
 import { api, ApiError, Stream, tokenFor, saveToken, mySeats, newId } from "./api.js";
-import { h, toast, loadCatalogue, describe, seatName, whereDice } from "./ui.js";
+import { h, toast, hideToast, loadCatalogue, describe, seatName, whereDice } from "./ui.js";
 import { header, renderBoard, scores, tickClocks } from "./table.js";
 import { decisionPanel } from "./panels.js";
 import { replayPage } from "./replay.js";
@@ -288,6 +288,7 @@ async function table(gid, seat) {
 async function route() {
   for (const fn of cleanup) { try { fn(); } catch { /* */ } }
   cleanup = [];
+  hideToast();
   const raw = location.hash.replace(/^#/, "") || "/";
   const [path, query] = raw.split("?");
   const params = new URLSearchParams(query || "");

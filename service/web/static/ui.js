@@ -27,6 +27,12 @@ export function toast(text) {
   toast.timer = setTimeout(() => t.classList.remove("show"), 4000);
 }
 
+// A notice belongs to the page it was raised on: gone when the person goes to another page.
+export function hideToast() {
+  clearTimeout(toast.timer);
+  document.getElementById("toast").classList.remove("show");
+}
+
 export const PHASES = ["explore", "develop", "settle", "produce", "ship"];
 export const PHASE_NAMES = { explore: "Explore", develop: "Develop", settle: "Settle", produce: "Produce", ship: "Ship" };
 // Colour-blind safe: every die carries a letter and its colour's name, not only its colour.
