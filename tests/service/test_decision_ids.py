@@ -166,3 +166,57 @@ def test_concurrent_answers_to_one_decision_apply_once(server: str) -> None:
         if e["type"] == "CommandSubmitted" and e["command_id"].startswith("seat:0:race-")
     ]
     assert len(stored) == 1
+
+
+#: a seed whose game, played as ``_next_seat`` and ``Rng(1)`` play it, has a Scout find the bag
+#: empty while seat 0 still owes its Explore decision (found by playing seeds that way)
+SHORTFALL_SEED = "shortfall-362"
+
+
+def _owing(api: Client, gid: str) -> list[int]:
+    """The seats that owe a decision now (the public view's clock)."""
+    seats = api.view(gid)["view"]["clock"]["seats"]
+    return [i for i, s in enumerate(seats) if s["decision_version"] is not None]
+
+
+def test_a_scout_that_empties_the_bag_withdraws_the_other_seats_decisions(server: str) -> None:
+    """The rulebook's shortfall, as openapi.yaml tells clients: when another seat's Scout finds
+    the bag empty, every other decision is withdrawn until the scout has drawn. A command for
+    the withdrawn decision is a 409 naming none (nothing stored); the seat then owes it again
+    under a new id, and that one is applied."""
+    api = Client(server, admin_token=ADMIN, timeout=10)
+    players = 4
+    gid = api.create_game([{"kind": "human"}] * players, seed=SHORTFALL_SEED)["game_id"]
+    for seat in range(players):
+        api.claim(gid, seat)
+    rng, bot = Rng(1), get_bot("random")
+    mine: dict[str, Any] | None = None
+    for _ in range(400):
+        seat = max(_owing(api, gid))  # seat 0 answers last: the others scout before it
+        mine = api.view(gid, seat=0)["view"]["decision"]
+        decision = api.view(gid, seat=seat)["view"]["decision"]
+        api.submit(gid, seat, bot.act(decision, None, rng), decision_id=decision["decision_id"])
+        if seat != 0 and mine is not None and 0 not in _owing(api, gid):
+            break  # another seat's move took seat 0's decision away
+    else:
+        raise AssertionError(f"no Scout emptied the bag in game {SHORTFALL_SEED!r}")
+    assert mine is not None and mine["kind"] == "explore"
+    withdrawn = mine["decision_id"]
+    since = api.feed(gid, after=withdrawn, limit=1000)["events"]
+    short = [e for e in since if e["type"] == "TilesScouted" and e["event"]["short"]]
+    assert [e["event"]["seat"] for e in short] == [seat]  # the bag ran out under that Scout
+    with pytest.raises(ApiError) as refused:
+        api.submit(gid, 0, bot.act(mine, None, rng), decision_id=withdrawn)
+    p = refused.value.problem
+    assert refused.value.status == 409 and p["type"] == "/problems/decision-changed"
+    assert p["decision_id"] == withdrawn and p["current_decision_id"] is None
+    assert api.view(gid)["version"] == p["current_version"], "nothing was stored"
+    # the scout places what it drew (first, whoever holds 3+ construction tiles abandons one)
+    while 0 not in _owing(api, gid):
+        seat = max(_owing(api, gid))
+        decision = api.view(gid, seat=seat)["view"]["decision"]
+        assert decision["kind"] in ("place_tiles", "abandon_one"), decision
+        api.submit(gid, seat, bot.act(decision, None, rng), decision_id=decision["decision_id"])
+    again = api.view(gid, seat=0)["view"]["decision"]
+    assert again["kind"] in ("explore", "abandon_one") and again["decision_id"] > withdrawn
+    api.submit(gid, 0, bot.act(again, None, rng), decision_id=again["decision_id"])
