@@ -42,17 +42,33 @@ def generators(candidate: str) -> Iterator[int]:
     yield rngmod.start_state(candidate, rngmod.KEYED_SINCE_RULES)  # ... as a rules 3 seed
 
 
-def _deal(r: Rng, players: int) -> list[tuple[int, int]]:
-    """setup.deal's draws, replayed on a candidate generator: (faction, home world) per seat."""
+def deal(r: Rng, players: int) -> tuple[list[tuple[int, int]], list[list[int]]]:
+    """setup.deal's draws, replayed on a candidate generator: (faction, home world) per seat,
+    then each seat's two start tiles (sorted)."""
     factions, homes, bag = sorted(FACTIONS), sorted(HOME_WORLDS), list(TILE_IDS)
     seats = [
         (factions.pop(r.below(len(factions))), homes.pop(r.below(len(homes))))
         for _ in range(players)
     ]
-    for _ in range(players):
-        bag.pop(r.below(len(bag)))
-        bag.pop(r.below(len(bag)))
-    return seats
+    tiles = [sorted([bag.pop(r.below(len(bag))), bag.pop(r.below(len(bag)))]) for _ in seats]
+    return seats, tiles
+
+
+def _deal(r: Rng, players: int) -> list[tuple[int, int]]:
+    """setup.deal's draws of factions and home worlds, replayed on a candidate generator (``r``
+    then stands where the deal left it)."""
+    return deal(r, players)[0]
+
+
+def public_start_tiles(feed: list[dict[str, Any]], players: int) -> list[list[int]] | None:
+    """Each seat's two start tiles (sorted) as the public events show them once chosen
+    (``StartTilesChosen``), None while some seat has not chosen."""
+    chosen = {
+        item["event"]["seat"]: sorted([item["event"]["development"], item["event"]["world"]])
+        for item in feed
+        if item["type"] == "StartTilesChosen"
+    }
+    return [chosen[s] for s in range(players)] if len(chosen) == players else None
 
 
 def public_setup(view: dict[str, Any]) -> list[tuple[int, int]]:

@@ -19,13 +19,14 @@ from typing import Any
 
 import engine
 from bots import get_bot
+from engine import rng as rngmod
 from engine.rng import Rng
 from events.verify.replay import verify_text
 from events.verify.signing import load_public_key
 from ladder.service import Ladders
 from rfgcli.main import main as rfg
 from service.backend import backend
-from tests.security.attacker import _deal, generators, public_setup, strings
+from tests.security.attacker import deal, generators, public_setup, public_start_tiles, strings
 from tests.service.conftest import ADMIN, bearer
 
 PLAYERS = 3
@@ -82,21 +83,34 @@ def _opens(candidate: str, commitment: str, gids: list[str]) -> bool:
     return commitment in forms
 
 
-def _attack(shown: list[Any], views: dict[str, dict[str, Any]]) -> list[str]:
+def _attack(
+    shown: list[Any], views: dict[str, dict[str, Any]], tiles: dict[str, list[list[int]]]
+) -> list[str]:
     """The running games whose seed some public string is: it re-deals their setup (so it gives
-    their generator), or it opens their commitment."""
+    their generator), or it opens their commitment. A re-deal is of everything the setup dealt
+    that is public: factions, home worlds and start tiles (``tiles``, from each game's events);
+    factions and home worlds alone are 18 bits, which one of a few thousand candidates matches
+    by chance in a few percent of runs."""
     candidates = {s for doc in shown for s in strings(doc)}
     broken = []
     for gid, view in views.items():
         if view["step"] == "over":
             continue
-        seen = public_setup(view)
+        seen = (public_setup(view), tiles[gid])
         for c in candidates:
-            dealt = any(_deal(Rng(state), len(seen)) == seen for state in generators(c))
+            dealt = any(deal(Rng(state), len(seen[0])) == seen for state in generators(c))
             if dealt or _opens(c, view["seed_commitment"], list(views)):
                 broken.append(gid)
                 break
     return broken
+
+
+def _start_tiles(api: Any, gid: str) -> list[list[int]]:
+    feed = api.get(f"/games/{gid}/events?limit=1000").get_json()
+    assert not feed["more"]
+    tiles = public_start_tiles(feed["events"], PLAYERS)
+    assert tiles is not None, f"game {gid}: the start tiles are not public yet"
+    return tiles
 
 
 def test_a_spectator_learns_nothing_of_a_duplicate_set_until_it_has_ended(
@@ -117,15 +131,22 @@ def test_a_spectator_learns_nothing_of_a_duplicate_set_until_it_has_ended(
         assert len(gids) == PLAYERS
         seed = games.load(gids[0])[0].seed  # the oracle (the server's own state), not the attacker
         assert {games.load(g)[0].seed for g in gids} == {seed}
-        # one game of the set ends while the others are at round 6 and at the start
+        # one game of the set ends while the others are at round 6 and at their first round
         _play(games, gids[0])
         _play(games, gids[1], until_round=6)
+        _play(games, gids[2], until_round=1)
 
     shown = _read_everything(api, "dup", gids)
     views = {g: api.get(f"/games/{g}/view").get_json()["view"] for g in gids}
     assert views[gids[0]]["step"] == "over" and views[gids[1]]["step"] != "over"
+    tiles = {g: _start_tiles(api, g) for g in gids[1:]}
+    # (the control: the set's seed re-deals what each running game shows of its setup)
+    for g in gids[1:]:
+        dealt = deal(Rng(rngmod.start_state(seed, views[g]["rules"])), PLAYERS)
+        assert dealt == (public_setup(views[g]), tiles[g])
+    assert _attack([[seed]], views, tiles) == gids[1:]
     # the attack: no public string re-deals a running game or opens its commitment
-    assert _attack(shown, views) == [], "a public string gives the seed of a running game"
+    assert _attack(shown, views, tiles) == [], "a public string gives the seed of a running game"
     texts = [json.dumps(doc) for doc in shown]
     assert not any(seed in t for t in texts), "the seed is readable before the set has ended"
     # ... nor do the commitments pair the games of the set
