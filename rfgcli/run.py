@@ -57,6 +57,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from events.store import pids
 from rfgcli.store import SUPERVISOR_FILE
 from workers import lifeline
 
@@ -197,20 +198,7 @@ def _dir_lock(data_dir: Path) -> Iterator[None]:
 
 def _server_process(pid: int | None) -> bool:
     """Is ``pid`` a live redis/valkey server (not a zombie, not a reused pid)?"""
-    if pid is None:
-        return False
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        try:  # no /proc (macOS): trust the pid
-            os.kill(pid, 0)
-        except OSError:
-            return False
-        return True
-    return stat.rsplit(")", 1)[-1].split()[0] != "Z" and (
-        b"redis" in cmdline or b"valkey" in cmdline
-    )
+    return pid is not None and pids.alive(pid, pids.redis_server)
 
 
 class Store:
@@ -399,11 +387,11 @@ class Supervisor:
         ``child_exit`` runs in the master), so this supervisor does once they are gone."""
         if not self.metrics_dir:
             return set()
-        pids = set()
+        found = set()
         for f in Path(self.metrics_dir).glob("gauge_live*_*.db"):
             with suppress(ValueError):
-                pids.add(int(f.stem.rsplit("_", 1)[1]))
-        return pids
+                found.add(int(f.stem.rsplit("_", 1)[1]))
+        return found
 
     def _forget_dead_api_processes(self) -> None:
         if not self.dead_api_pids:
@@ -411,7 +399,7 @@ class Supervisor:
         from prometheus_client import multiprocess
 
         for pid in list(self.dead_api_pids):
-            if not _process_alive(pid):
+            if not pids.alive(pid):
                 multiprocess.mark_process_dead(pid, self.metrics_dir)
                 self.dead_api_pids.discard(pid)
 
@@ -435,19 +423,6 @@ class Supervisor:
                     c.proc.wait(timeout=10)
                 except subprocess.TimeoutExpired:
                     say(f"{c.name} (pid {c.proc.pid}) is still there; kill -9 {c.proc.pid}")
-
-
-def _process_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:  # a zombie has exited
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[-1].split()[0] != "Z"
-    except OSError:
-        return True
 
 
 def _metrics_dir(path: str) -> str:

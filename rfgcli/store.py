@@ -16,13 +16,14 @@ would start it again within a second; stop it instead (Ctrl-C, or ``kill <pid>``
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import redis
+
+from events.store import pids
 
 NOT_RUNNING = 3
 #: in the embedded server's directory: the pid of the ``rfg run`` that runs and restarts it
@@ -95,21 +96,12 @@ def supervisor(data_dir: Path) -> int | None:
         pid = int((data_dir / SUPERVISOR_FILE).read_text().strip())
     except (OSError, ValueError):
         return None
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return None
-    except PermissionError:
-        pass
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return pid  # no /proc (macOS): trust the pid
-    zombie = stat.rsplit(")", 1)[-1].split()[0] == "Z"
-    args = cmdline.split(b"\0")
-    ours = b"run" in args and any(b"rfg" in a for a in args)  # not a reused pid
-    return pid if ours and not zombie else None
+    return pid if pids.alive(pid, _rfg_run) else None
+
+
+def _rfg_run(args: list[bytes]) -> bool:
+    """A command line of ``rfg run`` (not a reused pid)."""
+    return b"run" in args and any(b"rfg" in a for a in args)
 
 
 def status(url: str | None) -> int:

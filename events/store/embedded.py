@@ -36,6 +36,7 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from events.errors import EmbeddedServerError
+from events.store import pids
 
 FSYNC_MODES = ("always", "everysec", "no")
 _SOCKET_MAX = 100  # AF_UNIX paths are limited to 107 bytes
@@ -181,7 +182,7 @@ class EmbeddedServer:
             pid = self.pid()
             if state == "up":  # another process started it while we waited for the lock
                 return self.socket_path
-            if state == "loading" or (pid is not None and _alive(pid)):
+            if state == "loading" or (pid is not None and pids.alive(pid, pids.redis_server)):
                 self._wait_up(timeout)  # a server owns this directory: never start a second
                 return self.socket_path
             binary = find_server_binary()
@@ -240,7 +241,9 @@ class EmbeddedServer:
         finally:
             client.close()
         deadline = time.monotonic() + timeout
-        while pid is not None and _alive(pid) and time.monotonic() < deadline:
+        while (
+            pid is not None and pids.alive(pid, pids.redis_server) and time.monotonic() < deadline
+        ):
             time.sleep(0.01)
 
     def client(self, *, decode_responses: bool = False, **options: Any) -> redis.Redis:
@@ -248,18 +251,3 @@ class EmbeddedServer:
         (timeouts, retry: ``events.store.clients.ClientSettings.kwargs()``) go to ``redis.Redis``."""
         sock = self.ensure_running()
         return redis.Redis(unix_socket_path=str(sock), decode_responses=decode_responses, **options)
-
-
-def _alive(pid: int) -> bool:
-    """Is ``pid`` a live process that looks like a redis/valkey server (not a reused pid)?"""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return True  # no /proc (macOS): trust the pid
-    return b"redis" in cmdline or b"valkey" in cmdline

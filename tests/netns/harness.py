@@ -53,6 +53,8 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+from events.store.pids import alive
+
 T = TypeVar("T")
 
 PREFIX = "rfgn"
@@ -94,16 +96,6 @@ def _namespaces() -> list[str]:
     return [line.split()[0] for line in sh("ip", "netns", "list").splitlines() if line.strip()]
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def _kill_in(ns: str) -> None:
     for pid in sh("ip", "netns", "pids", ns, check=False).split():
         with contextlib.suppress(ProcessLookupError, ValueError):
@@ -122,7 +114,7 @@ def clean_stale() -> list[str]:
     stale = []
     for ns in _namespaces():
         m = re.fullmatch(rf"{PREFIX}(\d+)-.+", ns)
-        if m and not _pid_alive(int(m.group(1))):
+        if m and not alive(int(m.group(1))):
             stale.append(ns)
     delete_namespaces(stale)
     return stale

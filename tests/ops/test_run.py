@@ -28,6 +28,7 @@ import pytest
 from bots import get_bot
 from engine.rng import Rng
 from events.store import find_server_binary
+from events.store.pids import alive
 
 ROOT = Path(__file__).resolve().parents[2]
 RFG = str(Path(sys.executable).parent / "rfg")
@@ -69,17 +70,6 @@ def call(
             ) if r.headers.get_content_subtype() == "json" else raw.decode()
     except urllib.error.HTTPError as exc:
         return exc.code, exc.read()
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:  # a zombie (exited, not yet reaped by its parent) counts as gone
-        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def metric(text: str, name: str, **labels: str) -> float:

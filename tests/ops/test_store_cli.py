@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from events.store import EmbeddedServer, find_server_binary
+from events.store.pids import alive
 from tests.conftest import REDIS_URL
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,17 +28,6 @@ def rfg(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [RFG, *args], cwd=cwd, env={**base, **env}, capture_output=True, text=True, timeout=60
     )
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 @pytest.fixture

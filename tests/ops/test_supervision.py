@@ -35,6 +35,7 @@ from typing import Any
 import pytest
 
 from events.store import EmbeddedServer, find_server_binary
+from events.store.pids import alive
 from tests.ops.test_run import free_port, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,11 +49,6 @@ def _stat(pid: int) -> list[str] | None:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
         return None
-
-
-def alive(pid: int) -> bool:
-    st = _stat(pid)
-    return st is not None and st[0] != "Z"  # a zombie has exited
 
 
 def ppid(pid: int) -> int | None:
