@@ -16,7 +16,7 @@ import pytest
 from events.verify.replay import verify_stream
 
 RFG = os.path.join(os.path.dirname(sys.executable), "rfg")
-GOLDEN = Path(__file__).resolve().parent.parent / "golden"
+GOLDEN = Path(__file__).resolve().parents[2] / "golden"
 MB = 1 << 20
 
 

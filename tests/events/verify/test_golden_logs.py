@@ -13,7 +13,7 @@ from bots import arena
 from engine.canonical import canonical_json
 from events.verify.replay import verify_text
 
-GOLDEN = Path(__file__).resolve().parent.parent / "golden"
+GOLDEN = Path(__file__).resolve().parents[2] / "golden"
 SUMS = dict(reversed(line.split()) for line in (GOLDEN / "SHA256SUMS").read_text().splitlines())
 BARE = re.compile(r"^rules(\d)-(\d)p\.jsonl$")
 

@@ -18,7 +18,7 @@ from events.games.service import GameService
 from events.store import RedisStore
 from events.verify.replay import verify_text
 from events.verify.signing import Signer
-from tests.events.test_games import play_out
+from tests.events.games.test_games import play_out
 
 
 def _set(games: GameService, ids: list[str], seed: str = "one-deal") -> None:

@@ -10,7 +10,7 @@ from events.games.projections import render_views, seat_view
 from events.games.service import GameService
 from events.games.time_control import fold
 from events.store import GameNotFound, RedisStore
-from tests.events.test_games import play_out
+from tests.events.games.test_games import play_out
 
 
 def _from_scratch(store: RedisStore, gid: str, at: int, viewer: int | str) -> str:

@@ -21,7 +21,7 @@ import events.store
 from events import config
 from events.verify.signing import load_signer
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 RFG = str(Path(sys.executable).parent / "rfg")
 
 

@@ -28,7 +28,7 @@ from workers.turns import play
 
 pytestmark = pytest.mark.redis
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 BOTS4 = {"seats": [{"kind": "bot", "bot": "heuristic"}] * 4}
 
 

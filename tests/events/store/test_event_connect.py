@@ -67,7 +67,7 @@ def test_embedded_server_is_started_once_and_shared(
     url = f"embedded://{tmp_path}/store"
     server = events.store.embedded_server(url)
     assert not server.is_running()
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[3])}
     procs = [
         subprocess.Popen([sys.executable, "-c", _CHILD, url], stdout=subprocess.PIPE, env=env)
         for _ in range(4)

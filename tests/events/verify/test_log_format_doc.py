@@ -20,7 +20,7 @@ from engine.rng import commitment
 from events.envelope import Envelope
 from events.verify.signing import SIGNED_FIELDS, Signer, load_public_key
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 DOC = ROOT / "docs" / "log-format.md"
 GOLDEN = ROOT / "tests" / "golden"
 

@@ -15,7 +15,7 @@ from engine.rng import Rng
 from events.games.projections import render_views
 from events.games.service import GameService
 from events.store import GameNotFound, RedisStore
-from tests.events.test_games import play_out
+from tests.events.games.test_games import play_out
 
 
 def _step(games: GameService, gid: str, n: int, rng: Rng) -> None:
