@@ -183,7 +183,7 @@ def run_worker(args: argparse.Namespace, client: Any, prefix: str) -> tuple[int,
         gids.append(gid)
         state, _v, clocks = rt.games.load_clocks(gid)
         p = next_plan(plans(gid, state, clocks, "heuristic"))
-        play(rt, gid, p.seat, p.since)  # plays the whole game on
+        play(rt, gid, p.seat, p.decision_id)  # plays the whole game on
     prof.stop()
     wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
     n = sum(1 for g in gids for e in rt.store.read(g) if e.type == "CommandSubmitted")

@@ -105,7 +105,7 @@ def play_inline(ladders: Any, gid: str) -> None:
     """Play the built-in bot seats of one game until no built-in bot owes a decision.
 
     Workers may be playing the same game (``make run`` is up): each decision is played under the
-    command id a worker gives it (``bot:<seat>:<since>``, the bot's randomness derived from it),
+    command id a worker gives it (``bot:<seat>:<decision_id>``, the bot's randomness derived from it),
     so whichever of the two stores it first, the game is the same and the other's attempt is a
     duplicate; a game that moved on meanwhile (``ConcurrencyConflict``) is read again."""
     from events.store import ConcurrencyConflict
@@ -123,11 +123,11 @@ def play_inline(ladders: Any, gid: str) -> None:
         seat = seats[0]
         bot = get_bot(state.table["seats"][seat]["bot"])
         decision = engine.legal(state, seat)
-        since = clocks.seats[seat].since_version
-        if decision is None or since is None:
+        decision_id = clocks.seats[seat].decision_id
+        if decision is None or decision_id is None:
             return
         view = engine.observe(state, seat) if bot.needs_view else None
-        command_id = f"bot:{seat}:{since}"  # the workers' id for this decision
+        command_id = f"bot:{seat}:{decision_id}"  # the workers' id for this decision
         # the bot's randomness is secret like the dice: derived from the game's seed
         cmd = bot.act(decision, view, Rng.for_bot(state.seed, command_id))
         try:

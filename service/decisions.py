@@ -11,10 +11,13 @@ notice as soon as it is written, once the command it names is
 found recorded (``RedisStore.notice_applied``: a notice of an append the store refused names a
 command that is not). One event per decision::
 
-    id: <game_id>:<seat>:<decision_version>
+    id: <game_id>:<seat>:<decision_id>
     event: decision
-    data: {"game_id", "seat", "kind", "decision_version", "decision_id", "game_version", "since",
-           "deadline", "links": {"view", "commands"}}
+    data: {"game_id", "seat", "kind", "decision_id", "since", "deadline",
+           "links": {"view", "commands"}, "decision_version", "game_version"}
+
+(``decision_version`` repeats ``decision_id`` and ``game_version`` is the game's version when
+the event was written: deprecated fields openapi.yaml keeps until the next API version.)
 
 A challenge addressed to the account (``POST /challenges``, ``service.challenges``) is sent as
 ``id: challenge:<challenge_id>``, ``event: challenge``, ``data: <the challenge>`` when it is made
@@ -22,7 +25,7 @@ A challenge addressed to the account (``POST /challenges``, ``service.challenges
 outcome is sent to the other account as it happens (``id: challenge:<challenge_id>:<status>``,
 the challenger of an accept or a decline, the challenged account of a cancel), not replayed.
 
-``decision_id`` (= ``decision_version``) is what a command answering the decision may carry
+``decision_id`` is what a command answering the decision may carry
 instead of ``expected_version`` (see service/api/commands.py).
 
 **The scan** (at connect, then every ``poll`` seconds, ``DECISIONS_POLL_SECONDS``, as a safety
@@ -59,8 +62,9 @@ from service.fanout import Fanout
 from service.sse import still_allowed
 
 
-def decision_id(game_id: str, seat: int, decision_version: int) -> str:
-    return f"{game_id}:{seat}:{decision_version}"
+def event_id(game_id: str, seat: int, decision_id: int) -> str:
+    """A decision event's ``id:``."""
+    return f"{game_id}:{seat}:{decision_id}"
 
 
 def pending_decisions(
@@ -78,15 +82,15 @@ def pending_decisions(
         return True, out
     for sc in (view.get("clock") or {}).get("seats") or []:
         seat = sc.get("seat")
-        if seat in mine and sc.get("pending") and sc.get("decision_version") is not None:
+        if seat in mine and sc.get("pending") and sc.get("decision_id") is not None:
             out.append(
                 {
                     "game_id": game_id,
                     "seat": seat,
                     "kind": sc["pending"],
-                    "decision_version": sc["decision_version"],
-                    "decision_id": sc["decision_version"],
-                    "game_version": version,
+                    "decision_id": sc["decision_id"],
+                    "decision_version": sc["decision_id"],  # deprecated: decision_id
+                    "game_version": version,  # deprecated
                     "since": sc.get("since"),
                     "deadline": sc.get("deadline"),
                     "links": {
@@ -165,7 +169,7 @@ class _Decisions:
                 self.accounts.finished(self.account, g)
                 continue
             for d in decisions:
-                yield from self._send(decision_id(g, d["seat"], d["decision_version"]), d)
+                yield from self._send(event_id(g, d["seat"], d["decision_id"]), d)
 
     def read_notices(self, wait: float) -> Iterator[str]:
         """The notices written since the cursor (waiting up to ``wait`` seconds for one), each
@@ -184,11 +188,11 @@ class _Decisions:
                 raw_d = fields.get(b"d") if b"d" in fields else fields.get("d")
                 d = json.loads(raw_d)
                 command_id = d.pop("command_id", None)
-                ident = decision_id(d["game_id"], d["seat"], d["decision_version"])
+                ident = event_id(d["game_id"], d["seat"], d["decision_id"])
                 if ident in self.sent or command_id is None:
                     continue
                 # written with the append in one round trip, even if the append was refused
-                if not self.store.notice_applied(d["game_id"], command_id, d["decision_version"]):
+                if not self.store.notice_applied(d["game_id"], command_id, d["decision_id"]):
                     continue
                 yield from self._send(ident, d)
 

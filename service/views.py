@@ -1,7 +1,7 @@
 """What the API adds to the stored views when it serves them (nothing here is stored).
 
 * ``decision.decision_id`` in a seat's view: the id of the decision the seat owes, the stream
-  version at which it became pending (the seat's ``clock.seats[n].decision_version``, folded by
+  version at which it became pending (the seat's ``clock.seats[n].decision_id``, folded by
   ``events.games.time_control``). A command may name it instead of a version (``GameService.submit``).
 * ``decision.help``: what the decision is and how to answer it. ``DECISION_HELP`` is the one table
   of help texts, one per decision kind; the engine's own, more detailed text (when
@@ -91,8 +91,8 @@ def complete_decision(view: dict[str, Any], seat: int) -> None:
     if not isinstance(decision, dict):
         return
     for sc in (view.get("clock") or {}).get("seats") or []:
-        if sc.get("seat") == seat and sc.get("decision_version") is not None:
-            decision["decision_id"] = sc["decision_version"]
+        if sc.get("seat") == seat and sc.get("decision_id") is not None:
+            decision["decision_id"] = sc["decision_id"]
     decision["help"] = help_for(decision)
 
 

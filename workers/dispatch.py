@@ -68,7 +68,7 @@ class Plan:
 
     game_id: str
     seat: int
-    since: int
+    decision_id: int
     kind: str  # "bot" or "timeout"
     player: str  # the bot name, or the timeout policy
     actor: str
@@ -76,10 +76,10 @@ class Plan:
 
     @property
     def command_id(self) -> str:
-        return f"{self.kind}:{self.seat}:{self.since}"
+        return f"{self.kind}:{self.seat}:{self.decision_id}"
 
     def job_id(self, prefix: str) -> str:
-        return f"{_safe(prefix)}-{self.kind}-{self.seat}-{self.since}-{_safe(self.game_id)}"
+        return f"{_safe(prefix)}-{self.kind}-{self.seat}-{self.decision_id}-{_safe(self.game_id)}"
 
 
 def plan_decision(
@@ -87,7 +87,7 @@ def plan_decision(
 ) -> Plan | None:
     """The plan for ``seat``'s pending decision, or None if a person owes it with no deadline."""
     sc = clocks.seats[seat]
-    if sc.since_version is None:
+    if sc.decision_id is None:
         return None
     table = state.table
     kind = seat_kinds(table, len(state.players))[seat]
@@ -95,11 +95,11 @@ def plan_decision(
         bot = table["seats"][seat]["bot"] if kind == "bot" else table.get("abandoned_bot")
         name = str(bot or default_bot)
         actor = f"{BOT_ACTOR_PREFIX}{name}"
-        return Plan(game_id, seat, sc.since_version, "bot", name, actor, clocks.bot_due())
+        return Plan(game_id, seat, sc.decision_id, "bot", name, actor, clocks.bot_due())
     deadline = clocks.deadline(seat)
     if deadline is None:
         return None
-    return Plan(game_id, seat, sc.since_version, "timeout", clocks.policy, TIMEOUT_ACTOR, deadline)
+    return Plan(game_id, seat, sc.decision_id, "timeout", clocks.policy, TIMEOUT_ACTOR, deadline)
 
 
 def plans(game_id: str, state: GameState, clocks: Clocks, default_bot: str) -> list[Plan]:
@@ -132,7 +132,7 @@ def bots_only(state: GameState, game_plans: list[Plan]) -> bool:
 def next_plan(game_plans: list[Plan]) -> Plan:
     """The decision a job per decision would reach first: RQ's queue is FIFO and decisions are
     enqueued when they become pending, in seat order, so the oldest (version, seat)."""
-    return min(game_plans, key=lambda p: (p.since, p.seat))
+    return min(game_plans, key=lambda p: (p.decision_id, p.seat))
 
 
 def keeper_key(prefix: str, game_id: str) -> str:
@@ -207,7 +207,9 @@ class Dispatcher:
         for plan in game_plans:
             # a paced bot decision gets its job when its turn comes, not when it became pending
             due_now = (
-                fresh is None or plan.since == fresh or (plan.kind == "bot" and clocks.pace_ms)
+                fresh is None
+                or plan.decision_id == fresh
+                or (plan.kind == "bot" and clocks.pace_ms)
             )
             if due_now and self._ensure(plan, now, rescue):
                 enqueued.append(plan.job_id(s.prefix))
@@ -229,9 +231,9 @@ class Dispatcher:
             "result_ttl": s.result_ttl,
             "failure_ttl": s.failure_ttl,
             "job_timeout": s.job_timeout,
-            "description": f"{plan.kind} {plan.game_id} seat {plan.seat} @{plan.since}",
+            "description": f"{plan.kind} {plan.game_id} seat {plan.seat} @{plan.decision_id}",
         }
-        args = (plan.game_id, plan.seat, plan.since, s.prefix)
+        args = (plan.game_id, plan.seat, plan.decision_id, s.prefix)
         if plan.at is None or plan.at <= now:
             self.queue.enqueue(JOB_FUNC, *args, **opts)
         else:
@@ -290,7 +292,7 @@ class Dispatcher:
                 status,
                 plan.game_id,
                 plan.seat,
-                plan.since,
+                plan.decision_id,
             )
             job.delete()
         try:

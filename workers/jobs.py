@@ -31,8 +31,8 @@ INFRASTRUCTURE_ERRORS: tuple[type[BaseException], ...] = (
 )
 
 
-def play_decision(game_id: str, seat: int, since: int, prefix: str) -> dict[str, Any] | Retry:
-    """Play ``seat``'s decision of ``game_id`` that became pending at version ``since``."""
+def play_decision(game_id: str, seat: int, decision_id: int, prefix: str) -> dict[str, Any] | Retry:
+    """Play ``seat``'s decision of ``game_id`` that became pending at version ``decision_id``."""
     rt = runtime.current()
     if prefix != rt.settings.prefix:
         raise RuntimeError(
@@ -41,7 +41,7 @@ def play_decision(game_id: str, seat: int, since: int, prefix: str) -> dict[str,
         )
     job = get_current_job()
     try:
-        outcome = play(rt, game_id, seat, since, hooks=faults.HOOKS)
+        outcome = play(rt, game_id, seat, decision_id, hooks=faults.HOOKS)
     except CommandRejected:
         if job is not None:
             job.meta["rejected"] = True
@@ -51,7 +51,7 @@ def play_decision(game_id: str, seat: int, since: int, prefix: str) -> dict[str,
         if not (isinstance(exc, INFRASTRUCTURE_ERRORS) or faults.outage(exc)):
             raise
         log.warning(
-            "infrastructure error in %s seat %d @%d: %r; retrying", game_id, seat, since, exc
+            "infrastructure error in %s seat %d @%d: %r; retrying", game_id, seat, decision_id, exc
         )
         return Retry(
             max=len(rt.settings.retry_intervals), interval=list(rt.settings.retry_intervals)

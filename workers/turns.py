@@ -12,7 +12,7 @@ bot or the timeout policy choose from the seat's own legal choices and view, and
 the job keeps the game: it takes the game's keeper lease (``<prefix>:{g:<id>}:keeper``, SET NX
 PX ``stale_after``), and after its own decision plays the next one and the next, each through
 the same ``_play_one`` (decided on the loaded state, ``GameService.submit`` with the version it decided
-on and the command id ``bot:<seat>:<since>``: one append per command, views and clocks as for a
+on and the command id ``bot:<seat>:<decision_id>``: one append per command, views and clocks as for a
 job), taking the oldest pending decision first (``dispatch.next_plan``, the order a FIFO queue of
 one job per decision reaches them, so the log is the same). While it keeps the game, its
 appends enqueue nothing (``Dispatcher.kept``) and the sweep leaves the game alone (the lease).
@@ -56,7 +56,7 @@ class Outcome:
     status: str
     game_id: str
     seat: int
-    since: int
+    decision_id: int
     command_id: str | None = None
     version: int | None = None
     kind: str | None = None  # the decision's kind (the command's), when one was played
@@ -77,31 +77,31 @@ return 0
 """
 
 
-def play(rt: Runtime, game_id: str, seat: int, since: int, hooks: Any = None) -> Outcome:
-    """Play ``seat``'s decision that became pending at version ``since``, if still owed; then,
+def play(rt: Runtime, game_id: str, seat: int, decision_id: int, hooks: Any = None) -> Outcome:
+    """Play ``seat``'s decision that became pending at version ``decision_id``, if still owed; then,
     if the game owes only built-in bots' decisions and no other job keeps it, play on."""
     if rt.settings.play_on <= 0:
-        return _play_one(rt, game_id, seat, since, hooks)
+        return _play_one(rt, game_id, seat, decision_id, hooks)
     try:
         state, _version, clocks = rt.games.load_clocks(game_id)
     except GameNotFound:
-        return Outcome("gone", game_id, seat, since)
+        return Outcome("gone", game_id, seat, decision_id)
     if clocks.pace_ms or not bots_only(
         state, plans(game_id, state, clocks, rt.settings.default_bot)
     ):
         # (a paced game's next bot decision is scheduled when this one is stored: no playing on)
-        return _play_one(rt, game_id, seat, since, hooks)
+        return _play_one(rt, game_id, seat, decision_id, hooks)
     lease_ms = max(100, int(rt.settings.stale_after * 1000))
     key = keeper_key(rt.settings.prefix, game_id)
     token = secrets.token_hex(8).encode()
     if not rt.client.set(key, token, nx=True, px=lease_ms):
         # another job keeps the game: play this decision (if still owed) and nothing more
-        return _play_one(rt, game_id, seat, since, hooks)
+        return _play_one(rt, game_id, seat, decision_id, hooks)
     dispatcher = rt.dispatcher
     dispatcher.kept.add(game_id)
     released = False
     try:
-        outcome = _play_one(rt, game_id, seat, since, hooks)
+        outcome = _play_one(rt, game_id, seat, decision_id, hooks)
         if outcome.status not in ("played", "duplicate", "moved_on"):
             return outcome
         outcome.played_on = _play_on(rt, game_id, key, token, lease_ms, hooks)
@@ -152,7 +152,7 @@ def _play_on(rt: Runtime, game_id: str, key: str, token: bytes, lease_ms: int, h
         if not bots_only(state, game_plans):
             return played
         nxt = next_plan(game_plans)
-        outcome = _play_one(rt, game_id, nxt.seat, nxt.since, hooks, trust=True)
+        outcome = _play_one(rt, game_id, nxt.seat, nxt.decision_id, hooks, trust=True)
         if outcome.status not in ("played", "duplicate", "moved_on"):
             return played
         played += outcome.status == "played"
@@ -169,9 +169,9 @@ def _hand_back(rt: Runtime, game_id: str) -> None:
 
 
 def _play_one(
-    rt: Runtime, game_id: str, seat: int, since: int, hooks: Any = None, trust: bool = False
+    rt: Runtime, game_id: str, seat: int, decision_id: int, hooks: Any = None, trust: bool = False
 ) -> Outcome:
-    """Play ``seat``'s decision that became pending at version ``since``, if still owed.
+    """Play ``seat``'s decision that became pending at version ``decision_id``, if still owed.
 
     ``trust``: decide first on the cached game without asking the store (a job playing on holds
     the game's lease, so nobody else appends; the append checks the version regardless, and a
@@ -183,17 +183,17 @@ def _play_one(
         try:
             state, version, clocks = peeked or games.load_clocks(game_id)
         except GameNotFound:
-            return Outcome("gone", game_id, seat, since)
+            return Outcome("gone", game_id, seat, decision_id)
         if state.over:
-            return Outcome("over", game_id, seat, since)
-        if seat not in engine.pending(state) or clocks.seats[seat].since_version != since:
-            return Outcome("moved_on", game_id, seat, since)
+            return Outcome("over", game_id, seat, decision_id)
+        if seat not in engine.pending(state) or clocks.seats[seat].decision_id != decision_id:
+            return Outcome("moved_on", game_id, seat, decision_id)
         plan = plan_decision(game_id, state, clocks, seat, rt.settings.default_bot)
         if plan is None:
-            return Outcome("not_ours", game_id, seat, since)
+            return Outcome("not_ours", game_id, seat, decision_id)
         if plan.at is not None and rt.clock() < plan.at:
-            return Outcome("early", game_id, seat, since, plan.command_id)
-        command = _decide(rt, game_id, state, version, seat, since, plan)
+            return Outcome("early", game_id, seat, decision_id, plan.command_id)
+        command = _decide(rt, game_id, state, version, seat, decision_id, plan)
         if hooks is not None:
             hooks.before_append(game_id, seat)
         try:
@@ -203,18 +203,24 @@ def _play_one(
         except ConcurrencyConflict:
             continue
         except engine.IllegalCommand as exc:
-            raise _rejected(game_id, state, seat, since, plan, command, exc) from exc
+            raise _rejected(game_id, state, seat, decision_id, plan, command, exc) from exc
         status = "duplicate" if sub.result.duplicate else "played"
         if status == "played":  # every move, whether its own job played it or a job playing on
             _log_played(game_id, seat, plan, command, sub.version)
         return Outcome(
-            status, game_id, seat, since, plan.command_id, sub.version, command.get("kind")
+            status, game_id, seat, decision_id, plan.command_id, sub.version, command.get("kind")
         )
-    return Outcome("contended", game_id, seat, since)
+    return Outcome("contended", game_id, seat, decision_id)
 
 
 def _decide(
-    rt: Runtime, game_id: str, state: GameState, version: int, seat: int, since: int, plan: Plan
+    rt: Runtime,
+    game_id: str,
+    state: GameState,
+    version: int,
+    seat: int,
+    decision_id: int,
+    plan: Plan,
 ) -> dict[str, Any]:
     """The bot's command, or the time control's default one for a seat out of time."""
     # secret until the seed is revealed: derived from the seed, the seat and the decision
@@ -224,7 +230,7 @@ def _decide(
             return timeout_command(state, seat, plan.player, rng)
         return bot_command(state, seat, plan.player, rng, rt.games.observed(game_id, version, seat))
     except ValueError as exc:  # an unknown bot name in the table: nothing to retry
-        log.error("CANNOT PLAY game %s seat %d decision @%d: %s", game_id, seat, since, exc)
+        log.error("CANNOT PLAY game %s seat %d decision @%d: %s", game_id, seat, decision_id, exc)
         raise CommandRejected(str(exc)) from exc
 
 
@@ -232,7 +238,7 @@ def _rejected(
     game_id: str,
     state: GameState,
     seat: int,
-    since: int,
+    decision_id: int,
     plan: Plan,
     command: dict[str, Any],
     exc: engine.IllegalCommand,
@@ -245,14 +251,14 @@ def _rejected(
         plan.player,
         game_id,
         seat,
-        since,
+        decision_id,
         exc,
         engine.legal(state, seat),
         command,
     )
     return CommandRejected(
         f"{plan.kind} {plan.player!r} made an illegal command in "
-        f"{game_id} seat {seat} @{since}: {exc}"
+        f"{game_id} seat {seat} @{decision_id}: {exc}"
     )
 
 

@@ -362,7 +362,7 @@ class GameService:
 
         ``decision_id`` (instead of ``expected_version``): the id of the seat's decision the
         command answers (``decision_id`` in the seat view: the version at which that decision
-        became pending, ``SeatClock.since_version``). The command is applied whatever other seats
+        became pending, ``SeatClock.decision_id``). The command is applied whatever other seats
         did meanwhile as long as the seat still owes that same decision, and refused with
         ``DecisionChanged`` (nothing stored) once it does not. Atomic: the id is checked on the
         state the command is decided on, and the append only lands on that very version (else
@@ -603,16 +603,16 @@ class GameService:
                 continue
             account = seat.get("account")
             sc = clocks.seats[i]
-            if not account or sc.since_version != version or sc.kind is None or sc.abandoned:
+            if not account or sc.decision_id != version or sc.kind is None or sc.abandoned:
                 continue
             deadline = clocks.deadline(i)
             data = {
                 "game_id": game_id,
                 "seat": i,
                 "kind": sc.kind,
-                "decision_version": version,
                 "decision_id": version,
-                "game_version": version,
+                "decision_version": version,  # deprecated: decision_id
+                "game_version": version,  # deprecated
                 "since": sc.since,
                 "deadline": iso_utc(deadline) if deadline is not None else None,
                 "links": {
@@ -786,6 +786,6 @@ class GameService:
 
 def _decision_of(entry: _Cached, seat: int) -> tuple[int | None, str | None]:
     seats = entry.clocks.seats
-    if not 0 <= seat < len(seats) or seats[seat].since_version is None:
+    if not 0 <= seat < len(seats) or seats[seat].decision_id is None:
         return None, None
-    return seats[seat].since_version, seats[seat].kind
+    return seats[seat].decision_id, seats[seat].kind

@@ -21,10 +21,10 @@ with only ``bank``/``increment`` it is a Fischer clock (Lichess).
 Everything here is a pure fold over stored data (the table, envelope timestamps and actors, and
 the engine's ``pending``), so projections that show deadlines rebuild byte-identically.
 
-Decision identity: a seat's decision is named by ``since_version``, the stream version at which
+Decision identity: a seat's decision is named by ``decision_id``, the stream version at which
 it became pending; it restarts when the seat was not pending before, when the seat itself just
 acted (a multi-step decision), or when the kind of decision changed. Workers use it in their
-deterministic command ids (``bot:<seat>:<since_version>``) so one decision is played once.
+deterministic command ids (``bot:<seat>:<decision_id>``) so one decision is played once.
 
 Bot pace: with ``bot_pace_seconds`` > 0 the built-in bots (bot seats, abandoned seats) play one
 decision at a time, each no earlier than the pace after the last bot decision (or the game's
@@ -196,13 +196,14 @@ def _ms_between(start: str, end: str) -> int:
 
 @dataclass(slots=True)
 class SeatClock:
-    """One seat's clock. ``since``/``since_version`` name its current decision (None: none)."""
+    """One seat's clock. ``decision_id`` names its current decision and ``since`` is when it
+    became pending (None: it owes none)."""
 
     seat: int
     timed: bool
     kind: str | None = None
     since: str | None = None
-    since_version: int | None = None
+    decision_id: int | None = None
     bank_ms: int | None = None
     timeouts: int = 0
     timeouts_total: int = 0
@@ -215,7 +216,7 @@ class SeatClock:
             self.timed,
             self.kind,
             self.since,
-            self.since_version,
+            self.decision_id,
             self.bank_ms,
             self.timeouts,
             self.timeouts_total,
@@ -276,9 +277,9 @@ class Clocks:
         for sc in self.seats:
             kind = owed.get(sc.seat)
             if kind is None:
-                sc.kind = sc.since = sc.since_version = None
+                sc.kind = sc.since = sc.decision_id = None
             elif sc.kind is None or sc.seat == seat or sc.kind != kind:
-                sc.kind, sc.since, sc.since_version = kind, ts, version
+                sc.kind, sc.since, sc.decision_id = kind, ts, version
         self.version = version
 
     def _acted(self, sc: SeatClock, ts: str, actor: str, version: int) -> None:
@@ -322,7 +323,8 @@ class Clocks:
                     "timed": sc.timed,
                     "pending": sc.kind,
                     "since": sc.since,
-                    "decision_version": sc.since_version,
+                    "decision_id": sc.decision_id,
+                    "decision_version": sc.decision_id,  # deprecated: decision_id
                     "deadline": iso_utc(dl) if dl is not None else None,
                     "bank_ms": sc.bank_ms if sc.timed else None,
                     "timeouts": sc.timeouts,

@@ -165,7 +165,7 @@ def test_play_inline_reads_the_game_again_when_a_worker_stored_the_move_first() 
         if len(raced) < 40:  # "a worker" plays the other pending seat (or this one) first
             state, version, clocks = games.load_clocks(game_id)
             other = max(engine.pending(state))
-            since = clocks.seats[other].since_version
+            since = clocks.seats[other].decision_id
             bot = get_bot(state.table["seats"][other]["bot"])
             view = engine.observe(state, other) if bot.needs_view else None
             wid = f"bot:{other}:{since}"

@@ -176,7 +176,7 @@ def test_every_decision_the_engine_gives_matches_the_spec_and_has_help(
             errors = [e.message for e in validator.iter_errors(decision)]
             assert not errors, (decision["kind"], errors[:3], decision)
             assert decision["help"].startswith(DECISION_HELP[decision["kind"]])
-            assert decision["decision_id"] == clocks.seats[seat].since_version
+            assert decision["decision_id"] == clocks.seats[seat].decision_id
             seen.add(decision["kind"])
             command = bots[seat].act(
                 engine.legal(state, seat) or {}, engine.observe(state, seat), rng

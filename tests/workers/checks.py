@@ -37,7 +37,7 @@ def check_finished_game(games: GameService, game_id: str) -> tuple[dict[str, Any
         seat = batch_seat(batch)
         if seat is not None:
             assert clocks is not None
-            since = clocks.seats[seat].since_version
+            since = clocks.seats[seat].decision_id
             assert since is not None, f"seat {seat} acted at {batch[0].seq} without a decision"
             assert (seat, since) not in played, f"decision {seat}@{since} played twice"
             played.add((seat, since))

@@ -83,7 +83,7 @@ def test_two_workers_racing_on_one_pending_decision_produce_one_command(fake_rt:
         2, seed="race", table=BOTS2
     )
     state, version, clocks = fake_rt.games.load_clocks(gid)
-    since = clocks.seats[0].since_version
+    since = clocks.seats[0].decision_id
     assert since is not None
     hooks = _Rendezvous(2)
     outcomes: list[str] = []
@@ -104,7 +104,7 @@ def test_two_workers_racing_on_one_pending_decision_produce_one_command(fake_rt:
 def test_the_same_decision_enqueued_twice_is_played_once(fake_rt: Runtime) -> None:
     gid, _ = fake_rt.games.create(2, seed="twice", table=BOTS2)
     _, _, clocks = fake_rt.games.load_clocks(gid)
-    since = clocks.seats[1].since_version
+    since = clocks.seats[1].decision_id
     # a second job for seat 1's decision under another id (as if two processes had raced)
     fake_rt.queue.enqueue(JOB_FUNC, gid, 1, since, fake_rt.settings.prefix, job_id="dup-1")
     burst(fake_rt)
@@ -162,7 +162,7 @@ def test_the_sweep_recovers_a_dispatch_lost_after_the_append(fake_rt: Runtime) -
     decision = engine.legal(state, 0)
     assert decision is not None
     cmd = {"kind": "start_tiles", "development": decision["options"][0]["development"]}
-    since = clocks.seats[0].since_version
+    since = clocks.seats[0].decision_id
     lost.games.submit(gid, 0, cmd, f"bot:0:{since}", version, actor="bot:heuristic")
     assert fake_rt.queue.count == 0
     assert len(Sweeper(fake_rt).tick(force=True)) == 1  # seat 1 still owes its start tiles

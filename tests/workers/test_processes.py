@@ -37,7 +37,7 @@ def test_two_worker_processes_finish_games_and_play_each_decision_once(
                 JOB_FUNC,
                 gid,
                 sc.seat,
-                sc.since_version,
+                sc.decision_id,
                 real_rt.settings.prefix,
                 job_id=f"{real_rt.settings.prefix}-dup-{gid}-{sc.seat}",
             )
@@ -95,5 +95,5 @@ def test_an_absent_person_times_out_through_the_scheduler_and_is_abandoned(
     applied = {e.command_id: datetime.fromisoformat(e.ts) for e in envs.values()}
     for c in commands:
         if c.actor == "timeout":
-            started = datetime.fromisoformat(envs[c.since].ts)
+            started = datetime.fromisoformat(envs[c.decision_id].ts)
             assert applied[c.command_id] >= started + timedelta(seconds=1)

@@ -52,7 +52,7 @@ def finished(rt: Runtime, seed: str, keep_for: int) -> str:
     rt.store.set_retention(gid, 0, keep_for)
     state, _v, clocks = rt.games.load_clocks(gid)
     nxt = next_plan(plans(gid, state, clocks, "heuristic"))
-    play(rt, gid, nxt.seat, nxt.since)
+    play(rt, gid, nxt.seat, nxt.decision_id)
     assert rt.games.load(gid)[0].over
     return gid
 

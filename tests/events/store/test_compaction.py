@@ -49,7 +49,7 @@ def finished_game(prefix: str, seed: str) -> str:
     gid, _ = rt.games.create(4, seed=seed, table=BOTS4)
     state, _v, clocks = rt.games.load_clocks(gid)
     nxt = next_plan(plans(gid, state, clocks, "heuristic"))
-    play(rt, gid, nxt.seat, nxt.since)
+    play(rt, gid, nxt.seat, nxt.decision_id)
     assert rt.games.load(gid)[0].over
     return gid
 
