@@ -77,7 +77,9 @@ def init_app(app: Flask) -> Backend:
         reader = events.store.connect(url, settings=clients.blocking(FANOUT_BLOCK_MS / 1000))
     fanout = Fanout(reader, cluster=cluster, block_ms=FANOUT_BLOCK_MS)
     store = events.store.RedisStore(client, prefix=app.config["STORE_PREFIX"])
-    games = GameService(store)
+    tokens = SeatTokens(store)
+    # the seats' display names are rendered into the views (a claim's name re-renders them)
+    games = GameService(store, names=lambda game_id: tokens.tables([game_id])[0].names)
     try:
         q_url = events.store.queue_url(url, app.config.get("QUEUE_URL"))
     except ValueError:  # a cluster store without a queue URL: fine unless the API must enqueue
@@ -92,7 +94,7 @@ def init_app(app: Flask) -> Backend:
         client,
         store,
         games,
-        SeatTokens(store),
+        tokens,
         BotAccounts(client, store.prefix),
         fanout=fanout,
         pages=FeedPages(games, fanout),

@@ -48,10 +48,11 @@ them.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
+
+import orjson
 
 from events.games.service import GameService
 from events.store import RedisStore
@@ -59,7 +60,7 @@ from events.store.text import text
 from service.accounts import BotAccounts, seats_of
 from service.challenges import Challenges, public
 from service.fanout import Fanout
-from service.sse import still_allowed
+from service.sse import frame, serve
 
 
 def event_id(game_id: str, seat: int, decision_id: int) -> str:
@@ -72,10 +73,10 @@ def pending_decisions(
 ) -> tuple[bool, list[dict[str, Any]]]:
     """(game over, the account's pending decisions in this game)."""
     _pos, text = games.view(game_id, "summary")
-    summary = json.loads(text)
+    summary = orjson.loads(text)
     mine = seats_of(summary, account)
     version, text = games.view(game_id, "public")
-    view = json.loads(text)
+    view = orjson.loads(text)
     over = summary.get("status") == "finished" or view.get("step") == "over"
     out: list[dict[str, Any]] = []
     if over:
@@ -102,10 +103,6 @@ def pending_decisions(
     return False, out
 
 
-def _frame(ident: str, d: dict[str, Any], event: str = "decision") -> str:
-    return f"id: {ident}\nevent: {event}\ndata: {json.dumps(d, separators=(',', ':'))}\n\n"
-
-
 def challenge_event(challenge: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     """(event id, data) of a challenge addressed to the account (``service.challenges``), open
     (``challenge:<id>``), or of the outcome of one it is party to (``challenge:<id>:<status>``)."""
@@ -124,9 +121,11 @@ def challenge_event(challenge: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     return ident, c
 
 
-class _Decisions:
-    """What one decision stream knows: the decisions it sent, the version of each active game it
-    last scanned, and its cursor in the account's notices."""
+class Decisions:
+    """One account's decisions stream as a ``service.sse.Source``: the decisions it sent, the
+    version of each active game it last scanned, and its cursor in the account's notices. What
+    one ``ready`` finds is kept (sent, seen, cursor) only once it was all read: a store error
+    midway leaves the next ``ready`` to find it again."""
 
     def __init__(
         self,
@@ -136,9 +135,10 @@ class _Decisions:
         account: str,
         last_event_id: str | None,
         fanout: Fanout,
+        poll: float,
     ) -> None:
         self.games, self.store, self.accounts, self.account = games, store, accounts, account
-        self.fanout = fanout
+        self.fanout, self.poll = fanout, poll
         self.notices = store.notice_stream(account)
         self.challenges = Challenges(accounts.client, store.prefix, store.notice_stream)
         self.sent: set[str] = {last_event_id} if last_event_id else set()
@@ -146,14 +146,41 @@ class _Decisions:
         # the notices appended from now on are read after the first scan: none is missed between
         newest = accounts.client.xrevrange(self.notices, count=1)
         self.cursor: Any = newest[0][0] if newest else "0-0"
-        self.quiet_since = time.monotonic()
+        self.next_poll = 0.0  # the scan: at connect, then every ``poll`` seconds
+        self.notified = False
 
-    def scan(self) -> Iterator[str]:
+    def ready(self) -> list[str]:
+        out: dict[str, str] = {}
+        seen = dict(self.seen)
+        now = time.monotonic()
+        scan = now >= self.next_poll
+        if scan:
+            self._scan(out, seen)
+        cursor = self._read_notices(out) if self.notified else self.cursor
+        if scan:
+            self.next_poll = now + self.poll
+        self.sent.update(out)
+        self.seen, self.cursor, self.notified = seen, cursor, False
+        return list(out.values())
+
+    def more(self) -> bool:
+        return False
+
+    def done(self) -> bool:
+        return False
+
+    def wait(self, seconds: float) -> bool:
+        """Wait for a notice, at most until the next scan is due."""
+        seconds = min(seconds, self.next_poll - time.monotonic())
+        self.notified = self.fanout.wait(self.notices, self.cursor, max(0.001, seconds))
+        return self.notified
+
+    def _scan(self, out: dict[str, str], seen: dict[str, int | None]) -> None:
         """Every decision pending in the account's active games whose version moved since the
         last scan (one pipelined ``HGET version`` per game); an ended game leaves the set."""
         for challenge in self.challenges.open_challenges(self.account, "in"):
             ident, c = challenge_event(challenge)
-            yield from self._send(ident, c, "challenge")
+            self._send(out, ident, c, "challenge")
         active = self.accounts.active_games(self.account)
         pipe = self.accounts.client.pipeline(transaction=False)
         for g in active:
@@ -161,47 +188,46 @@ class _Decisions:
         versions = pipe.execute() if active else []
         for g, raw in zip(active, versions, strict=True):
             version = int(text(raw)) if raw is not None else None
-            if version is None or self.seen.get(g) == version:
+            if version is None or seen.get(g) == version:
                 continue
-            self.seen[g] = version
             over, decisions = pending_decisions(self.games, g, self.account)
+            seen[g] = version
             if over:
                 self.accounts.finished(self.account, g)
                 continue
             for d in decisions:
-                yield from self._send(event_id(g, d["seat"], d["decision_id"]), d)
+                self._send(out, event_id(g, d["seat"], d["decision_id"]), d)
 
-    def read_notices(self, wait: float) -> Iterator[str]:
-        """The notices written since the cursor (waiting up to ``wait`` seconds for one), each
-        sent once the command it names is found recorded."""
-        if not self.fanout.wait(self.notices, self.cursor, wait):
-            return
-        got = self.accounts.client.xread({self.notices: self.cursor}, count=100)
+    def _read_notices(self, out: dict[str, str]) -> Any:
+        """The notices written since the cursor, each sent once the command it names is found
+        recorded; returns the cursor past them."""
+        cursor = self.cursor
+        got = self.accounts.client.xread({self.notices: cursor}, count=100)
         for _key, entries in got or []:
             for entry_id, fields in entries:
-                self.cursor = entry_id
+                cursor = entry_id
                 raw_c = fields.get(b"c") if b"c" in fields else fields.get("c")
                 if raw_c is not None:  # a challenge addressed to the account, or an outcome
-                    ident, c = challenge_event(json.loads(raw_c))
-                    yield from self._send(ident, c, "challenge")
+                    ident, c = challenge_event(orjson.loads(raw_c))
+                    self._send(out, ident, c, "challenge")
                     continue
                 raw_d = fields.get(b"d") if b"d" in fields else fields.get("d")
-                d = json.loads(raw_d)
+                d = orjson.loads(raw_d)
                 command_id = d.pop("command_id", None)
                 ident = event_id(d["game_id"], d["seat"], d["decision_id"])
-                if ident in self.sent or command_id is None:
+                if ident in self.sent or ident in out or command_id is None:
                     continue
                 # written with the append in one round trip, even if the append was refused
                 if not self.store.notice_applied(d["game_id"], command_id, d["decision_id"]):
                     continue
-                yield from self._send(ident, d)
+                self._send(out, ident, d)
+        return cursor
 
-    def _send(self, ident: str, d: dict[str, Any], event: str = "decision") -> Iterator[str]:
-        if ident in self.sent:
-            return
-        self.sent.add(ident)
-        self.quiet_since = time.monotonic()
-        yield _frame(ident, d, event)
+    def _send(
+        self, out: dict[str, str], ident: str, d: dict[str, Any], event: str = "decision"
+    ) -> None:
+        if ident not in self.sent and ident not in out:
+            out[ident] = frame(d, event=event, ident=ident)
 
 
 def decision_stream(
@@ -218,30 +244,15 @@ def decision_stream(
     allowed: Callable[[], bool] | None = None,
     fanout: Fanout,
 ) -> Iterator[str]:
-    """The stream described above; ``allowed`` (the bot token still live) is asked once a
-    keep-alive interval and ends the stream once the token is revoked. ``fanout`` is the
-    process's reader of the account's notices."""
-    deadline = time.monotonic() + max_seconds
-    next_check = time.monotonic() + keepalive
-    stream = _Decisions(games, store, accounts, account, last_event_id, fanout)
-    next_poll = 0.0
-    yield f"retry: {retry_ms}\n\n"
-    while True:
-        if allowed is not None and time.monotonic() >= next_check:
-            next_check = time.monotonic() + keepalive
-            if not still_allowed(allowed):
-                yield ": the token of this stream was revoked\n\n"
-                return
-        if time.monotonic() >= next_poll:  # the scan: at connect, then every ``poll`` seconds
-            next_poll = time.monotonic() + poll
-            yield from stream.scan()
-        now = time.monotonic()
-        if now >= deadline:
-            return
-        if now - stream.quiet_since >= keepalive:
-            stream.quiet_since = now
-            yield ": keep-alive\n\n"
-        wait = min(
-            next_poll, deadline, stream.quiet_since + keepalive, next_check if allowed else deadline
-        )
-        yield from stream.read_notices(max(0.001, wait - time.monotonic()))
+    """The stream described above (``service.sse.serve``'s loop); ``allowed`` (the bot token
+    still live) is asked once a keep-alive interval and ends the stream once the token is
+    revoked. ``fanout`` is the process's reader of the account's notices."""
+    source = Decisions(games, store, accounts, account, last_event_id, fanout, poll)
+    return serve(
+        source,
+        max_seconds=max_seconds,
+        keepalive=keepalive,
+        retry_ms=retry_ms,
+        allowed=allowed,
+        name=f"decisions of {account}",
+    )

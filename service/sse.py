@@ -1,38 +1,48 @@
-"""Server-Sent Events: a game's feed for one viewer as a ``text/event-stream``.
+"""Server-Sent Events: the one loop every ``text/event-stream`` of the API runs (``serve``), and
+its source for a game's feed (``GameFeed``; the bot account's decisions stream is
+``service.decisions``).
 
-Each event is sent as ``id: <seq>`` + ``data: <feed item JSON>`` (the default ``message`` event,
-so ``EventSource.onmessage`` sees them all); a reconnecting client sends ``Last-Event-ID`` and the
-stream resumes after it. While nothing happens the stream waits on the process's ``Fanout`` (one
-reader watches the game's Redis stream for every stream of the process: no connection, thread or
-poll of its own) and sends a ``: keep-alive`` comment every ``keepalive`` seconds so proxies keep
-the connection open. After the game's last event an ``end`` event is sent and the stream closes;
-otherwise it closes after ``max_seconds`` and the client reconnects (``retry``).
+**The loop** (``serve``). It sends ``retry: <ms>`` first (the client reconnects after that long),
+then whatever its source has ready, and waits on the source (the process's ``Fanout``: one
+reader watches Redis for every stream of the process, no connection, thread or poll per stream)
+until more may be ready, sending a ``: keep-alive`` comment after ``keepalive`` seconds of
+silence so proxies keep the connection open. It closes after ``max_seconds`` (the client
+reconnects, resuming with ``Last-Event-ID``), when the source is done, or once ``allowed`` (the
+request's credential, asked once a keep-alive interval) says the token was revoked or rotated.
+While Redis does not answer the stream stays open and says so in a comment every second or so,
+and carries on when Redis answers again (an ``EventSource`` would not reconnect after the 503 a
+new request gets meanwhile). Every frame's data is written by orjson, the one JSON library on the
+wire; a stored view goes in as the bytes the projection wrote (``orjson.Fragment``).
 
-**The turn signal** (seat streams only: ``turn``, see ``service.api.events``): after a batch of
-events (the events one read returned, the stream caught up), the seat's decision is read once
-(its view: ``GameService.view``, the same read a ``GET .../view`` makes) and, when the seat owes a
-decision the stream has not signalled yet, an ``event: decision`` frame follows the batch with
-the decision, its ``decision_id`` and the seat's view. It carries no ``id:`` (``Last-Event-ID``
-stays the last event's seq). On connect, resuming or not, the decision pending then (if any) is
-sent once after the backlog: a decision is a level, what is owed now.
+**A game's feed** (``GameFeed``). Each event is sent as ``id: <seq>`` + ``data: <feed item
+JSON>`` (the default ``message`` event, so ``EventSource.onmessage`` sees them all); a
+reconnecting client sends ``Last-Event-ID`` and the stream resumes after it. After the game's last
+event an ``end`` event is sent and the stream closes. Items come from ``GameService.feed`` only,
+so redaction is the engine's ``redact``. Streams of one process that wait at the same place with
+the same eyes (spectators of one game) share one read of the feed (``FeedPages``).
+
+**The turn signal** (seat streams only, ``service.api.events.turn_signal``): after a batch of
+events (the events one read returned, the stream caught up), the seat's view is read once (the
+stored bytes ``GET .../view`` serves) and, when the seat owes a decision the stream has not
+signalled yet, an ``event: decision`` frame follows the batch with the decision, its
+``decision_id`` and the seat's view. It carries no ``id:`` (``Last-Event-ID`` stays the last
+event's seq). On connect, resuming or not, the decision pending then (if any) is sent once after
+the backlog: a decision is a level, what is owed now.
 
 Under gunicorn's gevent worker (``rfg run``) an open stream costs a greenlet and its buffers;
 the dev server and the test client give it a thread.
-
-Items come from ``GameService.feed`` only, so redaction is the engine's ``redact``. Streams of one
-process that wait at the same place with the same eyes (spectators of one game) share one read
-of the feed (``FeedPages``).
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, Protocol
+
+import orjson
 
 from events.games.projections import Viewer
 from events.games.service import GameService
@@ -41,6 +51,9 @@ from service.fanout import STORE_ERRORS, Fanout
 
 PAGE = 200
 log = logging.getLogger(__name__)
+
+#: the turn signal's reader: (the decision's id, the frame's data) or None (nothing owed)
+TurnReader = Callable[[], tuple[int, bytes] | None]
 
 
 def still_allowed(allowed: Callable[[], bool]) -> bool:
@@ -51,13 +64,86 @@ def still_allowed(allowed: Callable[[], bool]) -> bool:
         return True
 
 
-def frame(item: dict[str, Any]) -> str:
-    return f"id: {item['seq']}\ndata: {json.dumps(item, separators=(',', ':'))}\n\n"
+def frame(data: Any, event: str | None = None, ident: str | None = None) -> str:
+    """One Server-Sent Event: ``data`` is written as JSON (bytes are JSON already)."""
+    raw = data if isinstance(data, bytes) else orjson.dumps(data)
+    head = (f"id: {ident}\n" if ident is not None else "") + (
+        f"event: {event}\n" if event is not None else ""
+    )
+    return f"{head}data: {raw.decode('utf-8')}\n\n"
 
 
-def decision_frame(turn: dict[str, Any]) -> str:
-    """The turn signal: no ``id`` (a client's ``Last-Event-ID`` stays the last event's seq)."""
-    return f"event: decision\ndata: {json.dumps(turn, separators=(',', ':'))}\n\n"
+class Source(Protocol):
+    """What one stream sends, for ``serve``."""
+
+    def ready(self) -> list[str]:
+        """The frames ready now (may raise a store error: asked again once the store answers)."""
+
+    def more(self) -> bool:
+        """Whether more is ready at once (``ready`` is asked again without waiting)."""
+
+    def done(self) -> bool:
+        """Whether the stream has sent everything it ever will."""
+
+    def wait(self, seconds: float) -> bool:
+        """Wait up to ``seconds`` for something new; whether it came."""
+
+
+def serve(
+    source: Source,
+    *,
+    max_seconds: float,
+    keepalive: float,
+    retry_ms: int = 2000,
+    allowed: Callable[[], bool] | None = None,
+    name: str = "",
+) -> Iterator[str]:
+    """The stream described above (``name`` says which in the logs)."""
+    deadline = time.monotonic() + max_seconds
+    next_check = time.monotonic() + keepalive
+    last_sent = time.monotonic()  # a keep-alive goes out after ``keepalive`` s of silence
+    down = False
+    yield f"retry: {retry_ms}\n\n"
+    while True:
+        if allowed is not None and time.monotonic() >= next_check:
+            next_check = time.monotonic() + keepalive
+            if not still_allowed(allowed):
+                yield ": the token of this stream was revoked\n\n"
+                return
+        try:
+            frames = source.ready()
+        except STORE_ERRORS as exc:
+            if time.monotonic() >= deadline:
+                return
+            if not down:
+                log.warning("SSE %s: the store does not answer (%s); the stream waits", name, exc)
+            down = True
+            yield ": the event store is unreachable; waiting for it\n\n"
+            last_sent = time.monotonic()
+            _pause(deadline)
+            continue
+        down = False
+        if frames:
+            yield from frames
+            last_sent = time.monotonic()
+        if source.done():
+            return
+        if source.more():
+            continue
+        now = time.monotonic()
+        if now >= deadline:
+            return
+        wait = min(deadline, last_sent + keepalive) - now
+        if allowed is not None:
+            wait = min(wait, next_check - now)
+        if not source.wait(max(0.0, wait)) and time.monotonic() - last_sent >= keepalive:
+            yield ": keep-alive\n\n"
+            last_sent = time.monotonic()
+
+
+def _pause(deadline: float) -> None:
+    """About a second (not past ``deadline``): the store is not answering."""
+    time.sleep(min(1.0, max(0.0, deadline - time.monotonic())))
 
 
 class FeedPages:
@@ -104,95 +190,61 @@ class FeedPages:
             return items
 
 
-def event_stream(
-    pages: FeedPages,
-    store: RedisStore,
-    game_id: str,
-    viewer: Viewer,
-    after: int,
-    *,
-    finished: bool,
-    version: int,
-    max_seconds: float,
-    keepalive: float,
-    retry_ms: int = 2000,
-    allowed: Callable[[], bool] | None = None,
-    turn: Callable[[], dict[str, Any] | None] | None = None,
-) -> Iterator[str]:
-    """Frames from ``after`` on; ``finished`` and ``version`` describe the game when the request
-    came (a finished game's stream ends once the client has every event).
+class GameFeed:
+    """A game's feed for one viewer from ``after`` on, as a ``Source``; ``finished`` and
+    ``version`` describe the game when the request came (a finished game's stream ends once the
+    client has every event). ``turn`` (a seat stream) reads the turn signal, asked once the
+    stream has caught up: at connect and after each batch."""
 
-    While Redis is unreachable the stream stays open and says so in a comment every second or
-    so, and carries on when Redis answers again (an ``EventSource`` would not reconnect after the
-    503 a new request gets meanwhile).
+    def __init__(
+        self,
+        pages: FeedPages,
+        store: RedisStore,
+        game_id: str,
+        viewer: Viewer,
+        after: int,
+        *,
+        finished: bool,
+        version: int,
+        turn: TurnReader | None = None,
+    ) -> None:
+        self.pages, self.game_id, self.viewer, self.turn = pages, game_id, viewer, turn
+        self.key = store.keys(game_id)[0]
+        self.cursor, self.finished, self.version = after, finished, version
+        self.signalled: int | None = None  # the decision_id of the last turn signal sent
+        self.ask_turn = turn is not None  # at connect, then after each batch of events
+        self.full_page = False
+        self.ended = False
 
-    ``allowed`` (the request's credential, ``service.auth.credential_check``) is asked once a
-    keep-alive interval: once the token is revoked or rotated the stream closes.
-
-    ``turn`` (a seat stream) reads the seat's pending decision as the turn signal's data (None:
-    it owes nothing), asked once the stream has caught up: at connect and after each batch."""
-    deadline = time.monotonic() + max_seconds
-    stream_key = store.keys(game_id)[0]
-    cursor = after
-    yield f"retry: {retry_ms}\n\n"
-    down = False
-    signalled: Any = None  # the decision_id of the last turn signal sent
-    ask_turn = turn is not None  # at connect, then after each batch of events
-    next_check = time.monotonic() + keepalive
-    last_sent = time.monotonic()  # a keep-alive goes out after ``keepalive`` s of silence
-    while True:
-        if allowed is not None and time.monotonic() >= next_check:
-            next_check = time.monotonic() + keepalive
-            if not still_allowed(allowed):
-                yield ": the token of this stream was revoked\n\n"
-                return
-        pending: dict[str, Any] | None = None
-        try:
-            items = pages.read(game_id, stream_key, viewer, cursor)
-            ask_turn = ask_turn or bool(items)
-            last_page = len(items) < PAGE
-            if turn is not None and ask_turn and last_page and not finished:
-                pending = turn()  # read after the events: never behind them
-        except STORE_ERRORS as exc:
-            if time.monotonic() >= deadline:
-                return
-            if not down:
-                log.warning(
-                    "SSE %s: the store does not answer (%s); the stream waits", game_id, exc
-                )
-            down = True
-            yield ": the event store is unreachable; waiting for it\n\n"
-            last_sent = time.monotonic()
-            _pause(deadline)
-            continue
-        down = False
+    def ready(self) -> list[str]:
+        items = self.pages.read(self.game_id, self.key, self.viewer, self.cursor)
+        self.ask_turn = self.ask_turn or bool(items)
+        last_page = len(items) < PAGE
+        pending = None
+        if self.turn is not None and self.ask_turn and last_page and not self.finished:
+            pending = self.turn()  # read after the events: never behind them
+        out = []
         for item in items:
-            cursor = version = item["seq"]
-            finished = finished or item["type"] == "GameEnded"
-            yield frame(item)
-            last_sent = time.monotonic()
+            self.cursor = self.version = item["seq"]
+            self.finished = self.finished or item["type"] == "GameEnded"
+            out.append(frame(item, ident=str(item["seq"])))
+        self.full_page = not last_page
         if not last_page:
-            continue
-        ask_turn = False
-        if pending is not None and pending["decision_id"] != signalled and not finished:
-            signalled = pending["decision_id"]
-            yield decision_frame(pending)
-            last_sent = time.monotonic()
-        if finished:
-            yield f"event: end\ndata: {json.dumps({'game_id': game_id, 'version': version})}\n\n"
-            return
-        now = time.monotonic()
-        if now >= deadline:
-            return
-        wait = min(deadline, last_sent + keepalive) - now
-        if allowed is not None:
-            wait = min(wait, next_check - now)
-        if not pages.fanout.wait(stream_key, f"{cursor}-0", max(0.0, wait)):
-            if time.monotonic() - last_sent >= keepalive:
-                yield ": keep-alive\n\n"
-                last_sent = time.monotonic()
+            return out
+        self.ask_turn = False
+        if pending is not None and pending[0] != self.signalled and not self.finished:
+            self.signalled = pending[0]
+            out.append(frame(pending[1], event="decision"))
+        if self.finished:
+            out.append(frame({"game_id": self.game_id, "version": self.version}, event="end"))
+            self.ended = True
+        return out
 
+    def more(self) -> bool:
+        return self.full_page
 
-def _pause(deadline: float) -> None:
-    """About a second (not past ``deadline``): the store is not answering."""
-    time.sleep(min(1.0, max(0.0, deadline - time.monotonic())))
+    def done(self) -> bool:
+        return self.ended
+
+    def wait(self, seconds: float) -> bool:
+        return self.pages.fanout.wait(self.key, f"{self.cursor}-0", seconds)

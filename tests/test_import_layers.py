@@ -53,8 +53,8 @@ def test_the_tree_as_it_is_keeps_every_contract(tree: Path) -> None:
         ("events/store/port.py", "import events.games.service", "events: games above"),
         ("events/verify/replay.py", "import events.games.seeds", "events: games above"),
         ("events/envelope.py", "import events.store.port", "events: games above"),
-        ("events/games/projections.py", "import service.views", "bots and events build on"),
-        ("service/views.py", "import workers.jobs", "the web service does not import"),
+        ("events/games/projections.py", "import service.sse", "bots and events build on"),
+        ("service/sse.py", "import workers.jobs", "the web service does not import"),
         ("workers/jobs.py", "import service.app", "workers and ladders do not import"),
     ],
 )

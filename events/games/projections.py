@@ -1,28 +1,60 @@
 """The projections: what is rendered from a game's state and stored next to its events.
 
-``render_views`` makes every projection of one state (the public view, each seat's part of its
-view, the lobby summary) as JSON; ``seat_view`` puts a seat's whole view together from the stored
-public view and its part; ``feed_item`` is one event as a viewer may see it (the engine's
-``redact``). ``events.games.service`` renders the summary on every command and the other views when a game
-is created, when it ends and when a reader asks for a version not rendered yet; the store keeps
-each with the stream position it reflects.
+``render_views`` makes every projection of one state as the API serves it: the public view, each
+seat's whole view (``engine.observe_all`` with the clock, and what ``events.games.served`` adds:
+running scores, display names, the decision's ``decision_id`` and ``help``, named bonuses) and the
+lobby summary, each as canonical JSON (``engine.canonical``). Readers serve these bytes as they
+are (``GET .../view``, the turn signal), splicing them whole into their answers with
+``orjson.Fragment``: orjson is the one JSON library on the wire. ``feed_item`` is one event as a
+viewer may see it (the engine's ``redact``). ``events.games.service`` renders the summary on every
+command and the other views when a game is created, when it ends and when a reader asks for a
+version not rendered yet; the store keeps each with the stream position it reflects.
 
 Viewers: ``"public"``, a seat number, or ``"server"``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
 import engine
 from engine.canonical import canonical_json
+from engine.observe import SidesMemo
 from engine.state import GameState
 from events.envelope import Envelope, iso_utc
+from events.games.served import named_bonuses, served_decision, served_side
 from events.games.time_control import Clocks
 
 Viewer = int | str
+
+
+@dataclass(frozen=True, slots=True)
+class _Side:
+    """One seat's two sides as ``engine.observe_all`` built them, served and encoded."""
+
+    public: dict[str, Any]
+    own: dict[str, Any]
+    name: str | None
+    public_json: orjson.Fragment
+    own_json: orjson.Fragment
+
+
+@dataclass
+class ViewMemo:
+    """What rendering one game's views reuses from one version to the next (the caller keeps
+    one per game and passes it on each call; the output is the same without it)."""
+
+    #: each seat's sides as ``engine.observe_all`` built them, for a seat whose state is unchanged
+    sides: SidesMemo = field(default_factory=dict)
+    #: each seat's sides as served and encoded, for sides ``observe_all`` kept
+    encoded: dict[int, _Side] = field(default_factory=dict)
+    #: the state last rendered and ``engine.observe`` of it for every viewer (read-only), for a
+    #: bot deciding next (``GameService.observed``)
+    observed: tuple[GameState, dict[Viewer, dict[str, Any]]] | None = None
 
 
 def render_views(
@@ -31,51 +63,56 @@ def render_views(
     created_at: str,
     finished_at: str | None,
     clocks: Clocks | None = None,
-    memo: dict[str, Any] | None = None,
+    memo: ViewMemo | None = None,
+    names: Mapping[int, str] | None = None,
 ) -> dict[str, str]:
-    """Every projection of one state as JSON: the public view, each seat's part of its view
-    (its own side, seat and decision: ``seat_view`` puts the whole view together from it and the
-    public view, so an append carries each seat's public side once) and the lobby summary.
+    """Every projection of one state as JSON: ``"public"``, ``"seat:<n>"`` for each seat and
+    ``"summary"``.
 
-    ``clocks`` is the seats' time-control fold at this state (``events.games.time_control``); without it the
-    clocks are taken as freshly started at ``created_at`` (right only for a new game). The public
-    and seat views carry it as ``clock`` (deadlines are public). ``memo`` (an empty dict the
-    caller keeps for one game and passes on each call) keeps what a seat whose state did not
-    change can reuse: its sides (``engine.observe_all``) and their JSON; the output is the same.
+    ``clocks`` is the seats' time-control fold at this state (``events.games.time_control``);
+    without it the clocks are taken as freshly started at ``created_at`` (right only for a new
+    game). The public and seat views carry it as ``clock`` (deadlines are public). ``names`` are
+    the seats' display names. Each seat's side is served and encoded once, and spliced into every
+    view that shows it.
     """
     if clocks is None:
         clocks = Clocks.for_table(state.table, len(state.players))
         clocks.apply(state, version=state.seq, ts=created_at, actor="system", seat=None)
-    clock = clocks.to_view()
-    sides = memo.setdefault("sides", {}) if memo is not None else None
-    encoded_before = memo.setdefault("json", {}) if memo is not None else {}
-    by_viewer = engine.observe_all(state, sides)
-    if memo is not None:  # each seat's observe() of this state, for a bot deciding next
-        memo["observed"] = (state, by_viewer)
-    public = by_viewer.pop("public")
-    # every seat's sides are encoded once and spliced into the views that show them
-    shared = public["players"]
-    encoded: list[orjson.Fragment] = []
-    own: dict[int, orjson.Fragment] = {}
+    memo = memo if memo is not None else ViewMemo()
+    names = names or {}
+    by_viewer = engine.observe_all(state, memo.sides)
+    memo.observed = (state, by_viewer)
+    public = dict(by_viewer["public"], clock=clocks.to_view())
+    if isinstance(public.get("result"), dict):
+        public["result"] = named_bonuses(public["result"])
+    sides: list[_Side] = []
     for p in state.players:
-        seat, view = p.seat, by_viewer[p.seat]
-        pub, mine = shared[seat], view["players"][seat]
-        before = encoded_before.get(seat)
-        if before is None or before[0] is not pub or before[1] is not mine:
-            before = (
+        pub, own, name = (
+            public["players"][p.seat],
+            by_viewer[p.seat]["players"][p.seat],
+            names.get(p.seat),
+        )
+        side = memo.encoded.get(p.seat)
+        if side is None or side.public is not pub or side.own is not own or side.name != name:
+            side = _Side(
                 pub,
-                mine,
-                orjson.Fragment(canonical_json(pub)),
-                orjson.Fragment(canonical_json(mine)),
+                own,
+                name,
+                orjson.Fragment(canonical_json(served_side(pub, name))),
+                orjson.Fragment(canonical_json(served_side(own, name))),
             )
-            encoded_before[seat] = before
-        encoded.append(before[2])
-        own[seat] = before[3]
-    views = {"public": canonical_json({**public, "players": encoded, "clock": clock})}
-    # a seat's stored view holds only what the public view lacks; ``seat_view`` completes it
+            memo.encoded[p.seat] = side
+        sides.append(side)
+    shown = [s.public_json for s in sides]
+    views = {"public": canonical_json({**public, "players": shown})}
     for p in state.players:
+        players = shown[:]
+        players[p.seat] = sides[p.seat].own_json
+        decision = by_viewer[p.seat]["decision"]
+        if decision is not None:
+            decision = served_decision(decision, clocks.seats[p.seat].decision_id)
         views[f"seat:{p.seat}"] = canonical_json(
-            {"seat": p.seat, "player": own[p.seat], "decision": by_viewer[p.seat]["decision"]}
+            {**public, "players": players, "seat": p.seat, "decision": decision}
         )
     views["summary"] = canonical_json(summary(game_id, state, created_at, finished_at, clocks))
     return views
@@ -90,18 +127,6 @@ def render_summary(
 ) -> dict[str, str]:
     """Only the lobby summary of ``render_views`` (what every append writes)."""
     return {"summary": canonical_json(summary(game_id, state, created_at, finished_at, clocks))}
-
-
-def seat_view(public: str, private: str) -> str:
-    """A seat's whole view from the two stored projections: the public view with the seat's own
-    side in its place among the players, and the seat and its decision (``engine.observe``'s
-    view for that seat, plus the clock; the JSON ``render_views`` would write of it whole)."""
-    view = orjson.loads(public)
-    mine = orjson.loads(private)
-    view["players"][mine["seat"]] = mine["player"]
-    view["seat"] = mine["seat"]
-    view["decision"] = mine["decision"]
-    return canonical_json(view)
 
 
 def summary(

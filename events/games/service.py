@@ -24,7 +24,7 @@ import logging
 import secrets
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -36,7 +36,13 @@ from engine.canonical import canonical_json
 from engine.state import GameState
 from events.envelope import GENESIS_HASH, Envelope, iso_utc, seal_batch
 from events.errors import ConcurrencyConflict, DecisionChanged, GameNotFound, InvalidBatch
-from events.games.projections import Viewer, feed_item, render_summary, render_views, seat_view
+from events.games.projections import (
+    Viewer,
+    ViewMemo,
+    feed_item,
+    render_summary,
+    render_views,
+)
 from events.games.seeds import SeedHolds, reveals, withheld_line, withhold, withhold_item
 from events.games.steps import Steps
 from events.games.time_control import Clocks, validate_table
@@ -156,7 +162,7 @@ class _Replayed(Exception):
 
 class _Cached:
     """One game as this process last saw it; never changed once cached (callers copy). ``memo``
-    is what rendering the game's views may reuse (``render_views``); it is handed on from one
+    is what rendering the game's views may reuse (``ViewMemo``); it is handed on from one
     version's entry to the next."""
 
     __slots__ = ("state", "version", "last_hash", "last_ts", "created_at", "clocks", "memo")
@@ -169,7 +175,7 @@ class _Cached:
         last_ts: str,
         created_at: str,
         clocks: Clocks,
-        memo: dict[str, Any] | None = None,
+        memo: ViewMemo | None = None,
     ) -> None:
         self.state = state
         self.version = version
@@ -177,7 +183,7 @@ class _Cached:
         self.last_ts = last_ts
         self.created_at = created_at
         self.clocks = clocks
-        self.memo: dict[str, Any] = {} if memo is None else memo
+        self.memo = ViewMemo() if memo is None else memo
 
 
 class GameService:
@@ -188,8 +194,11 @@ class GameService:
         store: EventStore,
         clock: Callable[[], datetime] = utc_now,
         cache_size: int = 512,
+        names: Callable[[str], Mapping[int, str]] | None = None,
     ) -> None:
         self.store = store
+        #: the seats' display names of a game, rendered into its views (None: no names)
+        self.names = names
         self.clock = clock
         self._cache: OrderedDict[str, _Cached] = OrderedDict()
         self._cache_size = cache_size
@@ -256,7 +265,7 @@ class GameService:
             visibility=engine.visibility,
         )
         state, clocks = fold_clocks(None, None, envs)
-        memo: dict[str, Any] = {}
+        memo = ViewMemo()
         views = render_views(game_id, state, now, now if state.over else None, clocks, memo)
         notices = self._notices(game_id, state, clocks, envs[-1].seq, CREATE_COMMAND_ID)
         result = self.store.create_game(
@@ -307,7 +316,7 @@ class GameService:
         cached = self._cached(game_id)
         if cached is None or cached.version != version:
             return None
-        seen = cached.memo.get("observed")
+        seen = cached.memo.observed
         if seen is None or seen[0] is not cached.state:
             return None
         view: dict[str, Any] | None = seen[1].get(seat)
@@ -330,7 +339,7 @@ class GameService:
         last: Envelope,
         created: str,
         clocks: Clocks,
-        memo: dict[str, Any] | None = None,
+        memo: ViewMemo | None = None,
     ) -> _Cached:
         """Cache the game at ``last`` (its newest envelope)."""
         entry = _Cached(state, last.seq, last.hash, last.ts, created, clocks, memo)
@@ -526,7 +535,13 @@ class GameService:
         cached = cmd.entry
         if state.over:  # a finished game's views are final: stored now, compacted with it later
             views = render_views(
-                cmd.game_id, state, cached.created_at, envs[-1].ts, clocks, cached.memo
+                cmd.game_id,
+                state,
+                cached.created_at,
+                envs[-1].ts,
+                clocks,
+                cached.memo,
+                self._names(cmd.game_id),
             )
         else:  # the lobby's summary; the public and seat views are rendered when read (``view``)
             views = render_summary(cmd.game_id, state, cached.created_at, None, clocks)
@@ -671,33 +686,25 @@ class GameService:
 
     # --- reading ---------------------------------------------------------------------------
     def view(self, game_id: str, viewer: Viewer) -> tuple[int, str]:
-        """(position, JSON) of a projection at the game's current version: ``"public"``, a seat
-        number or ``"summary"``. The summary is written by every append. The public and seat
-        views are written by the append that creates or ends the game; in between they are
-        rendered when first read at a version (``_render``: this process's cached game, caught
-        up) and stored with their position for the next reader, so a command does not pay for
-        views nobody reads and a reader never sees a view behind the stream it read. A seat's
-        view is put together from the public view and the seat's stored part (``seat_view``),
-        always rendered and stored together, at the same position."""
+        """(position, JSON) of a projection at the game's current version, as the API serves it:
+        ``"public"``, a seat number or ``"summary"``. The summary is written by every append. The
+        public and seat views are written by the append that creates or ends the game; in between
+        they are rendered when first read at a version (``render``: this process's cached game,
+        caught up) and stored with their position for the next reader, so a command does not pay
+        for views nobody reads and a reader never sees a view behind the stream it read."""
         if viewer == "summary":
             summary = self.store.get_view(game_id, "summary")
             if summary is None:
                 raise GameNotFound(game_id)
             return summary
-        names = ["public"] if viewer == "public" else ["public", f"seat:{viewer}"]
-        version, stored = self.store.views_at(game_id, names)
-        first = stored[0]
-        if first is None or first[0] < version:  # behind: rendered now, at the current version
-            position, views = self._render(game_id)
-            stored = [(position, views[name]) if name in views else None for name in names]
-        found = [v for v in stored if v is not None]
-        if len(found) < len(names):  # (a seat the game does not have)
-            raise GameNotFound(game_id)
-        if viewer == "public":
-            return found[0][0], self._revealed(game_id, found[0][1])
-        public, private = found
-        text = self._revealed(game_id, seat_view(public[1], private[1]))
-        return min(public[0], private[0]), text
+        name = "public" if viewer == "public" else f"seat:{viewer}"
+        version, (stored,) = self.store.views_at(game_id, [name])
+        if stored is None or stored[0] < version:  # behind: rendered now, at the current version
+            position, views = self.render(game_id)
+            if name not in views:  # (a seat the game does not have)
+                raise GameNotFound(game_id)
+            stored = position, views[name]
+        return stored[0], self._revealed(game_id, stored[1])
 
     def _revealed(self, game_id: str, view: str) -> str:
         """A view as it may be read: a finished game whose duplicate set still runs shows
@@ -706,20 +713,31 @@ class GameService:
             return withhold(view)
         return view
 
-    def _render(self, game_id: str) -> tuple[int, dict[str, str]]:
+    def render(self, game_id: str) -> tuple[int, dict[str, str]]:
         """Every projection of the game at its current version, rendered from this process's
-        cached game (caught up) and stored for later readers; (position, views). A view stored
-        meanwhile at a later position is kept (``put_views`` never moves a view back)."""
+        cached game (caught up) with the seats' names as they are now, and stored for later
+        readers; (position, views). A view stored meanwhile at a later position is kept
+        (``put_views`` never moves a view back); one of the same position is replaced (a name
+        given since shows at once)."""
         _previous, entry = self._catch_up(game_id, self._cached(game_id), None)
         finished = entry.last_ts if entry.state.over else None
         views = render_views(
-            game_id, entry.state, entry.created_at, finished, entry.clocks, entry.memo
+            game_id,
+            entry.state,
+            entry.created_at,
+            finished,
+            entry.clocks,
+            entry.memo,
+            self._names(game_id),
         )
         try:
             self.store.put_views(game_id, entry.version, views)
         except InvalidBatch:  # (the stream was deleted and created again meanwhile)
             log.warning("views of %s@%d not stored: the stream changed", game_id, entry.version)
         return entry.version, views
+
+    def _names(self, game_id: str) -> Mapping[int, str]:
+        return self.names(game_id) if self.names is not None else {}
 
     def feed(
         self, game_id: str, viewer: Viewer, after: int = 0, limit: int | None = None
@@ -762,18 +780,19 @@ class GameService:
     def view_at(self, game_id: str, at: int, viewer: Viewer) -> str:
         """The projection ``viewer`` (``"public"`` or a seat number) had at stream position
         ``at``: the first ``at`` envelopes folded and rendered as a live reader would have read
-        them then (what a replay shows at that step). The caller decides who may read which (a
-        seat's view of a game under way is that seat's secret). Raises ``GameNotFound`` (also for
-        a seat the game does not have) and ``ValueError`` for an ``at`` outside 1..version."""
+        them then (what a replay shows at that step), with the seats' names as they are now. The
+        caller decides who may read which (a seat's view of a game under way is that seat's
+        secret). Raises ``GameNotFound`` (also for a seat the game does not have) and
+        ``ValueError`` for an ``at`` outside 1..version."""
         state, clocks, envs = self.steps.fold_at(game_id, at)
         finished = envs[-1].ts if state.over else None
-        views = render_views(game_id, state, envs[0].ts, finished, clocks)
-        if viewer == "public":
-            return self._revealed(game_id, views["public"])
-        private = views.get(f"seat:{viewer}")
-        if private is None:
+        views = render_views(
+            game_id, state, envs[0].ts, finished, clocks, names=self._names(game_id)
+        )
+        text = views.get("public" if viewer == "public" else f"seat:{viewer}")
+        if text is None:
             raise GameNotFound(game_id)
-        return self._revealed(game_id, seat_view(views["public"], private))
+        return self._revealed(game_id, text)
 
     def rebuild_views(self, game_id: str) -> dict[str, str]:
         """Fold the whole stream from position 0 and render every projection again."""
@@ -781,7 +800,7 @@ class GameService:
         state, clocks = fold_clocks(None, None, envs)
         created = envs[0].ts
         finished = envs[-1].ts if state.over else None
-        return render_views(game_id, state, created, finished, clocks)
+        return render_views(game_id, state, created, finished, clocks, names=self._names(game_id))
 
 
 def _decision_of(entry: _Cached, seat: int) -> tuple[int | None, str | None]:

@@ -11,11 +11,10 @@ seat's stream also carries the turn signal (``event: decision``, ``turn_signal``
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Callable
 from typing import Any
 
+import orjson
 from flask import Blueprint, Response, current_app, request
 
 from events.games.projections import Viewer
@@ -27,8 +26,7 @@ from service.http import load_query, respond
 from service.limits import hold_stream
 from service.schemas.requests import MAX_SEQ, FeedQuerySchema, StreamQuerySchema
 from service.schemas.responses import FeedSchema
-from service.sse import event_stream
-from service.views import served_view
+from service.sse import GameFeed, TurnReader, serve
 
 bp = Blueprint("events", __name__)
 _feed_q = FeedQuerySchema()
@@ -56,14 +54,15 @@ def _feed(game_id: str, viewer: Viewer) -> Response:
     return respond(_feed_schema, body, headers={"Cache-Control": "no-cache"})
 
 
-def turn_signal(games: GameService, game_id: str, seat: int) -> Callable[[], dict[str, Any] | None]:
+def turn_signal(games: GameService, game_id: str, seat: int) -> TurnReader:
     """The reader of a seat stream's turn signal: one read of the seat's view (``GameService.view``,
-    the view ``GET .../seats/{n}/view`` serves) -> the decision the seat owes, with its
-    ``decision_id``, deadline, links and the view itself, or None when it owes nothing."""
+    the stored bytes ``GET .../seats/{n}/view`` serves) -> (its ``decision_id``, the signal's
+    data: the decision the seat owes, its id, deadline, links and the view itself, spliced in as
+    it is stored), or None when it owes nothing."""
 
-    def read() -> dict[str, Any] | None:
+    def read() -> tuple[int, bytes] | None:
         version, text = games.view(game_id, seat)
-        view = served_view(json.loads(text), seat)
+        view = orjson.loads(text)
         decision = view.get("decision")
         if not isinstance(decision, dict) or decision.get("decision_id") is None:
             return None
@@ -71,7 +70,7 @@ def turn_signal(games: GameService, game_id: str, seat: int) -> Callable[[], dic
             (c for c in (view.get("clock") or {}).get("seats") or [] if c.get("seat") == seat),
             {},
         )
-        return {
+        data = {
             "game_id": game_id,
             "seat": seat,
             "kind": decision["kind"],
@@ -79,12 +78,13 @@ def turn_signal(games: GameService, game_id: str, seat: int) -> Callable[[], dic
             "game_version": version,
             "deadline": clock.get("deadline"),
             "decision": decision,
-            "view": view,
+            "view": orjson.Fragment(text),
             "links": {
                 "view": f"/games/{game_id}/seats/{seat}/view",
                 "commands": f"/games/{game_id}/seats/{seat}/commands",
             },
         }
+        return int(decision["decision_id"]), orjson.dumps(data)
 
     return read
 
@@ -104,10 +104,10 @@ def _stream(game_id: str, viewer: Viewer) -> Response:
         after = int(last_id.strip())
     b = backend()
     pos, text = b.games.view(game_id, "summary")  # 404 for an unknown game, before streaming
-    finished = json.loads(text).get("status") == "finished"
+    finished = orjson.loads(text).get("status") == "finished"
     cfg = current_app.config
     assert b.pages is not None
-    gen = event_stream(
+    feed = GameFeed(
         b.pages,
         b.store,
         game_id,
@@ -115,10 +115,14 @@ def _stream(game_id: str, viewer: Viewer) -> Response:
         after,
         finished=finished,
         version=pos,
+        turn=turn_signal(b.games, game_id, viewer) if isinstance(viewer, int) else None,
+    )
+    gen = serve(
+        feed,
         max_seconds=float(cfg["SSE_MAX_SECONDS"]),
         keepalive=float(cfg["SSE_KEEPALIVE_SECONDS"]),
         allowed=allowed,
-        turn=turn_signal(b.games, game_id, viewer) if isinstance(viewer, int) else None,
+        name=game_id,
     )
     resp = Response(hold_stream(gen), mimetype="text/event-stream")
     resp.headers["Cache-Control"] = "no-cache"

@@ -15,6 +15,7 @@ import secrets
 from typing import Any
 from urllib.parse import urlencode
 
+import orjson
 from flask import Blueprint, Response, current_app
 
 from events.games.seeds import withholds
@@ -43,7 +44,6 @@ from service.schemas.requests import (
 )
 from service.schemas.responses import GamePageSchema, GameSchema, ViewSchema
 from service.tokens import Table
-from service.views import served_view
 
 bp = Blueprint("games", __name__)
 #: create-game fields recorded in the table (time control: events/games/time_control.py)
@@ -87,12 +87,6 @@ def game_resource(
 def game_state(game_id: str, summary: dict[str, Any]) -> dict[str, Any]:
     """``game_resource`` of one game, its table read now."""
     return game_resource(summary, set(), backend().tokens.tables([game_id])[0])
-
-
-def _names(game_id: str) -> dict[int, str]:
-    """The seats' display names (read at serve time: a name given after the view's version
-    shows in the next 200 answer)."""
-    return backend().tokens.tables([game_id])[0].names
 
 
 def read_summary(game_id: str) -> tuple[int, dict[str, Any]]:
@@ -200,12 +194,8 @@ def public_view(game_id: str) -> Response:
     if final and not_modified(pos):
         return not_modified_response(pos)
     headers = {"ETag": etag(pos), "Cache-Control": "no-cache"}
+    # the stored view, served as it is (``events.games.projections``)
+    body = {"game_id": game_id, "version": pos, "view": orjson.Fragment(text)}
     return respond(
-        _view,
-        {
-            "game_id": game_id,
-            "version": pos,
-            "view": served_view(json.loads(text), None, _names(game_id)),
-        },
-        headers=headers if final else {"Cache-Control": "no-store"},
+        _view, body, headers=headers if final else {"Cache-Control": "no-store"}, dumped=True
     )

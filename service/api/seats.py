@@ -22,10 +22,10 @@ Friends at the table:
 
 from __future__ import annotations
 
-import json
 import secrets
 from typing import Any
 
+import orjson
 from flask import Blueprint, Response
 
 from events.games.seeds import withholds
@@ -51,7 +51,6 @@ from service.schemas.responses import (
     SeatClaimSchema,
     SeatViewSchema,
 )
-from service.views import served_view
 
 bp = Blueprint("seats", __name__)
 _claim_body = ClaimSeatSchema()
@@ -98,6 +97,8 @@ def claim(game_id: str, seat: int) -> Response:
         raise Problem(
             "seat-unavailable", f"seat {seat} was claimed already; claim another human seat"
         )
+    if body.get("name"):  # the views show the seats' names: rendered again with this one
+        backend().games.render(game_id)
     body = {
         "game_id": game_id,
         "seat": seat,
@@ -229,11 +230,11 @@ def seat_view(game_id: str, seat: int) -> Response:
     final = not withholds(text)  # a held-back seed comes later at this very version: no ETag
     if final and not_modified(pos):
         return not_modified_response(pos)
-    names = backend().tokens.tables([game_id])[0].names
-    view = served_view(json.loads(text), seat, names)  # + decision_id, help, scores, names
-    body = {"game_id": game_id, "seat": seat, "version": pos, "view": view}
+    # the stored view, served as it is (``events.games.projections``)
+    body = {"game_id": game_id, "seat": seat, "version": pos, "view": orjson.Fragment(text)}
     headers = {"ETag": etag(pos), "Cache-Control": "private, no-cache"}
-    return respond(_view, body, headers=headers if final else {"Cache-Control": "no-store"})
+    no_store = {"Cache-Control": "no-store"}
+    return respond(_view, body, headers=headers if final else no_store, dumped=True)
 
 
 @bp.post("/games/<gid:game_id>/seats/<int:seat>/token")

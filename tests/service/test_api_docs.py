@@ -30,9 +30,9 @@ from referencing.jsonschema import DRAFT202012
 import engine
 from bots import get_bot
 from engine.rng import Rng
+from events.games.served import DECISION_HELP, named_bonuses, served_decision
 from events.games.time_control import Clocks
 from service.api.docs import operations
-from service.views import DECISION_HELP, served_view
 from tests.conftest import serving
 
 from .conftest import ADMIN, SPEC_PATH, make_app
@@ -170,9 +170,9 @@ def test_every_decision_the_engine_gives_matches_the_spec_and_has_help(
             if state.over:
                 break
             seat = min(engine.pending(state))
-            view = engine.observe(state, seat)
-            view["clock"] = clocks.to_view()
-            decision = served_view(view, seat)["decision"]
+            decision = served_decision(
+                engine.legal(state, seat) or {}, clocks.seats[seat].decision_id
+            )
             errors = [e.message for e in validator.iter_errors(decision)]
             assert not errors, (decision["kind"], errors[:3], decision)
             assert decision["help"].startswith(DECISION_HELP[decision["kind"]])
@@ -190,8 +190,8 @@ def test_every_decision_the_engine_gives_matches_the_spec_and_has_help(
 
 
 def test_results_name_their_bonus_cards() -> None:
-    view = {"result": {"scores": [{"seat": 0, "bonuses": {"T16d": 3}}]}}
-    bonus = served_view(view)["result"]["scores"][0]["bonus_cards"]
+    result = {"scores": [{"seat": 0, "bonuses": {"T16d": 3}}]}
+    bonus = named_bonuses(result)["scores"][0]["bonus_cards"]
     assert bonus == [{"card": "T16d", "name": engine.catalogue.card("T16d").name, "vp": 3}]
     assert bonus[0]["name"] != "T16d"
 

@@ -14,7 +14,7 @@ import engine
 from bots import get_bot
 from engine.rng import Rng
 from engine.scoring import score as engine_score
-from service.views import served_view
+from events.games.served import served_side
 
 from .conftest import ValidatingClient, bearer, new_game, play_http
 
@@ -97,8 +97,8 @@ def test_the_running_score_matches_the_engine_at_every_step_of_a_game() -> None:
         rng = Rng(g)
         while not state.over:
             seat = min(engine.pending(state))
-            view = served_view(engine.observe(state, "public"))
-            for p, vp in zip(view["players"], state.players, strict=True):
+            sides = [served_side(p, None) for p in engine.observe(state, "public")["players"]]
+            for p, vp in zip(sides, state.players, strict=True):
                 want = engine_score(vp)
                 assert p["score"]["total"] == want["total"], (p["seat"], p["score"], want)
                 assert {b["card"]: b["vp"] for b in p["score"]["bonus_cards"]} == want["bonuses"]

@@ -252,11 +252,23 @@ async function table(gid, seat) {
 
   let timer = null;
   const soon = () => { clearTimeout(timer); timer = setTimeout(refresh, 120); };
+  // The turn signal (a seat stream's `decision` event, right after the events that made the
+  // decision pending) carries the seat's view at that version: it is drawn as it came, and the
+  // refresh those events asked for is not needed.
+  const signalled = (turn) => {
+    if (!turn || !turn.view || (current && current.version > turn.game_version)) return;
+    clearTimeout(timer);
+    current = { game_id: gid, seat, version: turn.game_version, view: turn.view };
+    Object.defineProperty(current, "_etag", { value: `"${turn.game_version}"`, enumerable: false });
+    errBox.replaceChildren();
+    draw();
+  };
   drawFriends();
   await refresh();
   const stream = new Stream(streamPath, {
     token,
-    onEvent: (item) => {
+    onEvent: (item, kind) => {
+      if (kind === "decision") { signalled(item); return; }
       if (!item || !item.event) return;
       log.push(item);
       logEl.prepend(h("li", { value: item.seq, title: `event ${item.seq}` }, describe(item.event, game)));

@@ -47,9 +47,9 @@ def test_a_game_plays_to_the_end_and_rebuilt_views_are_identical(store: RedisSto
         pos, stored = store.get_view(gid, name) or (None, None)
         assert pos == version
         assert stored == text, f"rebuilt {name} differs from the live projection"
-    for seat in range(3):  # and a seat's whole view is its observe, with the clock
+    for seat in range(3):  # and a seat's whole view is its observe, served
         whole = json.loads(games.view(gid, seat)[1])
-        assert whole == {**engine.observe(state, seat), "clock": whole["clock"]}
+        assert whole == served(engine.observe(state, seat), whole["clock"], seat)
     summary = json.loads(games.view(gid, "summary")[1])
     assert summary["status"] == "finished" and summary["winners"] == state.winners
     assert [g.status for g in store.list_games() if g.game_id == gid] == ["finished"]
@@ -271,21 +271,36 @@ def test_live_export_is_the_viewers_redacted_feed(store: RedisStore) -> None:
     assert not verify_text("\n".join(json.dumps(x) for x in lines)).ok
 
 
-def test_a_seat_view_is_the_seats_observe_with_the_clock() -> None:
-    """The stored seat part and the public view make exactly the seat's view, at every step."""
+def served(view: dict, clock: dict, seat: int | None = None) -> dict:
+    """``engine.observe``'s view with the clock and what the API serves besides."""
+    from events.games.served import named_bonuses, served_decision, served_side
+
+    out = {**view, "clock": clock, "players": [served_side(p, None) for p in view["players"]]}
+    if isinstance(out.get("result"), dict):
+        out["result"] = named_bonuses(out["result"])
+    if seat is not None and out["decision"] is not None:
+        out["decision"] = served_decision(out["decision"], clock["seats"][seat]["decision_id"])
+    return out
+
+
+def test_a_seat_view_is_the_seats_observeserved() -> None:
+    """The stored views are exactly each viewer's ``observe`` with the clock, the running scores,
+    the decision's id and help, at every step."""
     from bots.arena import play_game
-    from events.games.projections import seat_view
 
     seen = [0]
 
     def check(state: engine.GameState, _event: dict, seen: list = seen) -> None:
         views = render_views("g", state, "2026-01-01T00:00:00Z", None)
-        clock = json.loads(views["public"])["clock"]
+        public = json.loads(views["public"])
+        clock = public["clock"]
+        assert public == served(engine.observe(state, "public"), clock)
         for p in state.players:
-            whole = seat_view(views["public"], views[f"seat:{p.seat}"])
-            assert json.loads(whole) == {**engine.observe(state, p.seat), "clock": clock}
-            private = json.loads(views[f"seat:{p.seat}"])
-            assert set(private) == {"seat", "player", "decision"}
+            view = json.loads(views[f"seat:{p.seat}"])
+            assert view == served(engine.observe(state, p.seat), clock, p.seat)
+            if view["decision"] is not None:
+                assert view["decision"]["decision_id"] is not None
+                assert view["decision"]["help"]
         seen[0] += 1
 
     play_game("seat-view", 3, on_event=check)
@@ -303,20 +318,24 @@ def test_views_rendered_with_a_memo_are_the_views_rendered_afresh() -> None:
     """The memo lets a seat whose state did not change keep its rendered sides; the state here
     is folded in place (the same objects change), which must never let a stale side through."""
     from bots.arena import play_game
+    from events.games.projections import ViewMemo
 
     for players in (2, 4):
-        memo: dict = {}
+        memo = ViewMemo()
         rendered = [0]
 
         def check(
-            state: engine.GameState, _event: dict, memo: dict = memo, rendered: list = rendered
+            state: engine.GameState,
+            _event: dict,
+            memo: ViewMemo = memo,
+            rendered: list = rendered,
         ) -> None:
             fresh = render_views("g", state, "2026-01-01T00:00:00Z", None)
             assert render_views("g", state, "2026-01-01T00:00:00Z", None, None, memo) == fresh
             rendered[0] += 1
 
         play_game(f"memo:{players}", players, on_event=check)
-        assert rendered[0] > 100 and len(memo["sides"]) == players
+        assert rendered[0] > 100 and len(memo.sides) == players
 
 
 def test_a_cache_ahead_of_a_store_that_lost_its_tail_starts_over(store: RedisStore) -> None:

@@ -1,8 +1,10 @@
-"""What the API adds to the stored views when it serves them (nothing here is stored).
+"""What a served view holds beyond ``engine.observe``: the projection (``events.games.projections``)
+renders these into the stored views, so every reader serves the stored bytes as they are.
 
 * ``decision.decision_id`` in a seat's view: the id of the decision the seat owes, the stream
-  version at which it became pending (the seat's ``clock.seats[n].decision_id``, folded by
-  ``events.games.time_control``). A command may name it instead of a version (``GameService.submit``).
+  version at which it became pending (``SeatClock.decision_id``, folded by
+  ``events.games.time_control``). A command may name it instead of a version
+  (``GameService.submit``).
 * ``decision.help``: what the decision is and how to answer it. ``DECISION_HELP`` is the one table
   of help texts, one per decision kind; the engine's own, more detailed text (when
   ``engine.legal`` gives one) comes after it.
@@ -10,7 +12,7 @@
   (card key -> VP), so a client need not read ``/catalogue`` to name them.
 * ``players[].score``: the seat's score if the game ended now (VP chips + tableau tiles + each
   end-game bonus so far, named), told from what the view itself shows of the seat.
-* ``players[].name``: the seat's display name, when its player gave one (read at serve time).
+* ``players[].name``: the seat's display name, when its player gave one.
 """
 
 from __future__ import annotations
@@ -85,27 +87,29 @@ def help_for(decision: dict[str, Any]) -> str:
     return f"{base} Details: {detail}" if isinstance(detail, str) and detail else base
 
 
-def complete_decision(view: dict[str, Any], seat: int) -> None:
-    """Give the seat's decision (if any) its ``decision_id`` and ``help`` (in place)."""
-    decision = view.get("decision")
-    if not isinstance(decision, dict):
-        return
-    for sc in (view.get("clock") or {}).get("seats") or []:
-        if sc.get("seat") == seat and sc.get("decision_id") is not None:
-            decision["decision_id"] = sc["decision_id"]
-    decision["help"] = help_for(decision)
+def served_decision(decision: dict[str, Any], decision_id: int | None) -> dict[str, Any]:
+    """A seat's decision as served: with its ``decision_id`` (when the clock names one) and
+    ``help``."""
+    out = dict(decision)
+    if decision_id is not None:
+        out["decision_id"] = decision_id
+    out["help"] = help_for(decision)
+    return out
 
 
-def name_bonuses(view: dict[str, Any]) -> None:
-    """Add ``bonus_cards`` ([{card, name, vp}]) to every score of the view's result (in place)."""
-    result = view.get("result")
-    if not isinstance(result, dict):
-        return
-    for score in result.get("scores") or []:
-        bonuses = score.get("bonuses") or {}
-        score["bonus_cards"] = [
-            {"card": key, "name": _name(key), "vp": vp} for key, vp in sorted(bonuses.items())
-        ]
+def named_bonuses(result: dict[str, Any]) -> dict[str, Any]:
+    """A game's result with ``bonus_cards`` ([{card, name, vp}]) added to every score."""
+    scores = [
+        {
+            **score,
+            "bonus_cards": [
+                {"card": key, "name": _name(key), "vp": vp}
+                for key, vp in sorted((score.get("bonuses") or {}).items())
+            ],
+        }
+        for score in result.get("scores") or []
+    ]
+    return {**result, "scores": scores} if "scores" in result else result
 
 
 def _name(key: str) -> str:
@@ -135,21 +139,9 @@ def running_score(player: dict[str, Any]) -> dict[str, Any]:
     return {"vp_chips": vp, "tiles": tiles, "bonus_cards": bonuses, "total": total}
 
 
-def served_view(
-    view: dict[str, Any], seat: int | None = None, names: dict[int, str] | None = None
-) -> dict[str, Any]:
-    """A stored view as the API serves it (``seat``: a seat's view; ``names``: the seats'
-    display names)."""
-    if seat is not None:
-        complete_decision(view, seat)
-    name_bonuses(view)
-    players = []
-    for p in view.get("players") or []:
-        p = dict(p, score=running_score(p))
-        name = (names or {}).get(int(p.get("seat", -1)))
-        if name:
-            p["name"] = name
-        players.append(p)
-    if "players" in view:
-        view["players"] = players
-    return view
+def served_side(player: dict[str, Any], name: str | None) -> dict[str, Any]:
+    """One seat's side of a view as served: with its running ``score`` and display ``name``."""
+    out = dict(player, score=running_score(player))
+    if name:
+        out["name"] = name
+    return out
