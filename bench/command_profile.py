@@ -65,8 +65,11 @@ PARTS = [
 #: an attribute a tree does not have is left out
 CPU_PARTS = [
     ("flask request (total)", "flask", "Flask.wsgi_app"),
-    ("  auth: require_seat (its round trips)", "service.api.commands", "require_seat"),
-    ("  auth: seat_guard (the append checks it)", "service.api.commands", "seat_guard"),
+    (
+        "  auth: limits + seat token (one round trip)",
+        "service.api.commands",
+        "require_seat_command",
+    ),
     ("  body: read, JSON, schema", "service.api.commands", "load_body"),
     ("  answer: JSON response", "service.api.commands", "respond"),
     ("  limits: check (before the view)", "service.limits", "Limits.check"),

@@ -37,6 +37,7 @@ from bots.base import bot_names
 from engine.rng import Rng
 from events.errors import GameNotFound
 from events.games.service import GameService
+from events.store.accounts import account_active_key, account_games_key
 from events.store.text import text
 
 from .pairing import choose_table, seatings
@@ -46,14 +47,6 @@ from .stats import head_to_head
 _NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 RECENT = 50  # results that count as "recent meetings" for pairing
 PARTS = ("cfg", "entrants", "games", "results", "recorded", "ratings")
-
-
-def account_games_key(prefix: str, account: str) -> str:
-    return f"{prefix}:botacct:{account}:games"
-
-
-def account_active_key(prefix: str, account: str) -> str:
-    return f"{prefix}:botacct:{account}:active"
 
 
 class LadderError(ValueError):

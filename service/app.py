@@ -47,7 +47,5 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         app.register_blueprint(bp)
     app.register_blueprint(web.bp)  # the web client under /play/
     metrics.init_app(app, store.client, store.games, store.queue_client)  # GET /metrics
-    limits.init_app(
-        app, store.client, store.store.prefix, gates=store.store.gates
-    )  # after the routes
+    limits.init_app(app, store.client, store.store.prefix)  # after the routes
     return app

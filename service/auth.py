@@ -4,9 +4,10 @@
   401 without a token or with a token this game never issued, 403 with another seat's token.
   A seat of kind ``external`` (a ladder game's bot seat) also accepts the bot token of the
   account seated there (``{"kind": "external", "account": id}``); any other bot token gets 403.
-* ``seat_guard(game_id, seat)`` - the same check for a command, without a round trip of its own:
-  the append script checks the token's digest (``events.store.port.Guard``), and any other outcome
-  runs ``require_seat`` first, so every answer is the one ``require_seat`` first would give.
+* ``require_seat_command(game_id, seat)`` - the same check for a seat's command, with the
+  request's rate limits: both before the view's first step, in one round trip (``service.limits``
+  counts them, the seat token's digest is read beside), 429 before any other answer; a token
+  that is not the seat's then gets exactly what ``require_seat`` answers.
 * ``require_bot()`` / ``require_account(id)`` - bot-account endpoints: 401 without a live bot
   token, 403 with another account's token.
 * ``require_admin()`` - operations reserved to the operator (choosing a seed): 401 / 403.
@@ -19,15 +20,13 @@ from __future__ import annotations
 import hmac
 import json
 from collections.abc import Callable
-from typing import Any
 
 from flask import current_app, request
 
-from events.store.port import Guard
-from service.accounts import seats_of
+from service import limits
+from service.accounts import TOKEN_PREFIX, seats_of
 from service.backend import backend
 from service.errors import Problem
-from service.tokens import digest
 
 
 def bearer_token() -> str | None:
@@ -108,33 +107,24 @@ def require_seat(game_id: str, seat: int) -> None:
     )
 
 
-def seat_guard(game_id: str, seat: int) -> Guard:
-    """``require_seat`` for a command, left to the append: the seat's stored token digest must
-    be the request's (checked by the append script, atomically with it). Whatever else happens
-    - a bad body, a conflict, a retry, a refused digest (another seat's token, a bot account's,
-    a rotated one) - ``guard.check()`` runs ``require_seat`` before the answer, which then is
-    exactly the one it gives. Without a token ``require_seat`` runs at once (it refuses)."""
-    token = bearer_token()
-    if token is None:
-        require_seat(game_id, seat)  # 404 or 401: it never lets a request without a token in
-        raise AssertionError("require_seat let a request without a token in")
-    b = backend()
-    guard = Guard(
-        key=b.tokens.key(game_id),
-        field=f"seat:{seat}",
-        value=digest(token),
-        confirm=lambda: require_seat(game_id, seat),
-    )
-    cached = b.games.peek(game_id)
-    if cached is not None and _external(cached[0].table, seat):
-        guard.check()  # a bot account's seat has no seat token: checked now, appended without
-    return guard
-
-
-def _external(table: dict[str, Any], seat: int) -> bool:
-    seats = table.get("seats") or []
-    kind = seats[seat] if 0 <= seat < len(seats) else None
-    return isinstance(kind, dict) and kind.get("kind") == "external"
+def require_seat_command(game_id: str, seat: int) -> None:
+    """Before a seat's command (as ``login_required`` before a view): its rate limits, 429 when
+    one refuses, then the seat's token (``require_seat``'s answers). One round trip when the
+    token is the seat's: the limits' counting and the read of the seat's token digest are sent
+    together; any other token, or none, gets ``require_seat``'s own check."""
+    try:
+        token = bearer_token()
+    except Problem:
+        token = None  # a malformed header: counted, then refused by require_seat
+    tokens = backend().tokens
+    read = None
+    if token is not None and not token.startswith(TOKEN_PREFIX):  # (a bot token: require_seat)
+        read = tokens.seat_holds(game_id, seat, token)
+    held = limits.check(read)
+    if held is None and read is not None:  # no limits on this app: the read alone
+        held = tokens.read(read)
+    if not held:
+        require_seat(game_id, seat)
 
 
 def credential_check(game_id: str | None = None, seat: int | None = None) -> Callable[[], bool]:

@@ -4,8 +4,7 @@
   (``LIMIT_PER_ADDRESS``; ``/healthz`` and ``/readyz`` excepted), and per endpoint: game creation,
   bot registration, seat claims and token rotations (per address), commands, stream opens and
   samples (per token, per address without one; a bot token's per game: ``route_owner``), replay
-  uploads (per address). Counters live under
-  ``<prefix>:limits:`` on the app's Redis.
+  uploads (per address).
 * **Bad tokens**: a request that carried a token and got 401 or 403 counts against
   ``LIMIT_BAD_TOKENS`` of its address; past it every request with a token gets 429 until the
   window has passed (3,000 guesses no longer get 3,000 answers).
@@ -27,29 +26,29 @@ its disk, too few replicas; ``events.store.outage``) the request answers 503 ``s
 full store refuses reads too while limits are on.
 The client address is the peer's, or with ``PROXY_HOPS=N`` the one N trusted proxies forwarded.
 
-This module owns the rate limiting whole: which limits apply to a request, their counters' keys,
-the script that counts them (``SLIDING_WINDOW_LUA``), the 429 answers and the headers. Of the
-``limits`` library it uses the parser of limit strings only (``parse_many``, ``RateLimitItem``).
-The counting is limits' sliding-window counter, as its Redis storage does it: per counter a current
-window (expiring after two windows) and the previous one (``<key>/-1``), the current shifted to
-the previous once less than a window of it is left, a hit accepted while
-``floor(previous * its ttl / window) + current`` leaves room, and remaining / reset read as its
-``get_window_stats`` reads them.
+This module is the limits' policy: which limits apply to a request, in what order, the 429
+answers and the headers. Their counters, stream slots and open-game sets are kept by
+``events.store.limits.RateLimitStore`` (their keys and scripts). Of the ``limits`` library it uses
+the parser of limit strings only (``parse_many``, ``RateLimitItem``). The counting is limits'
+sliding-window counter, as its Redis storage does it (``events.store.limits``), and remaining /
+reset are read as its ``get_window_stats`` reads them.
 
 **Cost: one Redis round trip a request** (none for the admin, nor for a health check or an
-unknown URL without a token; see below for a cluster). Before the view, one ``EVALSHA`` takes every limit that
-applies - the per-address one, the bad-token window when the request carries a token, the
+unknown URL without a token; see below for a cluster). Before the view, one script call takes
+every limit that applies - the per-address one, the bad-token window when the request carries a token, the
 route's - and checks them in that order, hitting each rate and stopping at the first that
 refuses: a refused request consumes what it did when Flask-Limiter counted them (the per-address limit when
 the bad-token lockout or the route's limit refuses it; of a limit of several rates, the shorter
 windows before the one that refused). The script answers each window it checked, so the
 ``RateLimit`` headers need no read. A request answered 401 or 403 that carried a token makes a
-second, after the answer: its bad-token count. Counters are hash-tagged by whose they are
+second, after the answer: its bad-token count. A command (``CHECKED_IN_VIEW``) counts its limits
+at the start of its view instead, in the same pipeline as the read of its seat's token
+(``service.auth.require_seat_command``): one round trip for both. Counters are hash-tagged by whose they are
 (``<prefix>:limits:{address:<a>}:<name>:<quota>/<n>/<unit>``, ``{token:<sha256 prefix>}``), so
 on Redis Cluster, where a script's keys must share a slot, a request makes one call per owner:
 one, except a per-token route with its token (commands, stream opens, samples: two, its
 address's limits, then, if they let it through, its token's; unavoidable, the two counters are
-independent and live where their owners hash).
+independent and live where their owners hash; a command's seat token is read after them).
 """
 
 from __future__ import annotations
@@ -60,19 +59,18 @@ import math
 import time
 import uuid
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
-import redis
 from flask import Flask, Response, current_app, g, request
 from limits import RateLimitItem, parse_many
 from werkzeug.middleware.proxy_fix import ProxyFix
 
+from events.store.limits import Count, RateLimitStore, Read
 from events.store.outage import is_outage
-from events.store.port import Gate
-from events.store.text import text
 from service.errors import Problem
+
+T = TypeVar("T")
 
 #: a bot account's token starts so (``service.accounts.TOKEN_PREFIX``)
 BOT_TOKEN_PREFIX = "rfgb_"
@@ -96,78 +94,9 @@ GENERAL = "per-address"
 #: the name of the refused-token window
 BAD_TOKENS = "bad-tokens"
 
-ACQUIRE_STREAM_LUA = """
--- KEYS: open streams of the token, of the address   ARGV: now, until, member, cap 1, cap 2
-for i = 1, 2 do redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', ARGV[1]) end
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[4]) then return 1 end
-if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[5]) then return 2 end
-local ttl = math.ceil(tonumber(ARGV[2]) - tonumber(ARGV[1])) + 1
-for i = 1, 2 do
-  redis.call('ZADD', KEYS[i], ARGV[2], ARGV[3])
-  redis.call('EXPIRE', KEYS[i], ttl)
-end
-return 0
-"""
-
-#: Sliding-window counters checked in order, in one call. KEYS: per counter its previous window's
-#: key, its current one's. ARGV[1]: '1' to stop at the first counter that refuses ('0': go on);
-#: then per counter: 'h' (hit: count 1 if there is room) or 't' (test: is there room? counting
-#: nothing), its quota, its window in seconds. Answers {the first counter that refused (1-based,
-#: 0: none), then per counter checked: previous count, previous ttl ms, current count, current
-#: ttl ms} - the window after the hit, as limits' ``sliding_window.lua`` reads it. Per counter it
-#: is limits' ``acquire_sliding_window.lua`` (a hit) or ``sliding_window.lua`` and its strategy's
-#: ``test`` (a test): the same keys, counts, expiries and shifts.
-SLIDING_WINDOW_LUA = """
-local stop = ARGV[1] == '1'
-local out = {0}
-for i = 1, #KEYS / 2 do
-  local previous, current = KEYS[2 * i - 1], KEYS[2 * i]
-  local op, quota = ARGV[3 * i - 1], tonumber(ARGV[3 * i])
-  local window = tonumber(ARGV[3 * i + 1])
-  local expiry = window * 1000
-  local current_ttl = tonumber(redis.call('pttl', current))
-  if current_ttl > 0 and current_ttl < expiry then
-    -- less than a window left of the current one: it becomes the previous one
-    redis.call('rename', current, previous)
-    redis.call('set', current, 0, 'PX', current_ttl + expiry)
-  end
-  local previous_count = tonumber(redis.call('get', previous)) or 0
-  local previous_ttl = tonumber(redis.call('pttl', previous))
-  local current_count = tonumber(redis.call('get', current)) or 0
-  current_ttl = tonumber(redis.call('pttl', current))
-  local weight_ttl = math.max(previous_ttl, 0)
-  local room
-  if op == 'h' then
-    room = math.floor(previous_count * weight_ttl / expiry) + current_count + 1 <= quota
-    if room then
-      if current_ttl == -2 then
-        redis.call('set', current, 1, 'PX', expiry * 2)
-        current_count, current_ttl = 1, expiry * 2
-      else
-        current_count = redis.call('incrby', current, 1)  -- (its expiry unchanged)
-      end
-    end
-  else
-    room = previous_count * (weight_ttl / 1000) / window + current_count < quota
-  end
-  local n = #out
-  out[n + 1], out[n + 2], out[n + 3], out[n + 4] =
-    previous_count, previous_ttl, current_count, current_ttl
-  if not room then
-    if out[1] == 0 then out[1] = i end
-    if stop then break end
-  end
-end
-return out
-"""
-
-#: views whose limits their append counts where the store can (``Limits.gates``): the counting
-#: script runs in the append's script, first (one round trip a command instead of two)
-GATED = frozenset({"commands.submit"})
-#: the counting script as a gate: it lets the append go on when its first element is 0
-WINDOW_GATE = SLIDING_WINDOW_LUA
-#: where a request keeps its counting left to its append: ((checks, #general, #general+#bad), gate)
-_DEFERRED = "rfg_limit_deferred"
+#: views that count their limits themselves, before anything else, in the round trip that
+#: checks their seat's token (``service.auth.require_seat_command``)
+CHECKED_IN_VIEW = frozenset({"commands.submit"})
 #: where a request keeps its (bearer token, is admin)
 _AUTH = "rfg_limit_auth"
 #: where a request keeps the rate its RateLimit headers report (a ``Seen``)
@@ -253,68 +182,34 @@ Check = tuple[Rate, str, str]
 
 
 class Counters:
-    """The sliding-window counters on a store's Redis: ``run`` checks any number of them in one
-    script call (on a cluster: one per owner, the keys of each sharing its hash tag)."""
+    """The limits' sliding-window counters, kept by ``events.store.limits.RateLimitStore``:
+    ``run`` checks any number of them in one script call (on a cluster: one per owner)."""
 
     def __init__(self, client: Any, prefix: str) -> None:
-        self.prefix = f"{prefix}:limits"
-        self.cluster = isinstance(client, redis.RedisCluster)
-        self.script = client.register_script(SLIDING_WINDOW_LUA)
+        self.store = RateLimitStore(client, prefix)
 
     def key(self, owner: str, rate: Rate) -> str:
-        return f"{self.prefix}:{{{owner}}}{rate.tail}"
+        return self.store.key(owner, rate.tail)
 
-    def run(self, checks: Sequence[Check], stop: bool = True) -> tuple[list[Seen], int | None]:
+    def run(
+        self, checks: Sequence[Check], stop: bool = True, beside: Read[T] | None = None
+    ) -> tuple[list[Seen], int | None, T | None]:
         """Check the counters in order (hits count, tests do not), stopping at the first that
-        refuses when ``stop``: (what each checked answered, the index of the first refused)."""
+        refuses when ``stop``: (what each checked answered, the index of the first refused,
+        the answer of ``beside``, another owner's read sent in the same round trip)."""
         if not checks:
-            return [], None
-        groups: list[Sequence[Check]] = [checks]
-        if self.cluster:  # one call per owner (per slot), in the same order
-            runs: list[list[Check]] = []
-            for check in checks:
-                if runs and runs[-1][-1][1] == check[1]:
-                    runs[-1].append(check)
-                else:
-                    runs.append([check])
-            groups = list(runs)
-        seen: list[Seen] = []
-        refused: int | None = None
-        for group in groups:
-            keys, args = self.call(group, stop)
-            got = self.script(keys, args)
-            start = len(seen)
-            seen += self.answered(group, got)
-            if got[0] and refused is None:
-                refused = start + int(got[0]) - 1
-                if stop:
-                    break
-        return seen, refused
-
-    def call(self, group: Sequence[Check], stop: bool = True) -> tuple[list[str], list[Any]]:
-        """The script's keys and arguments for ``group`` (counters of one owner on a cluster)."""
-        keys: list[str] = []
-        args: list[Any] = ["1" if stop else "0"]
-        for rate, owner, op in group:
-            key = self.key(owner, rate)
-            keys += (key + "/-1", key)
-            args += (op, rate.item.amount, rate.item.get_expiry())
-        return keys, args
-
-    def answered(self, group: Sequence[Check], got: Sequence[Any]) -> list[Seen]:
-        """The windows the script answered for the counters of ``group`` it checked."""
+            return [], None, None if beside is None else self.store.read(beside)
+        counts = [
+            Count(owner, rate.tail, op == "h", rate.item.amount, rate.item.get_expiry())
+            for rate, owner, op in checks
+        ]
+        windows, refused, answer = self.store.count(counts, stop, beside)
         then = time.time()
-        seen = []
-        for j in range(1, len(got), 4):
-            previous, previous_ttl, current, current_ttl = got[j : j + 4]
-            window = (
-                int(previous),
-                max(0, previous_ttl) / 1000,
-                int(current),
-                max(0, current_ttl) / 1000,
-            )
-            seen.append(Seen(group[(j - 1) // 4][0], window, then))
-        return seen
+        seen = [
+            Seen(check[0], (w[0], max(0, w[1]) / 1000, w[2], max(0, w[3]) / 1000), then)
+            for check, w in zip(checks, windows, strict=False)
+        ]
+        return seen, refused, answer
 
 
 def client_address() -> str:
@@ -419,60 +314,57 @@ def _locked_out(refusal: Seen) -> Problem:
 
 @dataclass
 class Limits:
-    client: Any  # the store's Redis client (stream slots, open-game quota)
-    prefix: str
     counters: Counters
     general: tuple[Rate, ...]  # every request of an address (shortest window first)
     bad_tokens: tuple[Rate, ...]  # as configured
     routes: dict[str, tuple[Rate, ...]]  # endpoint -> its limit's rates (shortest window first)
-    acquire_stream: Any = None  # ACQUIRE_STREAM_LUA, registered (EVALSHA, not its text each time)
-    #: the store runs a gate in its append (``events.store.Gate``): GATED views' counting rides
-    #: in their append's round trip
-    gates: bool = False
 
-    def __post_init__(self) -> None:
-        self.acquire_stream = self.client.register_script(ACQUIRE_STREAM_LUA)
+    @property
+    def store(self) -> RateLimitStore:
+        return self.counters.store
 
     # --- rates and bad tokens --------------------------------------------------------------
-    def check(self) -> None:
-        """Before the view: every limit of the request in one round trip, 429 if one refuses.
+    def before(self) -> None:
+        """Before the view: ``check``, except for a view that checks its limits itself
+        (``CHECKED_IN_VIEW``, with its seat's token)."""
+        if request.endpoint in CHECKED_IN_VIEW and not _automatic_options():
+            return
+        self.check()
+
+    def check(self, beside: Read[T] | None = None) -> T | None:
+        """Every limit of the request in one round trip, 429 if one refuses; with ``beside``
+        (another owner's read) sent in the same round trip, its answer.
 
         In order: the per-address limit (not for a health check or a URL no route matches), the
         bad-token window (a request with a token), the route's limit (when Flask will call its
         view); a refused one stops the rest. The rate the headers report is kept for them."""
         bearer, admin = _auth()
-        if admin:
-            return
         endpoint = request.endpoint
         general: tuple[Rate, ...] = ()
         route: tuple[Rate, ...] = ()
-        if endpoint is not None and endpoint.rpartition(".")[2] != "static":
+        if not admin and endpoint is not None and endpoint.rpartition(".")[2] != "static":
             general = () if endpoint in EXEMPT else self.general
             route = self.routes.get(endpoint, ())
             if route and _automatic_options():
                 route = ()
-        bad = self.bad_tokens if bearer is not None else ()
-        if not (general or bad or route):
-            return
+        bad = self.bad_tokens if bearer is not None and not admin else ()
         address = "address:" + client_address()
         checks: list[Check] = [(r, address, "h") for r in general]
         checks += [(r, address, "t") for r in bad]
         if route:
             whose = route_owner() if route[0].whose == "token" else address
             checks += [(r, whose, "h") for r in route]
-        layout = (checks, len(general), len(general) + len(bad))
-        if self.gates and endpoint in GATED:
-            keys, args = self.counters.call(checks)
-            g._get_current_object().__dict__[_DEFERRED] = (layout, Gate(WINDOW_GATE, keys, args))
-            return
-        seen, refused = self.counters.run(checks)
-        self._conclude(layout, seen, refused)
+        if not checks:
+            return None if beside is None else self.store.read(beside)
+        seen, refused, answer = self.counters.run(checks, beside=beside)
+        self._conclude(seen, refused, len(general), len(general) + len(bad))
+        return answer
 
     def _conclude(
-        self, layout: tuple[list[Check], int, int], seen: list[Seen], refused: int | None
+        self, seen: list[Seen], refused: int | None, general: int, first_route: int
     ) -> None:
-        """What the counting answered: the rate the headers report, 429 when one refused."""
-        _, general, first_route = layout  # (how many general rates, where the route's start)
+        """What the counting answered (``general``: how many general rates, ``first_route``:
+        where the route's start): the rate the headers report, 429 when one refused."""
         reported: Seen | None = None
         if refused is not None and (refused < general or refused >= first_route):
             reported = seen[refused]
@@ -488,22 +380,6 @@ class Limits:
             raise _locked_out(seen[refused])
         raise _too_many(seen[refused])
 
-    def settle(self) -> None:
-        """A request whose counting was left to its append (``gated``): what the append's gate
-        answered, or, when no append ran it (a bad body, a conflict, a retry...), the counting
-        now, before the answer. 429 when a limit refused."""
-        deferred = g.pop(_DEFERRED, None)
-        if deferred is None:
-            return
-        layout, gate = deferred
-        if gate.reply is None:
-            seen, refused = self.counters.run(layout[0])
-        else:
-            got = gate.reply
-            seen = self.counters.answered(layout[0], got)
-            refused = int(got[0]) - 1 if got[0] else None
-        self._conclude(layout, seen, refused)
-
     def after(self, resp: Response) -> Response:
         """After the view: count a refused token (401/403) against its address; the headers."""
         if resp.status_code in (401, 403):
@@ -512,7 +388,7 @@ class Limits:
                 address = "address:" + client_address()
                 try:
                     self.counters.run([(r, address, "h") for r in self.bad_tokens], stop=False)
-                except redis.exceptions.RedisError as exc:
+                except Exception as exc:
                     if not is_outage(exc):
                         raise
                     # the store went away or refuses writes: the answer (often its 503) leaves
@@ -530,20 +406,14 @@ class Limits:
     def hold_stream(self, gen: Iterator[str]) -> Iterator[str]:
         """The stream, counted among the client's open streams while it runs (429 if full)."""
         cfg = current_app.config
-        key, addr = client_key(), client_address()
-        keys = [
-            f"{self.prefix}:limits:{{streams}}:{key}",
-            f"{self.prefix}:limits:{{streams}}:address:{addr}",
-        ]
-        if key.startswith("address:"):
-            keys[0] += ":own"  # the address's own cap (no token) next to its overall cap
+        owner, addr = client_key(), client_address()
         member = uuid.uuid4().hex
         now = time.time()
         until = now + float(cfg["SSE_MAX_SECONDS"]) + 60
         caps = [int(cfg["MAX_STREAMS_PER_TOKEN"]), int(cfg["MAX_STREAMS_PER_ADDRESS"])]
-        full = int(self.acquire_stream(keys=keys, args=[now, until, member, *caps]))
+        full = self.store.acquire_stream(owner, addr, member, now, until, caps)
         if full:
-            who = "this token" if full == 1 and key.startswith("token:") else f"address {addr}"
+            who = "this token" if full == 1 and owner.startswith("token:") else f"address {addr}"
             raise Problem(
                 "rate-limited",
                 f"{who} has {caps[full - 1]} streams open already, the most allowed; "
@@ -552,31 +422,14 @@ class Limits:
                 limit="open-streams",
                 retry_after=5,
             )
-        return _released(gen, self.client, keys, member)
+        return _released(gen, self.store, owner, addr, member)
 
     # --- open games ------------------------------------------------------------------------
-    def _open_key(self) -> str:
-        return f"{self.prefix}:limits:open-games:{client_address()}"
-
     def check_open_games(self, store: Any) -> None:
         cap = int(current_app.config["MAX_OPEN_GAMES_PER_ADDRESS"])
         if cap <= 0 or _is_admin():
             return
-        key = self._open_key()
-        ids = [text(g) for g in self.client.zrange(key, 0, -1)]
-        if len(ids) < cap:
-            return
-        pipe = self.client.pipeline(transaction=False)
-        for gid in ids:
-            pipe.hget(store.keys(gid)[1], "status")
-        closed = [
-            gid
-            for gid, st in zip(ids, pipe.execute(), strict=True)
-            if st is None or text(st) == "finished"
-        ]
-        if closed:
-            self.client.zrem(key, *closed)
-        if len(ids) - len(closed) >= cap:
+        if self.store.open_games(client_address(), store, cap) >= cap:
             idle = int(current_app.config["ABANDONED_GAME_SECONDS"])
             expiry = f"; unclaimed games expire after {idle} s without a command" if idle else ""
             raise Problem(
@@ -591,14 +444,13 @@ class Limits:
     def opened_game(self, game_id: str) -> None:
         if int(current_app.config["MAX_OPEN_GAMES_PER_ADDRESS"]) <= 0 or _is_admin():
             return
-        key = self._open_key()
-        pipe = self.client.pipeline(transaction=False)
-        pipe.zadd(key, {game_id: time.time()})
-        pipe.expire(key, max(86400, 2 * int(current_app.config["ABANDONED_GAME_SECONDS"])))
-        pipe.execute()
+        keep = max(86400, 2 * int(current_app.config["ABANDONED_GAME_SECONDS"]))
+        self.store.open_game(client_address(), game_id, time.time(), keep)
 
 
-def _released(gen: Iterator[str], client: Any, keys: list[str], member: str) -> Iterator[str]:
+def _released(
+    gen: Iterator[str], store: RateLimitStore, owner: str, address: str, member: str
+) -> Iterator[str]:
     try:
         yield from gen
     finally:
@@ -606,10 +458,7 @@ def _released(gen: Iterator[str], client: Any, keys: list[str], member: str) -> 
         if close is not None:
             close()
         try:
-            pipe = client.pipeline(transaction=False)
-            for k in keys:
-                pipe.zrem(k, member)
-            pipe.execute()
+            store.release_stream(owner, address, member)
         except Exception:  # noqa: BLE001 - the slot expires by itself
             pass
 
@@ -617,24 +466,6 @@ def _released(gen: Iterator[str], client: Any, keys: list[str], member: str) -> 
 def _window(item: RateLimitItem) -> str:
     n = item.multiples
     return f"{n} {item.GRANULARITY.name}{'s' if n > 1 else ''}"
-
-
-@contextmanager
-def gated() -> Iterator[Gate | None]:
-    """Around a view whose limits its append counts (``GATED``): the ``Gate`` to hand to the
-    append (None: counted before the view as usual), then, whatever the view did, the limits'
-    answer - a 429 wins over any other answer, as when they are counted first."""
-    lim = limits()
-    deferred = g.get(_DEFERRED) if lim is not None else None
-    if lim is None or deferred is None:
-        yield None
-        return
-    try:
-        yield deferred[1]
-    except BaseException:
-        lim.settle()
-        raise
-    lim.settle()
 
 
 def limits() -> Limits | None:
@@ -660,7 +491,14 @@ def opened_game(game_id: str) -> None:
         lim.opened_game(game_id)
 
 
-def init_app(app: Flask, client: Any, prefix: str, gates: bool = False) -> Limits | None:
+def check(beside: Read[T] | None = None) -> T | None:
+    """A ``CHECKED_IN_VIEW`` view's limits (``Limits.check``: 429 when one refuses), with
+    ``beside`` in the same round trip: its answer. None without limits: the caller reads."""
+    lim = limits()
+    return None if lim is None else lim.check(beside)
+
+
+def init_app(app: Flask, client: Any, prefix: str) -> Limits | None:
     """Install the limits on ``app`` (after its blueprints), or nothing with RATE_LIMITS off."""
     cfg = app.config
     if int(cfg.get("PROXY_HOPS") or 0) > 0:
@@ -675,15 +513,12 @@ def init_app(app: Flask, client: Any, prefix: str, gates: bool = False) -> Limit
         if endpoint in app.view_functions
     }
     lim = Limits(
-        client,
-        prefix,
         Counters(client, prefix),
         rates(GENERAL, str(cfg["LIMIT_PER_ADDRESS"])),
         rates(BAD_TOKENS, str(cfg["LIMIT_BAD_TOKENS"]), ordered=False),
         routes,
-        gates=gates,
     )
     app.extensions["rfg-limits"] = lim
-    app.before_request(lim.check)
+    app.before_request(lim.before)
     app.after_request(lim.after)
     return lim

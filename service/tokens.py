@@ -1,29 +1,26 @@
 """Seat tokens: claiming a human seat and checking a bearer token against it.
 
-A claim creates ``secrets.token_urlsafe(32)`` and stores only its sha256 (hex) in the game's hash
-``<prefix>:{g:<id>}:tokens`` (field ``seat:<n>``), written with HSETNX so a seat is claimed once,
-even by racing requests. The key shares the game's hash tag, so it lives in the game's cluster
-slot next to its stream. A token is never stored or logged in clear; comparing digests is done in
-constant time.
+A claim creates ``secrets.token_urlsafe(32)`` and stores only its sha256 (hex) as the seat's
+token digest (``events.store.accounts.SeatTokenStore``: the game's tokens hash, in the game's
+cluster slot), written once so a seat is claimed once, even by racing requests. A token is never
+stored or logged in clear; comparing digests is done in constant time.
 
-A seat's token can be rotated (``rotate``): the new digest replaces the old one in the same hash,
-so the old token stops working at once in every process (no process caches a token: each
-seat-scoped request checks the digest, in one pipelined round trip with the game's existence; a
-command's is checked by its append script, ``service.auth.seat_guard``).
-A claim also ends the game's idle expiry (``RedisStore.keep``): a claimed game is not abandoned.
+A seat's token can be rotated (``rotate``): the new digest replaces the old one, so the old token
+stops working at once in every process (no process caches a token: each seat-scoped request
+checks the digest before its view, ``service.auth``). A claim also ends the game's idle expiry
+(``RedisStore.keep``): a claimed game is not abandoned.
 
 The same hash holds what the table knows about its people (never a secret in clear):
 
-* ``name:<n>``: the display name given when the seat was claimed (``service.fields.DisplayName``
-  checked it);
-* ``host``: the seat claimed first (the person who created the game and sat down; the web
+* the display name given when the seat was claimed (``service.fields.DisplayName`` checked it);
+* the host: the seat claimed first (the person who created the game and sat down; the web
   client claims seat 0 right after creating). The host (or the admin) may invite;
-* ``invite:<n>``: sha256 of the seat's outstanding invite code (``invite``): a one-time claim
-  code, ``secrets.token_urlsafe(32)``. While it is outstanding only that code claims the seat
-  (the public lobby cannot take it); claiming with it deletes it and keeps its digest in
-  ``used:<n>``, so a second use is told the link was used. Inviting again replaces the code.
-  Codes are compared in constant time here, then the claim is written by a script that checks
-  the stored digest has not changed meanwhile (two racing uses: one wins).
+* the digest of the seat's outstanding invite code (``invite``): a one-time claim code,
+  ``secrets.token_urlsafe(32)``. While it is outstanding only that code claims the seat (the
+  public lobby cannot take it); claiming with it retires it, keeping its digest, so a second use
+  is told the link was used. Inviting again replaces the code. Codes are compared in constant
+  time here, then the claim is written only if the stored digest has not changed meanwhile (two
+  racing uses: one wins).
 """
 
 from __future__ import annotations
@@ -35,7 +32,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from events.store import RedisStore
-from events.store.text import text
+from events.store.accounts import SeatHolds, SeatTokenStore
 
 
 def digest(token: str) -> str:
@@ -59,41 +56,8 @@ class SeatClaims:
         return found
 
 
-ROTATE_LUA = """
--- KEYS: tokens, meta   ARGV: field, new digest, old digest ('' for any: the admin)
-if redis.call('EXISTS', KEYS[2]) == 0 then return 'nogame' end
-local cur = redis.call('HGET', KEYS[1], ARGV[1])
-if not cur then return 'unclaimed' end
-if ARGV[3] ~= '' and cur ~= ARGV[3] then return 'stale' end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-return 'ok'
-"""
-
 Rotation = Literal["ok", "nogame", "unclaimed", "stale"]
 Claim = Literal["ok", "nogame", "taken", "invited", "badcode", "used"]
-
-CLAIM_LUA = """
--- KEYS: tokens, meta   ARGV: seat, token digest, the invite digest the caller checked ('' none),
--- display name ('' none)
-if redis.call('EXISTS', KEYS[2]) == 0 then return 'nogame' end
-local invite = redis.call('HGET', KEYS[1], 'invite:' .. ARGV[1]) or ''
-if invite ~= ARGV[3] then return ARGV[3] == '' and 'invited' or 'used' end
-if redis.call('HSETNX', KEYS[1], 'seat:' .. ARGV[1], ARGV[2]) == 0 then return 'taken' end
-redis.call('HSETNX', KEYS[1], 'host', ARGV[1])
-if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'name:' .. ARGV[1], ARGV[4]) end
-if ARGV[3] ~= '' then
-  redis.call('HDEL', KEYS[1], 'invite:' .. ARGV[1])
-  redis.call('HSET', KEYS[1], 'used:' .. ARGV[1], ARGV[3])
-end
-return 'ok'
-"""
-
-INVITE_LUA = """
--- KEYS: tokens   ARGV: seat, code digest
-if redis.call('HEXISTS', KEYS[1], 'seat:' .. ARGV[1]) == 1 then return 'taken' end
-redis.call('HSET', KEYS[1], 'invite:' .. ARGV[1], ARGV[2])
-return 'ok'
-"""
 
 
 @dataclass(frozen=True)
@@ -106,12 +70,11 @@ class Table:
     host: int | None
 
 
-def _seats_of(keys: list[bytes | str], prefix: str) -> set[int]:
-    return {int(k[len(prefix) :]) for k in map(text, keys) if k.startswith(prefix)}
+def _seats_of(keys: list[str], prefix: str) -> set[int]:
+    return {int(k[len(prefix) :]) for k in keys if k.startswith(prefix)}
 
 
-def _table(raw: dict[bytes | str, bytes | str]) -> Table:
-    fields = {text(k): text(v) for k, v in raw.items()}
+def _table(fields: dict[str, str]) -> Table:
     names = {int(k[5:]): v for k, v in fields.items() if k.startswith("name:")}
     host = fields.get("host")
     return Table(
@@ -123,45 +86,34 @@ def _table(raw: dict[bytes | str, bytes | str]) -> Table:
 
 
 class SeatTokens:
-    """Token records of every game, on the event store's Redis client."""
+    """Seat tokens of every game: made here, stored as digests by ``SeatTokenStore``."""
 
     def __init__(self, store: RedisStore) -> None:
         self.store = store
-        self.client = store.client
-        self._rotate = self.client.register_script(ROTATE_LUA)
-        self._claim = self.client.register_script(CLAIM_LUA)
-        self._invite = self.client.register_script(INVITE_LUA)
-
-    def key(self, game_id: str) -> str:
-        return self.store.game_keys(game_id)[4]
+        self.records = SeatTokenStore(store)
 
     def claims(self, game_id: str) -> SeatClaims:
-        """One round trip: the token digests and the game's existence (its meta hash)."""
-        pipe = self.client.pipeline(transaction=False)
-        pipe.hgetall(self.key(game_id))
-        pipe.exists(self.store.keys(game_id)[1])
-        raw, exists = pipe.execute()
-        digests = {
-            int(k.split(":", 1)[1]): text(v)
-            for k, v in ((text(k), v) for k, v in raw.items())
-            if k.startswith("seat:")
-        }
-        return SeatClaims(bool(exists), digests)
+        """One round trip: the token digests and the game's existence."""
+        exists, digests = self.records.digests(game_id)
+        return SeatClaims(exists, digests)
+
+    def seat_holds(self, game_id: str, seat: int, token: str) -> SeatHolds:
+        """The read of whether ``token`` is ``seat``'s, for a round trip shared with another
+        owner's (``service.auth.require_seat_command``)."""
+        return self.records.seat_holds(game_id, seat, digest(token))
+
+    def read(self, read: SeatHolds) -> bool:
+        """A ``seat_holds`` read on its own (one round trip)."""
+        return self.records.holds(read)
 
     def claimed_seats(self, game_ids: list[str]) -> list[set[int]]:
         """The claimed seat numbers of several games (one pipelined round trip)."""
-        pipe = self.client.pipeline(transaction=False)
-        for gid in game_ids:
-            pipe.hkeys(self.key(gid))
-        return [_seats_of(keys, "seat:") for keys in pipe.execute()]
+        return [_seats_of(names, "seat:") for names in self.records.field_names(game_ids)]
 
     def tables(self, game_ids: list[str]) -> list[Table]:
         """Who sits at several games' tables: claimed seats, names, invited seats, the host
         (one pipelined round trip; no digest leaves this module)."""
-        pipe = self.client.pipeline(transaction=False)
-        for gid in game_ids:
-            pipe.hgetall(self.key(gid))
-        return [_table(raw) for raw in pipe.execute()]
+        return [_table(fields) for fields in self.records.fields(game_ids)]
 
     def claim(
         self, game_id: str, seat: int, name: str | None = None, code: str | None = None
@@ -169,8 +121,7 @@ class SeatTokens:
         """A new token for the seat: (outcome, token or None). ``code`` is the seat's invite
         code: required while an invite is outstanding ("invited" without it, "badcode" with
         another, "used" with one already used); "taken" when the seat was claimed before."""
-        key = self.key(game_id)
-        raw = {text(k): text(v) for k, v in self.client.hgetall(key).items()}
+        raw = self.records.fields([game_id])[0]
         outstanding = raw.get(f"invite:{seat}", "")
         if code is not None:
             given = digest(code)
@@ -180,12 +131,7 @@ class SeatTokens:
         elif outstanding:
             return "invited", None
         token = secrets.token_urlsafe(32)
-        out = text(
-            self._claim(
-                keys=[key, self.store.keys(game_id)[1]],
-                args=[str(seat), digest(token), outstanding, name or ""],
-            )
-        )
+        out = self.records.claim(game_id, seat, digest(token), outstanding, name or "")
         if out != "ok":
             return out, None  # type: ignore[return-value]
         self.store.keep(game_id)
@@ -198,14 +144,7 @@ class SeatTokens:
         already holds only the sha256 of (a player's challenge secret, ``service.challenges``):
         the game's creator seats them as it creates it. False when the seat was claimed
         before."""
-        key = self.key(game_id)
-        out = text(
-            self._claim(
-                keys=[key, self.store.keys(game_id)[1]],
-                args=[str(seat), token_digest, "", name or ""],
-            )
-        )
-        if out != "ok":
+        if self.records.claim(game_id, seat, token_digest, "", name or "") != "ok":
             return False
         self.store.keep(game_id)
         return True
@@ -215,8 +154,7 @@ class SeatTokens:
         None when the seat is claimed already. An invited game is wanted: it no longer expires
         while unfinished (``RedisStore.keep``)."""
         code = secrets.token_urlsafe(32)
-        out = text(self._invite(keys=[self.key(game_id)], args=[str(seat), digest(code)]))
-        if out != "ok":
+        if self.records.invite(game_id, seat, digest(code)) != "ok":
             return None
         self.store.keep(game_id)
         return code
@@ -226,12 +164,7 @@ class SeatTokens:
         holder's token (the rotation fails with "stale" if another rotation came first), None
         for the admin. Returns (outcome, new token or None)."""
         token = secrets.token_urlsafe(32)
-        out = text(
-            self._rotate(
-                keys=[self.key(game_id), self.store.keys(game_id)[1]],
-                args=[f"seat:{seat}", digest(token), digest(old) if old else ""],
-            )
-        )
+        out = self.records.rotate(game_id, seat, digest(token), digest(old) if old else "")
         if out != "ok":
             return out, None  # type: ignore[return-value]
         return "ok", token

@@ -47,7 +47,7 @@ from events.games.seeds import SeedHolds, reveals, withheld_line, withhold, with
 from events.games.steps import Steps
 from events.games.time_control import Clocks, validate_table
 from events.games.time_control import fold as fold_clocks
-from events.store.port import AppendResult, EventStore, Gate, GateClosed, Guard, GuardRefused
+from events.store.port import AppendResult, EventStore
 from events.verify.replay import CREATE_COMMAND_ID, signed_result
 from events.verify.signing import Signer
 
@@ -104,12 +104,10 @@ class _Command:
         "expected_version",
         "decision_id",
         "actor",
-        "guard",
         "cached",
         "caught_up",
         "conflicts",
         "unattended",
-        "gate",
     )
 
     def __init__(
@@ -121,7 +119,6 @@ class _Command:
         expected_version: int | None,
         decision_id: int | None,
         actor: str | None,
-        guard: Guard | None,
     ) -> None:
         self.game_id = game_id
         self.seat = seat
@@ -130,7 +127,6 @@ class _Command:
         self.expected_version = expected_version
         self.decision_id = decision_id
         self.actor = actor
-        self.guard = guard
         #: the game as this process knows it (replaced, never changed, when caught up)
         self.cached: _Cached | None = None
         #: whether the cached game was read from the store during this command
@@ -139,8 +135,6 @@ class _Command:
         self.conflicts = 0
         #: stored as needing no worker (``Games.unattended``)
         self.unattended = False
-        #: run by the first append (``Games.submit``)
-        self.gate: Gate | None = None
 
     @property
     def entry(self) -> _Cached:
@@ -364,8 +358,6 @@ class GameService:
         expected_version: int | None = None,
         actor: str | None = None,
         decision_id: int | None = None,
-        guard: Guard | None = None,
-        gate: Gate | None = None,
     ) -> Submitted:
         """Apply one seat's command; idempotent per command id, optimistic on the version.
 
@@ -381,33 +373,14 @@ class GameService:
         ``bot:<name>`` and ``timeout``). Raises ``engine.IllegalCommand`` (nothing stored),
         ``ConcurrencyConflict`` when the game moved past ``expected_version``, ``GameNotFound``.
 
-        ``guard`` (``events.store.port.Guard``; the API's seat token): checked by the append script
-        itself; every other outcome - a retry answered from its first result, any error, a
-        refused guard - runs ``guard.confirm`` first, so the caller's check still comes before
-        any answer (and before listeners hear a retry).
-
-        ``gate`` (``events.store.Gate``; the API's rate limits): run by the first append of the
-        command where the store can (``GateClosed`` when it refuses); the caller runs its check
-        itself when ``gate.reply`` is still None.
-
         Round trips: the cached state is trusted optimistically, because the append itself
         checks the command id and the version atomically. A cache known to be behind (the client
         saw a later version) is caught up first in one round trip; a cache found behind by the
         append is caught up and the command decided again (only without ``expected_version``:
         with it, the client decided on an older version and gets the conflict).
         """
-        cmd = _Command(
-            game_id, seat, command, command_id, expected_version, decision_id, actor, guard
-        )
-        cmd.gate = gate
-        try:
-            return self._run(cmd)
-        except GateClosed:
-            raise  # (the caller's gate answers first: nothing was checked beyond it)
-        except Exception:
-            if guard is not None and not (guard.passed or guard.refused):
-                guard.check()  # the caller's own answer comes first
-            raise
+        cmd = _Command(game_id, seat, command, command_id, expected_version, decision_id, actor)
+        return self._run(cmd)
 
     def _run(self, cmd: _Command) -> Submitted:
         """The command path: start from the cached game (caught up if known behind), then
@@ -421,7 +394,7 @@ class GameService:
                 except _Again:
                     continue
         except _Replayed as replayed:
-            return self._duplicate(cmd.game_id, replayed.result, cmd.guard)
+            return self._duplicate(cmd.game_id, replayed.result)
 
     def _attempt(self, cmd: _Command) -> Submitted:
         """One attempt on the cached game; raises ``_Again`` once it caught the game up."""
@@ -530,8 +503,7 @@ class GameService:
     ) -> AppendResult:
         """Render the projections and the notices and append everything in one atomic call. A
         conflict (the game moved on since this process saw it) is final with
-        ``expected_version``, else caught up and decided again (``_MAX_ATTEMPTS``); a refused
-        guard runs the caller's check, which answers, or lets the append go without it."""
+        ``expected_version``, else caught up and decided again (``_MAX_ATTEMPTS``)."""
         cached = cmd.entry
         if state.over:  # a finished game's views are final: stored now, compacted with it later
             views = render_views(
@@ -551,38 +523,23 @@ class GameService:
             cmd.unattended = self.unattended(cmd.game_id, state, clocks)
             if cmd.unattended:
                 extra["unattended"] = True
-        guard = cmd.guard
-        while True:
-            if guard is not None and not guard.confirmed:
-                extra["guard"] = guard
-            else:
-                extra.pop("guard", None)
-            if cmd.gate is not None and cmd.gate.reply is None:
-                extra["gate"] = cmd.gate
-            else:
-                extra.pop("gate", None)
-            try:
-                return self.store.append(
-                    cmd.game_id,
-                    cached.version,
-                    cmd.command_id,
-                    envs,
-                    views=views,
-                    status="finished" if state.over else None,
-                    **extra,
-                )
-            except GuardRefused:
-                assert guard is not None
-                guard.check()  # raises the caller's answer, or the credential is good after all
-            except ConcurrencyConflict as exc:
-                cmd.conflicts += 1
-                if cmd.expected_version is not None or cmd.conflicts >= _MAX_ATTEMPTS:
-                    expected = (
-                        cached.version if cmd.expected_version is None else cmd.expected_version
-                    )
-                    raise ConcurrencyConflict(cmd.game_id, expected, exc.actual) from None
-                self._catch_up_command(cmd, None)
-                raise _Again() from None
+        try:
+            return self.store.append(
+                cmd.game_id,
+                cached.version,
+                cmd.command_id,
+                envs,
+                views=views,
+                status="finished" if state.over else None,
+                **extra,
+            )
+        except ConcurrencyConflict as exc:
+            cmd.conflicts += 1
+            if cmd.expected_version is not None or cmd.conflicts >= _MAX_ATTEMPTS:
+                expected = cached.version if cmd.expected_version is None else cmd.expected_version
+                raise ConcurrencyConflict(cmd.game_id, expected, exc.actual) from None
+            self._catch_up_command(cmd, None)
+            raise _Again() from None
 
     def _stored(
         self,
@@ -667,14 +624,9 @@ class GameService:
             return previous, cached
         return previous, self._advance(game_id, cached, envs)
 
-    def _duplicate(
-        self, game_id: str, result: AppendResult, guard: Guard | None = None
-    ) -> Submitted:
+    def _duplicate(self, game_id: str, result: AppendResult) -> Submitted:
         """The answer to a command id applied before; listeners hear the current game again
-        (a retry after a crash between the append and the listeners loses nothing) once the
-        caller's check (``guard``) passed."""
-        if guard is not None:
-            guard.check()
+        (a retry after a crash between the append and the listeners loses nothing)."""
         confirm = getattr(self.store, "confirm_replicated", None)
         if confirm is not None:  # the first attempt may be on the master alone
             confirm(game_id)

@@ -11,20 +11,19 @@ head) and renders its projections to JSON. The store only checks and writes, ato
 * the first envelope links to the stored head hash;
 
 then appends all envelopes, records the command's result and stores the views tagged with the
-stream position they reflect, all or nothing. An append may carry a ``Guard`` (a field of one of
-the game's hashes must hold a given value, checked in the same atomic step before anything else):
-the API checks a seat's token that way, without a round trip of its own.
+stream position they reflect, all or nothing. Who may append (a seat's token, rate limits) is
+the caller's to check before it appends.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from events.envelope import GENESIS_HASH, Envelope, check_timestamp, check_visibility
-from events.errors import InvalidBatch, StoreError
+from events.errors import InvalidBatch
 
 #: a game id: 1-128 letters, digits, '_', '.', ':' or '-' (the one definition: the API's routes, the
 #: lobby's cursors and openapi.yaml's ``GameId`` use it; it needs no escaping in a Redis key or URL)
@@ -49,65 +48,6 @@ class AppendResult:
     def count(self) -> int:
         """Number of events the command appended (0 for a command that produced none)."""
         return self.last_seq - self.first_seq + 1
-
-
-@dataclass(eq=False)
-class Guard:
-    """A condition an append checks before anything else, in the same atomic step: the hash
-    ``key`` (one of the game's keys, so in the game's slot) holds ``value`` at ``field``. Else the
-    store writes nothing and raises ``GuardRefused``.
-
-    ``confirm`` is the caller's whole check (the API: ``require_seat``), which raises the answer
-    the caller owes when the condition does not hold. ``GameService.submit`` calls it before any
-    outcome other than an append the store accepted with the guard (a duplicate, a conflict, an
-    illegal command, a refused guard...), so the caller's check still comes first in every
-    answer; once it passed, the append goes without the guard. ``passed``: the store accepted
-    an append under this guard; ``confirmed``: ``confirm`` ran and passed.
-    """
-
-    key: str
-    field: str
-    value: str
-    confirm: Callable[[], None]
-    passed: bool = False
-    confirmed: bool = False
-    #: ``confirm`` raised (its answer is on its way: not asked again)
-    refused: bool = False
-
-    def check(self) -> None:
-        """Run ``confirm`` once (it raises when the caller's check fails)."""
-        if self.confirmed:
-            return
-        try:
-            self.confirm()
-        except BaseException:
-            self.refused = True
-            raise
-        self.confirmed = True
-
-
-class GuardRefused(StoreError):
-    """The append's ``Guard`` did not hold: nothing was written."""
-
-
-@dataclass(eq=False)
-class Gate:
-    """A check of the caller's that an append runs first, in its own script and round trip, when
-    the store can (``EventStore.gates``: one Redis, no replica wait; the keys may then live in
-    any slot). ``lua`` is a script body over its own ``KEYS`` and ``ARGV`` (``keys``, ``args``)
-    that returns an array whose first element is 0 to let the append go on (anything else: it
-    refused, nothing is appended, ``GateClosed``). The array is kept in ``reply``; ``None``: the
-    gate has not run (the caller then runs its check itself). The API's rate limits are one
-    (``service.limits``): a command costs one round trip instead of two."""
-
-    lua: str
-    keys: list[str]
-    args: list[Any]
-    reply: list[Any] | None = None
-
-
-class GateClosed(StoreError):
-    """The append's ``Gate`` refused (its ``reply`` says how): nothing was written."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,16 +82,12 @@ class EventStore(Protocol):
         views: Mapping[str, str] | None = None,
         status: str | None = None,
         notices: Sequence[tuple[str, str]] | None = None,
-        guard: Guard | None = None,
         unattended: bool = False,
-        gate: Gate | None = None,
     ) -> AppendResult:
         """Atomically append one command's envelopes; store ``views`` at the new version and
         set the game's lobby ``status`` in the same step (and, ``unattended``, record that the
-        new version needs no worker). ``gate``: run first in the same step where the store
-        ``gates``, ignored (left unrun) where it does not. ``notices`` (stream key, JSON) are
-        written with it, outside its atomic step (see ``RedisStore.append``). ``guard`` is
-        checked first in the same step (``GuardRefused``). Raises ``ConcurrencyConflict``,
+        new version needs no worker). ``notices`` (stream key, JSON) are written with it,
+        outside its atomic step (see ``RedisStore.append``). Raises ``ConcurrencyConflict``,
         ``GameNotFound`` (expected_version > 0 on a game with no stream) or ``InvalidBatch``."""
         ...
 

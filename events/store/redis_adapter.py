@@ -63,10 +63,6 @@ from events.store.outage import is_outage
 from events.store.port import (
     AppendResult,
     GameEntry,
-    Gate,
-    GateClosed,
-    Guard,
-    GuardRefused,
     StreamHead,
     check_command_id,
     check_game_id,
@@ -79,16 +75,12 @@ from events.store.text import text as as_text
 _log = logging.getLogger(__name__)
 
 APPEND_LUA = """
--- KEYS: stream, meta, commands, views, tokens [, guard: a hash of the game]
+-- KEYS: stream, meta, commands, views, tokens (the last for its retention only)
 -- ARGV[1]: command id
 -- ARGV[2]: header "<expected> <n_events> <n_views> <first prev_hash|-> <last hash|-> <u> <status>"
 --          (u: 1 = the new version needs no worker, recorded as meta 'unattended'; status
 --          empty = unchanged; few arguments keep the client's packing cost down)
--- ARGV[3..]: n_events envelope JSONs, then n_views (name, "<new version>:<json>") pairs,
---          then with a guard key: its field and the value it must hold
-if #KEYS > 5 and redis.call('HGET', KEYS[6], ARGV[#ARGV - 1]) ~= ARGV[#ARGV] then
-  return {'guard'}
-end
+-- ARGV[3..]: n_events envelope JSONs, then n_views (name, "<new version>:<json>") pairs
 local done = redis.call('HGET', KEYS[3], ARGV[1])
 if done then return {'dup', done} end
 local e, ns, nvs, prev, last, unattended, status =
@@ -146,34 +138,6 @@ if policy[1] or policy[2] then
 end
 return {'ok', result}
 """.replace("@GENESIS@", GENESIS_HASH)
-
-
-def gated_lua(gate_lua: str) -> str:
-    """The append script behind a ``Gate``: the gate's script and the append's as two functions
-    of their own ``KEYS``/``ARGV``; ARGV[1], ARGV[2] count the gate's keys and arguments, which
-    come first. Returns ``{gate reply}`` when the gate refuses (nothing written), else
-    ``{gate reply, append reply}`` (an error the append raises is the script's)."""
-    return f"""
-local function gate(KEYS, ARGV)
-{gate_lua}
-end
-local function append(KEYS, ARGV)
-{APPEND_LUA}
-end
-local nk, na = tonumber(ARGV[1]), tonumber(ARGV[2])
-local gk, ga, ak, aa = {{}}, {{}}, {{}}, {{}}
-for i = 1, #KEYS do
-  if i <= nk then gk[i] = KEYS[i] else ak[i - nk] = KEYS[i] end
-end
-for i = 3, #ARGV do
-  if i <= na + 2 then ga[i - 2] = ARGV[i] else aa[i - na - 2] = ARGV[i] end
-end
-local g = gate(gk, ga)
-if g[1] ~= 0 then return {{g}} end
-local r = append(ak, aa)
-if r.err then return r end
-return {{g, r}}
-"""
 
 
 CREATE_LUA = """
@@ -414,9 +378,6 @@ class RedisStore:
         self.upcasters = UPCASTERS if upcasters is None else upcasters
         self._append_script = client.register_script(APPEND_LUA)
         self._create_script = client.register_script(CREATE_LUA)
-        self._append = self._append_script
-        #: the append behind each gate script seen (``gated_lua``), registered once
-        self._gated: dict[str, Any] = {}
         self._put_views = client.register_script(PUT_VIEWS_LUA)
         self._catch_up = client.register_script(CATCH_UP_LUA)
         self._set_status = client.register_script(SET_STATUS_LUA)
@@ -438,12 +399,6 @@ class RedisStore:
         self._archives = f"{prefix}:archives"
         #: from the argument, else from the URL ``events.store.connect`` made the client for
         self.replica_wait = replica_wait or getattr(client, "rfg_replica_wait", None)
-
-    @property
-    def gates(self) -> bool:
-        """Whether an append runs a ``Gate`` (one Redis, where a script may use any key, and no
-        replica wait, whose script must not write outside the game)."""
-        return self.replica_wait is None and not is_cluster(self.client)
 
     # -- keys -------------------------------------------------------------------------------
     def keys(self, game_id: str) -> tuple[str, str, str, str]:
@@ -488,15 +443,9 @@ class RedisStore:
         views: Mapping[str, str] | None = None,
         status: str | None = None,
         notices: Sequence[tuple[str, str]] | None = None,
-        guard: Guard | None = None,
         unattended: bool = False,
-        gate: Gate | None = None,
     ) -> AppendResult:
-        """``gate``: where the store ``gates``, run first in the append's script (one round
-        trip; ``GateClosed`` when it refuses, ``gate.reply`` set either way); elsewhere left
-        unrun (``gate.reply`` stays None).
-
-        ``unattended``: the new version needs no worker (no bot turn, no deadline: every
+        """``unattended``: the new version needs no worker (no bot turn, no deadline: every
         pending decision is a person's without a clock); recorded as the game's meta field
         ``unattended`` (that version), so the sweep need not look at it (``workers.sweep``).
 
@@ -505,26 +454,16 @@ class RedisStore:
         single Redis; right after a successful append on a cluster or with ``ReplicaWait`` (the
         keys are in other slots than the game's, so never in its script). On a single Redis they
         are written even when the append is refused (a conflict, a duplicate): readers check the
-        command record they name (``notice_applied``).
-
-        ``guard``: checked first by the script (``GuardRefused``, nothing written); its key must
-        carry the game's hash tag. The store sets ``guard.passed`` when the append is applied."""
+        command record they name (``notice_applied``)."""
         keys, args, prev_hash = self._append_call(
-            game_id, expected_version, command_id, envelopes, views or {}, status, guard, unattended
+            game_id, expected_version, command_id, envelopes, views or {}, status, unattended
         )
-        script = self._append
-        if gate is not None and self.gates:
-            script = self._gated.get(gate.lua)
-            if script is None:
-                script = self._gated[gate.lua] = self.client.register_script(gated_lua(gate.lua))
-            keys = [*gate.keys, *keys]
-            args = [len(gate.keys), len(gate.args), *gate.args, *args]
         try:
             if notices and self.replica_wait is None and not is_cluster(self.client):
-                reply = self._append_noticing(keys, args, notices, script)
+                reply = self._append_noticing(keys, args, notices)
                 notices = None
             elif self.replica_wait is None:
-                reply = script(keys=keys, args=args)
+                reply = self._append_script(keys=keys, args=args)
             else:
                 reply = self._append_waiting(game_id, keys, args)
         except redis.ResponseError as exc:
@@ -536,15 +475,7 @@ class RedisStore:
                 f"Redis refused the append to game {game_id!r}: {exc}. A key of this game holds "
                 f"data not written by the event store; inspect keys {self.keys(game_id)}"
             ) from exc
-        if script is not self._append:
-            assert gate is not None
-            gate.reply = list(reply[0])
-            if len(reply) == 1:
-                raise GateClosed(
-                    f"game {game_id!r}: the append's gate refused; nothing was written"
-                )
-            reply = reply[1]
-        result = self._append_result(game_id, expected_version, command_id, prev_hash, reply, guard)
+        result = self._append_result(game_id, expected_version, command_id, prev_hash, reply)
         if notices and not result.duplicate:  # (written with the script above on a single Redis)
             pipe = self.client.pipeline(transaction=False)
             for key, data in notices:
@@ -632,7 +563,6 @@ class RedisStore:
         envelopes: Sequence[Envelope],
         views: Mapping[str, str],
         status: str | None,
-        guard: Guard | None,
         unattended: bool = False,
     ) -> tuple[list[str], list[Any], str]:
         """The batch checked, then the append script's keys and arguments (see ``APPEND_LUA``)
@@ -643,13 +573,6 @@ class RedisStore:
         check_views(views)
         check_status(status)
         keys: list[str] = list(self.game_keys(game_id))
-        if guard is not None:
-            if f"{{g:{game_id}}}" not in guard.key:
-                raise InvalidBatch(
-                    f"guard key {guard.key!r} is not a key of game {game_id!r}; an append may "
-                    f"check only the game's own keys (its hash tag {{g:{game_id}}})"
-                )
-            keys.append(guard.key)
         header = (
             f"{expected_version} {len(texts)} {len(views)} {prev_hash or '-'} "
             f"{last_hash or '-'} {1 if unattended else 0} {status or ''}"
@@ -659,9 +582,6 @@ class RedisStore:
         for name, text in views.items():
             args.append(name)
             args.append(position + text)
-        if guard is not None:
-            args.append(guard.field)
-            args.append(guard.value)
         return keys, args, prev_hash
 
     def _append_result(
@@ -671,13 +591,10 @@ class RedisStore:
         command_id: str,
         prev_hash: str,
         reply: Any,
-        guard: Guard | None,
     ) -> AppendResult:
         """The append script's reply as a result (``ok``, ``dup``) or the error it means."""
         tag = as_text(reply[0])
         if tag == "ok":
-            if guard is not None:
-                guard.passed = True
             return _parse_result(game_id, command_id, reply[1], duplicate=False)
         if tag == "dup":
             return _parse_result(game_id, command_id, reply[1], duplicate=True)
@@ -686,12 +603,6 @@ class RedisStore:
             if actual == 0 and expected_version > 0 and not self._exists(game_id):
                 raise GameNotFound(game_id)
             raise ConcurrencyConflict(game_id, expected_version, actual)
-        if tag == "guard":
-            assert guard is not None
-            raise GuardRefused(
-                f"game {game_id!r}: {guard.key} does not hold that value at {guard.field!r}; "
-                f"nothing was appended"
-            )
         if tag == "compacted":
             raise StoreError(
                 f"game {game_id!r} is finished and compacted (version "

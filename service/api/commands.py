@@ -15,12 +15,10 @@ come as ``If-Match: "<version>"`` (the ETag of the view the client decided on). 
 * the answer carries the new version and the appended events as this seat may see them; a view
   read right after is of the new version (``GameService.view`` renders a version's views for its first
   reader);
-* the rate limits are counted by the append itself where the store can (``service.limits``:
-  ``GATED``), in its round trip, before anything else it checks; a 429 is the answer whatever
-  else the request met, as when they are counted before the view;
-* the seat token is checked by the append itself (``service.auth.seat_guard``): every other
-  answer - a bad body, a conflict, a retry - is given only after ``require_seat`` passed, so a
-  wrong credential gets 401/403/404 first, as on every seat endpoint.
+* before anything else, the rate limits and the seat's token, in one round trip
+  (``service.auth.require_seat_command``): a 429 is the answer whatever else the request met, then
+  a wrong credential gets 401/403/404, as on every seat endpoint; the body, the version and the
+  game are looked at only after both passed.
 """
 
 from __future__ import annotations
@@ -31,9 +29,7 @@ from flask import Blueprint, Response
 
 from engine.canonical import canonical_json
 from events.games.projections import feed_item
-from events.store.port import Gate
-from service import limits
-from service.auth import seat_guard
+from service.auth import require_seat_command
 from service.backend import backend
 from service.errors import Problem
 from service.http import etag, if_match_version, load_body, load_query, respond
@@ -52,18 +48,9 @@ def stored_command_id(seat: int, command_id: str) -> str:
 
 @bp.post("/games/<gid:game_id>/seats/<int:seat>/commands")
 def submit(game_id: str, seat: int) -> Response:
-    with limits.gated() as gate:  # the rate limits counted by the append where the store can
-        return _submit(game_id, seat, gate)
-
-
-def _submit(game_id: str, seat: int, gate: Gate | None) -> Response:
+    require_seat_command(game_id, seat)
     load_query(_empty)
-    guard = seat_guard(game_id, seat)
-    try:
-        body, expected, decision_id = _request()
-    except Exception:
-        guard.check()  # a wrong credential is answered before a bad body
-        raise
+    body, expected, decision_id = _request()
     command = body["command"]
     cid = stored_command_id(seat, body["command_id"])
     out = backend().games.submit(
@@ -74,11 +61,7 @@ def _submit(game_id: str, seat: int, gate: Gate | None) -> Response:
         expected_version=expected,
         actor=f"seat:{seat}",
         decision_id=decision_id,
-        guard=guard,
-        gate=gate,
     )
-    if not guard.passed:
-        guard.check()  # (GameService.submit did: a retry's answer)
     headers = {"ETag": etag(out.version)}
     if out.result.duplicate:
         record = out.envelopes[0].event() if out.envelopes else {}

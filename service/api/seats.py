@@ -32,7 +32,7 @@ from events.games.seeds import withholds
 from service.api.games import game_state, read_summary
 from service.api.links import seat_links
 from service.api.steps import step_view
-from service.auth import bearer_token, is_admin, require_seat, seat_guard
+from service.auth import bearer_token, is_admin, require_seat
 from service.backend import backend
 from service.errors import Problem
 from service.http import etag, load_body, load_query, not_modified, not_modified_response, respond
@@ -200,22 +200,15 @@ def resign(game_id: str, seat: int) -> Response:
     """The seat resigns: the game ends at once and the best of the others wins
     (``engine.leaving``). Answers the game as it now is."""
     load_query(_empty)
-    guard = seat_guard(game_id, seat)
-    try:
-        load_body(_resign_body, optional=True)
-    except Exception:
-        guard.check()
-        raise
+    require_seat(game_id, seat)
+    load_body(_resign_body, optional=True)
     backend().games.submit(
         game_id,
         seat,
         {"kind": "resign"},
         f"seat:{seat}:resign-{secrets.token_hex(8)}",
         actor=f"seat:{seat}",
-        guard=guard,
     )
-    if not guard.passed:
-        guard.check()
     pos, summary = read_summary(game_id)
     return respond(_game, game_state(game_id, summary), status=201)
 

@@ -100,8 +100,8 @@ def test_a_seat_is_claimed_once_and_bot_seats_not_at_all(api: ValidatingClient) 
 def test_tokens_are_stored_only_as_hashes(app: Flask, api: ValidatingClient) -> None:
     gid, tokens = new_game(api, players=2)
     b = app.extensions["rfg"]
-    stored = b.client.hgetall(b.tokens.key(gid))
-    assert b.tokens.key(gid).startswith(f"rfg:{{g:{gid}}}:")
+    stored = b.client.hgetall(b.tokens.records.key(gid))
+    assert b.tokens.records.key(gid).startswith(f"rfg:{{g:{gid}}}:")
     values = {v.decode() for k, v in stored.items() if k.startswith(b"seat:")}
     assert len(values) == 2 and all(len(v) == 64 for v in values)
     assert stored[b"host"] == b"0"  # (the seat claimed first: service.tokens)

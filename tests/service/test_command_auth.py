@@ -1,7 +1,8 @@
-"""A command's seat token is checked by the append itself (``service.auth.seat_guard``), yet every
-answer a wrong credential gets is the one ``require_seat`` gives first: 401/403/404 before a bad
-body, a conflict, an illegal command or a retry's first answer - and nothing is stored. On the
-real Redis (the append script's own check)."""
+"""A command's seat token is checked before the command is looked at
+(``service.auth.require_seat_command``): a wrong credential gets the answer ``require_seat``
+gives, 401/403/404, before a bad body, a conflict, an illegal command or a retry's first answer -
+and nothing is stored. A rotated seat token or a revoked bot token stops working for commands at
+once. On the real Redis."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from bots import get_bot
 from engine.rng import Rng
 
 from .conftest import ValidatingClient, bearer, new_game
+from .test_bot_accounts import external_game, register
 
 
 def _legal(api: ValidatingClient, gid: str, seat: int, token: str) -> tuple[dict[str, Any], int]:
@@ -98,11 +100,28 @@ def test_a_rotated_token_stops_working_for_commands_at_once(real_api: Validating
     assert _post(real_api, gid, 0, new, body).status_code == 201
 
 
-def test_a_whole_game_is_played_with_guarded_appends(real_api: ValidatingClient) -> None:
-    """Every command of a game through the guard: the log is the engine's game."""
-    gid, tokens = new_game(real_api, players=2, seed="command-guarded")
+def test_a_revoked_bot_token_stops_working_for_commands_at_once(
+    real_api: ValidatingClient,
+) -> None:
+    a, b = register(real_api, "a"), register(real_api, "b")
+    gid = external_game(real_api.application, a["account_id"], b["account_id"])
+    view = real_api.get(f"/games/{gid}/seats/0/view", headers=bearer(a["token"])).get_json()
+    options = view["view"]["decision"]["options"]
+    cmd = {"kind": "start_tiles", "development": options[0]["development"]}
+    body = {"command_id": "r1", "expected_version": view["version"], "command": cmd}
+    # another account's token on this seat: 403; the account's own, revoked: 401
+    assert _post(real_api, gid, 0, b["token"], body).status_code == 403
+    real_api.delete(f"/bots/accounts/{a['account_id']}/token", headers=bearer(a["token"]))
+    r = _post(real_api, gid, 0, a["token"], body)
+    assert r.status_code == 401, r.get_json()
+    assert real_api.get(f"/games/{gid}").get_json()["version"] == view["version"]
+
+
+def test_a_whole_game_is_played_through_the_token_check(real_api: ValidatingClient) -> None:
+    """Every command of a game with its seat's token: the log is the engine's game."""
+    gid, tokens = new_game(real_api, players=2, seed="command-token")
     bot, rng = get_bot("random"), Rng(3)
-    state = engine.replay(engine.create("command-guarded", 2, {}, None))
+    state = engine.replay(engine.create("command-token", 2, {}, None))
     n = 0
     while not state.over:
         seat = min(engine.pending(state))

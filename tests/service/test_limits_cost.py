@@ -8,7 +8,7 @@ answers exactly as limits' own sliding-window counter does.
 * each limit is still enforced on that one path, in order (the per-address limit, the bad-token
   lockout, the route's limit), a refused request consuming none of the limits after the one that
   refused it;
-* the counters (``service.limits.SLIDING_WINDOW_LUA``) count, accept and refuse as limits'
+* the counters (``events.store.limits.SLIDING_WINDOW_LUA``) count, accept and refuse as limits'
   ``SlidingWindowCounterRateLimiter`` on its Redis storage does, window shifts included, and
   answer the windows its ``get_window_stats`` reads right after;
 * the headers carry what the store holds after the request.
@@ -320,7 +320,7 @@ def test_the_counters_count_as_limits_does_and_answer_the_window_read_after(
             if step == 4:
                 time.sleep(1.05)  # a 1-second limit: its current window ends; the next hit shifts
             test = step == 3  # a test counts nothing
-            seen, refused = ours.run([(rate, f"k{item.amount}", "t" if test else "h")])
+            seen, refused, _ = ours.run([(rate, f"k{item.amount}", "t" if test else "h")])
             a = refused is None
             b = (theirs.test if test else theirs.hit)(item, f"k{item.amount}")
             results.append((a, b))
@@ -343,7 +343,7 @@ def test_a_window_that_ends_between_the_check_and_the_headers_is_read_shifted(
 ) -> None:
     ours, theirs, _ = both
     (rate,) = rates("x", "5 per 1 second")
-    (seen,), refused = ours.run([(rate, "shift", "h")])
+    (seen,), refused, _ = ours.run([(rate, "shift", "h")])
     assert refused is None and theirs.hit(rate.item, "shift")
     time.sleep(1.05)  # the current window (2 s from its first hit) has less than 1 s left
     storage: Any = theirs.storage
@@ -362,8 +362,8 @@ def test_counters_stop_at_the_first_refusal_or_count_them_all(
     ours, _, _ = both
     one, two = rates("one", "1 per minute")[0], rates("two", "5 per minute")[0]
     assert ours.run([(one, "a", "h"), (two, "a", "h")])[1] is None
-    seen, refused = ours.run([(one, "a", "h"), (two, "a", "h")])
+    seen, refused, _ = ours.run([(one, "a", "h"), (two, "a", "h")])
     assert refused == 0 and len(seen) == 1  # stopped: "two" neither checked nor counted
     assert int(real_redis.get(ours.key("a", two))) == 1
-    seen, refused = ours.run([(one, "a", "h"), (two, "a", "h")], stop=False)
+    seen, refused, _ = ours.run([(one, "a", "h"), (two, "a", "h")], stop=False)
     assert refused == 0 and len(seen) == 2 and int(real_redis.get(ours.key("a", two))) == 2

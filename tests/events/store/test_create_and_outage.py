@@ -221,7 +221,7 @@ def test_a_cluster_failing_over_under_a_write_is_an_outage_not_a_broken_game(
         ts=TS,
         visibility=lambda e: "public",
     )
-    monkeypatch.setattr(store, "_append", _refusing(exc))
+    monkeypatch.setattr(store, "_append_script", _refusing(exc))
     with pytest.raises(type(exc)) as raised:
         store.append(gid, 2, "c1", more)
     assert is_outage(raised.value)

@@ -1,0 +1,219 @@
+"""Seat tokens and bot accounts on the store's Redis: their keys and scripts.
+
+Only digests of secrets are stored (sha256 hex; ``service.tokens`` and ``service.accounts`` make
+the tokens and decide who may do what, through ``SeatTokenStore`` and ``BotAccountStore``).
+
+Seat tokens live in one hash per game, ``<prefix>:{g:<id>}:tokens`` (the game store names it among
+the game's keys, ``RedisStore.game_keys``: it shares the game's hash tag, slot and retention):
+
+* ``seat:<n>``: the digest of the seat's token, written once by a claim (HSETNX: racing claims,
+  one wins) and replaced by a rotation;
+* ``name:<n>``: the display name the seat was claimed under;
+* ``host``: the seat claimed first;
+* ``invite:<n>`` / ``used:<n>``: the digest of the seat's outstanding invite code, and of the
+  one that claimed it.
+
+Bot accounts (store prefix ``rfg``), each key in a slot of its own on a Redis Cluster (no hash tag):
+every operation touches one key per command, in an order that is safe without a transaction:
+
+* ``rfg:botacct:<id>``: hash of name, description, contact, created_at, token (its digest, empty
+  once revoked), revoked_at;
+* ``rfg:botacct-token:<digest>``: the account id of a live token;
+* ``rfg:botacct:<id>:games`` / ``:active``: the games the account is seated in / those not known
+  to be over (the ladder and the challenges add to them, the decisions stream trims ``:active``).
+"""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from events.store.text import text
+
+if TYPE_CHECKING:
+    from events.store.redis_adapter import RedisStore
+
+ROTATE_LUA = """
+-- KEYS: tokens, meta   ARGV: field, new digest, old digest ('' for any: the admin)
+if redis.call('EXISTS', KEYS[2]) == 0 then return 'nogame' end
+local cur = redis.call('HGET', KEYS[1], ARGV[1])
+if not cur then return 'unclaimed' end
+if ARGV[3] ~= '' and cur ~= ARGV[3] then return 'stale' end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+return 'ok'
+"""
+
+CLAIM_LUA = """
+-- KEYS: tokens, meta   ARGV: seat, token digest, the invite digest the caller checked ('' none),
+-- display name ('' none)
+if redis.call('EXISTS', KEYS[2]) == 0 then return 'nogame' end
+local invite = redis.call('HGET', KEYS[1], 'invite:' .. ARGV[1]) or ''
+if invite ~= ARGV[3] then return ARGV[3] == '' and 'invited' or 'used' end
+if redis.call('HSETNX', KEYS[1], 'seat:' .. ARGV[1], ARGV[2]) == 0 then return 'taken' end
+redis.call('HSETNX', KEYS[1], 'host', ARGV[1])
+if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'name:' .. ARGV[1], ARGV[4]) end
+if ARGV[3] ~= '' then
+  redis.call('HDEL', KEYS[1], 'invite:' .. ARGV[1])
+  redis.call('HSET', KEYS[1], 'used:' .. ARGV[1], ARGV[3])
+end
+return 'ok'
+"""
+
+INVITE_LUA = """
+-- KEYS: tokens   ARGV: seat, code digest
+if redis.call('HEXISTS', KEYS[1], 'seat:' .. ARGV[1]) == 1 then return 'taken' end
+redis.call('HSET', KEYS[1], 'invite:' .. ARGV[1], ARGV[2])
+return 'ok'
+"""
+
+
+class SeatHolds:
+    """Whether a seat's stored token digest is a given one: a read that rides in another
+    owner's round trip (``events.store.limits.Read``) or runs alone (``SeatTokenStore.holds``)."""
+
+    def __init__(self, key: str, seat: int, token_digest: str) -> None:
+        self.key, self.field, self.digest = key, f"seat:{seat}", token_digest
+
+    def queue(self, pipe: Any) -> int:
+        pipe.hget(self.key, self.field)
+        return 1
+
+    def answer(self, replies: Sequence[Any]) -> bool:
+        stored = replies[0]
+        return stored is not None and hmac.compare_digest(text(stored), self.digest)
+
+
+class SeatTokenStore:
+    """The seat tokens hash of every game of one game store."""
+
+    def __init__(self, store: RedisStore) -> None:
+        self.store = store
+        self.client = store.client
+        self._rotate = self.client.register_script(ROTATE_LUA)
+        self._claim = self.client.register_script(CLAIM_LUA)
+        self._invite = self.client.register_script(INVITE_LUA)
+
+    def key(self, game_id: str) -> str:
+        return self.store.game_keys(game_id)[4]
+
+    def _meta(self, game_id: str) -> str:
+        return self.store.keys(game_id)[1]
+
+    def seat_holds(self, game_id: str, seat: int, token_digest: str) -> SeatHolds:
+        """The read of whether ``seat``'s token digest is ``token_digest`` (not sent yet)."""
+        return SeatHolds(self.key(game_id), seat, token_digest)
+
+    def holds(self, read: SeatHolds) -> bool:
+        """A ``seat_holds`` read on its own (one round trip)."""
+        return read.answer([self.client.hget(read.key, read.field)])
+
+    def digests(self, game_id: str) -> tuple[bool, dict[int, str]]:
+        """(whether the game exists, seat -> token digest) in one round trip."""
+        pipe = self.client.pipeline(transaction=False)
+        pipe.hgetall(self.key(game_id))
+        pipe.exists(self._meta(game_id))
+        raw, exists = pipe.execute()
+        digests = {
+            int(k.split(":", 1)[1]): text(v)
+            for k, v in ((text(k), v) for k, v in raw.items())
+            if k.startswith("seat:")
+        }
+        return bool(exists), digests
+
+    def fields(self, game_ids: Sequence[str]) -> list[dict[str, str]]:
+        """Every field of several games' hashes (one pipelined round trip)."""
+        pipe = self.client.pipeline(transaction=False)
+        for gid in game_ids:
+            pipe.hgetall(self.key(gid))
+        return [{text(k): text(v) for k, v in raw.items()} for raw in pipe.execute()]
+
+    def field_names(self, game_ids: Sequence[str]) -> list[list[str]]:
+        """The field names of several games' hashes (one pipelined round trip)."""
+        pipe = self.client.pipeline(transaction=False)
+        for gid in game_ids:
+            pipe.hkeys(self.key(gid))
+        return [[text(k) for k in keys] for keys in pipe.execute()]
+
+    def claim(
+        self, game_id: str, seat: int, token_digest: str, invite_digest: str, name: str
+    ) -> str:
+        """Claim ``seat`` for a token digest, the invite it was checked against ('' none) still
+        outstanding: "ok", "nogame", "taken", "invited" (an invite is outstanding and none was
+        given) or "used" (the invite changed meanwhile)."""
+        return text(
+            self._claim(
+                keys=[self.key(game_id), self._meta(game_id)],
+                args=[str(seat), token_digest, invite_digest, name],
+            )
+        )
+
+    def invite(self, game_id: str, seat: int, code_digest: str) -> str:
+        """Record an unclaimed seat's invite code, replacing any earlier one: "ok" or "taken"."""
+        return text(self._invite(keys=[self.key(game_id)], args=[str(seat), code_digest]))
+
+    def rotate(self, game_id: str, seat: int, new_digest: str, old_digest: str) -> str:
+        """Replace a claimed seat's token digest, if it is still ``old_digest`` ('' for any):
+        "ok", "nogame", "unclaimed" or "stale"."""
+        return text(
+            self._rotate(
+                keys=[self.key(game_id), self._meta(game_id)],
+                args=[f"seat:{seat}", new_digest, old_digest],
+            )
+        )
+
+
+def account_games_key(prefix: str, account: str) -> str:
+    """The set of games a bot account is seated in."""
+    return f"{prefix}:botacct:{account}:games"
+
+
+def account_active_key(prefix: str, account: str) -> str:
+    """The set of an account's games not known to be over."""
+    return f"{prefix}:botacct:{account}:active"
+
+
+class BotAccountStore:
+    """Bot accounts and their live tokens' digests under one key prefix."""
+
+    def __init__(self, client: Any, prefix: str) -> None:
+        self.client = client
+        self.prefix = prefix
+
+    def _key(self, account: str) -> str:
+        return f"{self.prefix}:botacct:{account}"
+
+    def _token_key(self, token_digest: str) -> str:
+        return f"{self.prefix}:botacct-token:{token_digest}"
+
+    def create(self, account: str, fields: dict[str, str], token_digest: str) -> None:
+        """Store an account (``fields``, its token's digest among them) and its live token: the
+        account first, then the token that points to it (two slots on a cluster, so no MULTI: a
+        crash in between leaves an account without a working token, never the reverse)."""
+        self.client.hset(self._key(account), mapping={**fields, "token": token_digest})
+        self.client.set(self._token_key(token_digest), account)
+
+    def get(self, account: str) -> dict[str, str]:
+        """An account's fields ({} for none)."""
+        return {text(k): text(v) for k, v in self.client.hgetall(self._key(account)).items()}
+
+    def account_of(self, token_digest: str) -> str | None:
+        """The account whose live token has this digest, or None."""
+        raw = self.client.get(self._token_key(token_digest))
+        return text(raw) if raw is not None else None
+
+    def revoke(self, account: str, revoked_at: str) -> None:
+        """The account's token stops working (first: two slots on a cluster, no MULTI)."""
+        raw = self.client.hget(self._key(account), "token")
+        if raw:
+            self.client.delete(self._token_key(text(raw)))
+        self.client.hset(self._key(account), mapping={"token": "", "revoked_at": revoked_at})
+
+    def active_games(self, account: str) -> list[str]:
+        return sorted(
+            text(g) for g in self.client.smembers(account_active_key(self.prefix, account))
+        )
+
+    def finished(self, account: str, game_id: str) -> None:
+        """``game_id`` is over: off the account's active games."""
+        self.client.srem(account_active_key(self.prefix, account), game_id)
