@@ -125,3 +125,19 @@ def test_the_spec_lists_every_event_type_the_feed_can_carry() -> None:
         "FeedItem.type in openapi.yaml lists the engine's event types (engine/fold.py): add "
         f"{sorted(engine_types - set(listed))}, drop {sorted(set(listed) - engine_types)}"
     )
+
+
+def test_the_view_route_and_the_turn_signal_serve_the_stored_view_as_it_is(
+    api: ValidatingClient, app: Flask
+) -> None:
+    """The projection renders a seat's view once; ``GET .../view`` and the turn signal splice
+    those bytes into their answers without decoding and encoding them again."""
+    gid, tokens = new_game(api, players=2, seed="turn-signal-bytes")
+    (data,) = [d for k, d, _i in _stream(api, gid, 0, tokens[0], None) if k == "decision"]
+    r = api.get(f"/games/{gid}/seats/0/view", headers=bearer(tokens[0]))
+    stored = app.extensions["rfg"].store.get_view(gid, "seat:0")
+    assert stored is not None and stored[0] == r.get_json()["version"]
+    assert f'"view":{stored[1]}' in r.get_data(as_text=True)
+    assert f'"view":{stored[1]}' in data
+    public = app.extensions["rfg"].store.get_view(gid, "public")
+    assert f'"view":{public[1]}' in api.get(f"/games/{gid}/view").get_data(as_text=True)
