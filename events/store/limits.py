@@ -116,7 +116,7 @@ class Count:
 
 #: a counter's window as the script answers it: (previous count, its ttl ms, current count, its
 #: ttl ms); a ttl below 0 means no key
-Window = tuple[int, int, int, int]
+WindowReply = tuple[int, int, int, int]
 
 
 class Read(Protocol[T_co]):
@@ -145,7 +145,7 @@ class RateLimitStore:
 
     def count(
         self, counts: Sequence[Count], stop: bool = True, beside: Read[T] | None = None
-    ) -> tuple[list[Window], int | None, T | None]:
+    ) -> tuple[list[WindowReply], int | None, T | None]:
         """Check the counters in order (hits count, tests do not), stopping at the first that
         refuses when ``stop``: (the window of each counter checked, the index of the first that
         refused, ``beside``'s answer). One script call on one Redis, with ``beside`` in the same
@@ -156,7 +156,7 @@ class RateLimitStore:
                 return (*self._windows(self._count(*self._call(counts, stop))), None)
             got, answer = self._with(counts, stop, beside)
             return (*self._windows(got), answer)
-        windows: list[Window] = []
+        windows: list[WindowReply] = []
         refused: int | None = None
         for group in _by_owner(counts):
             seen, first = self._windows(self._count(*self._call(group, stop)))
@@ -201,7 +201,7 @@ class RateLimitStore:
         raise redis.exceptions.NoScriptError("the counting script could not be loaded")
 
     @staticmethod
-    def _windows(got: Sequence[Any]) -> tuple[list[Window], int | None]:
+    def _windows(got: Sequence[Any]) -> tuple[list[WindowReply], int | None]:
         windows = [
             (int(got[j]), int(got[j + 1]), int(got[j + 2]), int(got[j + 3]))
             for j in range(1, len(got), 4)
