@@ -68,9 +68,6 @@ mtime  # service/api/docs.py _page
 _.played_on  # workers/turns.py Outcome, in each job's result
 _.number  # engine/catalogue.py Faction
 
-# registered by decorator (an upcaster registry of a test)
-faces_to_list  # tests/events/store/test_event_store_contract.py
-add_count
 # names of a tuple that a test unpacks and uses only in part
 other_gid  # tests/service/test_auth.py
 v0  # tests/service/test_commands.py

@@ -264,7 +264,7 @@ def run_setup(kind: str, args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         store = events.store.RedisStore(client, prefix=prefix)
         commands = events_n = 0
         for gid in gids:
-            envs = store.read(gid, upcast=False)
+            envs = store.read(gid)
             events_n += len(envs)
             commands += len({e.command_id for e in envs})
         lat.sort()
@@ -383,7 +383,7 @@ def _play_netns(
         store = events.store.RedisStore(client, prefix=dep.prefix)
         commands = events_n = 0
         for gid in gids:
-            envs = store.read(gid, upcast=False)
+            envs = store.read(gid)
             events_n += len(envs)
             commands += len({e.command_id for e in envs})
         client.close()

@@ -13,7 +13,7 @@ contracts check that):
   (``redis_adapter``, also on a Redis Cluster), ``connect`` (a store URL to a redis-py client),
   the embedded server, client timeouts, compaction, outage detection, and the job-latency
   histogram the workers and the API share;
-* ``events.envelope`` - the stored form of one event: envelope, canonical JSON, hash chain,
-  upcasters; ``events.errors`` - the errors of this layer;
+* ``events.envelope`` - the stored form of one event: envelope, canonical JSON, hash chain;
+  ``events.errors`` - the errors of this layer;
 * ``events.config`` - the configuration: every ``RFG_*`` environment variable, read in one place.
 """

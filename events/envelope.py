@@ -1,5 +1,5 @@
 """The event envelope: what one stored event looks like, its canonical JSON and hash chain,
-and the registry of upcasters that bring old payload versions up to date on read.
+as the store writes and reads it.
 
 The engine produces bare event dicts such as ``{"type": "DiceRolled", "v": 1, ...}``; the caller
 wraps them (``seal_batch``) into envelopes carrying game id, sequence number, visibility, command
@@ -8,8 +8,8 @@ id, actor, timestamp and the hash chain, and hands those to an ``EventStore``.
 Hash chain: ``hash = sha256(canonical_json(envelope without "hash"))``, where the body includes
 ``prev_hash`` (the previous envelope's ``hash``; ``GENESIS_HASH`` for seq 1). Canonical JSON is
 ``json.dumps(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)`` encoded
-as UTF-8. The hash covers the payload as written; an upcast envelope keeps the original hash, so
-verify the chain on envelopes read with ``upcast=False``.
+as UTF-8. The hash covers the payload as written; a stored envelope is read back unchanged, so
+``verify_chain`` runs on what the store returns.
 
 The bytes are written by ``engine.canonical``, the project's one canonical JSON
 (``tests/events/test_envelope_sealing.py`` checks them on whole games and on the edge cases).
@@ -17,7 +17,6 @@ The bytes are written by ``engine.canonical``, the project's one canonical JSON
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
 import re
@@ -31,7 +30,7 @@ from typing import Any
 import orjson
 
 from engine.canonical import canonical_bytes, canonical_json
-from events.errors import ChainBroken, InvalidBatch, UpcastError
+from events.errors import ChainBroken, InvalidBatch
 
 GENESIS_HASH = "0" * 64
 """``prev_hash`` of the first envelope (seq 1) of every game."""
@@ -301,8 +300,7 @@ def verify_chain(
     """Check seq contiguity, ``prev_hash`` links and every ``hash``; return the last hash.
 
     For a stream read from the start use the defaults; for a slice read ``after=n`` pass the
-    hash of envelope ``n`` and ``first_seq=n + 1``. Raises ``ChainBroken``. Verify envelopes
-    read with ``upcast=False``: upcasting changes the payload but keeps the original hash.
+    hash of envelope ``n`` and ``first_seq=n + 1``. Raises ``ChainBroken``.
     """
     link = prev_hash
     for expected_seq, env in enumerate(envelopes, start=first_seq):
@@ -314,71 +312,3 @@ def verify_chain(
             raise ChainBroken(env.game_id, env.seq, "hash does not match the envelope's content")
         link = env.hash
     return link
-
-
-Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
-
-
-class UpcasterRegistry:
-    """Functions ``(event type, from_version) -> payload -> payload of from_version + 1``.
-
-    ``upcast`` applies them in a chain until no upcaster is registered for the envelope's
-    current version, so readers always see the newest schema.
-    """
-
-    def __init__(self) -> None:
-        self._fns: dict[tuple[str, int], Upcaster] = {}
-        self._types: set[str] = set()
-
-    def add(self, event_type: str, from_version: int, fn: Upcaster) -> None:
-        key = (event_type, from_version)
-        if key in self._fns:
-            raise ValueError(
-                f"an upcaster for {event_type} v{from_version} is already registered; "
-                f"there must be exactly one step from each version"
-            )
-        self._fns[key] = fn
-        self._types.add(event_type)
-
-    def register(self, event_type: str, from_version: int) -> Callable[[Upcaster], Upcaster]:
-        """Decorator form of ``add``."""
-
-        def deco(fn: Upcaster) -> Upcaster:
-            self.add(event_type, from_version, fn)
-            return fn
-
-        return deco
-
-    def current_version(self, event_type: str, version: int) -> int:
-        while (event_type, version) in self._fns:
-            version += 1
-        return version
-
-    def upcast(self, env: Envelope) -> Envelope:
-        """``env`` brought to the newest schema version (the same object if already current)."""
-        if env.type not in self._types or (env.type, env.schema_version) not in self._fns:
-            return env
-        payload = copy.deepcopy(env.payload)
-        version = env.schema_version
-        while (fn := self._fns.get((env.type, version))) is not None:
-            try:
-                payload = fn(payload)
-            except Exception as exc:
-                raise UpcastError(
-                    f"upcaster {env.type} v{version}->v{version + 1} failed on seq {env.seq} "
-                    f"of game {env.game_id!r}: {exc!r}; fix the upcaster"
-                ) from exc
-            if not isinstance(payload, dict):
-                raise UpcastError(
-                    f"upcaster {env.type} v{version}->v{version + 1} returned "
-                    f"{type(payload).__name__}, not a payload dict; it must return the new payload"
-                )
-            version += 1
-        return replace(env, schema_version=version, payload=payload)
-
-    def __len__(self) -> int:
-        return len(self._fns)
-
-
-UPCASTERS = UpcasterRegistry()
-"""The process-wide registry stores use unless given another one."""

@@ -90,9 +90,5 @@ class ChainBroken(StoreError):
         )
 
 
-class UpcastError(StoreError):
-    """An upcaster failed or produced something that is not a payload dict."""
-
-
 class EmbeddedServerError(StoreError):
     """The embedded Redis-compatible server could not be found or started."""

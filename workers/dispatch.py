@@ -46,7 +46,13 @@ from rq.job import Job, JobStatus
 import engine
 from engine.state import GameState
 from events.games.service import Change, utc_now
-from events.games.time_control import BOT_ACTOR_PREFIX, TIMEOUT_ACTOR, Clocks, seat_kinds
+from events.games.time_control import (
+    BOT_ACTOR_PREFIX,
+    TIMEOUT_ACTOR,
+    Clocks,
+    seat_kinds,
+    worker_plays,
+)
 
 from .agenda import Agenda
 from .settings import WorkerSettings
@@ -85,13 +91,15 @@ class Plan:
 def plan_decision(
     game_id: str, state: GameState, clocks: Clocks, seat: int, default_bot: str
 ) -> Plan | None:
-    """The plan for ``seat``'s pending decision, or None if a person owes it with no deadline."""
+    """The plan for ``seat``'s pending decision (``worker_plays``), or None if a person or an
+    external program owes it with no deadline."""
     sc = clocks.seats[seat]
-    if sc.decision_id is None:
+    player = worker_plays(state, clocks, seat)
+    if player is None or sc.decision_id is None:
         return None
-    table = state.table
-    kind = seat_kinds(table, len(state.players))[seat]
-    if kind == "bot" or sc.abandoned:
+    if player == "bot":
+        table = state.table
+        kind = seat_kinds(table, len(state.players))[seat]
         bot = table["seats"][seat]["bot"] if kind == "bot" else table.get("abandoned_bot")
         name = str(bot or default_bot)
         actor = f"{BOT_ACTOR_PREFIX}{name}"
@@ -169,15 +177,11 @@ class Dispatcher:
         everything. A decision whose dispatch was lost is found by the sweep.
         """
         if change.game_id in self.kept or change.unattended:
-            return  # (played on by a job of this process / nothing for a worker: see unattended)
+            # (played on by a job of this process / nothing for a worker:
+            # ``events.games.time_control.unattended``)
+            return
         fresh = None if change.duplicate else change.version
         self.dispatch(change.game_id, change.state, change.clocks, change.version, fresh=fresh)
-
-    def unattended(self, game_id: str, state: GameState, clocks: Clocks) -> bool:
-        """``Games.unattended``: no decision of ``state`` needs a worker (no bot seat, no
-        abandoned seat, no clock owes one), so its append need not be dispatched: the store
-        records the version as unattended and the sweep does not look at the game for it."""
-        return not state.over and not plans(game_id, state, clocks, self.settings.default_bot)
 
     def dispatch(
         self,
@@ -188,10 +192,12 @@ class Dispatcher:
         *,
         rescue: bool = False,
         fresh: int | None = None,
+        game_plans: list[Plan] | None = None,
     ) -> list[str]:
         """Make sure every pending decision has its job; returns the job ids enqueued now.
 
-        ``fresh``: only enqueue decisions that became pending at that version.
+        ``fresh``: only enqueue decisions that became pending at that version. ``game_plans``:
+        ``plans`` of this state when the caller has them already.
         """
         if state.over:
             self.agenda.finish(game_id)
@@ -200,7 +206,8 @@ class Dispatcher:
         s = self.settings
         enqueued = []
         due = now.timestamp() + s.recheck
-        game_plans = plans(game_id, state, clocks, s.default_bot)
+        if game_plans is None:
+            game_plans = plans(game_id, state, clocks, s.default_bot)
         if s.play_on > 0 and not clocks.pace_ms and bots_only(state, game_plans):
             # one job keeps the game and plays every bot decision on (workers.turns)
             game_plans = [next_plan(game_plans)]

@@ -69,7 +69,6 @@ class Runtime:
             if faults.HOOKS.active:  # crash tests: die between an append and its dispatch
                 self.games.subscribe(faults.HOOKS.after_append)
             self.games.subscribe(self.dispatcher.after_append)
-            self.games.unattended = self.dispatcher.unattended
 
     @classmethod
     def from_url(
@@ -136,5 +135,4 @@ def attach(
         Queue(settings.queue, connection=q_client), settings, games.clock, store_client=client
     )
     games.subscribe(dispatcher.after_append)
-    games.unattended = dispatcher.unattended
     return dispatcher

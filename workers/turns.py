@@ -1,24 +1,27 @@
 """Playing one pending decision: the body of every bot and timeout job.
 
 The job names the decision (game, seat, the version at which it became pending). It loads the
-game, checks that this very decision is still owed (else it does nothing: the game moved on),
-derives the plan (``dispatch.plan_decision``: who plays and under which command id), lets the
-bot or the timeout policy choose from the seat's own legal choices and view, and submits through
-``GameService.submit`` - the same command path as a person - with the version it decided on. A
-``ConcurrencyConflict`` (another seat acted meanwhile) means: reload and decide again. An
-``IllegalCommand`` means a bot produced an illegal move: a bug, logged loudly and never retried.
+game and plans it once (``Loaded``: ``dispatch.plans``, who plays each owed decision and under
+which command id), checks that this very decision is still owed (else it does nothing: the game
+moved on), lets the bot or the timeout policy choose from the seat's own legal choices and view,
+and submits through ``GameService.submit`` - the same command path as a person - with the version
+it decided on. A ``ConcurrencyConflict`` (another seat acted meanwhile) means: load again and
+decide again. An ``IllegalCommand`` means a bot produced an illegal move: a bug, logged loudly
+and never retried.
 
 **Playing on.** When every decision the game owes is a built-in bot's (``dispatch.bots_only``),
 the job keeps the game: it takes the game's keeper lease (``<prefix>:{g:<id>}:keeper``, SET NX
 PX ``stale_after``), and after its own decision plays the next one and the next, each through
-the same ``_play_one`` (decided on the loaded state, ``GameService.submit`` with the version it decided
-on and the command id ``bot:<seat>:<decision_id>``: one append per command, views and clocks as for a
-job), taking the oldest pending decision first (``dispatch.next_plan``, the order a FIFO queue of
+the same ``_play_one`` (decided on the game as this process cached it after the last append,
+since the lease keeps other writers away; ``GameService.submit`` with the version it decided on
+and the command id ``bot:<seat>:<decision_id>``: one append per command, views and clocks as for
+a job), taking the oldest pending decision first (``dispatch.next_plan``, the order a FIFO queue of
 one job per decision reaches them, so the log is the same). While it keeps the game, its
 appends enqueue nothing (``Dispatcher.kept``) and the sweep leaves the game alone (the lease).
 It stops when a person, an external program or a deadline is owed, after ``settings.play_on``
 seconds, or when the game ends; then it releases the lease and dispatches the game again
-(``fresh=None``), so the rest goes back to the queue behind other games. A killed worker's lease
+(``fresh=None``; with the state and plans it stopped at, when it stopped for what the game owes),
+so the rest goes back to the queue behind other games. A killed worker's lease
 expires after ``stale_after``; the sweep then finds the game (its version moved past the one
 last dispatched) and enqueues the pending decisions again.
 """
@@ -34,6 +37,7 @@ from typing import Any
 import engine
 from engine.rng import Rng
 from engine.state import GameState
+from events.games.time_control import Clocks
 from events.store import ConcurrencyConflict, GameNotFound
 
 from .dispatch import Plan, bots_only, keeper_key, next_plan, plan_decision, plans
@@ -77,38 +81,62 @@ return 0
 """
 
 
+@dataclass(frozen=True)
+class Loaded:
+    """A game as a job loaded it (read it, never change it) and what it owes the workers
+    (``dispatch.plans``): each state is loaded once and planned once."""
+
+    state: GameState
+    version: int
+    clocks: Clocks
+    plans: list[Plan]
+
+    @classmethod
+    def load(cls, rt: Runtime, game_id: str, *, cached: bool = False) -> Loaded:
+        """The game from the store (one round trip), or, ``cached``, as this process last saw it
+        when it has it (a job that keeps the game: nobody else appends). Raises
+        ``GameNotFound``."""
+        found = rt.games.peek(game_id) if cached else None
+        state, version, clocks = found or rt.games.load_clocks(game_id)
+        return cls(state, version, clocks, plans(game_id, state, clocks, rt.settings.default_bot))
+
+    def plan(self, rt: Runtime, game_id: str, seat: int) -> Plan | None:
+        """``seat``'s plan (None: a person owes the decision with no deadline)."""
+        for p in self.plans:
+            if p.seat == seat:
+                return p
+        # (a paced bot the plans hold back for another one: its own job plays it when due)
+        return plan_decision(game_id, self.state, self.clocks, seat, rt.settings.default_bot)
+
+
 def play(rt: Runtime, game_id: str, seat: int, decision_id: int, hooks: Any = None) -> Outcome:
     """Play ``seat``'s decision that became pending at version ``decision_id``, if still owed; then,
     if the game owes only built-in bots' decisions and no other job keeps it, play on."""
-    if rt.settings.play_on <= 0:
-        return _play_one(rt, game_id, seat, decision_id, hooks)
     try:
-        state, _version, clocks = rt.games.load_clocks(game_id)
+        game = Loaded.load(rt, game_id)
     except GameNotFound:
         return Outcome("gone", game_id, seat, decision_id)
-    if clocks.pace_ms or not bots_only(
-        state, plans(game_id, state, clocks, rt.settings.default_bot)
-    ):
+    if rt.settings.play_on <= 0 or game.clocks.pace_ms or not bots_only(game.state, game.plans):
         # (a paced game's next bot decision is scheduled when this one is stored: no playing on)
-        return _play_one(rt, game_id, seat, decision_id, hooks)
+        return _play_one(rt, game_id, game, seat, decision_id, hooks)
     lease_ms = max(100, int(rt.settings.stale_after * 1000))
     key = keeper_key(rt.settings.prefix, game_id)
     token = secrets.token_hex(8).encode()
     if not rt.client.set(key, token, nx=True, px=lease_ms):
         # another job keeps the game: play this decision (if still owed) and nothing more
-        return _play_one(rt, game_id, seat, decision_id, hooks)
+        return _play_one(rt, game_id, game, seat, decision_id, hooks)
     dispatcher = rt.dispatcher
     dispatcher.kept.add(game_id)
     released = False
     try:
-        outcome = _play_one(rt, game_id, seat, decision_id, hooks)
+        outcome = _play_one(rt, game_id, game, seat, decision_id, hooks)
         if outcome.status not in ("played", "duplicate", "moved_on"):
             return outcome
-        outcome.played_on = _play_on(rt, game_id, key, token, lease_ms, hooks)
+        outcome.played_on, last = _play_on(rt, game_id, key, token, lease_ms, hooks)
         dispatcher.kept.discard(game_id)
         rt.client.eval(_RELEASE_LUA, 1, key, token)
         released = True
-        _hand_back(rt, game_id)
+        _hand_back(rt, game_id, last)
         return outcome
     finally:
         dispatcher.kept.discard(game_id)
@@ -119,9 +147,11 @@ def play(rt: Runtime, game_id: str, seat: int, decision_id: int, hooks: Any = No
                 log.warning("could not release the keeper lease of %s", game_id)
 
 
-def _play_on(rt: Runtime, game_id: str, key: str, token: bytes, lease_ms: int, hooks: Any) -> int:
+def _play_on(
+    rt: Runtime, game_id: str, key: str, token: bytes, lease_ms: int, hooks: Any
+) -> tuple[int, Loaded | None]:
     """Play the game's next bot decision until it owes something else or the budget is spent;
-    returns how many were played."""
+    returns how many were played, and the game it stopped at when it loaded that one."""
     started = time.monotonic()
     stop_at = started + rt.settings.play_on
     renew_every = lease_ms / 3000.0
@@ -130,7 +160,7 @@ def _play_on(rt: Runtime, game_id: str, key: str, token: bytes, lease_ms: int, h
     while True:
         now = time.monotonic()
         if now >= stop_at:
-            return played
+            return played, None
         if now - renewed >= renew_every:
             if not rt.client.eval(_RENEW_LUA, 1, key, token, lease_ms):
                 log.warning(
@@ -139,56 +169,50 @@ def _play_on(rt: Runtime, game_id: str, key: str, token: bytes, lease_ms: int, h
                     game_id,
                     lease_ms,
                 )
-                return played
+                return played, None
             renewed = now
         try:
             # the lease keeps other writers away: the cached game is the stored one
-            state, _version, clocks = rt.games.peek(game_id) or rt.games.load_clocks(game_id)
+            game = Loaded.load(rt, game_id, cached=True)
         except GameNotFound:
-            return played
-        if state.over:
-            return played
-        game_plans = plans(game_id, state, clocks, rt.settings.default_bot)
-        if not bots_only(state, game_plans):
-            return played
-        nxt = next_plan(game_plans)
-        outcome = _play_one(rt, game_id, nxt.seat, nxt.decision_id, hooks, trust=True)
+            return played, None
+        if game.state.over or not bots_only(game.state, game.plans):
+            return played, game
+        nxt = next_plan(game.plans)
+        outcome = _play_one(rt, game_id, game, nxt.seat, nxt.decision_id, hooks)
         if outcome.status not in ("played", "duplicate", "moved_on"):
-            return played
+            return played, None
         played += outcome.status == "played"
 
 
-def _hand_back(rt: Runtime, game_id: str) -> None:
-    """Dispatch the game as it is now: what is still owed goes back to the queue (or to its
-    deadline), and the agenda learns the version."""
+def _hand_back(rt: Runtime, game_id: str, last: Loaded | None) -> None:
+    """Dispatch the game as it is now (``last``: as playing on left it, else loaded): what is
+    still owed goes back to the queue (or to its deadline), and the agenda learns the version."""
     try:
-        state, version, clocks = rt.games.load_clocks(game_id)
+        game = last or Loaded.load(rt, game_id)
     except GameNotFound:
         return
-    rt.dispatcher.dispatch(game_id, state, clocks, version)
+    rt.dispatcher.dispatch(game_id, game.state, game.clocks, game.version, game_plans=game.plans)
 
 
 def _play_one(
-    rt: Runtime, game_id: str, seat: int, decision_id: int, hooks: Any = None, trust: bool = False
+    rt: Runtime, game_id: str, game: Loaded, seat: int, decision_id: int, hooks: Any = None
 ) -> Outcome:
-    """Play ``seat``'s decision that became pending at version ``decision_id``, if still owed.
-
-    ``trust``: decide first on the cached game without asking the store (a job playing on holds
-    the game's lease, so nobody else appends; the append checks the version regardless, and a
-    conflict reloads)."""
+    """Play ``seat``'s decision that became pending at version ``decision_id``, if still owed,
+    deciding on ``game`` (the append checks the version; a conflict loads the game again)."""
     games = rt.games
-    for _ in range(max(1, rt.settings.conflict_retries)):
-        peeked = games.peek(game_id) if trust else None
-        trust = False
-        try:
-            state, version, clocks = peeked or games.load_clocks(game_id)
-        except GameNotFound:
-            return Outcome("gone", game_id, seat, decision_id)
+    for attempt in range(max(1, rt.settings.conflict_retries)):
+        if attempt:  # (another seat acted meanwhile)
+            try:
+                game = Loaded.load(rt, game_id)
+            except GameNotFound:
+                return Outcome("gone", game_id, seat, decision_id)
+        state, version, clocks = game.state, game.version, game.clocks
         if state.over:
             return Outcome("over", game_id, seat, decision_id)
         if seat not in engine.pending(state) or clocks.seats[seat].decision_id != decision_id:
             return Outcome("moved_on", game_id, seat, decision_id)
-        plan = plan_decision(game_id, state, clocks, seat, rt.settings.default_bot)
+        plan = game.plan(rt, game_id, seat)
         if plan is None:
             return Outcome("not_ours", game_id, seat, decision_id)
         if plan.at is not None and rt.clock() < plan.at:

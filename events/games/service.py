@@ -45,7 +45,7 @@ from events.games.projections import (
 )
 from events.games.seeds import SeedHolds, reveals, withheld_line, withhold, withhold_item
 from events.games.steps import Steps
-from events.games.time_control import Clocks, validate_table
+from events.games.time_control import Clocks, unattended, validate_table
 from events.games.time_control import fold as fold_clocks
 from events.store.port import AppendResult, EventStore
 from events.verify.replay import CREATE_COMMAND_ID, signed_result
@@ -93,91 +93,28 @@ class Change:
 Listener = Callable[[Change], None]
 
 
-class _Command:
-    """One command on its way through ``GameService.submit``: what was asked and how far it got."""
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """One game as this process last saw it: its state and seat clocks at ``version``, the hash
+    the next append chains to and the game's first and last timestamps. Never changed once
+    cached: a command folds into copies and caches a new snapshot. ``memo`` is what rendering the
+    game's views may reuse (``ViewMemo``); it is handed on from one version's snapshot to the
+    next."""
 
-    __slots__ = (
-        "game_id",
-        "seat",
-        "command",
-        "command_id",
-        "expected_version",
-        "decision_id",
-        "actor",
-        "cached",
-        "caught_up",
-        "conflicts",
-        "unattended",
-    )
+    state: GameState
+    version: int
+    last_hash: str
+    last_ts: str
+    created_at: str
+    clocks: Clocks
+    memo: ViewMemo = field(default_factory=ViewMemo)
 
-    def __init__(
-        self,
-        game_id: str,
-        seat: int,
-        command: dict[str, Any],
-        command_id: str,
-        expected_version: int | None,
-        decision_id: int | None,
-        actor: str | None,
-    ) -> None:
-        self.game_id = game_id
-        self.seat = seat
-        self.command = command
-        self.command_id = command_id
-        self.expected_version = expected_version
-        self.decision_id = decision_id
-        self.actor = actor
-        #: the game as this process knows it (replaced, never changed, when caught up)
-        self.cached: _Cached | None = None
-        #: whether the cached game was read from the store during this command
-        self.caught_up = False
-        #: appends refused because the game moved on (without ``expected_version``)
-        self.conflicts = 0
-        #: stored as needing no worker (``Games.unattended``)
-        self.unattended = False
-
-    @property
-    def entry(self) -> _Cached:
-        assert self.cached is not None, "the command path starts from a cached game"
-        return self.cached
-
-
-class _Again(Exception):
-    """The game was caught up: decide the command again on it."""
-
-
-class _Replayed(Exception):
-    """The command id was applied before: answer with its first result."""
-
-    def __init__(self, result: AppendResult) -> None:
-        super().__init__(result.command_id)
-        self.result = result
-
-
-class _Cached:
-    """One game as this process last saw it; never changed once cached (callers copy). ``memo``
-    is what rendering the game's views may reuse (``ViewMemo``); it is handed on from one
-    version's entry to the next."""
-
-    __slots__ = ("state", "version", "last_hash", "last_ts", "created_at", "clocks", "memo")
-
-    def __init__(
-        self,
-        state: GameState,
-        version: int,
-        last_hash: str,
-        last_ts: str,
-        created_at: str,
-        clocks: Clocks,
-        memo: ViewMemo | None = None,
-    ) -> None:
-        self.state = state
-        self.version = version
-        self.last_hash = last_hash
-        self.last_ts = last_ts
-        self.created_at = created_at
-        self.clocks = clocks
-        self.memo = ViewMemo() if memo is None else memo
+    def decision(self, seat: int) -> tuple[int | None, str | None]:
+        """The id and kind of ``seat``'s pending decision ((None, None): it owes none)."""
+        seats = self.clocks.seats
+        if not 0 <= seat < len(seats) or seats[seat].decision_id is None:
+            return None, None
+        return seats[seat].decision_id, seats[seat].kind
 
 
 class GameService:
@@ -194,7 +131,7 @@ class GameService:
         #: the seats' display names of a game, rendered into its views (None: no names)
         self.names = names
         self.clock = clock
-        self._cache: OrderedDict[str, _Cached] = OrderedDict()
+        self._cache: OrderedDict[str, Snapshot] = OrderedDict()
         self._cache_size = cache_size
         self._lock = threading.Lock()
         #: called after every stored creation or command (``workers`` enqueues bot turns and
@@ -276,8 +213,8 @@ class GameService:
         if result.duplicate:  # a retry: the game stored first is the game
             self.forget(game_id)
             if self.listeners:  # (the first attempt may have failed before telling them)
-                state, version, _, _, clocks = self._load(game_id)
-                self._notify(Change(game_id, version, state, clocks, duplicate=True))
+                game = self._current(game_id)
+                self._notify(Change(game_id, game.version, game.state, game.clocks, duplicate=True))
             return game_id, result.last_seq
         self._remember(game_id, state, envs[-1], now, clocks, memo)
         self._notify(Change(game_id, envs[-1].seq, state, clocks))
@@ -286,13 +223,13 @@ class GameService:
     # --- loading ---------------------------------------------------------------------------
     def load(self, game_id: str) -> tuple[GameState, int, str]:
         """The game's current state (a private copy), version and head hash."""
-        state, version, last_hash, _, _ = self._load(game_id)
-        return state, version, last_hash
+        game = self._current(game_id)
+        return game.state.copy(), game.version, game.last_hash
 
     def load_clocks(self, game_id: str) -> tuple[GameState, int, Clocks]:
         """The game's current state, version and seat clocks (private copies)."""
-        state, version, _, _, clocks = self._load(game_id)
-        return state, version, clocks
+        game = self._current(game_id)
+        return game.state.copy(), game.version, game.clocks.copy()
 
     def peek(self, game_id: str) -> tuple[GameState, int, Clocks] | None:
         """The game as this process last saw it, without asking the store; None if it is not
@@ -316,16 +253,6 @@ class GameService:
         view: dict[str, Any] | None = seen[1].get(seat)
         return view
 
-    def _load(self, game_id: str) -> tuple[GameState, int, str, str, Clocks]:
-        _previous, entry = self._catch_up(game_id, self._cached(game_id), None)
-        return (
-            entry.state.copy(),
-            entry.version,
-            entry.last_hash,
-            entry.created_at,
-            entry.clocks.copy(),
-        )
-
     def _remember(
         self,
         game_id: str,
@@ -334,9 +261,17 @@ class GameService:
         created: str,
         clocks: Clocks,
         memo: ViewMemo | None = None,
-    ) -> _Cached:
+    ) -> Snapshot:
         """Cache the game at ``last`` (its newest envelope)."""
-        entry = _Cached(state, last.seq, last.hash, last.ts, created, clocks, memo)
+        entry = Snapshot(
+            state,
+            last.seq,
+            last.hash,
+            last.ts,
+            created,
+            clocks,
+            ViewMemo() if memo is None else memo,
+        )
         with self._lock:
             self._cache[game_id] = entry
             self._cache.move_to_end(game_id)
@@ -373,200 +308,161 @@ class GameService:
         ``bot:<name>`` and ``timeout``). Raises ``engine.IllegalCommand`` (nothing stored),
         ``ConcurrencyConflict`` when the game moved past ``expected_version``, ``GameNotFound``.
 
-        Round trips: the cached state is trusted optimistically, because the append itself
-        checks the command id and the version atomically. A cache known to be behind (the client
-        saw a later version) is caught up first in one round trip; a cache found behind by the
-        append is caught up and the command decided again (only without ``expected_version``:
-        with it, the client decided on an older version and gets the conflict).
+        Load, decide, append, publish. The cached game is trusted, because the append checks the
+        command id and the version atomically; it is read from the store first (one round trip,
+        which also finds the command id's earlier result) when there is none or the client saw a
+        later version, and again before a decision it says is not the seat's, or a command it
+        finds illegal, is refused. An append that finds the game moved on is final with
+        ``expected_version`` (the client decided on an older version); without it the game is
+        read again and the command decided again, ``_MAX_ATTEMPTS`` times at most. A command id
+        applied before is answered with its first result, whenever that is found.
         """
-        cmd = _Command(game_id, seat, command, command_id, expected_version, decision_id, actor)
-        return self._run(cmd)
+        game = self._cached(game_id)
+        seen = expected_version if expected_version is not None else decision_id
+        behind = game is not None and seen is not None and seen > game.version
+        fresh = False  # whether ``game`` was read from the store during this command
+        conflicts = 0
+        while True:
+            # load: the cached game, read from the store when there is none or it is behind
+            if behind or game is None:
+                previous, game = self._catch_up(game_id, game, command_id)
+                if previous is not None:
+                    return self._replay(game_id, previous)
+                behind, fresh = False, True
 
-    def _run(self, cmd: _Command) -> Submitted:
-        """The command path: start from the cached game (caught up if known behind), then
-        attempt - check, decide, seal, project, append - until one attempt is stored; a command
-        id applied before is answered with its first result instead."""
-        try:
-            self._start(cmd)
-            while True:
-                try:
-                    return self._attempt(cmd)
-                except _Again:
+            # decide: on the version the client saw, for the decision it answers
+            refusal: ConcurrencyConflict | DecisionChanged | None = None
+            current, kind = game.decision(seat)
+            if expected_version is not None and expected_version != game.version:
+                refusal = ConcurrencyConflict(game_id, expected_version, game.version)
+            elif decision_id is not None and decision_id != current:
+                if not fresh:  # (the cached game may be behind)
+                    behind = True
                     continue
-        except _Replayed as replayed:
-            return self._duplicate(cmd.game_id, replayed.result)
+                refusal = DecisionChanged(game_id, seat, decision_id, current, kind, game.version)
+            if refusal is not None:  # unless the command id was applied before
+                previous = self.store.command_result(game_id, command_id)
+                if previous is None:
+                    raise refusal
+                return self._replay(game_id, previous)
+            decided = self._decide(game_id, game, seat, command, command_id, actor, final=fresh)
+            if decided is None:  # illegal on a cached game that may be behind
+                behind = True
+                continue
+            state, clocks, envs = decided
+            quiet = unattended(state, clocks)
 
-    def _attempt(self, cmd: _Command) -> Submitted:
-        """One attempt on the cached game; raises ``_Again`` once it caught the game up."""
-        self._check_version(cmd)
-        self._check_decision(cmd)
-        state, clocks, record, events = self._decide(cmd)
-        envs = self._seal(cmd, record, events)
-        clocks.apply(
-            state, version=envs[-1].seq, ts=envs[-1].ts, actor=envs[-1].actor, seat=cmd.seat
-        )
-        result = self._append(cmd, state, clocks, envs)
-        return self._stored(cmd, state, clocks, envs, result)
+            # append
+            try:
+                result = self._append(game_id, game, command_id, state, clocks, envs, quiet)
+            except ConcurrencyConflict as conflict:  # the game moved on since ``game``
+                conflicts += 1
+                if expected_version is not None or conflicts >= _MAX_ATTEMPTS:
+                    expected = game.version if expected_version is None else expected_version
+                    raise ConcurrencyConflict(game_id, expected, conflict.actual) from None
+                behind = True
+                continue
+            if result.duplicate:  # (a concurrent retry of the command was stored first)
+                return self._replay(game_id, result)
 
-    def _start(self, cmd: _Command) -> None:
-        """The cached game, caught up first when there is none or the client saw a later one."""
-        cmd.cached = self._cached(cmd.game_id)
-        newer = cmd.expected_version if cmd.expected_version is not None else cmd.decision_id
-        if cmd.cached is not None and (newer is None or newer <= cmd.cached.version):
-            return
-        self._catch_up_command(cmd, cmd.command_id)
+            # publish
+            self._remember(game_id, state, envs[-1], game.created_at, clocks, game.memo)
+            self._notify(Change(game_id, envs[-1].seq, state, clocks, unattended=quiet))
+            return Submitted(result, envs)
 
-    def _advance(self, game_id: str, cached: _Cached | None, envs: list[Envelope]) -> _Cached:
-        """The game ``cached`` (None: from its first envelope) with ``envs`` folded in, cached as
-        a new entry (the cached objects are never changed)."""
-        if cached is not None:
-            state, clocks = fold_clocks(cached.state.copy(), cached.clocks.copy(), envs)
-            created = cached.created_at
-        else:
-            state, clocks = fold_clocks(None, None, envs)
-            created = envs[0].ts
-        memo = cached.memo if cached is not None else None
-        return self._remember(game_id, state, envs[-1], created, clocks, memo)
-
-    def _catch_up_command(self, cmd: _Command, command_id: str | None) -> None:
-        """Catch the cached game up (one round trip); with ``command_id``, a retry of a command
-        applied before raises ``_Replayed``."""
-        previous, cmd.cached = self._catch_up(cmd.game_id, cmd.cached, command_id)
-        cmd.caught_up = True
-        if previous is not None:
-            raise _Replayed(previous)
-
-    def _again(self, cmd: _Command) -> _Again:
-        """Catch up and decide again (``raise self._again(cmd)``)."""
-        self._catch_up_command(cmd, cmd.command_id)
-        return _Again()
-
-    def _replayed_or(self, cmd: _Command, error: Exception) -> Exception:
-        """``error``, unless the command id was applied before: then ``_Replayed``."""
-        previous = self.store.command_result(cmd.game_id, cmd.command_id)
-        return error if previous is None else _Replayed(previous)
-
-    def _check_version(self, cmd: _Command) -> None:
-        """With ``expected_version``, the game must be at it (else the client decided on an
-        older version - unless this is a retry of a command applied: its first answer)."""
-        cached = cmd.entry
-        if cmd.expected_version is not None and cmd.expected_version != cached.version:
-            conflict = ConcurrencyConflict(cmd.game_id, cmd.expected_version, cached.version)
-            raise self._replayed_or(cmd, conflict)
-
-    def _check_decision(self, cmd: _Command) -> None:
-        """With ``decision_id``, the seat must still owe that decision (looked up again on the
-        stored game once before refusing: the cache may be behind)."""
-        cached = cmd.entry
-        if cmd.decision_id is None or _decision_of(cached, cmd.seat)[0] == cmd.decision_id:
-            return
-        if not cmd.caught_up:
-            raise self._again(cmd)
-        current, kind = _decision_of(cached, cmd.seat)
-        changed = DecisionChanged(
-            cmd.game_id, cmd.seat, cmd.decision_id, current, kind, cached.version
-        )
-        raise self._replayed_or(cmd, changed)
-
-    def _decide(self, cmd: _Command) -> tuple[GameState, Clocks, dict[str, Any], list[Any]]:
-        """The command record and the engine's events, folded into private copies of the cached
-        state and clocks. Illegal on a cache not caught up: a retry of an applied command, or a
-        stale cache - caught up and decided again."""
-        cached = cmd.entry
-        state, clocks = cached.state.copy(), cached.clocks.copy()
+    def _decide(
+        self,
+        game_id: str,
+        game: Snapshot,
+        seat: int,
+        command: dict[str, Any],
+        command_id: str,
+        actor: str | None,
+        *,
+        final: bool,
+    ) -> tuple[GameState, Clocks, list[Envelope]] | None:
+        """The command record and the engine's events folded into copies of the game's state
+        and clocks, and sealed into envelopes chained to its head. An illegal command raises
+        ``engine.IllegalCommand`` when the game is ``final`` (read from the store during this
+        command), else returns None (the cached game may be behind)."""
+        state, clocks = game.state.copy(), game.clocks.copy()
         try:
-            record = engine.command_submitted(cmd.seat, cmd.command)
+            record = engine.command_submitted(seat, command)
             engine.evolve(state, record)
-            events = engine.play(state, cmd.seat, cmd.command)
+            events = engine.play(state, seat, command)
         except engine.IllegalCommand:
-            if cmd.caught_up:
+            if final:
                 raise
-            raise self._again(cmd) from None
-        return state, clocks, record, events
-
-    def _seal(self, cmd: _Command, record: dict[str, Any], events: list[Any]) -> list[Envelope]:
-        """The command record and its events as envelopes chained to the cached head."""
-        cached = cmd.entry
-        return seal_batch(
+            return None
+        envs = seal_batch(
             [record, *events],
-            game_id=cmd.game_id,
-            expected_version=cached.version,
-            prev_hash=cached.last_hash,
-            command_id=cmd.command_id,
-            actor=cmd.actor or f"seat:{cmd.seat}",
+            game_id=game_id,
+            expected_version=game.version,
+            prev_hash=game.last_hash,
+            command_id=command_id,
+            actor=actor or f"seat:{seat}",
             ts=iso_utc(self.clock()),
             visibility=engine.visibility,
         )
+        last = envs[-1]
+        clocks.apply(state, version=last.seq, ts=last.ts, actor=last.actor, seat=seat)
+        return state, clocks, envs
 
     def _append(
-        self, cmd: _Command, state: GameState, clocks: Clocks, envs: list[Envelope]
-    ) -> AppendResult:
-        """Render the projections and the notices and append everything in one atomic call. A
-        conflict (the game moved on since this process saw it) is final with
-        ``expected_version``, else caught up and decided again (``_MAX_ATTEMPTS``)."""
-        cached = cmd.entry
-        if state.over:  # a finished game's views are final: stored now, compacted with it later
-            views = render_views(
-                cmd.game_id,
-                state,
-                cached.created_at,
-                envs[-1].ts,
-                clocks,
-                cached.memo,
-                self._names(cmd.game_id),
-            )
-        else:  # the lobby's summary; the public and seat views are rendered when read (``view``)
-            views = render_summary(cmd.game_id, state, cached.created_at, None, clocks)
-        notices = self._notices(cmd.game_id, state, clocks, envs[-1].seq, cmd.command_id)
-        extra: dict[str, Any] = {"notices": notices} if notices else {}
-        if self.unattended is not None and not state.over:
-            cmd.unattended = self.unattended(cmd.game_id, state, clocks)
-            if cmd.unattended:
-                extra["unattended"] = True
-        try:
-            return self.store.append(
-                cmd.game_id,
-                cached.version,
-                cmd.command_id,
-                envs,
-                views=views,
-                status="finished" if state.over else None,
-                **extra,
-            )
-        except ConcurrencyConflict as exc:
-            cmd.conflicts += 1
-            if cmd.expected_version is not None or cmd.conflicts >= _MAX_ATTEMPTS:
-                expected = cached.version if cmd.expected_version is None else cmd.expected_version
-                raise ConcurrencyConflict(cmd.game_id, expected, exc.actual) from None
-            self._catch_up_command(cmd, None)
-            raise _Again() from None
-
-    def _stored(
         self,
-        cmd: _Command,
+        game_id: str,
+        game: Snapshot,
+        command_id: str,
         state: GameState,
         clocks: Clocks,
         envs: list[Envelope],
-        result: AppendResult,
-    ) -> Submitted:
-        """The append's outcome: a duplicate (the command id was applied before, maybe by a
-        concurrent retry) answered with its first result, else the game cached at its new
-        version and the listeners told."""
-        if result.duplicate:
-            raise _Replayed(result)
-        cached = cmd.entry
-        self._remember(cmd.game_id, state, envs[-1], cached.created_at, clocks, cached.memo)
-        self._notify(Change(cmd.game_id, envs[-1].seq, state, clocks, unattended=cmd.unattended))
+        quiet: bool,
+    ) -> AppendResult:
+        """Render the projections and the notices and append everything in one atomic call on
+        the game's version (``ConcurrencyConflict`` when it moved on). ``quiet``: the new version
+        needs no worker (``events.games.time_control.unattended``)."""
+        if state.over:  # a finished game's views are final: stored now, compacted with it later
+            views = render_views(
+                game_id,
+                state,
+                game.created_at,
+                envs[-1].ts,
+                clocks,
+                game.memo,
+                self._names(game_id),
+            )
+        else:  # the lobby's summary; the public and seat views are rendered when read (``view``)
+            views = render_summary(game_id, state, game.created_at, None, clocks)
+        return self.store.append(
+            game_id,
+            game.version,
+            command_id,
+            envs,
+            views=views,
+            status="finished" if state.over else None,
+            notices=self._notices(game_id, state, clocks, envs[-1].seq, command_id),
+            unattended=quiet,
+        )
+
+    def _replay(self, game_id: str, result: AppendResult) -> Submitted:
+        """The answer to a command id applied before: its first result and envelopes, once the
+        replicas hold them (the first attempt may be on the master alone). Listeners hear the
+        current game again: a retry after a crash between an append and its listeners loses
+        nothing."""
+        self.store.confirm_replicated(game_id)
+        envs = self.store.read(game_id, after=result.first_seq - 1, limit=result.count)
+        if self.listeners:
+            game = self._current(game_id)
+            self._notify(Change(game_id, game.version, game.state, game.clocks, duplicate=True))
         return Submitted(result, envs)
 
     def _notices(
         self, game_id: str, state: GameState, clocks: Clocks, version: int, command_id: str
     ) -> list[tuple[str, str]] | None:
         """The decisions this append makes pending for external seats (bot accounts), one
-        notice each on the account's stream (``RedisStore.notice_stream``; the decisions stream
+        notice each on the account's stream (``EventStore.notice_stream``; the decisions stream
         ``GET /bots/me/decisions/stream`` delivers them at once)."""
-        stream_of = getattr(self.store, "notice_stream", None)
-        seats = state.table.get("seats") if stream_of is not None and not state.over else None
+        seats = None if state.over else state.table.get("seats")
         if not seats:
             return None
         out = []
@@ -593,22 +489,25 @@ class GameService:
                 },
                 "command_id": command_id,
             }
-            assert stream_of is not None
-            out.append((stream_of(str(account)), orjson.dumps(data).decode("utf-8")))
+            out.append((self.store.notice_stream(str(account)), orjson.dumps(data).decode("utf-8")))
         return out or None
 
-    def _cached(self, game_id: str) -> _Cached | None:
+    def _cached(self, game_id: str) -> Snapshot | None:
         with self._lock:
             cached = self._cache.get(game_id)
             if cached is not None:
                 self._cache.move_to_end(game_id)
             return cached
 
+    def _current(self, game_id: str) -> Snapshot:
+        """The cached game caught up with the store (one round trip); read it, never change it."""
+        return self._catch_up(game_id, self._cached(game_id), None)[1]
+
     def _catch_up(
-        self, game_id: str, cached: _Cached | None, command_id: str | None
-    ) -> tuple[AppendResult | None, _Cached]:
+        self, game_id: str, cached: Snapshot | None, command_id: str | None
+    ) -> tuple[AppendResult | None, Snapshot]:
         """One round trip: the command id's earlier result, if any, and the events the cached
-        state lacks, folded into a new cache entry (the cached objects are never changed)."""
+        state lacks, folded into a new snapshot (the cached objects are never changed)."""
         previous, envs, version = self.store.catch_up(
             game_id, cached.version if cached else 0, command_id
         )
@@ -624,17 +523,17 @@ class GameService:
             return previous, cached
         return previous, self._advance(game_id, cached, envs)
 
-    def _duplicate(self, game_id: str, result: AppendResult) -> Submitted:
-        """The answer to a command id applied before; listeners hear the current game again
-        (a retry after a crash between the append and the listeners loses nothing)."""
-        confirm = getattr(self.store, "confirm_replicated", None)
-        if confirm is not None:  # the first attempt may be on the master alone
-            confirm(game_id)
-        envs = self.store.read(game_id, after=result.first_seq - 1, limit=result.count)
-        if self.listeners:
-            state, version, _, _, clocks = self._load(game_id)
-            self._notify(Change(game_id, version, state, clocks, duplicate=True))
-        return Submitted(result, envs)
+    def _advance(self, game_id: str, cached: Snapshot | None, envs: list[Envelope]) -> Snapshot:
+        """The game ``cached`` (None: from its first envelope) with ``envs`` folded in, cached as
+        a new snapshot (the cached objects are never changed)."""
+        if cached is not None:
+            state, clocks = fold_clocks(cached.state.copy(), cached.clocks.copy(), envs)
+            created = cached.created_at
+        else:
+            state, clocks = fold_clocks(None, None, envs)
+            created = envs[0].ts
+        memo = cached.memo if cached is not None else None
+        return self._remember(game_id, state, envs[-1], created, clocks, memo)
 
     # --- reading ---------------------------------------------------------------------------
     def view(self, game_id: str, viewer: Viewer) -> tuple[int, str]:
@@ -714,7 +613,7 @@ class GameService:
         server, ending with a signature line when a ``signer`` is given (``events.verify.signing``);
         otherwise the viewer's redacted feed. A finished game whose duplicate set still runs
         gives the viewer's redacted feed under a ``seed_withheld`` line (``events.games.seeds``)."""
-        envs = self.store.read(game_id, upcast=False)
+        envs = self.store.read(game_id)
         over = any(e.type == "GameEnded" for e in envs[-1:])
         if over and viewer != "server" and self.holds.running(game_id):
             feed = [feed_item(e, viewer) for e in envs]
@@ -753,10 +652,3 @@ class GameService:
         created = envs[0].ts
         finished = envs[-1].ts if state.over else None
         return render_views(game_id, state, created, finished, clocks, names=self._names(game_id))
-
-
-def _decision_of(entry: _Cached, seat: int) -> tuple[int | None, str | None]:
-    seats = entry.clocks.seats
-    if not 0 <= seat < len(seats) or seats[seat].decision_id is None:
-        return None, None
-    return seats[seat].decision_id, seats[seat].kind

@@ -341,6 +341,28 @@ class Clocks:
         }
 
 
+def worker_plays(state: GameState, clocks: Clocks, seat: int) -> str | None:
+    """Who plays ``seat``'s pending decision if its person or program does not: ``"bot"`` (a bot
+    seat, or a seat abandoned to a bot), ``"timeout"`` (the table's policy, at the seat's
+    deadline), or None (it owes no decision, or owes it with no deadline). ``clocks`` are the
+    ones folded with ``state``."""
+    sc = clocks.seats[seat]
+    if sc.decision_id is None:
+        return None
+    if sc.abandoned or seat_kinds(state.table, len(state.players))[seat] == "bot":
+        return "bot"
+    return "timeout" if clocks.deadline(seat) is not None else None
+
+
+def unattended(state: GameState, clocks: Clocks) -> bool:
+    """Whether a game under way owes no decision a worker plays (``worker_plays``): every
+    pending decision is a person's or an external program's with no deadline. The append of such
+    a version records it ``unattended``, and the workers' dispatcher and sweep pass it by."""
+    return not state.over and all(
+        worker_plays(state, clocks, seat) is None for seat in range(len(clocks.seats))
+    )
+
+
 def batches(envelopes: Iterable[Envelope]) -> list[list[Envelope]]:
     """Consecutive envelopes grouped by command id (one command's batch each)."""
     out: list[list[Envelope]] = []

@@ -31,9 +31,7 @@ from redis.cluster import ClusterNode, RedisCluster
 
 from events.envelope import (
     GENESIS_HASH,
-    UPCASTERS,
     Envelope,
-    UpcasterRegistry,
     iso_utc,
     seal_batch,
     verify_chain,
@@ -45,7 +43,6 @@ from events.errors import (
     GameNotFound,
     InvalidBatch,
     StoreError,
-    UpcastError,
 )
 from events.store.clients import ClientSettings
 from events.store.embedded import EmbeddedServer, default_dir, find_server_binary
@@ -54,7 +51,6 @@ from events.store.redis_adapter import RedisStore, ReplicaWait, ReplicaWaitTimeo
 
 __all__ = [
     "GENESIS_HASH",
-    "UPCASTERS",
     "AppendResult",
     "ChainBroken",
     "ClientSettings",
@@ -72,8 +68,6 @@ __all__ = [
     "queue_url",
     "StoreError",
     "StreamHead",
-    "UpcastError",
-    "UpcasterRegistry",
     "connect",
     "embedded_server",
     "find_server_binary",

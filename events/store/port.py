@@ -91,11 +91,9 @@ class EventStore(Protocol):
         ``GameNotFound`` (expected_version > 0 on a game with no stream) or ``InvalidBatch``."""
         ...
 
-    def read(
-        self, game_id: str, after: int = 0, limit: int | None = None, *, upcast: bool = True
-    ) -> list[Envelope]:
-        """Envelopes with seq > ``after`` in order (at most ``limit``), upcast to the current
-        schema unless ``upcast=False``. Raises ``GameNotFound`` for an unknown game."""
+    def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[Envelope]:
+        """Envelopes with seq > ``after`` in order (at most ``limit``), as stored. Raises
+        ``GameNotFound`` for an unknown game."""
         ...
 
     def version(self, game_id: str) -> int:
@@ -128,15 +126,12 @@ class EventStore(Protocol):
         """``(position, json)`` of a stored view, None if never stored. Raises ``GameNotFound``."""
         ...
 
-    def get_views(self, game_id: str, names: Sequence[str]) -> list[tuple[int, str] | None]:
-        """``get_view`` of several views in one round trip, in the order of ``names``."""
-        ...
-
     def views_at(
         self, game_id: str, names: Sequence[str]
     ) -> tuple[int, list[tuple[int, str] | None]]:
-        """The game's version and ``get_views(names)``, read together in one round trip (a view
-        whose position is below the version is behind the stream). Raises ``GameNotFound``."""
+        """The game's version and the stored views ``names`` (``get_view`` of each, None for one
+        never stored), read together in one round trip (a view whose position is below the
+        version is behind the stream). Raises ``GameNotFound``."""
         ...
 
     def create_game(
@@ -158,21 +153,18 @@ class EventStore(Protocol):
         result (``duplicate``); another game of that id is a ``ConcurrencyConflict``."""
         ...
 
-    def register_game(self, game_id: str, created_at: str, status: str = "open") -> None:
-        """Add a game to the lobby index (idempotent: a second call keeps the first time)."""
-        ...
-
-    def set_status(self, game_id: str, status: str) -> None:
-        """Set the lobby status of a registered or existing game. Raises ``GameNotFound``."""
-        ...
-
     def list_games(self, status: str | None = None, limit: int = 100) -> list[GameEntry]:
         """Lobby index, newest first, optionally only games with ``status``."""
         ...
 
-    def delete_game(self, game_id: str) -> None:
-        """Remove every key of the game, its lobby entry and its archive file, if archived (admin
-        and test clean-up)."""
+    def notice_stream(self, name: str) -> str:
+        """The stream that an append's ``notices`` for the bot account ``name`` go to."""
+        ...
+
+    def confirm_replicated(self, game_id: str) -> None:
+        """Return once the replicas the store waits for hold everything of the game (at once
+        where it waits for none): before answering a command recorded earlier, whose first
+        attempt may be on the master alone."""
         ...
 
 

@@ -56,7 +56,7 @@ from typing import Any
 import redis
 from redis.cluster import RedisCluster
 
-from events.envelope import GENESIS_HASH, UPCASTERS, Envelope, UpcasterRegistry
+from events.envelope import GENESIS_HASH, Envelope
 from events.errors import ConcurrencyConflict, GameNotFound, InvalidBatch, StoreError
 from events.store import compaction
 from events.store.outage import is_outage
@@ -247,12 +247,6 @@ end
 return 1
 """
 
-SET_STATUS_LUA = """
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-redis.call('HSET', KEYS[1], 'status', ARGV[1])
-return 1
-"""
-
 COMPACT_LUA = """
 -- KEYS: stream, meta, commands, views, compacted   ARGV: version, log blob, views blob
 local m = redis.call('HMGET', KEYS[2], 'version', 'status', 'compacted')
@@ -367,7 +361,6 @@ class RedisStore:
         client: Any,
         *,
         prefix: str = "rfg",
-        upcasters: UpcasterRegistry | None = None,
         replica_wait: ReplicaWait | None = None,
         archive_dir: str | None = None,
     ) -> None:
@@ -375,12 +368,10 @@ class RedisStore:
             raise ValueError(f"prefix {prefix!r} must not contain braces (they mark hash tags)")
         self.client = client
         self.prefix = prefix
-        self.upcasters = UPCASTERS if upcasters is None else upcasters
         self._append_script = client.register_script(APPEND_LUA)
         self._create_script = client.register_script(CREATE_LUA)
         self._put_views = client.register_script(PUT_VIEWS_LUA)
         self._catch_up = client.register_script(CATCH_UP_LUA)
-        self._set_status = client.register_script(SET_STATUS_LUA)
         self._retain = client.register_script(RETAIN_LUA)
         self._keep = client.register_script(KEEP_LUA)
         self._compact = client.register_script(COMPACT_LUA)
@@ -754,32 +745,6 @@ class RedisStore:
             )
         return [as_text(n) for n in reply[1]]
 
-    def register_game(self, game_id: str, created_at: str, status: str = "open") -> None:
-        check_game_id(game_id)
-        check_status(status)
-        score = _epoch(created_at)
-        meta = self.keys(game_id)[1]
-        pipe = self.client.pipeline(transaction=False)
-        pipe.hsetnx(meta, "created", created_at)
-        pipe.hsetnx(meta, "status", status)
-        pipe.zadd(self._lobby, {game_id: score}, nx=True)
-        pipe.execute()
-
-    def set_status(self, game_id: str, status: str) -> None:
-        check_game_id(game_id)
-        check_status(status)
-        if not self._set_status(keys=[self.keys(game_id)[1]], args=[status]):
-            raise GameNotFound(game_id)
-
-    def delete_game(self, game_id: str) -> None:
-        check_game_id(game_id)
-        if not self.archive_dir and self.client.hexists(self.keys(game_id)[1], "archived"):
-            self.client.zadd(self._archives, {game_id: 0})  # for expire_archives with a directory
-        self.client.delete(*self.game_keys(game_id), self.compacted_key(game_id))
-        self.client.zrem(self._lobby, game_id)
-        if self.archive_dir:  # (also a file left by an archive that crashed before its script)
-            self._remove_archive(game_id)
-
     # -- compaction (events/store/compaction.py) --------------------------------------------------
     def compacted_key(self, game_id: str) -> str:
         """The hash holding a compacted game's ``log`` and ``views`` blobs (the game's slot)."""
@@ -976,9 +941,7 @@ class RedisStore:
         return None if blobs is None else compaction.unpack_views(blobs[1])
 
     # -- reading ----------------------------------------------------------------------------
-    def read(
-        self, game_id: str, after: int = 0, limit: int | None = None, *, upcast: bool = True
-    ) -> list[Envelope]:
+    def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[Envelope]:
         check_game_id(game_id)
         if after < 0 or (limit is not None and limit < 0):
             raise ValueError("after and limit must be >= 0")
@@ -1003,8 +966,6 @@ class RedisStore:
             start = out[-1].seq + 1
         if not out and not self._exists(game_id):
             raise GameNotFound(game_id)
-        if upcast and len(self.upcasters):
-            out = [self.upcasters.upcast(e) for e in out]
         return out
 
     def version(self, game_id: str) -> int:
@@ -1057,14 +1018,10 @@ class RedisStore:
                 if command_id is not None:
                     previous = self.command_result(game_id, command_id)
                 out = [Envelope.from_json(t) for t in texts[after:]]
-                if len(self.upcasters):
-                    out = [self.upcasters.upcast(e) for e in out]
                 return previous, out, int(raw_version)
         out = [Envelope.from_json(text) for text in page]
         if len(page) == _READ_PAGE:  # a long way behind: read the rest page by page
-            out += self.read(game_id, after=out[-1].seq, upcast=False)
-        if len(self.upcasters):
-            out = [self.upcasters.upcast(e) for e in out]
+            out += self.read(game_id, after=out[-1].seq)
         return previous, out, int(raw_version)
 
     def get_view(self, game_id: str, name: str) -> tuple[int, str] | None:
@@ -1080,19 +1037,6 @@ class RedisStore:
                 return None
         pos, _, text = as_text(raw).partition(":")
         return int(pos), text
-
-    def get_views(self, game_id: str, names: Sequence[str]) -> list[tuple[int, str] | None]:
-        check_game_id(game_id)
-        raws = self.client.hmget(self.keys(game_id)[3], list(names)) if names else []
-        if any(raw is None for raw in raws):  # (a compacted game keeps only its summary here)
-            views = self._compacted_views(game_id)
-            if views is not None:
-                raws = [
-                    views.get(n) if raw is None else raw for n, raw in zip(names, raws, strict=True)
-                ]
-            elif all(raw is None for raw in raws) and not self._exists(game_id):
-                raise GameNotFound(game_id)
-        return _stored_views(raws)
 
     def views_at(
         self, game_id: str, names: Sequence[str]

@@ -185,7 +185,7 @@ def _round(cluster: RedisClusterProcs, url: str, prefix: str) -> dict[str, Any]:
             got = check_store.command_result(w.gid, cid)
             if got is None or got.last_seq != last:
                 lost.append((w.gid, cid))
-        verify_chain(check_store.read(w.gid, upcast=False))
+        verify_chain(check_store.read(w.gid))
     report = {
         "acknowledged": sum(len(w.acked) for w in writers),
         "acked_on_game0_while_replica_stopped": acked_in_window,

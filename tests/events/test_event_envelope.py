@@ -1,4 +1,4 @@
-"""Envelope: canonical JSON, hashing, sealing, chain verification and the upcaster registry."""
+"""Envelope: canonical JSON, hashing, sealing, and chain verification."""
 
 from __future__ import annotations
 
@@ -18,8 +18,6 @@ from events.store import (
     ChainBroken,
     Envelope,
     InvalidBatch,
-    UpcasterRegistry,
-    UpcastError,
     iso_utc,
     seal_batch,
     verify_chain,
@@ -199,40 +197,3 @@ def test_bad_events_are_refused(event: dict[str, Any]) -> None:
 def test_from_json_rejects_foreign_documents() -> None:
     with pytest.raises(ValueError, match="missing fields"):
         Envelope.from_json('{"type": "A"}')
-
-
-def test_upcaster_registry_chains_versions_and_copies() -> None:
-    reg = UpcasterRegistry()
-    reg.add("A", 1, lambda p: {**p, "b": p["a"] * 2})
-    reg.add("A", 2, lambda p: {"c": p["b"] + 1})
-    assert reg.current_version("A", 1) == 3 and reg.current_version("B", 1) == 1
-    env = Envelope.from_event(
-        {"type": "A", "v": 1, "a": 5},
-        game_id="g",
-        seq=1,
-        visibility="public",
-        command_id="c",
-        actor="system",
-        ts=TS,
-        prev_hash=GENESIS_HASH,
-    )
-    up = reg.upcast(env)
-    assert (up.schema_version, up.payload) == (3, {"c": 11})
-    assert env.payload == {"a": 5}  # the original is untouched
-    assert up.hash == env.hash  # the hash attests to what was written
-    assert reg.upcast(up) is up
-    other = replace(env, type="B")
-    assert reg.upcast(other) is other
-    with pytest.raises(ValueError, match="already registered"):
-        reg.add("A", 1, lambda p: p)
-
-
-def test_failing_upcaster_names_event() -> None:
-    reg = UpcasterRegistry()
-    reg.add("A", 1, lambda p: p["missing"])
-    reg.add("B", 1, lambda p: None)  # type: ignore[arg-type,return-value]
-    env = one()
-    with pytest.raises(UpcastError, match="seq 1 of game 'g1'"):
-        reg.upcast(replace(env, type="A", schema_version=1))
-    with pytest.raises(UpcastError, match="not a payload dict"):
-        reg.upcast(replace(env, type="B", schema_version=1))

@@ -228,7 +228,7 @@ def check(dep: Deployment, players: list[Player]) -> Verdict:
             v.answers.update(p.answers)
             v.bad_answers += p.bad
             v.player_errors += [f"{p.gid}: {e}" for e in p.errors]
-            envs = games.store.read(p.gid, upcast=False)
+            envs = games.store.read(p.gid)
             try:
                 verify_chain(envs)
                 if [e.seq for e in envs] != list(range(1, len(envs) + 1)):

@@ -359,7 +359,7 @@ def test_a_cache_ahead_of_a_store_that_lost_its_tail_starts_over(store: RedisSto
     play(a, 4)  # a caches these; then the store "loses" them, as a promoted replica would
     lost = store.read(gid, after=kept)
     stream, meta, cmds, _views = store.keys(gid)
-    survivors = store.read(gid, upcast=False)[:kept]
+    survivors = store.read(gid)[:kept]
     store.client.delete(stream)  # the stream as the promoted replica has it: the first `kept`
     for e in survivors:
         store.client.xadd(stream, {"e": e.to_json()}, id=f"{e.seq}-0")
@@ -370,5 +370,5 @@ def test_a_cache_ahead_of_a_store_that_lost_its_tail_starts_over(store: RedisSto
     assert store.version(gid) > kept + 4
     assert a.load(gid)[0] == b.load(gid)[0] == GameService(store).load(gid)[0]
     play(a, 2)  # and a plays on it, on the history that is stored
-    verify_chain(store.read(gid, upcast=False))
+    verify_chain(store.read(gid))
     assert a.load(gid)[0] == GameService(store).load(gid)[0]

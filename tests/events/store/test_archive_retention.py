@@ -116,22 +116,3 @@ def test_a_game_that_expires_while_it_is_archived_leaves_no_file(
     Sweeper(rt).tick(force=True)
     assert list(tmp_path.rglob("*.rfgz")) == []
     assert real_redis.zcard(f"{store.prefix}:archives") == 0
-
-
-def test_deleting_an_archived_game_deletes_its_file(rt: Runtime, tmp_path: Path) -> None:
-    store = rt.store
-    paths = []
-    for seed in ("deleted", "deleted-elsewhere"):
-        gid = finished(rt, seed, keep_for=0)
-        assert store.compact(gid) is not None
-        path = store.archive(gid)
-        assert path is not None and Path(path).is_file()
-        paths.append((gid, Path(path)))
-    (here, here_path), (there, there_path) = paths
-    store.delete_game(here)
-    assert not here_path.exists()
-    # deleted by a process without the archive directory: the next sweep deletes the file
-    RedisStore(store.client, prefix=store.prefix, archive_dir="").delete_game(there)
-    assert there_path.is_file()
-    Sweeper(rt).tick(force=True)
-    assert not there_path.exists()

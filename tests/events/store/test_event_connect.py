@@ -14,7 +14,30 @@ import redis
 
 import events.store
 from events import config
-from events.store import EmbeddedServer, RedisStore, find_server_binary
+from events.store import (
+    GENESIS_HASH,
+    EmbeddedServer,
+    Envelope,
+    RedisStore,
+    find_server_binary,
+    seal_batch,
+)
+
+TS = "2025-01-01T00:00:00.000000Z"
+
+
+def first_events(game_id: str) -> list[Envelope]:
+    """A game's first event, sealed as a creation seals it."""
+    return seal_batch(
+        [{"type": "GameCreated", "v": 1}],
+        game_id=game_id,
+        expected_version=0,
+        prev_hash=GENESIS_HASH,
+        command_id="create",
+        actor="system",
+        ts=TS,
+        visibility="public",
+    )
 
 
 def test_memory_urls_share_data_per_name() -> None:
@@ -81,7 +104,7 @@ def test_embedded_server_is_started_once_and_shared(
         assert client.config_get("appendonly")["appendonly"] == "yes"
         assert client.config_get("appendfsync")["appendfsync"] == "always"
         store = RedisStore(client)
-        store.register_game("g1", "2025-01-01T00:00:00Z")
+        store.create_game("g1", TS, "create", first_events("g1"))
         client.close()
     finally:
         server.stop()
@@ -142,7 +165,7 @@ def test_unix_socket_url_reaches_a_redis_on_its_socket(
             client = events.store.connect(url)  # the command settings (keep-alive is for TCP only)
             assert client.ping() is True
             store = RedisStore(client, prefix="unix")
-            store.register_game("g1", "2026-01-01T00:00:00Z")
+            store.create_game("g1", TS, "create", first_events("g1"))
             assert [g.game_id for g in store.list_games()] == ["g1"]
         assert events.store.connect(f"unix://{sock}?db=2").dbsize() > 0
         assert events.store.connect(f"unix://{sock}").dbsize() > 0

@@ -165,7 +165,7 @@ def test_acknowledged_appends_survive_sigkill(server: Server) -> None:
 
     server.start()  # same directory, same AOF
     store = RedisStore(server.client())
-    stored = store.read(game, upcast=False)
+    stored = store.read(game)
     last_acked = acked[-1][0].version
     assert len(stored) >= last_acked, f"lost {last_acked - len(stored)} acknowledged events"
     by_seq = {e.seq: e for e in stored}
