@@ -8,7 +8,7 @@ elects it per interval) runs ``Sweeper.tick``:
 1. games created recently (the lobby's last ``reconcile_window`` seconds; the whole lobby at
    start and every ``reconcile_interval``) that are active but not on the agenda are added;
 2. every agenda game whose stream version differs from the version last dispatched (and was not
-   stored unattended: needing no worker, ``Dispatcher.unattended``), or whose due time has come,
+   stored unattended: needing no worker, ``time_control.unattended``), or whose due time has come,
    is loaded and re-dispatched with ``rescue=True`` (stale jobs replaced);
 3. finished games are compacted (and archived, with ``RFG_ARCHIVE_DIR``) ``compact_after``
    seconds after they ended, and the archive files of games whose keys expired since are

@@ -1,9 +1,9 @@
 """The game application service: creating games and running commands on the event store.
 
-One place turns a command into stored facts: load the game (fold its stream, cached per process),
-check the idempotency key and the expected version, let the engine decide, seal the command record
-and the events into hash-chained envelopes, and append them with the lobby summary in one atomic
-store call. The public and seat views (``events.games.projections``) are stored by the appends that
+One place turns a command into stored facts: load the game (fold its stream, cached per process
+as a ``Snapshot``), check the expected version or decision id, let the engine decide, seal the
+command record and the events into hash-chained envelopes, and append them with the lobby summary
+in one atomic store call. The public and seat views (``events.games.projections``) are stored by the appends that
 create and end a game; in between, the first reader of a version renders them from its cached
 game and stores them with the position they reflect, so readers always get the current version
 and a command does not pay for views nobody reads. Readers also get the per-viewer event feed
@@ -86,7 +86,8 @@ class Change:
     state: GameState
     clocks: Clocks
     duplicate: bool = False
-    #: stored as needing no worker (``Games.unattended``): the dispatcher has nothing to do
+    #: stored as needing no worker (``events.games.time_control.unattended``): the dispatcher
+    #: has nothing to do
     unattended: bool = False
 
 
@@ -137,10 +138,6 @@ class GameService:
         #: called after every stored creation or command (``workers`` enqueues bot turns and
         #: timeouts here); a failing listener is logged, never fails the command
         self.listeners: list[Listener] = []
-        #: set by the workers' dispatcher: whether a game's new state needs no worker (every
-        #: pending decision a person's without a clock); such an append is stored ``unattended``
-        #: and its listeners are told so (``Change.unattended``: the dispatcher writes nothing)
-        self.unattended: Callable[[str, GameState, Clocks], bool] | None = None
         #: the seeds held back until a duplicate set has ended (``events.games.seeds``)
         self.holds = SeedHolds(store)
         #: finished games' states at any event, for replay steps (``view_at``)
@@ -306,7 +303,8 @@ class GameService:
 
         ``actor`` names who caused it in the envelopes (default ``seat:<n>``; the workers use
         ``bot:<name>`` and ``timeout``). Raises ``engine.IllegalCommand`` (nothing stored),
-        ``ConcurrencyConflict`` when the game moved past ``expected_version``, ``GameNotFound``.
+        ``ConcurrencyConflict`` when the game moved past ``expected_version``,
+        ``DecisionChanged``, ``GameNotFound``.
 
         Load, decide, append, publish. The cached game is trusted, because the append checks the
         command id and the version atomically; it is read from the store first (one round trip,
