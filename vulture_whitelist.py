@@ -28,6 +28,7 @@ play_decision  # workers/jobs.py: the RQ job, enqueued by name (workers/dispatch
 _.Meta
 _._serialize
 _.development  # service/schemas/commands.py
+_.current_version  # service/schemas/responses.py (ProblemSchema: a conflict's version)
 _.select
 _.reassign
 _.as_
