@@ -620,7 +620,7 @@ class GameService:
         if over or viewer == "server":
             lines = [e.to_json() for e in envs]
             if signer is not None and envs:
-                result = signed_result(self.load(game_id)[0]) if over else None
+                result = signed_result(envs[-1].payload) if over else None
                 record = signer.sign(game_id, envs[-1].seq, envs[-1].hash, over, result)
                 lines.append(canonical_json({"signature": record}))
             return lines

@@ -18,18 +18,21 @@ multiple of one batch whatever the upload's size. The verdict answers three ques
   draw from the seed); the final scores and winners are the final state's;
 * **complete**: nothing is missing: no gap in the sequence, no batch cut short, and the log runs
   to the end of the game (a log cut at a command boundary is still *incomplete*);
-* **authentic**: the signature line was made by the key given (``rfg replay --key``; the API
-  checks against its own key) and names this log's game, length, chain head and result.
+* **authentic**: the signature line names this log's game, length, chain head and result (the
+  scores and winners of its ``GameEnded``), checked with or without a key, and was made by the
+  key given (``rfg replay --key``; the API checks against its own key).
 
-``verdict`` is ``ok``, or the first failure in the order ``malformed`` (not a log),
+``verdict`` is ``ok``, or the first failure in the order ``malformed`` (not a log: not JSON
+Lines, or a line with a key twice in one object),
 ``inconsistent``, ``incomplete``, ``not-authentic``, ``unverifiable`` (a bare log written before
 logs recorded commands). ``first_bad_event`` is the 1-based number of the event that failed.
 """
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -43,7 +46,7 @@ from engine.rng import BOUND_SINCE_RULES
 from engine.state import GameState
 from events.envelope import GENESIS_HASH, Envelope, check_timestamp
 from events.errors import ChainBroken
-from events.verify.signing import check_signature
+from events.verify.signing import check_signature, record_problem
 
 CREATE_COMMAND_ID = "create"
 #: the first line of a log whose seed is still held back (``events.games.seeds``): it cannot be
@@ -181,6 +184,22 @@ def _lines(source: str | bytes | Iterable[str | bytes]) -> Iterator[tuple[int, b
         yield n + 1, pending
 
 
+class _KeyTwice(ValueError):
+    """An object of a line gives one key twice."""
+
+
+def _once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json``'s ``object_pairs_hook``: the object, unless it gives a key twice."""
+    obj = dict(pairs)
+    if len(obj) < len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _KeyTwice(key)
+            seen.add(key)
+    return obj
+
+
 def _objects(source: str | bytes | Iterable[str | bytes]) -> Iterator[tuple[int, dict[str, Any]]]:
     for n, line in _lines(source):
         try:
@@ -191,7 +210,26 @@ def _objects(source: str | bytes | Iterable[str | bytes]) -> Iterator[tuple[int,
             ) from None
         if not isinstance(obj, dict):
             raise _Stop("malformed", None, f"line {n} is {_type_name(obj)}, not a JSON object")
+        _check_keys_once(line, n)
         yield n, obj
+
+
+def _check_keys_once(line: bytes, n: int) -> None:
+    """A key given twice in one object is malformed (docs/log-format.md, section 2): parsers
+    differ on which value they keep (orjson and ``JSON.parse`` the last, others the first), so such
+    a line says one thing to one reader and another to the next. orjson keeps no trace of it; the
+    standard library's parser hands every object's members to ``_once``."""
+    try:
+        json.loads(line, object_pairs_hook=_once)
+    except _KeyTwice as exc:
+        raise _Stop(
+            "malformed",
+            None,
+            f"line {n} gives the key {exc.args[0]!r} twice in one object: readers of JSON differ "
+            "on which value counts, so a log's lines never repeat a key",
+        ) from None
+    except RecursionError:  # nested deeper than the standard library follows (orjson: 1024)
+        raise _Stop("malformed", None, f"line {n} is nested too deep") from None
 
 
 def parse_lines(text: str) -> list[dict[str, Any]]:
@@ -310,7 +348,7 @@ class _Check:
             )
         self.read_all = True
         self._batch(batch, first_seq, batch_id, last=True)
-        self._end()
+        self._end(batch[-1])
 
     def _mode(self, obj: dict[str, Any]) -> str:
         if "hash" in obj and "payload" in obj:
@@ -572,7 +610,9 @@ class _Check:
         raise _Stop("inconsistent", first + k, reason)
 
     # the end ----------------------------------------------------------------------------------
-    def _end(self) -> None:
+    def _end(self, last: dict[str, Any]) -> None:
+        """The log's last event ``last`` ends the game: it is GameEnded, which the re-run
+        produced byte for byte, and its scores and winners are what a signature must state."""
         state = self.state
         assert state is not None
         if not state.over:
@@ -583,9 +623,8 @@ class _Check:
                 f"{self.last_seq}, at a command boundary, but the game is not over "
                 f"(round {state.round}, step {state.step})",
             )
-        # the final scores and winners were compared byte for byte with the re-run's GameEnded
         self.v.summary = _summary(state)
-        self.final = signed_result(state)
+        self.final = signed_result(last)
 
     def verdict(self, stop: _Stop | None) -> Verdict:
         v = self.v
@@ -625,19 +664,27 @@ class _Check:
                 v.authenticity = (
                     "not checked: give the server's public key (rfg replay --key; GET /signing-key)"
                 )
-        elif self.key is None:
-            v.authentic = None
-            v.authenticity = (
-                "not checked: the log is signed; give the server's public key "
-                "(rfg replay --key; GET /signing-key) to check it"
-            )
         else:
-            why = check_signature(self.signature, self.key) or self._signed_claims()
-            v.authentic = why is None
-            v.authenticity = why or "signed by the key given, and the signature names this very log"
+            # what the signature line states must be this log, whoever's key made it
+            why = record_problem(self.signature) or self._signed_claims()
+            if why is None and self.key is not None:
+                why = check_signature(self.signature, self.key)
+            if why is not None:
+                v.authentic, v.authenticity = False, why
+            elif self.key is None:
+                v.authentic = None
+                v.authenticity = (
+                    "not checked: the log is signed and its signature line names this very log; "
+                    "give the server's public key (rfg replay --key; GET /signing-key) to check "
+                    "that the server made it"
+                )
+            else:
+                v.authentic = True
+                v.authenticity = "signed by the key given, and the signature names this very log"
 
     def _signed_claims(self) -> str | None:
-        """What the signature states must be this log: game, length, chain head, over, result."""
+        """What the signature states must be this log: game, length, chain head, over, and the
+        result, which is GameEnded's scores and winners (docs/log-format.md, section 5)."""
         s = self.signature
         if s["game_id"] != self.game_id:
             return f"the signature is for game {s['game_id']!r}, not {self.game_id!r}"
@@ -651,7 +698,10 @@ class _Check:
         if s["over"] is not over:
             return f"the signature says over={s['over']}, the log says over={over}"
         if canonical_json(s["result"]) != canonical_json(self.final):
-            return "the signed result is not this log's result"
+            return (
+                "the signed result is not the scores and winners of the log's GameEnded "
+                "(a signature states the log's own result)"
+            )
         return None
 
 
@@ -668,12 +718,11 @@ def _summary(state: GameState) -> dict[str, Any]:
     }
 
 
-def signed_result(state: GameState) -> dict[str, Any] | None:
-    """The ``result`` a signature states: the final scores and winners, None while live."""
-    if not state.over:
-        return None
-    scores, winners = engine.final_scores(state)
-    return {"scores": scores, "winners": winners}
+def signed_result(ended: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``result`` the signature of a finished game's log states: the scores and winners of
+    its ``GameEnded`` (``ended``: the event or its envelope's payload), however the game ended
+    (the winners of a resignation or an abandonment are not the scores' best)."""
+    return {"scores": ended["scores"], "winners": ended["winners"]}
 
 
 __all__ = [

@@ -188,13 +188,21 @@ def load_public_key(text: str) -> Ed25519PublicKey:
     return Ed25519PublicKey.from_public_bytes(raw)
 
 
-def check_signature(record: Any, key: Ed25519PublicKey) -> str | None:
-    """None when ``record`` is a well-formed signature record made by ``key``, else the reason."""
+def record_problem(record: Any) -> str | None:
+    """None when ``record`` has the signature record's fields, exactly, else the reason."""
     if not isinstance(record, dict):
         return "the signature line is not an object"
     missing = [f for f in (*SIGNED_FIELDS, "sig") if f not in record]
     if missing or set(record) - {*SIGNED_FIELDS, "sig"}:
         return f"the signature record has missing fields {missing} or unknown ones"
+    return None
+
+
+def check_signature(record: Any, key: Ed25519PublicKey) -> str | None:
+    """None when ``record`` is a well-formed signature record made by ``key``, else the reason."""
+    problem = record_problem(record)
+    if problem is not None:
+        return problem
     if record["alg"] != ALG:
         return f"the signature's algorithm is {record['alg']!r}, not {ALG}"
     if record["key_id"] != key_id(key):
