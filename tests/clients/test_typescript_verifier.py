@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.events.verify import forgeries
 
 from .conftest import ROOT, node
 
@@ -166,3 +169,66 @@ def test_logs_that_cannot_be_verified_say_why(ts_client: Path, tmp_path: Path) -
         and out[1]["kind"] == "withheld"
         and "empty" in out[2]["reason"]
     )
+
+
+def test_a_resigned_game_s_log_verifies_and_its_forgeries_are_refused(
+    ts_client: Path, tmp_path: Path
+) -> None:
+    """The signed result is GameEnded's (a resignation's winners are not the scores' best), and a
+    key given twice in any line, which JSON.parse would hide, is refused."""
+    log = forgeries.resigned_log(forgeries.new_app_client())
+    genuine = tmp_path / "genuine.jsonl"
+    genuine.write_text(log, encoding="utf-8")
+    forged = forgeries.forgeries(log)
+    files = {}
+    for i, (label, (text, _)) in enumerate(sorted(forged.items())):
+        files[label] = tmp_path / f"{i}.jsonl"
+        files[label].write_text(text, encoding="utf-8")
+    out = verdicts(ts_client, genuine, *files.values(), key=forgeries.PUBLIC_KEY)
+    assert out[0]["ok"] and out[0]["signature"] == "signed", out[0]
+    for (label, path), v in zip(files.items(), out[1:], strict=True):
+        assert Path(v["file"]) == path
+        words = "twice" if forged[label][1] == forgeries.DUPLICATE else "GameEnded"
+        assert not v["ok"] and words in v["reason"], (label, v)
+
+
+#: (a JSON text, what keyProblem says of it: "twice", "order" or None)
+KEY_CASES = [
+    ('{"a":1,"a":2}', "twice"),
+    ('{"b":1,"a":2}', "order"),
+    ('{"winners":[9],"reason":"r","winners":[1]}', "twice"),  # the duplicate, not the disorder
+    ('{"a":{"b":1,"b":2}}', "twice"),
+    ('{"a":1,"b":{"c":1},"b":2}', "twice"),  # back in the outer object after a nested one
+    ('[{"a":1},{"a":1,"a":1}]', "twice"),
+    ('{"k":1,"\\u006b":2}', "twice"),  # the same key, once escaped
+    ('{"\\"":1,"\\"":2}', "twice"),
+    ('{"a\\\\":1,"a\\\\":2}', "twice"),
+    ('{"a":[{"c":1},{"c":2}],"c":{"a":1}}', None),  # one key in different objects
+    ('{"a":"{\\"b\\":1,\\"b\\":2}","b":"[,{"}', None),  # braces and quotes inside strings
+    ('{"B":{},"a":1,"ab":2,"b":[1,{"x":[],"y":{}}]}', None),
+    ('{"\\uffff":1,"\\ud83d\\ude00":2}', None),  # code point order, not UTF-16's
+    ('{"\\ud83d\\ude00":1,"\\uffff":2}', "order"),
+    ("{}", None),
+]
+
+
+def test_key_problem_finds_a_key_twice_and_keys_out_of_order(ts_client: Path) -> None:
+    script = (
+        "import { keyProblem } from './dist/src/canonical.js';"
+        "const cases = JSON.parse(process.argv[1]);"
+        "process.stdout.write(JSON.stringify(cases.map((t) => keyProblem(t))));"
+    )
+    run = subprocess.run(
+        ["node", "--input-type=module", "-e", script, json.dumps([t for t, _ in KEY_CASES])],
+        cwd=ts_client,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 0, run.stderr
+    for (text, want), said in zip(KEY_CASES, json.loads(run.stdout), strict=True):
+        json.loads(text)  # every case is JSON
+        if want is None:
+            assert said is None, (text, said)
+        else:
+            assert said is not None and want in said, (text, said)

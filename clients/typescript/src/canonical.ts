@@ -77,3 +77,48 @@ export function canonicalJson(value: Json): string {
   const keys = Object.keys(value).sort(byCodePoint);
   return "{" + keys.map((k) => canonicalString(k) + ":" + canonicalJson(value[k]!)).join(",") + "}";
 }
+
+/**
+ * What is wrong with the keys of the objects of a JSON text that `JSON.parse` accepts: a key
+ * given twice in one object (first), else keys out of canonical order (strictly increasing by
+ * code point); null when neither. `JSON.parse` keeps the last value of a key given twice and
+ * other readers the first, so a line with one says different things to different readers; only
+ * its text shows it. Strings are skipped whole (a `"` or `{` inside one is no structure).
+ */
+export function keyProblem(text: string): string | null {
+  // one entry per open container: an object's keys so far and its last key, or null (an array)
+  const open: ({ keys: Set<string>; last: string | null } | null)[] = [];
+  let expectKey = false;
+  let disorder: string | null = null;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (ch === '"') {
+      let end = i + 1;
+      while (end < text.length && text[end] !== '"') end += text[end] === "\\" ? 2 : 1;
+      const top = open[open.length - 1];
+      if (expectKey && top) {
+        const key = JSON.parse(text.slice(i, end + 1)) as string;
+        if (top.keys.has(key)) return `the key ${JSON.stringify(key)} is given twice in one object`;
+        if (disorder === null && top.last !== null && byCodePoint(top.last, key) > 0) {
+          disorder = `the key ${JSON.stringify(key)} follows ${JSON.stringify(top.last)}: keys out of canonical order`;
+        }
+        top.keys.add(key);
+        top.last = key;
+        expectKey = false;
+      }
+      i = end;
+    } else if (ch === "{") {
+      open.push({ keys: new Set(), last: null });
+      expectKey = true;
+    } else if (ch === "[") {
+      open.push(null);
+      expectKey = false;
+    } else if (ch === "}" || ch === "]") {
+      open.pop();
+      expectKey = false;
+    } else if (ch === ",") {
+      expectKey = Boolean(open[open.length - 1]);
+    }
+  }
+  return disorder;
+}

@@ -8,7 +8,7 @@
 
 import { createHash, createPublicKey, verify as verifySignature, type KeyObject } from "node:crypto";
 
-import { canonicalJson, NotCanonicalizable, type Json } from "./canonical.js";
+import { canonicalJson, keyProblem, NotCanonicalizable, type Json } from "./canonical.js";
 
 export const GENESIS_HASH = "0".repeat(64);
 export const ENVELOPE_FIELDS = [
@@ -189,6 +189,9 @@ function parse(bytes: Uint8Array, n: number): Parsed {
     throw new Failure(n, `the line is not JSON: ${(e as Error).message}`);
   }
   if (!isObject(value)) throw new Failure(n, "the line is not a JSON object");
+  // JSON.parse kept the last value of a key given twice: only the text shows it
+  const keys = keyProblem(text);
+  if (keys !== null) throw new Failure(n, `the line is malformed: ${keys}`);
   checkCanonical(text, value, n);
   return { bytes, text, value };
 }
