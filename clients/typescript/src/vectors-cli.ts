@@ -7,7 +7,7 @@
 import { createPrivateKey, sign } from "node:crypto";
 import { readFileSync } from "node:fs";
 
-import { canonicalJson, type Json } from "./canonical.js";
+import { canonicalJson, keyProblem, type Json } from "./canonical.js";
 import { commitment, envelopeHashInput, loadPublicKey, sha256Hex, signedBytes, verifyLog } from "./verify.js";
 
 type Vector = Record<string, Json>;
@@ -50,12 +50,26 @@ function main(path: string): number {
       check("key id", key.keyId === v["key_id"]);
       const verdict = verifyLog([...lines, String(v["line"])].join("\n") + "\n", { key, requireSignature: true });
       check(`the vectors' log verifies: ${verdict.reason}`, verdict.ok && verdict.signature === "signed");
+    } else if (kind === "signed-result") {
+      const key = loadPublicKey(String(v["public_key"]));
+      const ended = String(v["ended"]);
+      const log = (last: string) => verifyLog([...lines, ended, last].join("\n") + "\n", { key, requireSignature: true });
+      const good = log(String(v["line"]));
+      check(`the log signing GameEnded's result verifies: ${good.reason}`, good.ok && good.over);
+      const bad = log(String(v["refused"]));
+      check("the log signing another result is refused", !bad.ok && bad.reason.includes("GameEnded"));
+    } else if (kind === "duplicate-key") {
+      for (const line of v["lines"] as string[]) {
+        check("a key twice is found in the text", keyProblem(line)?.includes("twice") ?? false);
+        const verdict = verifyLog(line + "\n");
+        check("a log with a key twice is refused", !verdict.ok && verdict.reason.includes("twice"));
+      }
     } else {
       throw new Error(`unknown test vector kind ${String(kind)}`);
     }
     checked++;
   }
-  check("the document has test vectors", checked >= 5);
+  check("the document has test vectors", checked >= 7);
   process.stdout.write(`${checked} test vectors passed\n`);
   return 0;
 }

@@ -1,7 +1,8 @@
 """docs/log-format.md says what the code does: its test vectors are the code's output (canonical
 JSON, envelope hashes, commitments, the signed bytes and Ed25519 signature), and its shortcuts
 hold on every golden log (the hashed bytes are the line without its ``hash`` member; the signed
-bytes are the signature line's record without ``sig``)."""
+bytes are the signature line's record without ``sig``), and its two rules hold: the signed result is
+``GameEnded``'s scores and winners, and a line with a key twice is malformed."""
 
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from engine.canonical import canonical_json
 from engine.rng import commitment
 from events.envelope import Envelope
-from events.verify.signing import SIGNED_FIELDS, Signer, load_public_key
+from events.verify.replay import parse_lines, signed_result
+from events.verify.signing import SIGNED_FIELDS, Signer, check_signature, load_public_key
 
 ROOT = Path(__file__).resolve().parents[3]
 DOC = ROOT / "docs" / "log-format.md"
@@ -37,7 +39,15 @@ def cut_hash(line: str) -> str:
 
 def test_the_doc_has_a_vector_of_each_kind() -> None:
     kinds = [v["kind"] for v in vectors()]
-    for kind in ("canonical", "canonical-float", "envelope", "commitment", "signature"):
+    for kind in (
+        "canonical",
+        "canonical-float",
+        "envelope",
+        "commitment",
+        "signature",
+        "signed-result",
+        "duplicate-key",
+    ):
         assert kind in kinds, f"docs/log-format.md lost its {kind} test vector"
 
 
@@ -83,6 +93,39 @@ def test_each_vector_is_what_the_code_gives(vector: dict[str, Any]) -> None:
         load_public_key(vector["public_key"]).verify(
             base64.b64decode(vector["sig"]), vector["signed"].encode("utf-8")
         )
+    elif kind == "signed-result":
+        _check_signed_result(vector)
+    elif kind == "duplicate-key":
+        genuine = next(v for v in vectors() if v["kind"] == "signed-result")
+        for line in vector["lines"]:
+            with pytest.raises(ValueError, match="twice"):
+                parse_lines(line)
+            # a parser keeping the last value reads the genuine line: only the text shows it
+            assert canonical_json(json.loads(line)) in (genuine["ended"], genuine["line"])
+
+
+def _check_signed_result(vector: dict[str, Any]) -> None:
+    """``ended`` continues the envelope vectors' chain; ``line`` signs its scores and winners,
+    ``refused`` another result, both validly."""
+    envs = [json.loads(v["line"]) for v in vectors() if v["kind"] == "envelope"]
+    ended = json.loads(vector["ended"])
+    assert ended["type"] == "GameEnded" and ended["seq"] == len(envs) + 1
+    assert ended["prev_hash"] == envs[-1]["hash"]
+    assert hashlib.sha256(cut_hash(vector["ended"]).encode("utf-8")).hexdigest() == ended["hash"]
+    key = load_public_key(vector["public_key"])
+    good, bad = (json.loads(vector[k])["signature"] for k in ("line", "refused"))
+    for record in (good, bad):
+        assert check_signature(record, key) is None
+        assert (record["events"], record["chain_head"], record["over"]) == (
+            ended["seq"],
+            ended["hash"],
+            True,
+        )
+    assert good["result"] == signed_result(ended["payload"])
+    assert bad["result"] != signed_result(ended["payload"])
+    private = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(vector["private_key"]))
+    again = Signer(private, "doc").sign("g1", ended["seq"], ended["hash"], True, good["result"])
+    assert canonical_json({"signature": again}) == vector["line"]
 
 
 def test_the_envelope_vectors_chain() -> None:
