@@ -79,7 +79,7 @@ def init_app(app: Flask) -> Backend:
     store = events.store.RedisStore(client, prefix=app.config["STORE_PREFIX"])
     tokens = SeatTokens(store)
     # the seats' display names are rendered into the views (a claim's name re-renders them)
-    games = GameService(store, names=lambda game_id: tokens.tables([game_id])[0].names)
+    games = GameService(store, names=tokens.records.names)
     try:
         q_url = events.store.queue_url(url, app.config.get("QUEUE_URL"))
     except ValueError:  # a cluster store without a queue URL: fine unless the API must enqueue

@@ -23,6 +23,7 @@ from rq import Queue
 import events.store
 from events.games.service import GameService, utc_now
 from events.store import clients
+from events.store.accounts import SeatTokenStore
 
 from . import faults
 from .dispatch import Dispatcher
@@ -62,7 +63,8 @@ class Runtime:
             )
         self.clock = clock
         self.store = events.store.RedisStore(client, prefix=self.settings.prefix)
-        self.games = GameService(self.store, clock=clock)
+        # (the views a bot's last move renders show the seats' names, as the API's do)
+        self.games = GameService(self.store, clock=clock, names=SeatTokenStore(self.store).names)
         self.queue = Queue(self.settings.queue, connection=self.queue_client)
         self.dispatcher = Dispatcher(self.queue, self.settings, clock, store_client=client)
         if listen:

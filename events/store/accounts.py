@@ -128,6 +128,11 @@ class SeatTokenStore:
             pipe.hgetall(self.key(gid))
         return [{text(k): text(v) for k, v in raw.items()} for raw in pipe.execute()]
 
+    def names(self, game_id: str) -> dict[int, str]:
+        """The seats' display names of a game (its ``name:<n>`` fields; one round trip)."""
+        fields = self.fields([game_id])[0]
+        return {int(k[5:]): v for k, v in fields.items() if k.startswith("name:")}
+
     def field_names(self, game_ids: Sequence[str]) -> list[list[str]]:
         """The field names of several games' hashes (one pipelined round trip)."""
         pipe = self.client.pipeline(transaction=False)

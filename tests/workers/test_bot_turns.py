@@ -4,6 +4,7 @@ infrastructure errors are, and the sweep recovers lost dispatches and dead jobs.
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import uuid
@@ -17,6 +18,7 @@ from rq.registry import FailedJobRegistry
 import engine
 import events.store
 from events.games.service import GameService
+from events.store.accounts import SeatTokenStore
 from tests.workers.checks import check_finished_game
 from tests.workers.conftest import FakeClock, burst
 from workers import Runtime, Sweeper, WorkerSettings, install, process, turns
@@ -56,6 +58,18 @@ def test_jobs_chain_a_game_to_its_end_and_views_rebuild_identically(fake_rt: Run
     summary, commands = check_finished_game(fake_rt.games, gid)
     assert len(commands) > 100
     assert fake_rt.dispatcher.agenda.due(gid) is None  # a finished game leaves the agenda
+
+
+def test_the_views_a_bots_last_move_renders_show_the_seats_names(fake_rt: Runtime) -> None:
+    """The worker's game service reads the seats' display names as the API's does: the final
+    views, rendered by the append of the move that ends the game, name the seats."""
+    gid, _ = fake_rt.games.create(2, seed="names", table=BOTS2)
+    assert SeatTokenStore(fake_rt.store).claim(gid, 0, "d" * 64, "", "Ada") == "ok"
+    burst(fake_rt)
+    version, text = fake_rt.store.get_view(gid, "public")
+    view = json.loads(text)
+    assert view["step"] == "over" and version == fake_rt.store.version(gid)
+    assert [p.get("name") for p in view["players"]] == ["Ada", None]
 
 
 def test_dispatching_the_same_state_again_enqueues_nothing(fake_rt: Runtime) -> None:

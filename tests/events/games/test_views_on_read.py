@@ -103,3 +103,24 @@ def test_a_seat_the_game_lacks_is_not_found(store: RedisStore) -> None:
         games.view(gid, 7)
     with pytest.raises(GameNotFound):
         games.view("nosuchgame", "public")
+
+
+def test_the_views_show_the_seats_names_the_reader_gives(store: RedisStore) -> None:
+    """Names are rendered into the views: read when a version is rendered (and when ``render``
+    renders it again, as a claim with a name does), and in the views the last move stores."""
+    names: dict[int, str] = {}
+    games = GameService(store, names=lambda _gid: names)
+    gid, _ = games.create(2, seed="names-1")
+    _step(games, gid, 0, Rng(9))
+    names[0] = "Ada"
+    view = json.loads(games.view(gid, 1)[1])
+    assert [p.get("name") for p in view["players"]] == ["Ada", None]
+    names[1] = "Grace"
+    assert "Grace" not in games.view(gid, 0)[1]  # this version's views are stored already
+    games.render(gid)
+    view = json.loads(games.view(gid, 0)[1])
+    assert [p.get("name") for p in view["players"]] == ["Ada", "Grace"]
+    play_out(games, gid)
+    final = json.loads(store.get_view(gid, "public")[1])
+    assert final["step"] == "over" and store.get_view(gid, "public")[0] == store.version(gid)
+    assert [p.get("name") for p in final["players"]] == ["Ada", "Grace"]
