@@ -54,11 +54,13 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(1, str(ROOT / "clients" / "python" / "src"))  # rfg-client, from the checkout
+
+from rfg_client import ApiError, Client  # noqa: E402
 
 import events.store  # noqa: E402
 from bots import get_bot  # noqa: E402
 from engine.rng import Rng  # noqa: E402
-from service.client import ApiError, Client  # noqa: E402
 from tests.rcluster import Node, RedisClusterProcs, free_ports, plain_redis  # noqa: E402
 
 TICK = os.sysconf("SC_CLK_TCK")

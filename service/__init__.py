@@ -1,6 +1,6 @@
 """The REST API of the game server: a Flask app factory, one blueprint per resource
-(``service.api``), marshmallow schemas (``service.schemas``), seat-token auth, one problem+json
-error shape, and a small Python client (``service.client``). The contract is openapi.yaml.
+(``service.api``), marshmallow schemas (``service.schemas``), seat-token auth and one problem+json
+error shape. The contract is openapi.yaml; its Python client is ``rfg-client`` (``clients/python/``).
 
 ``service.create_app`` is the API alone. It cannot dispatch bot turns (the service never imports
 the workers), so it refuses ``DISPATCH_TURNS`` (``RFG_DISPATCH=1``) rather than start an API that

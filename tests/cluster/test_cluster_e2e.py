@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rfg_client import ApiError, Client
 
 import events.store
 from bots import get_bot
@@ -30,7 +31,6 @@ from engine.rng import Rng
 from events.games.service import GameService
 from events.verify.replay import verify_text
 from ladder.service import Ladders, tables_equal
-from service.client import ApiError, Client
 from tests.hosting.conftest import ADMIN
 from tests.processes import Proc, spawn, wait_for
 from tests.workers.checks import check_finished_game

@@ -17,10 +17,10 @@ from urllib.error import URLError
 
 import pytest
 import redis
+from rfg_client import ApiError, Client
 
 from bots import get_bot
 from engine.rng import Rng
-from service.client import ApiError, Client
 from tests.processes import Proc, wait_for
 from tests.workers.checks import check_finished_game
 from workers import Runtime, WorkerSettings

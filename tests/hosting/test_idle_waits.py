@@ -16,8 +16,8 @@ from urllib.parse import urlsplit
 
 import pytest
 import redis
+from rfg_client import Client
 
-from service.client import Client
 from tests.conftest import REDIS_URL
 from tests.processes import Proc, wait_for
 from workers import Runtime, WorkerSettings

@@ -21,8 +21,8 @@ from urllib.parse import urlsplit
 
 import pytest
 import redis
+from rfg_client import Client
 
-from service.client import Client
 from tests.processes import Proc
 
 from .conftest import ADMIN, RedisServer

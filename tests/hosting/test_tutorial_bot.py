@@ -19,8 +19,8 @@ from typing import Any
 from urllib.error import HTTPError
 
 import pytest
+from rfg_client import Client
 
-from service.client import Client
 from tests.conftest import REDIS_URL
 from tests.processes import Proc, free_port
 

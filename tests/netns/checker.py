@@ -25,12 +25,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from rfg_client import ApiError, Client
+
 import events.store
 from bots import get_bot
 from engine.rng import Rng
 from events.envelope import verify_chain
 from events.games.service import GameService
-from service.client import ApiError, Client
 from tests.netns.deployment import ADMIN, Deployment
 from tests.workers.checks import check_finished_game
 

@@ -50,8 +50,7 @@ def stream_events(spec: dict[str, Any]) -> Callable[[bytes], dict[str, Any]]:
     from openapi_schema_validator import OAS31Validator
     from referencing import Registry, Resource
     from referencing.jsonschema import DRAFT202012
-
-    from service.client import parse_sse
+    from rfg_client import parse_sse
 
     registry: Registry = Registry().with_resource(
         "urn:spec", Resource.from_contents(spec, default_specification=DRAFT202012)

@@ -9,9 +9,9 @@ import json
 from typing import Any
 
 from flask import Flask
+from rfg_client import parse_sse
 
 from ladder.service import Ladders
-from service.client import parse_sse
 
 from .conftest import ADMIN, ValidatingClient, _client, bearer, make_app
 

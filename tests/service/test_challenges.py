@@ -14,10 +14,10 @@ import pytest
 import yaml
 from flask import Flask
 from openapi_core import OpenAPI
+from rfg_client import parse_sse
 
 from bots import get_bot
 from engine.rng import Rng
-from service.client import parse_sse
 from tests.conftest import REDIS_URL, purge_prefix
 from workers.policy import bot_command
 

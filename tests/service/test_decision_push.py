@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 from flask import Flask
+from rfg_client import parse_sse
 
 import engine
-from service.client import parse_sse
 from tests.conftest import REDIS_URL, purge_prefix
 
 from .conftest import bearer, make_app

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from service.client import parse_sse
+from rfg_client import parse_sse
 
 from .conftest import ValidatingClient, bearer, new_game, play_http
 

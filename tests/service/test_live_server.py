@@ -1,5 +1,5 @@
 """The API on a real HTTP server (werkzeug's threaded server on a free port) driven by
-``service.client``: a whole game between two random bots while a third client follows the SSE
+``rfg_client``: a whole game between two random bots while a third client follows the SSE
 stream, reconnecting with Last-Event-ID each time the server closes it; idempotent retries and
 version conflicts as the client sees them; export and replay verification."""
 
@@ -11,10 +11,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from rfg_client import ApiError, Client
 
 from bots import get_bot
 from engine.rng import Rng
-from service.client import ApiError, Client
 from tests.conftest import serving
 
 from .conftest import ADMIN, make_app

@@ -8,8 +8,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from rfg_client import parse_sse
+
 import engine
-from service.client import parse_sse
 from tests.engine.secrecy import check_event, check_view
 
 from .conftest import ValidatingClient, bearer, new_game, play_http

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 from flask import Flask
+from rfg_client import parse_sse
 
 import engine.fold
-from service.client import parse_sse
 
 from .conftest import SPEC_PATH, ValidatingClient, bearer, make_app, new_game
 
