@@ -44,20 +44,20 @@ pid (``rfg store stop`` and ``status`` read it).
 from __future__ import annotations
 
 import argparse
-import fcntl
 import os
 import shutil
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from events.store import pids
+from events.store.embedded import dir_lock
 from rfgcli.store import SUPERVISOR_FILE
 from workers import lifeline
 
@@ -184,18 +184,6 @@ class Child:
         return self.proc is not None and self.proc.poll() is None
 
 
-@contextmanager
-def _dir_lock(data_dir: Path) -> Iterator[None]:
-    """The embedded server's start lock (``events.store.embedded``'s protocol: an exclusive ``flock``
-    on ``<dir>/server.lock`` around "is one running? else start one")."""
-    with open(data_dir / "server.lock", "a+") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
-
-
 def _server_process(pid: int | None) -> bool:
     """Is ``pid`` a live redis/valkey server (not a zombie, not a reused pid)?"""
     return pid is not None and pids.alive(pid, pids.redis_server)
@@ -224,7 +212,7 @@ class Store:
         or still loading its AOF after ``STORE_START_TIMEOUT``), "foreign" or "failed"."""
         e = self.embedded
         e.data_dir.mkdir(parents=True, exist_ok=True)
-        with _dir_lock(e.data_dir):
+        with dir_lock(e.data_dir):
             if e.is_running() or _server_process(e.pid()):
                 self.foreign = e.pid()
                 return "foreign"

@@ -118,7 +118,9 @@ def server_args(
 
 
 @contextmanager
-def _dir_lock(data_dir: Path) -> Iterator[None]:
+def dir_lock(data_dir: Path) -> Iterator[None]:
+    """The server's start lock: an exclusive ``flock`` on ``<dir>/server.lock``, held around "is
+    one running? else start one" by every process that starts a server on the directory."""
     with open(data_dir / "server.lock", "a+") as fh:
         fcntl.flock(fh, fcntl.LOCK_EX)
         try:
@@ -177,7 +179,7 @@ class EmbeddedServer:
         if self.is_running():
             return self.socket_path
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        with _dir_lock(self.data_dir):
+        with dir_lock(self.data_dir):
             state = _probe(self.socket_path)
             pid = self.pid()
             if state == "up":  # another process started it while we waited for the lock
