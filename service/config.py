@@ -1,40 +1,21 @@
 """Configuration of the API app: defaults, the environment, and what ``create_app`` is given.
 
-| key | default | environment |
-| --- | --- | --- |
-| ``STORE_URL`` (alias ``REDIS_URL``) | ``None``: the embedded server in ``<data dir>/redis`` (``events.config.data_dir``) | ``REDIS_URL`` (or ``RFG_STORE_URL``) |
-| ``STORE_PREFIX`` | ``rfg`` (key prefix in Redis) | ``RFG_STORE_PREFIX`` |
-| ``QUEUE_URL`` | ``None``: the store's URL (a plain Redis for RQ; required with a ``redis+cluster://`` store and ``DISPATCH_TURNS``) | ``RFG_QUEUE_URL`` |
-| ``ADMIN_TOKEN`` | none: no admin | ``RFG_ADMIN_TOKEN`` |
-| ``MAX_CONTENT_LENGTH`` | 64 KiB (JSON bodies) | |
-| ``REPLAY_MAX_BYTES`` | 32 MiB (uploaded logs) | |
-| ``BODY_READ_SECONDS`` | 10: a request body must arrive within this, plus a second per 32 KiB it announces (else 408; under ``rfg run``'s gevent server) | ``RFG_BODY_READ_SECONDS`` |
-| ``SSE_MAX_SECONDS`` | 300 (then the client reconnects) | ``RFG_SSE_MAX_SECONDS`` |
-| ``SSE_KEEPALIVE_SECONDS`` | 15 | |
-| ``STREAM_OPENINGS`` | 8: event streams one API process opens at a time (``service.openings``: the others wait their turn, so short requests are not queued behind a crowd of openings) | |
-| ``API_REDIS_CONNECTIONS`` | 64: the most Redis connections one API process opens (requests beyond wait for one, up to ``RFG_REDIS_TIMEOUT``, then 503); event streams hold none while they wait | |
-| ``DECISIONS_POLL_SECONDS`` | 5 (how often a bot account's decisions stream looks at its games, a safety net: decisions are pushed by the append) | |
-| ``BOT_REGISTRATION`` | ``open``: anybody may register a bot account; ``admin``: only with the admin token | ``RFG_BOT_REGISTRATION`` |
-| ``DISPATCH_TURNS`` | off: the workers' sweep finds bot turns and timeouts; on: they are enqueued right after each command | ``RFG_DISPATCH=1`` |
-| ``RATE_LIMITS`` | on: every limit below applies (off: none does; benchmarks, tests) | ``RFG_RATE_LIMITS=0`` |
-| ``LIMIT_PER_ADDRESS`` | ``1200 per minute``: every request of one client address (health checks excepted) | ``RFG_LIMIT_PER_ADDRESS`` |
-| ``LIMIT_CREATE_GAME`` | ``20 per minute;200 per hour`` per address (``POST /games``) | ``RFG_LIMIT_CREATE_GAME`` |
-| ``LIMIT_REGISTER_BOT`` | ``5 per minute;20 per day`` per address (``POST /bots/accounts``) | ``RFG_LIMIT_REGISTER_BOT`` |
-| ``LIMIT_CLAIM`` | ``30 per minute`` per address (seat claims and token rotations) | ``RFG_LIMIT_CLAIM`` |
-| ``LIMIT_COMMANDS`` | ``600 per minute`` per token (per address without one) | ``RFG_LIMIT_COMMANDS`` |
-| ``LIMIT_REPLAY_UPLOADS`` | ``6 per minute;60 per hour`` per address (``POST /replays/verify``) | ``RFG_LIMIT_REPLAY_UPLOADS`` |
-| ``LIMIT_STREAM_OPENS`` | ``60 per minute`` per token or address (SSE streams opened) | ``RFG_LIMIT_STREAM_OPENS`` |
-| ``LIMIT_SAMPLES`` | ``30 per minute`` per token (``GET .../seats/{n}/samples``: each request draws up to 20 states) | ``RFG_LIMIT_SAMPLES`` |
-| ``MAX_STREAMS_PER_TOKEN`` | 4 streams open at once per token (per address without one) | ``RFG_MAX_STREAMS_PER_TOKEN`` |
-| ``MAX_STREAMS_PER_ADDRESS`` | 20 streams open at once per address | ``RFG_MAX_STREAMS_PER_ADDRESS`` |
-| ``LIMIT_BAD_TOKENS`` | ``20 per minute`` per address: requests that carried a token and got 401; past it, every request with a token gets 429 | ``RFG_LIMIT_BAD_TOKENS`` |
-| ``MAX_OPEN_GAMES_PER_ADDRESS`` | 20 unfinished games created by one address (0: no quota) | ``RFG_MAX_OPEN_GAMES_PER_ADDRESS`` |
-| ``ABANDONED_GAME_SECONDS`` | 3600: a game created over the API that no one claimed expires, with every key it holds, after this long without a command (0: never) | ``RFG_ABANDONED_GAME_SECONDS`` |
-| ``FINISHED_GAME_SECONDS`` | 0: finished games are kept for good; N: they expire N seconds after their last event | ``RFG_FINISHED_GAME_SECONDS`` |
-| ``MAX_OPEN_CHALLENGES`` | 10 open challenges per bot account (``POST /challenges``; 0: no quota; with ``RATE_LIMITS`` off too) | |
-| ``CHALLENGES_PER_MINUTE`` | 10 challenges to other accounts a bot account makes a minute (0: no limit; with ``RATE_LIMITS`` off too); challenges of the built-in bots only have no rate: at most ``MAX_OPEN_CHALLENGES`` of their games unfinished | |
-| ``CHALLENGE_SECONDS`` | 120: an open challenge expires after this long unanswered | |
-| ``PROXY_HOPS`` | 0: the client address is the peer's; N: trust N reverse proxies' ``X-Forwarded-For`` | ``RFG_PROXY_HOPS`` |
+A setting the environment gives is its variable's name without ``RFG_`` (``FROM_ENV``;
+``STORE_URL`` comes from ``RFG_STORE_URL`` or ``REDIS_URL``, ``DISPATCH_TURNS`` from
+``RFG_DISPATCH``): what each sets, what it accepts and its default are in
+``docs/configuration.md``, generated from ``events.config``. The settings no variable gives:
+
+| key | default |
+| --- | --- |
+| ``MAX_CONTENT_LENGTH`` | 64 KiB (JSON bodies) |
+| ``REPLAY_MAX_BYTES`` | 32 MiB (uploaded logs) |
+| ``SSE_KEEPALIVE_SECONDS`` | 15 |
+| ``STREAM_OPENINGS`` | 8: event streams one API process opens at a time (``service.openings``: the others wait their turn, so short requests are not queued behind a crowd of openings) |
+| ``API_REDIS_CONNECTIONS`` | 64: the most Redis connections one API process opens (requests beyond wait for one, up to ``RFG_REDIS_TIMEOUT``, then 503); event streams hold none while they wait |
+| ``DECISIONS_POLL_SECONDS`` | 5 (how often a bot account's decisions stream looks at its games, a safety net: decisions are pushed by the append) |
+| ``MAX_OPEN_CHALLENGES`` | 10 open challenges per bot account (``POST /challenges``; 0: no quota; with ``RATE_LIMITS`` off too) |
+| ``CHALLENGES_PER_MINUTE`` | 10 challenges to other accounts a bot account makes a minute (0: no limit; with ``RATE_LIMITS`` off too); challenges of the built-in bots only have no rate: at most ``MAX_OPEN_CHALLENGES`` of their games unfinished |
+| ``CHALLENGE_SECONDS`` | 120: an open challenge expires after this long unanswered |
 
 Limits are rate strings of the `limits` library (``"20 per minute;200 per hour"``), kept on the store (the app's
 Redis, under ``<prefix>:limits``; its fakeredis for a ``memory://`` store); the admin token is exempt.
