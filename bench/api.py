@@ -58,7 +58,23 @@ process each - behind Debian's nginx with ``deploy/nginx.conf`` (which sends eac
 to one process, so no command pays a catch-up); the server CPU is still the app processes',
 nginx's is printed apart. Side by side with the default, it is what routing saves.
 
-``bench/streams.py`` reuses the pieces (servers, source addresses, prepared games, the open loop).
+``--baseline REV`` (a git revision: the commit before a change to the command path, say): the API
+served twice as above, on this checkout's code and on REV's, on the same store under key prefixes
+of their own. REV is checked out into a temporary git worktree (``git worktree add --detach``,
+removed afterwards); its server runs REV's own ``rfgcli.run.api_command`` with that worktree as
+its working directory and first on PYTHONPATH, and this venv's packages serve both (one lock
+file). Each server loads the app through a small module that first writes which ``service``
+package it imported; the script prints that line for both and stops if a server runs other code
+than meant. After 3 s of commands on each (not counted), every round sends commands to both
+servers, one after the other, the order alternating from round to round (a busy machine's drift
+falls on both); it prints each round, then both codes' median commands/s, p50/p99, errors and
+server and Redis CPU per command, and the median of the rounds' ratios of server CPU per command,
+current / baseline (target: at most 1.10). No hello world: the baseline is the other code.
+
+    python bench/api.py --baseline 32583ce --url redis://127.0.0.1:6379/13
+
+``bench/streams.py`` reuses the pieces (servers, source addresses, prepared games, the open loop,
+``--baseline``).
 """
 
 from __future__ import annotations
@@ -80,6 +96,9 @@ import threading
 import time
 import uuid
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -191,13 +210,15 @@ def host_env(
     return env
 
 
-def _spawn(cmd: list[str], env: dict[str, str], log_dir: Path, name: str) -> Server:
+def _spawn(
+    cmd: list[str], env: dict[str, str], log_dir: Path, name: str, cwd: Path = ROOT
+) -> Server:
     log_path = log_dir / f"{name}.log"
     with open(log_path, "wb") as out:
         proc = Server(
             cmd,
             env={**os.environ, **env},
-            cwd=ROOT,
+            cwd=cwd,
             stdin=subprocess.DEVNULL,
             stdout=out,
             stderr=subprocess.STDOUT,
@@ -209,6 +230,112 @@ def _spawn(cmd: list[str], env: dict[str, str], log_dir: Path, name: str) -> Ser
     return proc
 
 
+# --- the code a server runs (--baseline) -----------------------------------------------------
+
+#: the first word of the line a ``--baseline`` server writes to its log when it loads the app
+PROBE_MARK = "rfg-bench-code:"
+#: ``--baseline``: the API app as each server loads it, from a module (``PROBE``, in a temp dir
+#: on PYTHONPATH after the code's root) that first says which ``service`` package it imported
+PROBE_APP = "rfg_bench_probe:create_app()"
+PROBE = f'''"""bench/api.py --baseline: rfgcli.wsgi's app, after a line saying which code serves it."""
+
+import sys
+
+import service
+from rfgcli.wsgi import create_app as _create_app
+
+
+def create_app():
+    print(f"{PROBE_MARK} service from {{service.__file__}}", file=sys.stderr, flush=True)
+    return _create_app()
+'''
+
+
+def _git(root: Path, *args: str) -> str:
+    out = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True)
+    if out.returncode:
+        raise SystemExit(f"git {' '.join(args)} failed: {out.stderr.strip()}")
+    return out.stdout.strip()
+
+
+@dataclass
+class Code:
+    """The code a server runs: a checkout of the project at ``root`` (this one, or a revision in a
+    temporary git worktree), started with ``root`` as its working directory and first on
+    PYTHONPATH, the probe module's directory after it; this venv's packages serve both."""
+
+    label: str  # "current" or "baseline"
+    root: Path
+    probe: Path
+
+    @property
+    def commit(self) -> str:
+        """The short commit id, and whether tracked files differ from it."""
+        head = _git(self.root, "rev-parse", "--short", "HEAD")
+        dirty = _git(self.root, "status", "--porcelain", "--untracked-files=no")
+        return f"{head} with uncommitted changes" if dirty else head
+
+    def env(self) -> dict[str, str]:
+        return {"PYTHONPATH": os.pathsep.join([str(self.root), str(self.probe)])}
+
+    def app(self, app: str) -> str:
+        """The API app through the probe; any other app as given."""
+        return PROBE_APP if app == API_APP else app
+
+    def api_command(self, bind: str, workers: int, app: str) -> list[str]:
+        """This code's ``rfgcli.run.api_command`` (asked of a Python process in ``root``)."""
+        ask = (
+            "import json, sys; from rfgcli.run import api_command; "
+            "print(json.dumps(api_command(sys.argv[1], workers=int(sys.argv[2]), app=sys.argv[3])))"
+        )
+        out = subprocess.run(
+            [sys.executable, "-c", ask, bind, str(workers), app],
+            cwd=self.root,
+            env={**os.environ, **self.env()},
+            capture_output=True,
+            text=True,
+        )
+        if out.returncode:
+            raise SystemExit(f"{self.label}: rfgcli.run.api_command failed:\n{out.stderr}")
+        cmd: list[str] = json.loads(out.stdout)
+        return cmd
+
+    def served(self, server: Server) -> str:
+        """What the server's log says it imported; SystemExit when it is not this code."""
+        deadline = time.monotonic() + 10
+        while True:
+            lines = server.log_path.read_text(errors="replace").splitlines()
+            paths = sorted({x.split(" from ", 1)[1] for x in lines if x.startswith(PROBE_MARK)})
+            if paths or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        mine = str(self.root / "service") + os.sep
+        if not paths or any(not p.startswith(mine) for p in paths):
+            raise SystemExit(
+                f"the {self.label} server imported service from {paths or 'nowhere said'}, "
+                f"not from {self.root}: its log is {server.log_path}"
+            )
+        return f"{self.label} ({self.commit}) serves service from {', '.join(paths)}"
+
+
+@contextmanager
+def side_by_side(rev: str) -> Iterator[tuple[Code, Code]]:
+    """(this checkout, ``rev`` checked out in a temporary git worktree: ``git worktree add
+    --detach``), each with the probe; the worktree is removed afterwards."""
+    commit = _git(ROOT, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}")
+    tmp = Path(tempfile.mkdtemp(prefix="rfg-bench-baseline-"))
+    probe, tree = tmp / "probe", tmp / "src"
+    probe.mkdir()
+    (probe / "rfg_bench_probe.py").write_text(PROBE)
+    try:
+        _git(ROOT, "worktree", "add", "--detach", str(tree), commit)
+        yield Code("current", ROOT, probe), Code("baseline", tree, probe)
+    finally:
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)])
+        shutil.rmtree(tmp, ignore_errors=True)
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "prune"])
+
+
 def start_command(
     app: str,
     port: int,
@@ -216,14 +343,21 @@ def start_command(
     log_dir: Path,
     workers: int = 2,
     name: str = "api",
+    code: Code | None = None,
 ) -> Server:
     """``app`` served by ``rfgcli.run.api_command`` - the command line hosts run, every other
-    argument at ``rfg run``'s defaults - with a Prometheus multiprocess directory of its own."""
-    from rfgcli.run import api_command
-
+    argument at ``rfg run``'s defaults - with a Prometheus multiprocess directory of its own;
+    with ``code``, that code's command line, app and environment (``--baseline``)."""
     metrics = tempfile.mkdtemp(prefix=f"rfg-bench-metrics-{name}-")
-    cmd = api_command(f"127.0.0.1:{port}", workers=workers, app=app)
-    proc = _spawn(cmd, {**env, "PROMETHEUS_MULTIPROC_DIR": metrics}, log_dir, name)
+    env = {**env, "PROMETHEUS_MULTIPROC_DIR": metrics}
+    if code is None:
+        from rfgcli.run import api_command
+
+        cmd = api_command(f"127.0.0.1:{port}", workers=workers, app=app)
+        proc = _spawn(cmd, env, log_dir, name)
+    else:
+        cmd = code.api_command(f"127.0.0.1:{port}", workers, code.app(app))
+        proc = _spawn(cmd, {**env, **code.env()}, log_dir, name, cwd=code.root)
     proc.dirs.append(metrics)
     _wait_up(proc, port, app)
     return proc
@@ -790,6 +924,119 @@ def open_loop_main(
     )
 
 
+def baseline_main(
+    args: argparse.Namespace, processes: int, store: str, prefix: str, log_dir: Path
+) -> None:
+    """``--baseline REV``: the API on this checkout's code and on ``REV``'s, side by side, each
+    in the configuration asked (by default the production one), on the same store under key
+    prefixes of their own; ``--rounds`` rounds of commands, each round on both servers, the
+    order alternating; prints both and the ratio of their server CPU per command."""
+    with side_by_side(args.baseline) as codes:
+        servers: list[tuple[Code, int, Server]] = []
+        try:
+            for code in codes:
+                env = host_env(
+                    store,
+                    f"{prefix}{code.label[0]}",
+                    limits=args.limits,
+                    access_log=args.access_log,
+                    dispatch=args.dispatch,
+                )
+                port = free_port()
+                server = start_command(API_APP, port, env, log_dir, args.workers, code.label, code)
+                servers.append((code, port, server))
+                print(code.served(server), flush=True)
+            rounds = baseline_rounds(args, processes, store, prefix, servers)
+        finally:
+            for _code, _port, server in servers:
+                stop(server)
+            for code in codes:
+                purge(store, f"{prefix}{code.label[0]}")
+    print_baseline(args, rounds)
+
+
+#: seconds of commands each server answers, not counted, before the rounds
+WARM_UP = 3.0
+
+
+def baseline_rounds(
+    args: argparse.Namespace,
+    processes: int,
+    store: str,
+    prefix: str,
+    servers: list[tuple[Code, int, Server]],
+) -> list[dict[str, dict[str, Any]]]:
+    """Each round, commands on both servers one after the other (current first in odd rounds,
+    the baseline first in even ones), after a warm-up on each; per round, each code's figures."""
+    addresses = Addresses()
+
+    def commands(code: Code, port: int, server: Server, seconds: float, tag: str) -> Any:
+        games = max(1, int(seconds * 1500 / args.clients / 150) + 1)
+        work = [
+            prepare(port, args.players, games, f"{prefix}{code.label[0]}:{tag}:{k}", addresses)
+            for k in range(args.clients)
+        ]
+        return run_load(
+            "commands",
+            port,
+            args.clients,
+            seconds,
+            work,
+            processes,
+            cpu_of=worker_pids(server),
+            store_pids=redis_pids(store),
+        )
+
+    for code, port, server in servers:
+        commands(code, port, server, min(WARM_UP, args.seconds), "w")
+    rounds: list[dict[str, dict[str, Any]]] = []
+    for r in range(args.rounds):
+        got: dict[str, dict[str, Any]] = {}
+        for code, port, server in servers if r % 2 == 0 else servers[::-1]:
+            got[code.label] = commands(code, port, server, args.seconds, str(r))
+        rounds.append(got)
+        cur, base = got["current"], got["baseline"]
+        print(
+            f"round {r + 1} ({' then '.join(got)}): "
+            + "; ".join(
+                f"{label} {x['rps']:.0f} commands/s, p99 {x['p99_ms']:.1f} ms, server CPU "
+                f"{_us(x.get('server_cpu_us'))} per command"
+                + (f", errors {x['statuses']}" if x["errors"] else "")
+                for label, x in got.items()
+            )
+            + f"; current / baseline {_cpu_ratio(cur, base):.2f}",
+            flush=True,
+        )
+    return rounds
+
+
+def print_baseline(args: argparse.Namespace, rounds: list[dict[str, dict[str, Any]]]) -> None:
+    """Both codes' figures (the median over the rounds of each) and the CPU ratio."""
+
+    def median(label: str, key: str) -> float | None:
+        xs = sorted(x[label][key] for x in rounds if key in x[label])
+        return xs[len(xs) // 2] if xs else None
+
+    print(
+        f"median of {len(rounds)} rounds:\n{'':12}{'commands/s':>12}{'p50 ms':>10}{'p99 ms':>10}"
+        f"{'errors':>8}{'server CPU/cmd':>16}{'Redis CPU/cmd':>15}"
+    )
+    for label in ("current", "baseline"):
+        print(
+            f"{label:12}{median(label, 'rps') or 0:12.0f}{median(label, 'p50_ms') or 0:10.2f}"
+            f"{median(label, 'p99_ms') or 0:10.2f}{sum(x[label]['errors'] for x in rounds):8.0f}"
+            f"{_us(median(label, 'server_cpu_us')):>16}{_us(median(label, 'store_cpu_us')):>15}"
+        )
+    ratios = sorted(_cpu_ratio(x["current"], x["baseline"]) for x in rounds)
+    verdict = ratios[len(ratios) // 2]
+    print(
+        f"server CPU per command, current / baseline {args.baseline}: {verdict:.2f} (median of "
+        f"the rounds: {', '.join(f'{x:.2f}' for x in ratios)}) - target <= 1.10: "
+        f"{'PASS' if verdict <= 1.10 else 'MISS'}; requests/s current / baseline "
+        f"{(median('current', 'rps') or 0) / (median('baseline', 'rps') or 1):.2f}"
+    )
+
+
 def run_load(
     mode: str,
     port: int,
@@ -953,7 +1200,19 @@ def main() -> None:
         "(whether or not earlier ones returned) and report p50/p99/p99.9 "
         "from each request's due time; default: closed loop with --clients",
     )
+    ap.add_argument(
+        "--baseline",
+        metavar="REV",
+        help="also serve the API on this git revision's code (checked out in a temporary "
+        "worktree) and measure its commands side by side with the current code's, rounds "
+        "alternating; prints both and the ratio of their server CPU per command",
+    )
     args = ap.parse_args()
+    if args.baseline and (args.rate or args.routed or args.worker_class != "gevent"):
+        ap.error(
+            "--baseline measures commands as hosts serve them: not with --rate, --routed "
+            "or --worker-class sync/gthread"
+        )
     processes = max(1, min(args.processes, args.clients))
 
     store, tmp = pick_store(args.url)
@@ -982,6 +1241,12 @@ def main() -> None:
         f"load {' '.join(f'{x:.1f}' for x in os.getloadavg())}"
     )
 
+    if args.baseline:
+        try:
+            baseline_main(args, processes, store, prefix, log_dir)
+        finally:
+            clean_up(args, log_dir, tmp)
+        return
     addresses = Addresses()
     hello_port, api_port, hello, api = start_servers(args, env, log_dir)
     rounds: list[tuple[dict[str, Any], dict[str, Any], dict[str, Any]]] = []
@@ -1053,15 +1318,7 @@ def main() -> None:
         stop(hello)
         stop(api)
         purge(store, prefix)
-        if args.keep_logs:
-            print(f"servers' logs: {log_dir}")
-        else:
-            shutil.rmtree(log_dir, ignore_errors=True)
-        if tmp:
-            from events.store import EmbeddedServer
-
-            EmbeddedServer(tmp).stop()
-            shutil.rmtree(tmp, ignore_errors=True)
+        clean_up(args, log_dir, tmp)
 
     h, hz, c = sorted(rounds, key=lambda r: r[2]["rps"] / r[0]["rps"])[len(rounds) // 2]
     print(
@@ -1094,6 +1351,19 @@ def main() -> None:
         "the local redis-server, shared with whatever else uses it; client CPU: the load "
         "processes)"
     )
+
+
+def clean_up(args: argparse.Namespace, log_dir: Path, tmp: str | None) -> None:
+    """Remove the servers' logs (unless ``--keep-logs``) and the embedded store (if started)."""
+    if args.keep_logs:
+        print(f"servers' logs: {log_dir}")
+    else:
+        shutil.rmtree(log_dir, ignore_errors=True)
+    if tmp:
+        from events.store import EmbeddedServer
+
+        EmbeddedServer(tmp).stop()
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _us(value: float | None) -> str:

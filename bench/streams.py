@@ -44,6 +44,15 @@ is shared, and that wait is what other load cost them. ``--quick``: a fifth of t
 (streams, addresses, slow clients), the same rates and waits. Prints a table of figures with
 PASS/MISS per target; the process's exit status is 0 either way. Kills what it started and
 deletes its keys.
+
+``--baseline REV`` (a git revision): every scenario twice, on this checkout's code and on REV's,
+one after the other, the order alternating from one scenario to the next (a busy machine's drift
+falls on both); REV is checked out into a temporary git worktree and served as ``bench/api.py
+--baseline`` serves it (REV's command line, the worktree its working directory and first on
+PYTHONPATH, the ``service`` package each server imported printed). Then one table: each figure
+on both codes side by side, with both verdicts.
+
+    python bench/streams.py --baseline 32583ce --quick
 """
 
 from __future__ import annotations
@@ -68,6 +77,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from api import (  # noqa: E402  (bench/api.py: servers, addresses, games, the open loop)
     API_APP,
     Addresses,
+    Code,
     Server,
     _cpu_seconds,
     _open_loop,
@@ -79,6 +89,7 @@ from api import (  # noqa: E402  (bench/api.py: servers, addresses, games, the o
     purge,
     rss_bytes,
     run_queue_seconds,
+    side_by_side,
     start_command,
     stop,
     summarize,
@@ -343,8 +354,10 @@ class HolderProcess:
 class Run:
     """One scenario's server (own key prefix), its addresses, and its figures."""
 
-    def __init__(self, args: argparse.Namespace, name: str, addresses: Addresses) -> None:
-        self.args, self.name, self.addresses = args, name, addresses
+    def __init__(
+        self, args: argparse.Namespace, name: str, addresses: Addresses, code: Code | None = None
+    ) -> None:
+        self.args, self.name, self.addresses, self.code = args, name, addresses, code
         self.prefix = f"bstream{uuid.uuid4().hex[:6]}{name}"
         self.log_dir = Path(tempfile.mkdtemp(prefix=f"rfg-streams-{name}-"))
         self.port = free_port()
@@ -357,7 +370,9 @@ class Run:
 
     def start(self) -> None:
         env = host_env(self.args.url, self.prefix)
-        self.server = start_command(API_APP, self.port, env, self.log_dir, workers=2)
+        self.server = start_command(API_APP, self.port, env, self.log_dir, 2, code=self.code)
+        if self.code is not None:
+            self.notes.append(self.code.served(self.server))
 
     def workers(self) -> list[int]:
         assert self.server is not None
@@ -724,6 +739,12 @@ def main() -> None:
     ap.add_argument("--url", default="redis://127.0.0.1:6379/13", help="the store (real Redis)")
     ap.add_argument("--rate", type=float, default=300.0, help="commands per second (open loop)")
     ap.add_argument("--keep-logs", action="store_true", help="keep the servers' logs")
+    ap.add_argument(
+        "--baseline",
+        metavar="REV",
+        help="run each scenario on this git revision's code too (a temporary worktree), the "
+        "order alternating, and print both figures side by side",
+    )
     args = ap.parse_args()
     args.scale = (lambda n: max(1, n // 5)) if args.quick else (lambda n: n)
     names = list(SCENARIOS) if args.scenario == "all" else [args.scenario]
@@ -735,28 +756,66 @@ def main() -> None:
         flush=True,
     )
     addresses = Addresses()
-    runs = []
-    for name in names:
-        run = Run(args, name, addresses)
-        started = time.monotonic()
-        try:
-            run.start()
-            SCENARIOS[name](run)
-        except Exception as exc:  # noqa: BLE001 - report it and go on with the next scenario
-            run.row("scenario failed", f"{type(exc).__name__}: {exc}", "", False)
-        finally:
-            run.close()
-        took = time.monotonic() - started
-        print(f"\n== {name} ({took:.0f} s)", flush=True)
-        for note in run.notes:
-            print(f"  {note}")
-        if args.keep_logs:
-            print(f"  server log: {run.log_dir}")
-        runs.append(run)
+    if args.baseline:
+        side_by_side_main(args, names, addresses)
+        return
+    runs = [run_scenario(args, name, addresses) for name in names]
     print(f"\n{'scenario':10}{'figure':58}{'value':>26}  {'target':>10}  verdict")
     for run in runs:
         for figure, value, target, verdict in run.rows:
             print(f"{run.name:10}{figure:58}{value:>26}  {target:>10}  {verdict}")
+
+
+def run_scenario(
+    args: argparse.Namespace, name: str, addresses: Addresses, code: Code | None = None
+) -> Run:
+    """One scenario on a server of its own (``code``'s with ``--baseline``); prints its notes."""
+    run = Run(args, name, addresses, code)
+    started = time.monotonic()
+    try:
+        run.start()
+        SCENARIOS[name](run)
+    except Exception as exc:  # noqa: BLE001 - report it and go on with the next scenario
+        run.row("scenario failed", f"{type(exc).__name__}: {exc}", "", False)
+    finally:
+        run.close()
+    took = time.monotonic() - started
+    on = "" if code is None else f" on the {code.label} code"
+    print(f"\n== {name}{on} ({took:.0f} s)", flush=True)
+    for note in run.notes:
+        print(f"  {note}")
+    if args.keep_logs:
+        print(f"  server log: {run.log_dir}")
+    return run
+
+
+def side_by_side_main(args: argparse.Namespace, names: list[str], addresses: Addresses) -> None:
+    """``--baseline REV``: each scenario on the current code and on ``REV``'s (a temporary git
+    worktree), one after the other, the order alternating from scenario to scenario; one table
+    of both figures."""
+    pairs = []
+    with side_by_side(args.baseline) as codes:
+        for i, name in enumerate(names):
+            order = codes if i % 2 == 0 else codes[::-1]
+            runs = {code.label: run_scenario(args, name, addresses, code) for code in order}
+            pairs.append((name, runs["current"], runs["baseline"]))
+    print(
+        f"\n{'scenario':10}{'figure':58}{'current':>26}{'baseline ' + args.baseline:>26}  "
+        f"{'target':>10}  verdicts"
+    )
+    for name, cur, base in pairs:
+        theirs = {row[0]: row for row in base.rows}
+        figures = [row[0] for row in cur.rows]
+        figures += [f for f in theirs if f not in figures]
+        mine = {row[0]: row for row in cur.rows}
+        for figure in figures:
+            a, b = mine.get(figure), theirs.get(figure)
+            target = (a or b or ("", "", "", ""))[2]
+            verdicts = f"{a[3] if a else '-'} / {b[3] if b else '-'}".strip(" /")
+            print(
+                f"{name:10}{figure:58}{a[1] if a else '-':>26}{b[1] if b else '-':>26}  "
+                f"{target:>10}  {verdicts}"
+            )
 
 
 if __name__ == "__main__":
