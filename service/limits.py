@@ -35,20 +35,20 @@ reset are read as its ``get_window_stats`` reads them.
 
 **Cost: one Redis round trip a request** (none for the admin, nor for a health check or an
 unknown URL without a token; see below for a cluster). Before the view, one script call takes
-every limit that applies - the per-address one, the bad-token window when the request carries a token, the
-route's - and checks them in that order, hitting each rate and stopping at the first that
-refuses: a refused request consumes what it did when Flask-Limiter counted them (the per-address limit when
-the bad-token lockout or the route's limit refuses it; of a limit of several rates, the shorter
-windows before the one that refused). The script answers each window it checked, so the
+every limit that applies - the per-address one, the bad-token window when the request carries a
+token, the route's - and checks them in that order, hitting each rate and stopping at the first
+that refuses: a refused request consumes what it did when Flask-Limiter counted them (the
+per-address limit when the bad-token lockout or the route's limit refuses it; of a limit of
+several rates, the shorter windows before the one that refused). The script answers each window it checked, so the
 ``RateLimit`` headers need no read. A request answered 401 or 403 that carried a token makes a
 second, after the answer: its bad-token count. A command (``CHECKED_IN_VIEW``) counts its limits
 at the start of its view instead, in the same pipeline as the read of its seat's token
-(``service.auth.require_seat_command``): one round trip for both. Counters are hash-tagged by whose they are
-(``<prefix>:limits:{address:<a>}:<name>:<quota>/<n>/<unit>``, ``{token:<sha256 prefix>}``), so
-on Redis Cluster, where a script's keys must share a slot, a request makes one call per owner:
-one, except a per-token route with its token (commands, stream opens, samples: two, its
-address's limits, then, if they let it through, its token's; unavoidable, the two counters are
-independent and live where their owners hash; a command's seat token is read after them).
+(``service.auth.require_seat_command``): one round trip for both. Counters are hash-tagged by
+whose they are (an address, a token's digest: ``events.store.limits``), so on Redis Cluster, where
+a script's keys must share a slot, a request makes one call per owner: one, except a per-token
+route with its token (commands, stream opens, samples: two, its address's limits, then, if they
+let it through, its token's; unavoidable, the two counters are independent and live where their
+owners hash; a command's seat token is read after them).
 """
 
 from __future__ import annotations

@@ -14,7 +14,8 @@ script may touch them all (``<prefix>`` defaults to ``rfg``):
 * ``<prefix>:archives`` sorted set: archived games whose keys expire -> when (``expire_archives``;
   cross-game, written by its own commands)
 * ``<prefix>:{g:<id>}:tokens`` hash: ``seat:<n>`` -> sha256 of the seat's token, and who sits
-  there: ``name:<n>``, ``host``, ``invite:<n>`` / ``used:<n>`` (invite code digests; ``service.tokens``)
+  there: ``name:<n>``, ``host``, ``invite:<n>`` / ``used:<n>`` (invite code digests;
+  ``events.store.accounts``)
 
 Retention (``set_retention``, ``keep``): a game may carry in its meta hash ``expire_idle`` (seconds:
 every key of the game expires that long after its last append; a claim removes it) and
