@@ -353,13 +353,6 @@ VARIABLES: dict[str, Variable] = {
             60.0,
             what="seconds after a game ends before the workers' sweep compacts it",
         ),
-        Variable(
-            "RFG_WORKER_CRASH",
-            "<point>:<n> (crash tests)",
-            _text,
-            what="crash injection for the crash tests (`workers.faults`)",
-            unset="none",
-        ),
     )
 }
 

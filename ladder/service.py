@@ -1,17 +1,9 @@
-"""Ladders on Redis: configuration, entrants, scheduled games, results and the ratings projection.
+"""Ladders: configuration, entrants, scheduled games, results and the ratings projection.
 
-Keys (prefix ``rfg``): ``rfg:ladders`` (set of names); per ladder ``rfg:ladder:{l:<name>}:cfg``
-(JSON), ``:entrants`` (hash id -> JSON), ``:games`` (hash game id -> JSON: seats, seed, status),
-``:results`` (list of result JSON in finishing order), ``:recorded`` (set of game ids with a
-result), ``:ratings`` (JSON of the live table with the number of results it reflects). Each game
-with an external seat is also added to its account's ``rfg:botacct:<id>:games`` and ``:active``
-sets (what the API's decisions stream of that bot account watches).
-
-The keys of one ladder share the hash tag ``{l:<name>}``: one Redis Cluster slot, so recording a
-result (WATCH + MULTI over ``:recorded``, ``:results``, ``:ratings``, ``:games``) is one
-transaction there too. ``rfg:ladders`` and the account sets are single keys written by their own
-commands. Keys written before the hash tag (``rfg:ladder:<name>:<part>``) are renamed by
-``migrate_keys`` (``rfg worker`` runs it at start).
+A ladder's configuration, entrants, games, results and live ratings are stored by
+``events.store.ladders`` (one Redis Cluster slot per ladder, so a result is recorded in one
+transaction). Each game with an external seat is also added to its account's games and active
+games (what the API's decisions stream of that bot account watches).
 
 A ladder game is an ordinary game whose table names the entrant of each seat; built-in bots are
 played by the workers, external bots through the API with their bot token. The games of a
@@ -31,14 +23,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-import redis
-
 from bots.base import bot_names
 from engine.rng import Rng
 from events.errors import GameNotFound
 from events.games.service import GameService
 from events.store.accounts import account_active_key, account_games_key
-from events.store.text import text
+from events.store.ladders import LadderStore
 
 from .pairing import choose_table, seatings
 from .ratings import DEFAULT_PROVISIONAL_SIGMA, Entry, RatingTable, Result
@@ -46,7 +36,6 @@ from .stats import head_to_head
 
 _NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 RECENT = 50  # results that count as "recent meetings" for pairing
-PARTS = ("cfg", "entrants", "games", "results", "recorded", "ratings")
 
 
 class LadderError(ValueError):
@@ -88,26 +77,11 @@ def _check_name(name: str) -> None:
 
 
 class Ladders:
-    def __init__(self, client: redis.Redis, games: GameService, prefix: str = "rfg") -> None:
+    def __init__(self, client: Any, games: GameService, prefix: str = "rfg") -> None:
         self.r = client
         self.games = games
         self.prefix = prefix
-
-    def _k(self, name: str, part: str) -> str:
-        return f"{self.prefix}:ladder:{{l:{name}}}:{part}"
-
-    def migrate_keys(self) -> int:
-        """Rename every ladder key of the layout before hash tags (``<prefix>:ladder:<name>:<part>``)
-        to its hash-tagged name, unless that exists already; returns how many were renamed.
-        Idempotent. (A cluster never held the old layout: it did not work there.)"""
-        n = 0
-        for name in self.names():
-            for part in PARTS:
-                old = f"{self.prefix}:ladder:{name}:{part}"
-                if self.r.exists(old) and not self.r.exists(self._k(name, part)):
-                    self.r.rename(old, self._k(name, part))
-                    n += 1
-        return n
+        self.store = LadderStore(client, prefix)
 
     # --- configuration -------------------------------------------------------------------
     def create(self, cfg: LadderConfig) -> LadderConfig:
@@ -116,13 +90,12 @@ class Ladders:
             raise LadderError("players must list player counts from 2 to 5, e.g. [4] or [2, 3, 4]")
         if not 1 <= cfg.concurrency <= 1000:
             raise LadderError("concurrency (games kept running) must be 1-1000")
-        if not self.r.set(self._k(cfg.name, "cfg"), json.dumps(cfg.to_dict()), nx=True):
+        if not self.store.create(cfg.name, json.dumps(cfg.to_dict())):
             raise LadderError(f"ladder {cfg.name!r} exists already")
-        self.r.sadd(f"{self.prefix}:ladders", cfg.name)
         return cfg
 
     def config(self, name: str) -> LadderConfig:
-        raw = self.r.get(self._k(name, "cfg"))
+        raw = self.store.config(name)
         if raw is None:
             raise LadderError(f"no ladder named {name!r}; create it first")
         return LadderConfig(**json.loads(raw))
@@ -131,30 +104,26 @@ class Ladders:
         self, name: str, *, paused: bool | None = None, concurrency: int | None = None
     ) -> LadderConfig:
         """Pause or resume a ladder, or change how many games it keeps running."""
-        key = self._k(name, "cfg")
-        with self.r.pipeline(transaction=True) as pipe:
-            while True:
-                try:
-                    pipe.watch(key)
-                    raw = pipe.get(key)
-                    if raw is None:
-                        raise LadderError(f"no ladder named {name!r}; create it first")
-                    cfg = LadderConfig(**json.loads(raw))
-                    if paused is not None:
-                        cfg.paused = paused
-                    if concurrency is not None:
-                        if not 1 <= concurrency <= 1000:
-                            raise LadderError("concurrency (games kept running) must be 1-1000")
-                        cfg.concurrency = concurrency
-                    pipe.multi()
-                    pipe.set(key, json.dumps(cfg.to_dict()))
-                    pipe.execute()
-                    return cfg
-                except redis.WatchError:
-                    continue
+        if concurrency is not None and not 1 <= concurrency <= 1000:
+            raise LadderError("concurrency (games kept running) must be 1-1000")
+        changed: list[LadderConfig] = []
+
+        def change(raw: str | None) -> str:
+            if raw is None:
+                raise LadderError(f"no ladder named {name!r}; create it first")
+            cfg = LadderConfig(**json.loads(raw))
+            if paused is not None:
+                cfg.paused = paused
+            if concurrency is not None:
+                cfg.concurrency = concurrency
+            changed[:] = [cfg]
+            return json.dumps(cfg.to_dict())
+
+        self.store.change_config(name, change)
+        return changed[0]
 
     def names(self) -> list[str]:
-        return sorted(text(n) for n in self.r.smembers(f"{self.prefix}:ladders"))
+        return self.store.names()
 
     def delete(self, name: str) -> int:
         """Delete a ladder: its configuration, entrants, results and ratings. Its running games
@@ -164,8 +133,7 @@ class Ladders:
         so that no scheduler is starting a game of this ladder at the same moment."""
         self.config(name)  # LadderError if there is no such ladder
         running = len(self.running(name))
-        self.r.delete(*(self._k(name, part) for part in PARTS))  # one slot: one command
-        self.r.srem(f"{self.prefix}:ladders", name)
+        self.store.delete(name)
         return running
 
     def add_entrant(
@@ -183,18 +151,16 @@ class Ladders:
         if account is not None and self.config(name).duplicate:
             raise LadderError(DUPLICATE_EXTERNAL.format(name=name))
         spec = {"entrant": entrant, "bot": bot} if bot else {"entrant": entrant, "account": account}
-        if not self.r.hsetnx(self._k(name, "entrants"), entrant, json.dumps(spec)):
+        if not self.store.add_entrant(name, entrant, json.dumps(spec)):
             raise LadderError(f"{entrant!r} is already an entrant of {name!r}")
         return spec
 
     def entrants(self, name: str) -> dict[str, dict[str, Any]]:
-        return {
-            text(k): json.loads(v) for k, v in self.r.hgetall(self._k(name, "entrants")).items()
-        }
+        return {k: json.loads(v) for k, v in self.store.entrants(name).items()}
 
     # --- games ---------------------------------------------------------------------------
     def ladder_games(self, name: str) -> dict[str, dict[str, Any]]:
-        return {text(k): json.loads(v) for k, v in self.r.hgetall(self._k(name, "games")).items()}
+        return {k: json.loads(v) for k, v in self.store.games(name).items()}
 
     def games_page(
         self, name: str, *, status: str | None = None, limit: int = 20, before: int | None = None
@@ -216,11 +182,10 @@ class Ladders:
                 items = [g for g in items if g["status"] == "active"]
         if status == "active":
             return items, None
-        key = self._k(name, "results")
-        total = int(self.r.llen(key))
+        total = self.store.result_count(name)
         end = total if before is None else max(0, min(before, total))
         start = max(0, end - limit)
-        rows = self.r.lrange(key, start, end - 1) if end > start else []
+        rows = self.store.results(name, start, end - 1) if end > start else []
         for raw in reversed(rows):
             d = json.loads(raw)
             items += self._listed(d["game_id"], list(d["entrants"]), list(d["totals"]))
@@ -307,7 +272,7 @@ class Ladders:
                     "seed_set": seed if cfg.duplicate else None,
                     "status": "active",
                 }
-                self.r.hset(self._k(name, "games"), gid, json.dumps(info))
+                self.store.set_game(name, gid, json.dumps(info))
                 for seat in seats:
                     if seat["kind"] == "external":
                         self.r.sadd(account_games_key(self.prefix, seat["account"]), gid)
@@ -344,30 +309,19 @@ class Ladders:
     ) -> bool:
         """Append one result and fold it into the live ratings, exactly once per game."""
         result = Result.from_game(game_id, entrants, scores)
-        key = self._k(name, "ratings")
-        with self.r.pipeline(transaction=True) as pipe:
-            while True:
-                try:
-                    pipe.watch(key, self._k(name, "recorded"))
-                    if pipe.sismember(self._k(name, "recorded"), game_id):
-                        pipe.unwatch()
-                        return False
-                    table = self._table_from(pipe.get(key), name)
-                    table.apply(result)
-                    info = {"seats": entrants, "status": "finished"}
-                    pipe.multi()
-                    pipe.sadd(self._k(name, "recorded"), game_id)
-                    pipe.rpush(self._k(name, "results"), json.dumps(result.__dict__))
-                    pipe.set(key, json.dumps(_dump(table)))
-                    pipe.hset(self._k(name, "games"), game_id, json.dumps(info))
-                    pipe.execute()
-                    return True
-                except redis.WatchError:
-                    continue
+        provisional_sigma = self.config(name).provisional_sigma
+
+        def fold(ratings: str | None) -> tuple[str, str, str]:
+            table = self._table_from(ratings, provisional_sigma)
+            table.apply(result)
+            info = {"seats": entrants, "status": "finished"}
+            return json.dumps(result.__dict__), json.dumps(_dump(table)), json.dumps(info)
+
+        return self.store.record(name, game_id, fold)
 
     def results(self, name: str) -> list[Result]:
         out = []
-        for raw in self.r.lrange(self._k(name, "results"), 0, -1):
+        for raw in self.store.results(name):
             d = json.loads(raw)
             out.append(
                 Result(
@@ -376,8 +330,8 @@ class Ladders:
             )
         return out
 
-    def _table_from(self, raw: Any, name: str) -> RatingTable:
-        table = RatingTable(self.config(name).provisional_sigma)
+    def _table_from(self, raw: str | None, provisional_sigma: float) -> RatingTable:
+        table = RatingTable(provisional_sigma)
         if raw:
             d = json.loads(raw)
             table.applied = d["applied"]
@@ -388,7 +342,7 @@ class Ladders:
         return table
 
     def live_table(self, name: str) -> RatingTable:
-        return self._table_from(self.r.get(self._k(name, "ratings")), name)
+        return self._table_from(self.store.ratings(name), self.config(name).provisional_sigma)
 
     def rebuild_ratings(self, name: str) -> RatingTable:
         """Refold every result from the games' own logs, in the recorded finishing order."""

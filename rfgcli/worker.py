@@ -32,11 +32,6 @@ def add_parser(sub: Any) -> None:
         action="store_true",
         help="do not run RQ's scheduler in this worker (timeouts then wait for a sweep)",
     )
-    p.add_argument(
-        "--metrics",
-        action="store_true",
-        help="record each bot job's enqueue-to-applied latency (bench/ladder.py reads it)",
-    )
     p.add_argument("--name", help="worker name (default: host, pid and a random suffix)")
     p.add_argument(
         "--log-level",
@@ -139,7 +134,6 @@ def run(args: argparse.Namespace) -> int:
         sweep_interval=args.sweep_interval,
         stale_after=args.stale_after,
         ladder_interval=args.ladder_interval,
-        metrics=args.metrics or None,
         play_on=args.play_on,
         compact_after=args.compact_after,
     )

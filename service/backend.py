@@ -60,7 +60,7 @@ class Backend:
         read-only, failing its disk, too few replicas), None when it answers and takes writes.
         One round trip that writes nothing (``events.store.outage.write_refusal``)."""
         try:
-            return outage.write_refusal(self.client, f"{self.store.prefix}:readyz-probe")
+            return outage.write_refusal(self.client, outage.probe_key(self.store.prefix))
         except Exception as exc:  # noqa: BLE001 - any failure means "not ready"
             return f"it does not answer ({type(exc).__name__})"
 

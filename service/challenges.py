@@ -15,26 +15,12 @@ the token of the player's seat (the seat is claimed with that digest as the game
 nobody else can take it, and the server never holds the token in clear). The player's limits
 are their address's: the same rules, keyed ``addr:<address>`` where a bot's are keyed by account.
 
-Keys (store prefix ``rfg``):
-
-* ``rfg:challenge:{c:<id>}`` - hash: ``c`` (the challenge as JSON, never changed) and ``outcome``
-  (JSON: status, game id, reason), set once with ``HSETNX``: of an accept, a decline and a cancel
-  racing, exactly one wins. The key expires ``KEEP_SECONDS`` after the challenge would.
-* ``rfg:{a:<owner>}:challenges:in`` / ``:out`` - sorted sets of the account's open challenges
-  (score: when each expires, epoch seconds); expired members are trimmed when read. The owner is
-  an account id, or ``addr:<address>`` for a player's (``out`` and the two below only).
-* ``rfg:{a:<account>}:challenges:rate`` - sorted set: the challenges addressed to another account
-  that the account made in the last minute (score: when);
-* ``rfg:{a:<account>}:challenges:games`` - sorted set: the games started from the account's
-  challenges of the built-in bots only (score: when), finished ones dropped when counted: such a
-  challenge is bounded by the account's unfinished games, not by a rate (a bot plays one game
-  after another as fast as the game goes).
-
-Each account's keys share the hash tag ``{a:<account>}`` (its notices stream's, so a
-challenge's notice and the account's indexes are in one slot on a Redis Cluster); a challenge's
-own key has its own tag. No operation needs two slots atomically: the outcome is decided on the
-challenge's key alone, and the indexes are tidied after it (a stale member is dropped by a read
-that finds the challenge decided).
+They are stored by ``events.store.challenges``: per challenge its JSON and, set once, its
+outcome (of an accept, a decline and a cancel racing, exactly one wins); per account its open
+challenges in and out, the challenges it made to other accounts in the last minute, and the
+games started from its challenges of the built-in bots (such a challenge is bounded by the
+account's unfinished games, not by a rate: a bot plays one game after another as fast as the
+game goes). A decided or expired challenge can be read for ``KEEP_SECONDS`` more.
 
 A challenge addressed to an account is also written to the account's notices stream (field
 ``c``), which its decisions stream (``service.decisions``) sends as an ``event: challenge``; so
@@ -50,12 +36,11 @@ import json
 import math
 import secrets
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from events.store.redis_adapter import NOTICE_MAXLEN
-from events.store.text import text
+from events.store.challenges import ChallengeStore
 from ladder.service import account_active_key, account_games_key
 
 #: how long a decided or expired challenge can still be read
@@ -94,12 +79,10 @@ class Challenges:
     client: Any
     prefix: str
     notice_stream: Any  # account -> the key of its notices stream (``RedisStore.notice_stream``)
+    store: ChallengeStore = field(init=False)
 
-    def _key(self, cid: str) -> str:
-        return f"{self.prefix}:challenge:{{c:{cid}}}"
-
-    def _index(self, account: str, way: str) -> str:
-        return f"{self.prefix}:{{a:{account}}}:challenges:{way}"
+    def __post_init__(self) -> None:
+        self.store = ChallengeStore(self.client, self.prefix, self.notice_stream)
 
     # --- limits ------------------------------------------------------------------------------
     def count_made(self, account: str, per_minute: int, who: str = "a bot account") -> None:
@@ -107,20 +90,9 @@ class Challenges:
         sliding window); ``Refused`` past ``per_minute``, the refused one not counted."""
         if per_minute <= 0:
             return
-        now = time.time()
-        key = self._index(account, "rate")
-        member = f"{now:.6f}:{secrets.token_hex(4)}"
-        pipe = self.client.pipeline(transaction=True)
-        pipe.zremrangebyscore(key, "-inf", now - 60)
-        pipe.zadd(key, {member: now})
-        pipe.zcard(key)
-        pipe.expire(key, 61)
-        n = int(pipe.execute()[2])
-        if n > per_minute:
-            self.client.zrem(key, member)
-            oldest = self.client.zrange(key, 0, 0, withscores=True)
-            first = float(oldest[0][1]) if oldest else now
-            wait = max(1, math.ceil(first + 60 - now))
+        first = self.store.count_made(account, per_minute)
+        if first is not None:
+            wait = max(1, math.ceil(first + 60 - time.time()))
             raise Refused(
                 "rate-limited",
                 f"too many challenges: {who} may make {per_minute} a minute to other "
@@ -148,13 +120,11 @@ class Challenges:
         after another is never held back, only one starting many at once."""
         if most <= 0:
             return
-        key = self._index(account, "games")
-        ids = [text(m) for m in self.client.zrange(key, 0, -1)]
+        ids = self.store.started_games(account)
         if len(ids) < most:
             return
         over = [gid for gid, done in zip(ids, finished(ids), strict=True) if done]
-        if over:
-            self.client.zrem(key, *over)
+        self.store.forget_games(account, over)
         if len(ids) - len(over) >= most:
             raise Refused(
                 "rate-limited",
@@ -168,11 +138,7 @@ class Challenges:
     def playing(self, account: str, game_id: str, keep: int) -> None:
         """Count a game started from the account's challenge of the built-in bots (the key lives
         ``keep`` seconds after the last)."""
-        key = self._index(account, "games")
-        pipe = self.client.pipeline(transaction=False)
-        pipe.zadd(key, {game_id: time.time()})
-        pipe.expire(key, keep)
-        pipe.execute()
+        self.store.add_game(account, game_id, keep)
 
     # --- storage -----------------------------------------------------------------------------
     def create(
@@ -202,32 +168,26 @@ class Challenges:
         }
         if secret is not None:
             c["secret"] = hashlib.sha256(secret.encode("utf-8")).hexdigest()
-        raw = json.dumps(c, separators=(",", ":"))
-        key = self._key(cid)
-        pipe = self.client.pipeline(transaction=False)
-        pipe.hset(key, "c", raw)
-        pipe.expire(key, int(expires_in) + KEEP_SECONDS)
-        pipe.execute()
-        self.client.zadd(self._index(c["owner"], "out"), {cid: c["expires"]})
-        if c["challenged"] is not None:
-            target = c["challenged"]
-            pipe = self.client.pipeline(transaction=False)
-            pipe.zadd(self._index(target, "in"), {cid: c["expires"]})
-            shown = json.dumps(public(c), separators=(",", ":"))
-            pipe.xadd(
-                self.notice_stream(target), {"c": shown}, maxlen=NOTICE_MAXLEN, approximate=True
-            )
-            pipe.execute()
+        self.store.put(
+            cid,
+            json.dumps(c, separators=(",", ":")),
+            int(expires_in) + KEEP_SECONDS,
+            c["owner"],
+            c["expires"],
+            c["challenged"],
+            json.dumps(public(c), separators=(",", ":")),
+        )
         return cid, c
 
     def get(self, cid: str) -> dict[str, Any] | None:
         """The challenge with its ``status`` (open, accepted, declined, canceled, expired)."""
-        raw = self.client.hmget(self._key(cid), ["c", "outcome"])
-        if raw[0] is None:
+        stored = self.store.get(cid)
+        if stored is None:
             return None
-        c: dict[str, Any] = json.loads(text(raw[0]))
-        if raw[1] is not None:
-            c.update(json.loads(text(raw[1])))
+        raw, outcome = stored
+        c: dict[str, Any] = json.loads(raw)
+        if outcome is not None:
+            c.update(json.loads(outcome))
         elif time.time() >= c["expires"]:
             c["status"] = "expired"
         else:
@@ -238,9 +198,11 @@ class Challenges:
         """Record the challenge's outcome, once: False if another was recorded first. With
         ``tell``, the other account hears of it at once (``tell``); without, the caller tells
         it when ready (an accept: once the game exists)."""
-        won = bool(self.client.hsetnx(self._key(c["challenge_id"]), "outcome", json.dumps(outcome)))
+        won = self.store.decide(c["challenge_id"], json.dumps(outcome))
         if won:
-            self._unindex(c)
+            self.store.unlist(
+                c["challenge_id"], c.get("owner") or c["challenger"], c.get("challenged")
+            )
             if tell:
                 self.tell(c, outcome)
         return won
@@ -253,20 +215,10 @@ class Challenges:
             other = c["challenged"] if outcome["status"] == "canceled" else c["challenger"]
             if other is None:  # a player's: they read the challenge with its secret
                 return
-            raw = json.dumps({**public(c), **outcome}, separators=(",", ":"))
-            self.client.xadd(
-                self.notice_stream(other), {"c": raw}, maxlen=NOTICE_MAXLEN, approximate=True
-            )
-
-    def _unindex(self, c: dict[str, Any]) -> None:
-        self.client.zrem(self._index(c.get("owner") or c["challenger"], "out"), c["challenge_id"])
-        if c.get("challenged"):
-            self.client.zrem(self._index(c["challenged"], "in"), c["challenge_id"])
+            self.store.notify(other, json.dumps({**public(c), **outcome}, separators=(",", ":")))
 
     def open_ids(self, account: str, way: str) -> list[str]:
-        key = self._index(account, way)
-        self.client.zremrangebyscore(key, "-inf", time.time())
-        return [text(m) for m in self.client.zrange(key, 0, -1)]
+        return self.store.open_ids(account, way)
 
     def open_challenges(self, account: str, way: str) -> list[dict[str, Any]]:
         """The account's open challenges, ``in`` (addressed to it) or ``out`` (its own),
@@ -275,7 +227,7 @@ class Challenges:
         for cid in self.open_ids(account, way):
             c = self.get(cid)
             if c is None or c["status"] != "open":
-                self.client.zrem(self._index(account, way), cid)
+                self.store.drop(account, way, cid)
                 continue
             out.append(c)
         return out

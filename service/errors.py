@@ -17,14 +17,13 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-import redis
 from flask import Flask, Response, request
 from marshmallow import ValidationError
 from werkzeug.exceptions import HTTPException
 
 import engine
 from events.errors import DecisionChanged
-from events.store import ConcurrencyConflict, GameNotFound
+from events.store import ConcurrencyConflict, GameNotFound, outage
 from events.store.outage import describe, refusal
 from service.schemas.responses import ProblemSchema
 
@@ -413,7 +412,7 @@ def _store_unavailable(exc: Exception) -> Response:
     )
 
 
-def _store_refuses(exc: redis.exceptions.ResponseError) -> Response:
+def _store_refuses(exc: Exception) -> Response:
     """Redis answered with an error: an outage when it refuses writes for now (``OOM``,
     ``READONLY``, ``MISCONF``, ``NOREPLICAS``: ``events.store.outage``), else a failure (500)."""
     code = refusal(exc)
@@ -451,11 +450,9 @@ HANDLERS: tuple[tuple[type[Exception], Any], ...] = (
     (GameNotFound, _not_found),
     (ValidationError, _invalid),
     (HTTPException, _http),
-    (redis.exceptions.ConnectionError, _store_unavailable),
-    (redis.exceptions.TimeoutError, _store_unavailable),
-    (redis.exceptions.ClusterError, _store_unavailable),  # a cluster failover under way
-    (redis.exceptions.TryAgainError, _store_unavailable),
-    (redis.exceptions.ResponseError, _store_refuses),
+    # down, stalled, or a cluster failover under way
+    *((exc_type, _store_unavailable) for exc_type in outage.DOWN),
+    (outage.REPLY_ERROR, _store_refuses),
     (Exception, _unexpected),
 )
 

@@ -30,13 +30,12 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-import redis
-
+from events.store.outage import DOWN
 from events.store.text import text
 
 log = logging.getLogger(__name__)
 #: what redis-py raises while Redis is down, restarting or stalled
-STORE_ERRORS = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
+STORE_ERRORS = DOWN
 
 StreamId = tuple[int, int]
 

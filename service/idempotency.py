@@ -35,7 +35,7 @@ from typing import Any
 
 from flask import request
 
-from events.store.text import text
+from events.store.idempotency import IdempotencyRecords
 from service.errors import Problem
 
 HEADER = "Idempotency-Key"
@@ -50,7 +50,7 @@ REMEMBER_SECONDS = 24 * 3600
 class Reservation:
     """A key's record: the game id it stands for, and what a request before this one did."""
 
-    record: str  # the Redis key
+    record: str  # its name on the store (``IdempotencyRecords.record``)
     game_id: str
     fingerprint: str
     #: a request with this key came before (this one is a retry)
@@ -88,15 +88,16 @@ def reserve(
     """The key's record, made now for ``new_game_id`` unless a request came before with it;
     422 when that request's body was another."""
     digest = hashlib.sha256(f"{scope}\n{key}".encode("utf-8", "surrogatepass")).hexdigest()
-    record = f"{prefix}:idem:{digest}"
+    records = IdempotencyRecords(client, prefix)
+    record = records.record(digest)
     fp = fingerprint(body)
     for _ in range(3):  # (a record that expires between the SET and the GET: once more)
-        if client.set(record, f"p {new_game_id} {fp}", nx=True, ex=REMEMBER_SECONDS):
+        if records.reserve(record, f"p {new_game_id} {fp}", REMEMBER_SECONDS):
             return Reservation(record, new_game_id, fp, replay=False, created=False)
-        old = client.get(record)
+        old = records.get(record)
         if old is None:
             continue
-        state, game_id, their_fp = text(old).split(" ")
+        state, game_id, their_fp = old.split(" ")
         if their_fp != fp:
             raise Problem(
                 "idempotency-key-mismatch",
@@ -115,9 +116,6 @@ def reserve(
 def created(client: Any, reservation: Reservation) -> None:
     """The game of ``reservation`` was stored and is being answered."""
     if not reservation.created:
-        client.set(
-            reservation.record,
-            f"c {reservation.game_id} {reservation.fingerprint}",
-            xx=True,
-            keepttl=True,
+        IdempotencyRecords(client).settle(
+            reservation.record, f"c {reservation.game_id} {reservation.fingerprint}"
         )

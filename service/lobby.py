@@ -1,6 +1,6 @@
 """The game list: filters and keyset pagination over the store's lobby index.
 
-The lobby is the store's sorted set ``<prefix>:lobby`` (game id scored by creation time, see
+The lobby is the store's index of games by creation time (``events.store.lobby``, see
 docs/event-store.md); each game's summary projection (its ``summary`` view) gives the status,
 seats and player count to filter on. Pages go newest first; the cursor is the (score, id) of the
 last game returned, so games created while a client pages do not shift or repeat entries.
@@ -22,12 +22,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-import redis
-
 from events.store import RedisStore, StoreError
-from events.store.outage import is_outage
+from events.store.lobby import Lobby
+from events.store.outage import STORE_ERROR, is_outage
 from events.store.port import GAME_ID_PATTERN
-from events.store.text import text
 from service.errors import Problem
 from service.tokens import SeatTokens
 
@@ -73,8 +71,7 @@ def list_games(
     limit: int = 20,
     cursor: str | None = None,
 ) -> Page:
-    client = store.client
-    lobby = f"{store.prefix}:lobby"
+    lobby = Lobby(store)
     high: float | str = "+inf" if created_before is None else created_before.timestamp()
     low: float | str = "-inf" if created_after is None else created_after.timestamp()
     after: tuple[float, str] | None = decode_cursor(cursor) if cursor else None
@@ -84,13 +81,13 @@ def list_games(
     scanned = offset = 0
     last: tuple[float, str] | None = None
     while True:
-        rows = client.zrevrangebyscore(lobby, high, low, start=offset, num=BATCH, withscores=True)
+        rows = lobby.page(high, low, offset, BATCH)
         offset += len(rows)
-        entries = [(text(m), float(sc)) for m, sc in rows]
+        entries = rows
         if after is not None:  # skip what earlier pages returned (same score, id not below)
             entries = [e for e in entries if e[1] < after[0] or e[0] < after[1]]
         ids = [gid for gid, _ in entries]
-        summaries = _summaries(store, ids)
+        summaries = [None if raw is None else json.loads(raw) for raw in lobby.summaries(ids)]
         missing = [gid for gid, summary in zip(ids, summaries, strict=True) if summary is None]
         if missing:
             found = _unlisted(store, lobby, missing)
@@ -111,7 +108,7 @@ def list_games(
                 continue
             out.append((summary, seats))
             if len(out) >= limit:
-                more = _exists_after(client, lobby, low, last)
+                more = lobby.exists_after(low, last)
                 return Page(out, encode_cursor(*last) if more else None)
         if len(rows) < BATCH:
             return Page(out, None)
@@ -119,37 +116,25 @@ def list_games(
             return Page(out, encode_cursor(*last))
 
 
-def _exists_after(client: Any, lobby: str, low: float | str, last: tuple[float, str]) -> bool:
-    """Whether the index holds an entry after ``last`` in page order."""
-    score, gid = last
-    if client.zcount(lobby, low, f"({score!r}") > 0:
-        return True
-    return any(text(m) < gid for m in client.zrangebyscore(lobby, score, score))
-
-
-def _unlisted(store: RedisStore, lobby: str, game_ids: list[str]) -> dict[str, dict[str, Any]]:
+def _unlisted(store: RedisStore, lobby: Lobby, game_ids: list[str]) -> dict[str, dict[str, Any]]:
     """The games of the lobby without a summary in their views hash: those that expired (their
     meta hash is gone) are dropped from the lobby, and so are those an older creation left as a
     meta hash without events when Redis refused its append (their meta hash is deleted: a game is
-    created in one atomic write now, ``RedisStore.create_game``; ``ORPHAN_SECONDS`` spare a
+    created in one atomic write, ``RedisStore.create_game``; ``ORPHAN_SECONDS`` spare a
     creation by an older process still running); those compacted by a version that did not keep
     the summary get it back from their compacted blob or archive (``RedisStore.restore_summary``:
     once, later pages read it from Redis). Returns the summaries found that way."""
-    pipe = store.client.pipeline(transaction=False)
-    for gid in game_ids:
-        pipe.hmget(store.keys(gid)[1], ["version", "compacted", "created"])
-    replies = pipe.execute()
     gone: list[str] = []
     orphans: list[str] = []
     found: dict[str, dict[str, Any]] = {}
     now = time.time()
-    for gid, (version, compacted, created) in zip(game_ids, replies, strict=True):
+    for gid, (version, compacted, created) in zip(game_ids, lobby.states(game_ids), strict=True):
         if version is None and created is None:
             gone.append(gid)
         elif version is None:
-            if now - _epoch(text(created)) > ORPHAN_SECONDS:
+            if now - _epoch(created or "") > ORPHAN_SECONDS:
                 orphans.append(gid)
-        elif compacted is not None:
+        elif compacted:
             try:
                 raw = store.restore_summary(gid)
             except (StoreError, OSError) as exc:  # an archive this process cannot read
@@ -157,17 +142,12 @@ def _unlisted(store: RedisStore, lobby: str, game_ids: list[str]) -> dict[str, d
                 continue
             if raw is not None:
                 found[gid] = json.loads(raw.partition(":")[2])
-    if gone or orphans:
-        try:
-            pipe = store.client.pipeline(transaction=False)
-            pipe.zrem(lobby, *gone, *orphans)
-            for gid in orphans:
-                pipe.delete(store.keys(gid)[1])
-            pipe.execute()
-        except redis.exceptions.RedisError as exc:
-            if not is_outage(exc):
-                raise
-            log.warning("lobby: could not drop %d stale entries now: %s", len(gone + orphans), exc)
+    try:
+        lobby.drop(gone, orphans)
+    except STORE_ERROR as exc:
+        if not is_outage(exc):
+            raise
+        log.warning("lobby: could not drop %d stale entries now: %s", len(gone + orphans), exc)
     return found
 
 
@@ -176,18 +156,3 @@ def _epoch(created: str) -> float:
         return datetime.fromisoformat(created).timestamp()
     except ValueError:
         return 0.0  # (not a time: as old as can be)
-
-
-def _summaries(store: RedisStore, game_ids: list[str]) -> list[dict[str, Any] | None]:
-    """The summary views of several games in one pipelined round trip."""
-    pipe = store.client.pipeline(transaction=False)
-    for gid in game_ids:
-        pipe.hget(store.keys(gid)[3], "summary")
-    out: list[dict[str, Any] | None] = []
-    for raw in pipe.execute():
-        if raw is None:
-            out.append(None)
-            continue
-        _pos, _, body = text(raw).partition(":")
-        out.append(json.loads(body))
-    return out

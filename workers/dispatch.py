@@ -53,8 +53,8 @@ from events.games.time_control import (
     seat_kinds,
     worker_plays,
 )
+from events.store.agenda import Agenda
 
-from .agenda import Agenda
 from .settings import WorkerSettings
 
 log = logging.getLogger(__name__)
@@ -141,11 +141,6 @@ def next_plan(game_plans: list[Plan]) -> Plan:
     """The decision a job per decision would reach first: RQ's queue is FIFO and decisions are
     enqueued when they become pending, in seat order, so the oldest (version, seat)."""
     return min(game_plans, key=lambda p: (p.decision_id, p.seat))
-
-
-def keeper_key(prefix: str, game_id: str) -> str:
-    """The lease of the job playing a game on (``workers.turns``); in the game's slot."""
-    return f"{prefix}:{{g:{game_id}}}:keeper"
 
 
 class Dispatcher:

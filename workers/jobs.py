@@ -2,7 +2,7 @@
 
 ``play_decision`` is the only job: it plays one pending bot or timeout decision through
 ``turns.play``. Infrastructure errors (Redis unreachable, timeouts, or refusing writes: full,
-read-only...; ``faults.outage``) return an RQ ``Retry`` with back-off; everything else fails the
+read-only...; ``events.store.outage.is_outage``) return an RQ ``Retry`` with back-off; everything else fails the
 job without retry - in particular a command the rules reject, which marks the job
 ``meta["rejected"]`` so the sweep does not run it again.
 """
@@ -12,23 +12,21 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-import redis
 from rq import Retry, get_current_job
 from rq.utils import now as rq_now
 
 from events.store.job_latency import record_job_latency
+from events.store.outage import is_outage
 
-from . import faults, runtime
+from . import runtime
 from .turns import CommandRejected, play
 
 log = logging.getLogger(__name__)
 
-INFRASTRUCTURE_ERRORS: tuple[type[BaseException], ...] = (
-    redis.ConnectionError,
-    redis.TimeoutError,
-    ConnectionError,
-    TimeoutError,
-)
+
+def infrastructure_error(exc: BaseException) -> bool:
+    """A failure of the network or the store (down, stalled, refusing writes): retry the job."""
+    return isinstance(exc, (ConnectionError, TimeoutError)) or is_outage(exc)
 
 
 def play_decision(game_id: str, seat: int, decision_id: int, prefix: str) -> dict[str, Any] | Retry:
@@ -41,14 +39,14 @@ def play_decision(game_id: str, seat: int, decision_id: int, prefix: str) -> dic
         )
     job = get_current_job()
     try:
-        outcome = play(rt, game_id, seat, decision_id, hooks=faults.HOOKS)
+        outcome = play(rt, game_id, seat, decision_id)
     except CommandRejected:
         if job is not None:
             job.meta["rejected"] = True
             job.save_meta()
         raise
     except Exception as exc:
-        if not (isinstance(exc, INFRASTRUCTURE_ERRORS) or faults.outage(exc)):
+        if not infrastructure_error(exc):
             raise
         log.warning(
             "infrastructure error in %s seat %d @%d: %r; retrying", game_id, seat, decision_id, exc
@@ -69,13 +67,7 @@ def play_decision(game_id: str, seat: int, decision_id: int, prefix: str) -> dic
                     (rq_now() - job.enqueued_at).total_seconds(),
                 )
             except Exception as exc:  # the move is played; only the metric is lost
-                if not (isinstance(exc, INFRASTRUCTURE_ERRORS) or faults.outage(exc)):
+                if not infrastructure_error(exc):
                     raise
                 log.warning("could not record the job latency of %s: %r", game_id, exc)
-    if rt.settings.metrics and outcome.status == "played" and job is not None and job.enqueued_at:
-        ms = (rq_now() - job.enqueued_at).total_seconds() * 1000
-        pipe = rt.client.pipeline(transaction=False)
-        pipe.lpush(f"{rt.settings.prefix}:w:latency", f"{ms:.3f}")
-        pipe.ltrim(f"{rt.settings.prefix}:w:latency", 0, 199_999)
-        pipe.execute()
     return outcome.to_dict()

@@ -32,7 +32,9 @@ from types import FrameType
 from rq import Queue, SimpleWorker
 from rq.exceptions import StopRequested
 
-from . import faults, lifeline
+from events.store import outage
+
+from . import lifeline
 from .runtime import WORKER_TTL, Runtime, install
 from .settings import WorkerSettings
 from .sweep import Sweeper
@@ -57,7 +59,7 @@ class ResilientWorker(SimpleWorker):
         try:
             super().request_stop(signum, frame)
         except Exception as exc:  # RQ asks Redis whether a job runs; without Redis, stop now
-            if not faults.outage(exc):
+            if not outage.is_outage(exc):
                 raise
             raise StopRequested() from None
 
@@ -93,18 +95,29 @@ class _Stop:
         self.event.set()
 
 
+def refuses_writes(rt: Runtime) -> str | None:
+    """Why the store (or the queue's Redis) cannot take writes now, None when both can. Raises
+    ``ConnectionError`` / ``TimeoutError`` when one does not answer."""
+    probe = outage.probe_key(rt.settings.prefix)
+    why = outage.write_refusal(rt.client, probe)
+    if why is None and rt.queue_client is not rt.client:
+        queue = outage.write_refusal(rt.queue_client, probe)
+        why = None if queue is None else f"the queue's Redis: {queue}"
+    return why
+
+
 def wait_for_store(rt: Runtime, stop: _Stop, what: str, poll: float = 0.5) -> bool:
-    """Block until Redis answers and takes writes (True: ``faults.refuses_writes``, a probe that
-    writes nothing) or a stop signal comes (False), logging the wait."""
+    """Block until Redis answers and takes writes (True: ``refuses_writes``, a probe that writes
+    nothing) or a stop signal comes (False), logging the wait."""
     stop.install()
     started = time.monotonic()
     said = -1.0
     while not stop.event.is_set():
         try:
-            why = faults.refuses_writes(rt)
+            why = refuses_writes(rt)
             trouble = None if why is None else f"refuses writes ({why})"
         except Exception as exc:
-            if not faults.outage(exc):
+            if not outage.is_outage(exc):
                 raise
             trouble = f"does not answer ({exc}; check that the server runs and the URL is right)"
         if trouble is not None:
@@ -165,7 +178,7 @@ def run(
     try:
         sweeper.tick(force=True)
     except Exception as exc:
-        if not faults.outage(exc):
+        if not outage.is_outage(exc):
             raise
         log.warning("first sweep failed: Redis went away (%s); the sweep thread retries", exc)
     sweeper.start()
@@ -192,7 +205,7 @@ def _work(
         try:
             worker.work(with_scheduler=with_scheduler, logging_level=rq_log_level)
         except Exception as exc:  # raised by RQ's start or clean-up, around its loop
-            if not faults.outage(exc):
+            if not outage.is_outage(exc):
                 raise
             log.warning("worker %s: Redis failed: %s", worker.name, exc)
         if worker.stop_wanted or stop.event.is_set():

@@ -24,8 +24,8 @@ import events.store
 from events.games.service import GameService, utc_now
 from events.store import clients
 from events.store.accounts import SeatTokenStore
+from events.store.agenda import Leases
 
-from . import faults
 from .dispatch import Dispatcher
 from .settings import WorkerSettings, queue_url, queue_url_from_env, store_url_from_env
 
@@ -65,11 +65,11 @@ class Runtime:
         self.store = events.store.RedisStore(client, prefix=self.settings.prefix)
         # (the views a bot's last move renders show the seats' names, as the API's do)
         self.games = GameService(self.store, clock=clock, names=SeatTokenStore(self.store).names)
+        #: the workers' locks and leases on the store (``events.store.agenda``)
+        self.leases = Leases(client, self.settings.prefix)
         self.queue = Queue(self.settings.queue, connection=self.queue_client)
         self.dispatcher = Dispatcher(self.queue, self.settings, clock, store_client=client)
         if listen:
-            if faults.HOOKS.active:  # crash tests: die between an append and its dispatch
-                self.games.subscribe(faults.HOOKS.after_append)
             self.games.subscribe(self.dispatcher.after_append)
 
     @classmethod

@@ -42,8 +42,6 @@ class WorkerSettings:
     default_bot: str = "heuristic"
     #: seconds between two ladder scheduling passes (``workers/ladders.py``); 0: off
     ladder_interval: float = 1.0
-    #: record each bot job's enqueue-to-applied latency (``<prefix>:w:latency``, bench only)
-    metrics: bool = False
     #: seconds one job may keep a game whose every pending decision belongs to built-in bots,
     #: playing decision after decision (``workers.turns.play_on``); 0: one job per decision
     play_on: float = 2.0

@@ -20,7 +20,7 @@ job's worker died) the game's moved version brings it back.
 
 The queue's Redis may be a separate server without persistence (``RFG_QUEUE_URL``): if it is
 wiped, every job it held is gone. The first sweep records a random epoch on the store
-(``<prefix>:w:queue-epoch``) and the same value on the queue's Redis (``<prefix>:w:queue-marker``);
+(``events.store.agenda.QueueEpoch``) and the same value on the queue's Redis as a marker;
 a sweep that finds the marker missing or different (the queue's Redis was flushed, restarted
 without data or replaced, while workers ran or not) puts it back and visits **every** game on the
 agenda, enqueuing each pending bot decision and timeout whose job is missing.
@@ -31,15 +31,12 @@ from __future__ import annotations
 import logging
 import threading
 import time
-import uuid
-from typing import Any
 
 from events.store import GameNotFound
-from events.store.text import text
+from events.store.agenda import Agenda, QueueEpoch
+from events.store.lobby import Lobby
+from events.store.outage import is_outage
 
-from . import faults
-from .agenda import Agenda
-from .dispatch import keeper_key
 from .ladders import LadderScheduler
 from .runtime import Runtime
 
@@ -50,10 +47,9 @@ class Sweeper:
     def __init__(self, rt: Runtime) -> None:
         self.rt = rt
         self.agenda = Agenda(rt.client, rt.settings.prefix)
-        self.lobby_key = f"{rt.settings.prefix}:lobby"
-        self.lock_key = f"{rt.settings.prefix}:w:sweep-lock"
-        self.queue_marker = f"{rt.settings.prefix}:w:queue-marker"  # on the queue's Redis
-        self.queue_epoch = f"{rt.settings.prefix}:w:queue-epoch"  # on the store
+        self.leases = rt.leases
+        self.lobby = Lobby(rt.store)
+        self.queue_epoch = QueueEpoch(rt.client, rt.queue_client, rt.settings.prefix)
         self._last_full = 0.0
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -65,7 +61,7 @@ class Sweeper:
         returns the job ids it enqueued."""
         s = self.rt.settings
         ms = max(50, int(s.sweep_interval * 900))
-        if not force and not self.rt.client.set(self.lock_key, b"1", nx=True, px=ms):
+        if not force and not self.leases.sweep_turn(ms):
             return []
         now = self.rt.clock().timestamp()
         full = force or now - self._last_full >= s.reconcile_interval
@@ -74,8 +70,8 @@ class Sweeper:
             self._last_full = now
         enqueued: list[str] = []
         entries = self.agenda.entries()
-        versions, unattended = self._versions([g for g, _, _ in entries])
-        wiped = self._queue_wiped()
+        versions, unattended = self.lobby.versions([g for g, _, _ in entries])
+        wiped = self.queue_epoch.wiped()
         if wiped and entries:
             log.warning(
                 "sweep: the queue's Redis holds no marker (new or wiped): looking at all "
@@ -116,7 +112,7 @@ class Sweeper:
             except GameNotFound:
                 compacted = archived = False
             except Exception as exc:  # noqa: BLE001 - leave the game as it is, carry on
-                if faults.outage(exc):  # (Redis down or refusing writes: try again later)
+                if is_outage(exc):  # (Redis down or refusing writes: try again later)
                     raise
                 log.exception("compacting %s failed; it stays as it is", game_id)
                 compacted = archived = False
@@ -125,7 +121,7 @@ class Sweeper:
         return done
 
     def visit(self, game_id: str, *, rescue: bool = True) -> list[str]:
-        if self.rt.client.exists(keeper_key(self.rt.settings.prefix, game_id)):
+        if self.leases.kept(game_id):
             return []  # a live job is playing the game on (workers.turns); its lease says so
         try:
             state, version, clocks = self.rt.games.load_clocks(game_id)
@@ -135,48 +131,16 @@ class Sweeper:
         return self.rt.dispatcher.dispatch(game_id, state, clocks, version, rescue=rescue)
 
     # --- helpers ---------------------------------------------------------------------------
-    def _queue_wiped(self) -> bool:
-        """Whether the queue's Redis lost its data since the last sweep (see the module doc)."""
-        epoch = self.rt.client.get(self.queue_epoch)
-        if epoch is None:  # the first sweep ever: nothing to compare with
-            token = uuid.uuid4().hex.encode()
-            if not self.rt.client.set(self.queue_epoch, token, nx=True):
-                epoch = self.rt.client.get(self.queue_epoch)  # another sweep was first
-            else:
-                self.rt.queue_client.set(self.queue_marker, token)
-                return False
-        marker = self.rt.queue_client.get(self.queue_marker)
-        if marker is not None and text(marker) == text(epoch):
-            return False
-        self.rt.queue_client.set(self.queue_marker, epoch)
-        return True
-
-    def _versions(self, game_ids: list[str]) -> tuple[list[int | None], list[int | None]]:
-        """Each game's stream version and the last version stored unattended (None: none)."""
-        pipe = self.rt.client.pipeline(transaction=False)
-        for g in game_ids:
-            pipe.hmget(self.rt.store.keys(g)[1], ["version", "unattended"])
-        rows = pipe.execute()
-        versions = [int(v) if v is not None else None for v, _ in rows]
-        return versions, [int(u) if u is not None else None for _, u in rows]
-
     def _reconcile(self, now: float, full: bool) -> None:
-        low: Any = "-inf" if full else now - self.rt.settings.reconcile_window
-        games = [text(g) for g in self.rt.client.zrangebyscore(self.lobby_key, low, "+inf")]
+        low = None if full else now - self.rt.settings.reconcile_window
+        games = self.lobby.created_since(low)
         if not games:
             return
         known = self.agenda.contains(games)
         fresh = [g for g, k in zip(games, known, strict=True) if not k]
         if not fresh:
             return
-        pipe = self.rt.client.pipeline(transaction=False)
-        for g in fresh:
-            pipe.hmget(self.rt.store.keys(g)[1], ["version", "status"])
-        active = [
-            g
-            for g, (version, status) in zip(fresh, pipe.execute(), strict=True)
-            if version is not None and int(version) > 0 and text(status or b"") == "active"
-        ]
+        active = self.lobby.active(fresh)
         if active:
             log.info(
                 "sweep: %d active game(s) not on the agenda yet: %s",
@@ -208,7 +172,7 @@ class Sweeper:
                     log.warning("sweep: Redis answers again")
                 down = False
             except Exception as exc:  # noqa: BLE001 - keep sweeping: a bug in one game, an outage
-                if not faults.outage(exc):
+                if not is_outage(exc):
                     log.exception("sweep or ladder scheduling failed")
                 elif not down:  # down, stalled or refusing writes (full, read-only...)
                     log.warning(

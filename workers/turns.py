@@ -10,8 +10,8 @@ decide again. An ``IllegalCommand`` means a bot produced an illegal move: a bug,
 and never retried.
 
 **Playing on.** When every decision the game owes is a built-in bot's (``dispatch.bots_only``),
-the job keeps the game: it takes the game's keeper lease (``<prefix>:{g:<id>}:keeper``, SET NX
-PX ``stale_after``), and after its own decision plays the next one and the next, each through
+the job keeps the game: it takes the game's keeper lease (``events.store.agenda.Leases``, for
+``stale_after``), and after its own decision plays the next one and the next, each through
 the same ``_play_one`` (decided on the game as this process cached it after the last append,
 since the lease keeps other writers away; ``GameService.submit`` with the version it decided on
 and the command id ``bot:<seat>:<decision_id>``: one append per command, views and clocks as for
@@ -29,7 +29,6 @@ last dispatched) and enqueues the pending decisions again.
 from __future__ import annotations
 
 import logging
-import secrets
 import time
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -39,8 +38,9 @@ from engine.rng import Rng
 from engine.state import GameState
 from events.games.time_control import Clocks
 from events.store import ConcurrencyConflict, GameNotFound
+from events.store.agenda import Lease
 
-from .dispatch import Plan, bots_only, keeper_key, next_plan, plan_decision, plans
+from .dispatch import Plan, bots_only, next_plan, plan_decision, plans
 from .policy import bot_command, timeout_command
 from .runtime import Runtime
 
@@ -68,17 +68,6 @@ class Outcome:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-#: renew the lease only if it is still ours (compare-and-expire; one key, one slot)
-_RENEW_LUA = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-return 0
-"""
-_RELEASE_LUA = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-"""
 
 
 @dataclass(frozen=True)
@@ -120,9 +109,8 @@ def play(rt: Runtime, game_id: str, seat: int, decision_id: int, hooks: Any = No
         # (a paced game's next bot decision is scheduled when this one is stored: no playing on)
         return _play_one(rt, game_id, game, seat, decision_id, hooks)
     lease_ms = max(100, int(rt.settings.stale_after * 1000))
-    key = keeper_key(rt.settings.prefix, game_id)
-    token = secrets.token_hex(8).encode()
-    if not rt.client.set(key, token, nx=True, px=lease_ms):
+    lease = rt.leases.keeper(game_id, lease_ms)
+    if not lease.take():
         # another job keeps the game: play this decision (if still owed) and nothing more
         return _play_one(rt, game_id, game, seat, decision_id, hooks)
     dispatcher = rt.dispatcher
@@ -132,9 +120,9 @@ def play(rt: Runtime, game_id: str, seat: int, decision_id: int, hooks: Any = No
         outcome = _play_one(rt, game_id, game, seat, decision_id, hooks)
         if outcome.status not in ("played", "duplicate", "moved_on"):
             return outcome
-        outcome.played_on, last = _play_on(rt, game_id, key, token, lease_ms, hooks)
+        outcome.played_on, last = _play_on(rt, game_id, lease, hooks)
         dispatcher.kept.discard(game_id)
-        rt.client.eval(_RELEASE_LUA, 1, key, token)
+        lease.release()
         released = True
         _hand_back(rt, game_id, last)
         return outcome
@@ -142,19 +130,17 @@ def play(rt: Runtime, game_id: str, seat: int, decision_id: int, hooks: Any = No
         dispatcher.kept.discard(game_id)
         if not released:
             try:
-                rt.client.eval(_RELEASE_LUA, 1, key, token)
+                lease.release()
             except Exception:  # noqa: BLE001 - the lease expires by itself
                 log.warning("could not release the keeper lease of %s", game_id)
 
 
-def _play_on(
-    rt: Runtime, game_id: str, key: str, token: bytes, lease_ms: int, hooks: Any
-) -> tuple[int, Loaded | None]:
+def _play_on(rt: Runtime, game_id: str, lease: Lease, hooks: Any) -> tuple[int, Loaded | None]:
     """Play the game's next bot decision until it owes something else or the budget is spent;
     returns how many were played, and the game it stopped at when it loaded that one."""
     started = time.monotonic()
     stop_at = started + rt.settings.play_on
-    renew_every = lease_ms / 3000.0
+    renew_every = lease.ms / 3000.0
     renewed = started
     played = 0
     while True:
@@ -162,12 +148,12 @@ def _play_on(
         if now >= stop_at:
             return played, None
         if now - renewed >= renew_every:
-            if not rt.client.eval(_RENEW_LUA, 1, key, token, lease_ms):
+            if not lease.renew():
                 log.warning(
                     "lost the keeper lease of %s (paused longer than %d ms?): handing "
                     "the game back",
                     game_id,
-                    lease_ms,
+                    lease.ms,
                 )
                 return played, None
             renewed = now

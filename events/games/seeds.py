@@ -3,8 +3,8 @@
 A duplicate set (``ladder.service``: one seed dealt to every rotation of a table, the games played
 at once) shares its seed between its games. The first game to end would reveal, in its view and
 its log, the seed that deals every die and tile still to come in the others. So whoever creates
-such games holds their seed first (``SeedHolds.hold``, before any of them exists): per game one
-key, ``<prefix>:seedhold:<game id>``, listing the ids of the set's games.
+such games holds their seed first (``SeedHolds.hold``, before any of them exists; stored by
+``events.store.seeds``).
 
 While another game of its set is still running, a finished game of the set shows
 ``seed_withheld`` instead of ``seed`` in its public and seat views and in the feed's GameEnded
@@ -21,7 +21,6 @@ as well as the seed (``engine.rng.commitment``).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -29,6 +28,8 @@ import orjson
 
 from engine.canonical import canonical_json
 from events.errors import GameNotFound
+from events.store.redis_adapter import RedisStore
+from events.store.seeds import SeedHoldStore
 from events.verify.replay import WITHHELD
 
 """The field of a view, and the key of an export's first line, saying the seed is held back."""
@@ -41,39 +42,31 @@ DETAIL = (
 
 
 class SeedHolds:
-    """The seeds held back on one store (a ``RedisStore``: its client and key prefix)."""
+    """The seeds held back on one store (held on a ``RedisStore`` only: another holds none)."""
 
     def __init__(self, store: Any) -> None:
         self.store = store
-        self.client = getattr(store, "client", None)
-        self.prefix: str = getattr(store, "prefix", "rfg")
-
-    def key(self, game_id: str) -> str:
-        return f"{self.prefix}:seedhold:{game_id}"
+        self.held = (
+            SeedHoldStore(store.client, store.prefix) if isinstance(store, RedisStore) else None
+        )
 
     def hold(self, game_ids: Sequence[str]) -> None:
         """Hold the seed of each of ``game_ids`` (one set, dealt one seed) until all have ended.
         Call it before creating the games: from their first event on, none may reveal it."""
-        if self.client is None:
+        if self.held is None:
             raise RuntimeError("seeds are held on a Redis store")
-        members = json.dumps(sorted(game_ids))
-        for gid in game_ids:  # one key per game: each in its own slot on a cluster
-            self.client.set(self.key(gid), members)
+        self.held.hold(game_ids)
 
     def running(self, game_id: str) -> list[str]:
         """The other games of ``game_id``'s set still running (while there are any, its seed is
         held back); empty for a game whose seed is not held. The first call that finds every
         game of the set ended releases the set (deletes its keys)."""
-        if self.client is None:
+        members = None if self.held is None else self.held.members(game_id)
+        if members is None:
             return []
-        raw = self.client.get(self.key(game_id))
-        if raw is None:
-            return []
-        members: list[str] = json.loads(raw)
         running = [g for g in members if g != game_id and not self._ended(g)]
-        if not running:
-            for gid in members:
-                self.client.delete(self.key(gid))
+        if not running and self.held is not None:
+            self.held.release(members)
         return running
 
     def _ended(self, game_id: str) -> bool:

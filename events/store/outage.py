@@ -38,6 +38,11 @@ DOWN: tuple[type[Exception], ...] = (
     redis.exceptions.TryAgainError,
 )
 
+#: what redis-py raises for any failure: the base of ``DOWN`` and of ``REPLY_ERROR``
+STORE_ERROR: type[Exception] = redis.exceptions.RedisError
+#: Redis answered a command with an error: a refusal (``refusal``) or a failure of the command
+REPLY_ERROR: type[Exception] = redis.exceptions.ResponseError
+
 #: error code -> what it means, for messages and logs
 REFUSALS: dict[str, str] = {
     "OOM": "it is full (maxmemory reached)",
@@ -82,10 +87,15 @@ def describe(code: str) -> str:
     return f"{code}: {REFUSALS.get(code, 'it refuses writes')}"
 
 
+def probe_key(prefix: str) -> str:
+    """The key ``write_refusal`` probes with on the store under ``prefix`` (nothing creates it)."""
+    return f"{prefix}:write-probe"
+
+
 def write_refusal(client: Any, key: str) -> str | None:
     """Why the store refuses writes now (``describe`` of the code, or how little memory is left),
     None when it takes them. Raises what ``DOWN`` names when it does not answer. One round trip;
-    ``key`` is a key of the caller's own that nothing else writes."""
+    ``key`` is one nothing creates (``probe_key``)."""
     cluster = isinstance(client, redis.RedisCluster)
     pipe = client.pipeline(transaction=False)
     pipe.set(key, "1", xx=True, px=1000)

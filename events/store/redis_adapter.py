@@ -60,6 +60,7 @@ from redis.cluster import RedisCluster
 from events.envelope import GENESIS_HASH, Envelope
 from events.errors import ConcurrencyConflict, GameNotFound, InvalidBatch, StoreError
 from events.store import compaction
+from events.store.lobby import lobby_key
 from events.store.outage import is_outage
 from events.store.port import (
     AppendResult,
@@ -386,7 +387,7 @@ class RedisStore:
             archive_dir = config.value("RFG_ARCHIVE_DIR")
         self.archive_dir = archive_dir or None
         self._unpacked: OrderedDict[tuple[str, str], list[str]] = OrderedDict()
-        self._lobby = f"{prefix}:lobby"
+        self._lobby = lobby_key(prefix)
         #: archived games whose keys expire -> when (``expire_archives``)
         self._archives = f"{prefix}:archives"
         #: from the argument, else from the URL ``events.store.connect`` made the client for

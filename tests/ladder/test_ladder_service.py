@@ -78,9 +78,8 @@ def test_duplicate_sets_keep_external_bots_out(ladders: Ladders) -> None:
     with pytest.raises(LadderError, match="without duplicate sets"):
         ladders.add_entrant("dup", "ext", account="0" * 16)
     assert "ext" not in ladders.entrants("dup")
-    # an entrant stored before this rule (written straight to the hash) is never seated
-    key = ladders._k("dup", "entrants")
-    ladders.r.hset(key, "old", json.dumps({"entrant": "old", "account": "1" * 16}))
+    # an entrant stored before this rule (written straight to the store) is never seated
+    ladders.store.add_entrant("dup", "old", json.dumps({"entrant": "old", "account": "1" * 16}))
     for name in ("a", "b"):
         ladders.add_entrant("dup", name, bot="random")
     created = ladders.schedule("dup", rng_seed="x")
@@ -107,24 +106,6 @@ def test_bad_requests_say_what_to_do(ladders: Ladders) -> None:
         ladders.schedule("l")
 
 
-def test_keys_of_the_layout_before_hash_tags_are_migrated(ladders: Ladders) -> None:
-    """A ladder stored as ``rfg:ladder:<name>:<part>`` (before its keys shared a cluster slot) is
-    renamed to ``rfg:ladder:{l:<name>}:<part>`` and keeps its configuration and entrants."""
-    ladders.create(LadderConfig("old", players=[2], concurrency=1))
-    ladders.add_entrant("old", "a", bot="random")
-    ladders.add_entrant("old", "b", bot="random")
-    r = ladders.r
-    for part in ("cfg", "entrants"):  # put them back where the old layout had them
-        r.rename(f"rfg:ladder:{{l:old}}:{part}", f"rfg:ladder:old:{part}")
-    with pytest.raises(LadderError):
-        ladders.config("old")
-    assert ladders.migrate_keys() == 2
-    assert ladders.migrate_keys() == 0
-    assert ladders.config("old").concurrency == 1
-    assert sorted(ladders.entrants("old")) == ["a", "b"]
-    assert not list(r.scan_iter(match="rfg:ladder:old:*"))
-
-
 def test_a_duplicate_set_is_held_until_its_last_game_ends(ladders: Ladders) -> None:
     """Each game of a set is held before it exists; recording the last result releases the set
     (``events.games.seeds``): a spectator of the first game to end cannot read the others' seed."""
@@ -134,7 +115,7 @@ def test_a_duplicate_set_is_held_until_its_last_game_ends(ladders: Ladders) -> N
     first, second = ladders.schedule("dup", rng_seed="x")
     holds = ladders.games.holds
     for gid in (first, second):
-        assert json.loads(ladders.r.get(holds.key(gid))) == sorted([first, second])
+        assert holds.held.members(gid) == sorted([first, second])
     commitments = {
         json.loads(ladders.games.view(g, "public")[1])["seed_commitment"] for g in (first, second)
     }
@@ -144,7 +125,7 @@ def test_a_duplicate_set_is_held_until_its_last_game_ends(ladders: Ladders) -> N
     assert "seed" not in json.loads(ladders.games.view(first, "public")[1])
     drive(ladders.games, second)
     assert ladders.record_finished("dup") == 1
-    assert ladders.r.get(holds.key(first)) is None and ladders.r.get(holds.key(second)) is None
+    assert holds.held.members(first) is None and holds.held.members(second) is None
     seeds = {json.loads(ladders.games.view(g, "public")[1])["seed"] for g in (first, second)}
     assert len(seeds) == 1
 
@@ -159,6 +140,6 @@ def test_a_set_cut_short_holds_only_its_games_and_single_games_are_not_held(
         ladders.add_entrant("one", name, bot="random")
     cut = ladders.schedule("dup", rng_seed="x", limit=2)
     assert len(cut) == 2
-    assert all(json.loads(ladders.r.get(ladders.games.holds.key(g))) == sorted(cut) for g in cut)
+    assert all(ladders.games.holds.held.members(g) == sorted(cut) for g in cut)
     (single,) = ladders.schedule("one", rng_seed="x")
-    assert ladders.r.get(ladders.games.holds.key(single)) is None
+    assert ladders.games.holds.held.members(single) is None

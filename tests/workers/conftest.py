@@ -5,7 +5,8 @@
 * ``real_redis`` - the Redis at ``$REDIS_URL`` (default: database 15 of the local server, see tests/conftest.py): skipped
   locally when absent, a failure when ``CI`` is set (as in tests/events/conftest.py);
 * ``real_prefix`` - a unique store prefix / queue on it, every key cleaned up afterwards;
-* ``spawn_worker`` - starts real ``rfg worker`` processes (own process group, killed at the end).
+* ``spawn_worker`` - starts real ``rfg worker`` processes (own process group, killed at the end;
+  ``crash=`` one that kills itself at a point of its work: ``crashing_worker``).
 """
 
 from __future__ import annotations
@@ -105,11 +106,15 @@ class WorkerProcess(subprocess.Popen[bytes]):
 def spawn_worker(real_prefix: str, tmp_path: Path) -> Iterator[Callable[..., WorkerProcess]]:
     procs: list[WorkerProcess] = []
 
-    def spawn(*extra: str, env: dict[str, str] | None = None) -> WorkerProcess:
+    def spawn(
+        *extra: str, env: dict[str, str] | None = None, crash: str | None = None
+    ) -> WorkerProcess:
         path = tmp_path / f"worker-{len(procs)}.log"
         log = open(path, "wb")  # noqa: SIM115
+        # crash="<point>:<n>": the worker SIGKILLs itself there (tests/workers/crashing_worker.py)
+        rfg = [sys.executable, "-m", "tests.workers.crashing_worker", crash] if crash else [RFG]
         cmd = [
-            RFG,
+            *rfg,
             "worker",
             "--url",
             REDIS_URL,

@@ -53,11 +53,10 @@ def test_the_ladder_scheduler_keeps_games_running_and_records_results(fake_rt: R
     assert len(ladders.results("w")) >= 4
     assert tables_equal(ladders.rebuild_ratings("w"), ladders.live_table("w"))
     # another worker holding the lock: this one does nothing
-    fake_rt.client.set(
-        sched.lock_key, b"other", px=int(timedelta(seconds=5).total_seconds() * 1000)
-    )
+    other = fake_rt.leases.ladder(int(timedelta(seconds=5).total_seconds() * 1000))
+    assert other.take()
     assert sched.tick() == []
-    fake_rt.client.delete(sched.lock_key)
+    other.release()
     ladders.update("w", paused=True)
     burst(fake_rt)
     assert sched.tick() == [] and ladders.running("w") == []

@@ -16,7 +16,6 @@ from tests.conftest import REDIS_URL, purge_prefix
 from tests.workers.checks import check_finished_game
 from tests.workers.conftest import WorkerProcess, burst, wait_for
 from workers import Runtime, WorkerSettings, install
-from workers.dispatch import keeper_key
 
 pytestmark = pytest.mark.redis
 
@@ -66,7 +65,7 @@ def test_a_game_played_on_by_one_job_has_the_events_of_a_job_per_decision(
     commands = sum(1 for e in a if e[1] == "CommandSubmitted")
     assert jobs[0] >= commands  # a job per decision (and some that found it played)
     assert jobs[1] == 1  # one job played the whole game (its budget is 30 s)
-    assert not per_decision.client.exists(keeper_key(kept.settings.prefix, "same-game"))
+    assert not kept.leases.kept("same-game")
 
 
 def test_play_on_stops_at_its_budget_and_hands_the_game_back(real_redis: Any) -> None:
@@ -92,7 +91,7 @@ def test_a_worker_killed_while_playing_on_loses_and_duplicates_nothing(
     real_rt: Runtime, spawn_worker: Callable[..., WorkerProcess]
 ) -> None:
     # the worker SIGKILLs itself just before its 40th append, in the middle of playing on
-    doomed = spawn_worker("--play-on", "60", env={"RFG_WORKER_CRASH": "before_append:40"})
+    doomed = spawn_worker("--play-on", "60", crash="before_append:40")
     gid, _ = real_rt.games.create(4, seed="sigkill-play-on", table=BOTS4)
     wait_for(lambda: doomed.poll() is not None, 60, "the worker to crash")
     commands_before = [e for e in real_rt.store.read(gid) if e.type == "CommandSubmitted"]
@@ -104,7 +103,7 @@ def test_a_worker_killed_while_playing_on_loses_and_duplicates_nothing(
         + FinishedJobRegistry(queue=real_rt.queue).count
     )
     assert 1 <= jobs <= 2
-    assert real_rt.client.exists(keeper_key(real_rt.settings.prefix, gid))  # the dead keeper's
+    assert real_rt.leases.kept(gid)  # the dead keeper's
     rescuer = spawn_worker()
     wait_for(lambda: real_rt.games.load(gid)[0].over, 90, "the game to finish after the crash")
     _, commands = check_finished_game(real_rt.games, gid)  # no decision missing or played twice

@@ -53,10 +53,12 @@ def test_two_worker_processes_finish_games_and_play_each_decision_once(
 def test_a_worker_killed_mid_turn_loses_and_duplicates_nothing(
     real_rt: Runtime, spawn_worker: Spawn, crash: str
 ) -> None:
-    env = {} if crash == "external" else {"RFG_WORKER_CRASH": crash}
     # before_append: one job per decision, so the dead worker's job is the one left STARTED (a
     # worker killed while playing on: test_play_on.py)
-    doomed = spawn_worker(*(["--play-on", "0"] if crash.startswith("before") else []), env=env)
+    doomed = spawn_worker(
+        *(["--play-on", "0"] if crash.startswith("before") else []),
+        crash=None if crash == "external" else crash,
+    )
     gid, _ = real_rt.games.create(4, seed=f"sigkill-{crash}", table=BOTS4)
     if crash == "external":
         wait_for(lambda: real_rt.store.version(gid) >= 150, 60, "the game to get going")

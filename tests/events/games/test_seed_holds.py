@@ -59,8 +59,8 @@ def test_a_finished_game_of_a_running_set_holds_its_seed_back(store: RedisStore)
         assert games.feed(gid, "public")[-1]["event"]["seed"] == "one-deal"
         verdict = verify_text("\n".join(games.export(gid, "public")))
         assert verdict.ok, verdict.reason
-    assert store.client.get(games.holds.key(a)) is None  # released
-    assert store.client.get(games.holds.key(b)) is None
+    assert games.holds.held.members(a) is None  # released
+    assert games.holds.held.members(b) is None
 
 
 def _games() -> GameService:
