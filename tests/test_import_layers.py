@@ -1,5 +1,6 @@
 """The layers the folders show are enforced: ``make lint`` runs ``lint-imports`` with the contracts
-in ``pyproject.toml``, and an import that points up a layer breaks it. Checked on a copy of the
+in ``pyproject.toml``, and an import that points up a layer, or from the service, the workers or
+the ladders straight to the Redis client, breaks it. Checked on a copy of the
 packages, so the tree as it is passes and the same tree with one planted upward import fails,
 naming the contract it breaks."""
 
@@ -56,6 +57,10 @@ def test_the_tree_as_it_is_keeps_every_contract(tree: Path) -> None:
         ("events/games/projections.py", "import service.sse", "bots and events build on"),
         ("service/sse.py", "import workers.jobs", "the web service does not import"),
         ("workers/jobs.py", "import service.app", "workers and ladders do not import"),
+        ("service/views.py", "import redis", "reach Redis through events.store only"),
+        ("workers/sweep.py", "import redis", "reach Redis through events.store only"),
+        ("ladder/service.py", "import fakeredis", "reach Redis through events.store only"),
+        ("service/tokens.py", "import redis", "reach Redis through events.store only"),
     ],
 )
 def test_a_planted_upward_import_breaks_a_contract(
@@ -68,3 +73,21 @@ def test_a_planted_upward_import_breaks_a_contract(
     assert f"{contract}" in result.stdout.partition("Broken contracts")[2], result.stdout
     importer = module.removesuffix(".py").replace("/", ".")
     assert f"{importer} -> {planted.split()[1]}" in result.stdout, result.stdout
+
+
+def test_only_the_modules_exempt_from_the_store_owners_may_import_redis() -> None:
+    """The Redis contract ignores the imports of modules ``tests/test_store_owners.py`` exempts,
+    and no other."""
+    import tomllib
+
+    from tests.test_store_owners import EXEMPT
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    (contract,) = [
+        c
+        for c in config["tool"]["importlinter"]["contracts"]
+        if c["name"].endswith("reach Redis through events.store only")
+    ]
+    exempt = {m.removesuffix(".py").replace("/", ".") for m in EXEMPT}
+    for ignored in contract.get("ignore_imports", []):
+        assert ignored.split(" -> ")[0] in exempt, ignored

@@ -7,11 +7,13 @@
 | ``dispatch`` | ``Dispatcher``: the jobs a game state needs, deterministic ids, ``unique`` enqueue |
 | ``turns`` | the body of a job: play one pending decision through ``GameService.submit`` |
 | ``jobs`` | the RQ job function ``play_decision`` (``Retry`` for infrastructure errors only) |
-| ``agenda`` | which active games the sweep looks at, and when |
 | ``sweep`` | ``Sweeper``: re-dispatch games whose dispatch was lost or whose jobs died |
 | ``runtime`` | the per-process ``Runtime`` jobs use; ``attach`` hooks another ``GameService`` (the API) |
 | ``process`` | ``rfg worker``: a ``SimpleWorker`` with the scheduler plus the sweep thread |
-| ``faults`` | crash injection for the SIGKILL tests (``RFG_WORKER_CRASH``) |
+| ``ladders`` | ``LadderScheduler``: keeps every ladder's games running |
+| ``lifeline`` | the worker's forked children die with it |
+
+Their state on the store (the agenda, leases and locks) is ``events.store.agenda``'s.
 
 Design notes: docs/workers.md.
 """

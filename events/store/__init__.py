@@ -1,8 +1,13 @@
 """Event storage: the ``EventStore`` port (``port``), its Redis Streams adapter
 (``redis_adapter``) and ``connect``, which turns a store URL into a redis-py client; beside them
 the embedded server (``embedded``), client timeouts (``clients``), compaction of finished games
-(``compaction``), outage detection (``outage``), the bytes-to-text helper (``text``) and the
-job-latency histogram the workers write and the API reads (``job_latency``).
+(``compaction``), outage detection (``outage``) and the bytes-to-text helper (``text``).
+
+Every other kind of data kept in Redis has its one owner module here, which names its keys and
+holds its scripts; the packages above reach it through its methods only: the lobby's reads
+(``lobby``), the workers' agenda, leases and locks (``agenda``), challenges (``challenges``),
+ladders (``ladders``), seed holds (``seeds``), ``Idempotency-Key`` records (``idempotency``)
+and the job-latency histogram the workers write and the API reads (``job_latency``).
 
 Store URLs accepted by ``connect``:
 

@@ -1,0 +1,216 @@
+"""Each kind of data stored in Redis has one owner module under ``events/store/``, which names its
+keys and holds its scripts. This test reads (``ast``) every module of the packages outside
+``events/store`` and fails on one that builds a key or runs a script:
+
+* a key: a string made of a key prefix (a name ending in ``prefix``) and ``:...``, as an f-string,
+  a concatenation, a ``str.format`` template (``"{}:..."``, ``"{prefix}:..."``) or ``":".join``;
+  and a function named like a key (``key``, ``_k``, ``*_key``, ``*_keys``) that returns a string
+  built around a ``:``;
+* a script: a call of ``register_script``, ``eval``, ``evalsha``, ``eval_ro``, ``evalsha_ro``,
+  ``fcall``, ``fcall_ro``, ``script_load`` or ``function_load`` on anything.
+
+Checked on a copy of the packages too, with each kind of violation planted, so that a check that
+stopped finding one fails here."""
+
+from __future__ import annotations
+
+import ast
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.test_import_layers import PACKAGES, ROOT
+
+SCRIPT_CALLS = frozenset(
+    {
+        "register_script",
+        "eval",
+        "evalsha",
+        "eval_ro",
+        "evalsha_ro",
+        "fcall",
+        "fcall_ro",
+        "script_load",
+        "function_load",
+    }
+)
+
+#: Modules (or, in a module, the functions named) allowed to break the rule for now. Only the
+#: rate limits and the seat tokens and bot accounts, until their owners in events/store
+#: (limits.py, accounts.py) hold their keys and scripts; each entry goes when its module moves.
+#: An entry no longer needed fails ``test_every_exemption_is_still_needed``.
+EXEMPT: dict[str, frozenset[str] | None] = {
+    "service/limits.py": None,  # rate limits: keys and the sliding-window scripts
+    "service/tokens.py": None,  # seat tokens: the claim, rotate and invite scripts
+    "service/accounts.py": None,  # bot accounts: their keys
+    # the bot accounts' game sets, named where ladders seat an account
+    "ladder/service.py": frozenset({"account_games_key", "account_active_key"}),
+}
+
+
+def _is_prefix(node: ast.AST) -> bool:
+    if isinstance(node, ast.Name):
+        return node.id.lower().endswith("prefix")
+    if isinstance(node, ast.Attribute):
+        return node.attr.lower().endswith("prefix")
+    return False
+
+
+def _text(node: ast.AST) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def _key_string(node: ast.AST) -> str | None:
+    """What kind of prefixed key ``node`` builds, or None."""
+    if isinstance(node, ast.JoinedStr):
+        for a, b in zip(node.values, node.values[1:], strict=False):
+            if isinstance(a, ast.FormattedValue) and _is_prefix(a.value):
+                if (_text(b) or "").startswith(":"):
+                    return "an f-string key"
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        if _is_prefix(node.left) and (_text(node.right) or "").startswith(":"):
+            return "a concatenated key"
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        template = _text(node.func.value)
+        if node.func.attr == "format" and template is not None:
+            if template.startswith("{}:") or "prefix}:" in template:
+                return "a str.format key"
+        if node.func.attr == "join" and template == ":" and node.args:
+            parts = node.args[0]
+            if (
+                isinstance(parts, (ast.List, ast.Tuple))
+                and parts.elts
+                and _is_prefix(parts.elts[0])
+            ):
+                return "a joined key"
+    return None
+
+
+def _names_a_key(name: str) -> bool:
+    return name in ("key", "keys", "_key", "_keys", "_k") or name.endswith(("_key", "_keys"))
+
+
+def _returns_colon_string(fn: ast.AST) -> bool:
+    """Whether ``fn`` returns a string built around a ``:`` (not a ``": "`` of prose)."""
+    for node in ast.walk(fn):
+        if not isinstance(node, ast.Return) or node.value is None:
+            continue
+        value = node.value
+        if isinstance(value, ast.JoinedStr):
+            parts = [_text(v) or "" for v in value.values]
+        elif isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
+            parts = [_text(value.left) or "", _text(value.right) or ""]
+        else:
+            continue
+        if any(":" in p for p in parts) and not any(": " in p for p in parts):
+            return True
+    return False
+
+
+class _Finder(ast.NodeVisitor):
+    def __init__(self) -> None:
+        self.found: list[tuple[int, str, str | None]] = []  # (line, what, enclosing function)
+        self.function: str | None = None
+
+    def _add(self, node: ast.AST, what: str) -> None:
+        self.found.append((getattr(node, "lineno", 0), what, self.function))
+
+    def _visit_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        outer, self.function = self.function, node.name
+        if _names_a_key(node.name) and _returns_colon_string(node):
+            self._add(node, f"a key function {node.name}()")
+        self.generic_visit(node)
+        self.function = outer
+
+    visit_FunctionDef = _visit_function
+    visit_AsyncFunctionDef = _visit_function
+
+    def generic_visit(self, node: ast.AST) -> None:
+        what = _key_string(node)
+        if what is not None:
+            self._add(node, what)
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in SCRIPT_CALLS
+        ):
+            self._add(node, f"a script call .{node.func.attr}()")
+        super().generic_visit(node)
+
+
+def violations(tree: Path, exempt: dict[str, frozenset[str] | None] | None = None) -> list[str]:
+    """``<module>:<line>: <what>`` for each key built or script run outside ``events/store``."""
+    exempt = EXEMPT if exempt is None else exempt
+    out: list[str] = []
+    for package in PACKAGES:
+        for path in sorted((tree / package).rglob("*.py")):
+            module = path.relative_to(tree).as_posix()
+            if module.startswith("events/store/"):
+                continue
+            finder = _Finder()
+            finder.visit(ast.parse(path.read_text(), filename=module))
+            allowed = exempt.get(module, frozenset())
+            for line, what, function in finder.found:
+                if allowed is None or function in allowed:
+                    continue
+                out.append(f"{module}:{line}: {what}")
+    return out
+
+
+def test_no_module_outside_the_owners_builds_a_key_or_runs_a_script() -> None:
+    found = violations(ROOT)
+    assert found == [], (
+        "keys and scripts belong to their owner module in events/store (add a method there and "
+        "call it):\n" + "\n".join(found)
+    )
+
+
+def test_every_exemption_is_still_needed() -> None:
+    """An exempt module (or function) that no longer breaks the rule leaves ``EXEMPT``."""
+    for module, functions in EXEMPT.items():
+        mine = [v for v in violations(ROOT, {}) if v.startswith(f"{module}:")]
+        assert mine, f"{module} builds no key and runs no script now: take it out of EXEMPT"
+        for function in functions or ():
+            alone = {module: functions - {function}}
+            assert any(v.startswith(f"{module}:") for v in violations(ROOT, alone)), (
+                f"{module}: {function}() builds no key now: take it out of EXEMPT"
+            )
+
+
+PLANTED = [
+    ("service/views.py", 'def _latest(prefix, gid):\n    return f"{prefix}:latest:{gid}"\n'),
+    ("workers/sweep.py", 'def _seen(self):\n    return self.prefix + ":seen"\n'),
+    (
+        "ladder/stats.py",
+        'def _board(prefix, name):\n    return "{}:board:{}".format(prefix, name)\n',
+    ),
+    (
+        "rfgcli/store.py",
+        'def _probe(store_prefix):\n    return ":".join([store_prefix, "probe"])\n',
+    ),
+    ("events/games/service.py", 'def _cache_key(game_id):\n    return "cache:" + game_id\n'),
+    ("workers/dispatch.py", 'def _unlock(client):\n    client.eval("return 1", 0)\n'),
+    ("service/decisions.py", 'def _load(client):\n    return client.register_script("return 1")\n'),
+    ("events/verify/replay.py", 'def _call(client):\n    return client.fcall("f", 0)\n'),
+    ("service/limits.py", None),  # exempt: nothing planted there is reported
+]
+
+
+@pytest.mark.parametrize(("module", "planted"), PLANTED)
+def test_a_planted_key_or_script_is_found(tmp_path: Path, module: str, planted: str | None) -> None:
+    ignore = shutil.ignore_patterns("__pycache__", "*.so", "*.pyc")
+    for package in PACKAGES:
+        shutil.copytree(ROOT / package, tmp_path / package, ignore=ignore)
+    assert violations(tmp_path) == []
+    path = tmp_path / module
+    before = len(path.read_text().splitlines())
+    code = planted or 'def _extra(prefix):\n    return f"{prefix}:extra"\n'
+    path.write_text(path.read_text() + "\n\n" + code)
+    found = violations(tmp_path)
+    if planted is None:
+        assert found == []
+        assert violations(tmp_path, {}) != []  # (found once the exemption goes)
+        return
+    assert found and all(v.startswith(f"{module}:") for v in found), found
+    assert all(int(v.split(":")[1]) > before for v in found), found
