@@ -48,7 +48,7 @@ from prometheus_client.registry import Collector
 from events import config
 from events.games.service import GameService
 from events.store import RedisStore
-from events.store.text import text
+from events.store.lobby import Lobby
 
 GAMES_CACHE_SECONDS = 30.0
 #: the ``method`` label's values besides ``other`` (any method a client invents)
@@ -147,14 +147,12 @@ class StoreCollector(Collector):
         if time.monotonic() - at < GAMES_CACHE_SECONDS and counts:
             return counts
         tally: Tally[str] = Tally()
-        ids = self.client.zrange(self.store._lobby, 0, GAMES_SCAN_LIMIT - 1)
+        lobby = Lobby(self.store)
+        ids = lobby.newest(GAMES_SCAN_LIMIT)
         for i in range(0, len(ids), _CHUNK):
-            pipe = self.client.pipeline(transaction=False)
-            for gid in ids[i : i + _CHUNK]:
-                pipe.hget(self.store.keys(text(gid))[1], "status")
-            for st in pipe.execute():
+            for st in lobby.statuses(ids[i : i + _CHUNK]):
                 if st is not None:
-                    tally[text(st)] += 1
+                    tally[st] += 1
         self._games = (time.monotonic(), dict(tally))
         return dict(tally)
 

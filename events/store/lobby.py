@@ -51,6 +51,10 @@ class Lobby:
             return True
         return any(text(m) < gid for m in self.client.zrangebyscore(self.key, score, score))
 
+    def newest(self, count: int) -> list[str]:
+        """The ``count`` games created last, newest first."""
+        return [text(g) for g in self.client.zrevrange(self.key, 0, count - 1)]
+
     def created_since(self, low: float | None) -> list[str]:
         """The games created at ``low`` (epoch seconds) or later; every game for None."""
         return [text(g) for g in self.client.zrangebyscore(self.key, low or "-inf", "+inf")]
@@ -94,6 +98,10 @@ class Lobby:
         for gid in game_ids:
             pipe.hget(self.store.keys(gid)[3], "summary")
         return [None if raw is None else text(raw).partition(":")[2] for raw in pipe.execute()]
+
+    def statuses(self, game_ids: Sequence[str]) -> list[str | None]:
+        """Each game's status, None for a game that is gone (expired, never created)."""
+        return [None if st is None else text(st) for (st,) in self._meta(game_ids, ["status"])]
 
     def active(self, game_ids: Sequence[str]) -> list[str]:
         """Those of ``game_ids`` that have events and are active."""

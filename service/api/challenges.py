@@ -23,7 +23,7 @@ from marshmallow import Schema, ValidationError, fields, validates_schema
 from marshmallow.validate import Length, OneOf, Regexp
 
 from events.games.time_control import validate_table
-from events.store.text import text
+from events.store.lobby import Lobby
 from service.api.games import TABLE_KEYS
 from service.auth import bearer_token, bot_account, require_bot
 from service.backend import backend
@@ -249,11 +249,7 @@ def _start(store: Challenges, c: dict[str, Any]) -> str:
 
 def _finished(game_ids: list[str]) -> list[bool]:
     """Whether each game is over (or gone: expired, never created)."""
-    store = backend().store
-    pipe = backend().client.pipeline(transaction=False)
-    for gid in game_ids:
-        pipe.hget(store.keys(gid)[1], "status")
-    return [st is None or text(st) == "finished" for st in pipe.execute()]
+    return [st is None or st == "finished" for st in Lobby(backend().store).statuses(game_ids)]
 
 
 def _closed(store: Challenges, cid: str) -> Problem:
