@@ -179,7 +179,7 @@ def test_every_exemption_is_still_needed() -> None:
 
 
 PLANTED = [
-    ("service/views.py", 'def _latest(prefix, gid):\n    return f"{prefix}:latest:{gid}"\n'),
+    ("service/app.py", 'def _latest(prefix, gid):\n    return f"{prefix}:latest:{gid}"\n'),
     ("workers/sweep.py", 'def _seen(self):\n    return self.prefix + ":seen"\n'),
     (
         "ladder/stats.py",
