@@ -27,7 +27,7 @@ from bots.base import bot_names
 from engine.rng import Rng
 from events.errors import GameNotFound
 from events.games.service import GameService
-from events.store.accounts import account_active_key, account_games_key
+from events.store.accounts import BotAccountStore
 from events.store.ladders import LadderStore
 
 from .pairing import choose_table, seatings
@@ -78,10 +78,11 @@ def _check_name(name: str) -> None:
 
 class Ladders:
     def __init__(self, client: Any, games: GameService, prefix: str = "rfg") -> None:
-        self.r = client
+        self.client = client
         self.games = games
         self.prefix = prefix
         self.store = LadderStore(client, prefix)
+        self.accounts = BotAccountStore(client, prefix)
 
     # --- configuration -------------------------------------------------------------------
     def create(self, cfg: LadderConfig) -> LadderConfig:
@@ -275,8 +276,7 @@ class Ladders:
                 self.store.set_game(name, gid, json.dumps(info))
                 for seat in seats:
                     if seat["kind"] == "external":
-                        self.r.sadd(account_games_key(self.prefix, seat["account"]), gid)
-                        self.r.sadd(account_active_key(self.prefix, seat["account"]), gid)
+                        self.accounts.seated(seat["account"], gid)
                 created.append(gid)
                 for e in order:
                     played[e] = played.get(e, 0) + 1

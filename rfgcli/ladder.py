@@ -191,7 +191,7 @@ def _pause_or_resume(ladders: Any, args: argparse.Namespace) -> None:
 def _delete(ladders: Any, args: argparse.Namespace) -> None:
     from workers.ladders import scheduling_lock
 
-    with scheduling_lock(ladders.r, ladders.prefix):
+    with scheduling_lock(ladders.client, ladders.prefix):
         running = ladders.delete(args.name)
     print(
         f"ladder {args.name} deleted"

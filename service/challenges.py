@@ -40,8 +40,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from events.store.accounts import BotAccountStore
 from events.store.challenges import ChallengeStore
-from ladder.service import account_active_key, account_games_key
 
 #: how long a decided or expired challenge can still be read
 KEEP_SECONDS = 3600
@@ -80,9 +80,11 @@ class Challenges:
     prefix: str
     notice_stream: Any  # account -> the key of its notices stream (``RedisStore.notice_stream``)
     store: ChallengeStore = field(init=False)
+    accounts: BotAccountStore = field(init=False)
 
     def __post_init__(self) -> None:
         self.store = ChallengeStore(self.client, self.prefix, self.notice_stream)
+        self.accounts = BotAccountStore(self.client, self.prefix)
 
     # --- limits ------------------------------------------------------------------------------
     def count_made(self, account: str, per_minute: int, who: str = "a bot account") -> None:
@@ -243,5 +245,4 @@ class Challenges:
         """The game joins its accounts' games and active games (as a ladder's does): their
         decisions streams follow it."""
         for account in set(accounts_in(seats)):
-            self.client.sadd(account_games_key(self.prefix, account), game_id)
-            self.client.sadd(account_active_key(self.prefix, account), game_id)
+            self.accounts.seated(account, game_id)

@@ -73,21 +73,3 @@ def test_a_planted_upward_import_breaks_a_contract(
     assert f"{contract}" in result.stdout.partition("Broken contracts")[2], result.stdout
     importer = module.removesuffix(".py").replace("/", ".")
     assert f"{importer} -> {planted.split()[1]}" in result.stdout, result.stdout
-
-
-def test_only_the_modules_exempt_from_the_store_owners_may_import_redis() -> None:
-    """The Redis contract ignores the imports of modules ``tests/test_store_owners.py`` exempts,
-    and no other."""
-    import tomllib
-
-    from tests.test_store_owners import EXEMPT
-
-    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    (contract,) = [
-        c
-        for c in config["tool"]["importlinter"]["contracts"]
-        if c["name"].endswith("reach Redis through events.store only")
-    ]
-    exempt = {m.removesuffix(".py").replace("/", ".") for m in EXEMPT}
-    for ignored in contract.get("ignore_imports", []):
-        assert ignored.split(" -> ")[0] in exempt, ignored

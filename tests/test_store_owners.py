@@ -4,8 +4,8 @@ keys and holds its scripts. This test reads (``ast``) every module of the packag
 
 * a key: a string made of a key prefix (a name ending in ``prefix``) and ``:...``, as an f-string,
   a concatenation, a ``str.format`` template (``"{}:..."``, ``"{prefix}:..."``) or ``":".join``;
-  and a function named like a key (``key``, ``_k``, ``*_key``, ``*_keys``) that returns a string
-  built around a ``:``;
+  and a function named like a key (``key``, ``_k``, ``*_key``, ``*_keys``) that reads a key prefix
+  and returns a string built around a ``:``;
 * a script: a call of ``register_script``, ``eval``, ``evalsha``, ``eval_ro``, ``evalsha_ro``,
   ``fcall``, ``fcall_ro``, ``script_load`` or ``function_load`` on anything.
 
@@ -35,18 +35,6 @@ SCRIPT_CALLS = frozenset(
         "function_load",
     }
 )
-
-#: Modules (or, in a module, the functions named) allowed to break the rule for now. Only the
-#: rate limits and the seat tokens and bot accounts, until their owners in events/store
-#: (limits.py, accounts.py) hold their keys and scripts; each entry goes when its module moves.
-#: An entry no longer needed fails ``test_every_exemption_is_still_needed``.
-EXEMPT: dict[str, frozenset[str] | None] = {
-    "service/limits.py": None,  # rate limits: keys and the sliding-window scripts
-    "service/tokens.py": None,  # seat tokens: the claim, rotate and invite scripts
-    "service/accounts.py": None,  # bot accounts: their keys
-    # the bot accounts' game sets, named where ladders seat an account
-    "ladder/service.py": frozenset({"account_games_key", "account_active_key"}),
-}
 
 
 def _is_prefix(node: ast.AST) -> bool:
@@ -91,8 +79,11 @@ def _names_a_key(name: str) -> bool:
     return name in ("key", "keys", "_key", "_keys", "_k") or name.endswith(("_key", "_keys"))
 
 
-def _returns_colon_string(fn: ast.AST) -> bool:
-    """Whether ``fn`` returns a string built around a ``:`` (not a ``": "`` of prose)."""
+def _returns_prefixed_string(fn: ast.AST) -> bool:
+    """Whether ``fn`` returns a string built around a ``:`` (not a ``": "`` of prose) and reads a
+    key prefix (a name ending in ``prefix``) somewhere."""
+    if not any(_is_prefix(node) for node in ast.walk(fn)):
+        return False
     for node in ast.walk(fn):
         if not isinstance(node, ast.Return) or node.value is None:
             continue
@@ -110,18 +101,12 @@ def _returns_colon_string(fn: ast.AST) -> bool:
 
 class _Finder(ast.NodeVisitor):
     def __init__(self) -> None:
-        self.found: list[tuple[int, str, str | None]] = []  # (line, what, enclosing function)
-        self.function: str | None = None
-
-    def _add(self, node: ast.AST, what: str) -> None:
-        self.found.append((getattr(node, "lineno", 0), what, self.function))
+        self.found: list[tuple[int, str]] = []  # (line, what)
 
     def _visit_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
-        outer, self.function = self.function, node.name
-        if _names_a_key(node.name) and _returns_colon_string(node):
-            self._add(node, f"a key function {node.name}()")
+        if _names_a_key(node.name) and _returns_prefixed_string(node):
+            self.found.append((node.lineno, f"a key function {node.name}()"))
         self.generic_visit(node)
-        self.function = outer
 
     visit_FunctionDef = _visit_function
     visit_AsyncFunctionDef = _visit_function
@@ -129,19 +114,18 @@ class _Finder(ast.NodeVisitor):
     def generic_visit(self, node: ast.AST) -> None:
         what = _key_string(node)
         if what is not None:
-            self._add(node, what)
+            self.found.append((getattr(node, "lineno", 0), what))
         if (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
             and node.func.attr in SCRIPT_CALLS
         ):
-            self._add(node, f"a script call .{node.func.attr}()")
+            self.found.append((node.lineno, f"a script call .{node.func.attr}()"))
         super().generic_visit(node)
 
 
-def violations(tree: Path, exempt: dict[str, frozenset[str] | None] | None = None) -> list[str]:
+def violations(tree: Path) -> list[str]:
     """``<module>:<line>: <what>`` for each key built or script run outside ``events/store``."""
-    exempt = EXEMPT if exempt is None else exempt
     out: list[str] = []
     for package in PACKAGES:
         for path in sorted((tree / package).rglob("*.py")):
@@ -150,11 +134,7 @@ def violations(tree: Path, exempt: dict[str, frozenset[str] | None] | None = Non
                 continue
             finder = _Finder()
             finder.visit(ast.parse(path.read_text(), filename=module))
-            allowed = exempt.get(module, frozenset())
-            for line, what, function in finder.found:
-                if allowed is None or function in allowed:
-                    continue
-                out.append(f"{module}:{line}: {what}")
+            out += [f"{module}:{line}: {what}" for line, what in finder.found]
     return out
 
 
@@ -164,18 +144,6 @@ def test_no_module_outside_the_owners_builds_a_key_or_runs_a_script() -> None:
         "keys and scripts belong to their owner module in events/store (add a method there and "
         "call it):\n" + "\n".join(found)
     )
-
-
-def test_every_exemption_is_still_needed() -> None:
-    """An exempt module (or function) that no longer breaks the rule leaves ``EXEMPT``."""
-    for module, functions in EXEMPT.items():
-        mine = [v for v in violations(ROOT, {}) if v.startswith(f"{module}:")]
-        assert mine, f"{module} builds no key and runs no script now: take it out of EXEMPT"
-        for function in functions or ():
-            alone = {module: functions - {function}}
-            assert any(v.startswith(f"{module}:") for v in violations(ROOT, alone)), (
-                f"{module}: {function}() builds no key now: take it out of EXEMPT"
-            )
 
 
 PLANTED = [
@@ -189,28 +157,27 @@ PLANTED = [
         "rfgcli/store.py",
         'def _probe(store_prefix):\n    return ":".join([store_prefix, "probe"])\n',
     ),
-    ("events/games/service.py", 'def _cache_key(game_id):\n    return "cache:" + game_id\n'),
+    (
+        "events/games/service.py",
+        'def _cache_key(self, gid):\n    p = self.prefix\n    return f"{p}:cache:{gid}"\n',
+    ),
     ("workers/dispatch.py", 'def _unlock(client):\n    client.eval("return 1", 0)\n'),
     ("service/decisions.py", 'def _load(client):\n    return client.register_script("return 1")\n'),
     ("events/verify/replay.py", 'def _call(client):\n    return client.fcall("f", 0)\n'),
-    ("service/limits.py", None),  # exempt: nothing planted there is reported
+    ("service/limits.py", 'def _window_key(self, owner):\n    return f"{self.prefix}:w:{owner}"\n'),
+    ("workers/turns.py", 'def _keeper_key(key_prefix, gid):\n    return key_prefix + ":" + gid\n'),
 ]
 
 
 @pytest.mark.parametrize(("module", "planted"), PLANTED)
-def test_a_planted_key_or_script_is_found(tmp_path: Path, module: str, planted: str | None) -> None:
+def test_a_planted_key_or_script_is_found(tmp_path: Path, module: str, planted: str) -> None:
     ignore = shutil.ignore_patterns("__pycache__", "*.so", "*.pyc")
     for package in PACKAGES:
         shutil.copytree(ROOT / package, tmp_path / package, ignore=ignore)
     assert violations(tmp_path) == []
     path = tmp_path / module
     before = len(path.read_text().splitlines())
-    code = planted or 'def _extra(prefix):\n    return f"{prefix}:extra"\n'
-    path.write_text(path.read_text() + "\n\n" + code)
+    path.write_text(path.read_text() + "\n\n" + planted)
     found = violations(tmp_path)
-    if planted is None:
-        assert found == []
-        assert violations(tmp_path, {}) != []  # (found once the exemption goes)
-        return
     assert found and all(v.startswith(f"{module}:") for v in found), found
     assert all(int(v.split(":")[1]) > before for v in found), found

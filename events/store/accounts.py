@@ -214,6 +214,11 @@ class BotAccountStore:
             self.client.delete(self._token_key(text(raw)))
         self.client.hset(self._key(account), mapping={"token": "", "revoked_at": revoked_at})
 
+    def seated(self, account: str, game_id: str) -> None:
+        """``game_id`` seats the account: among its games and its active games."""
+        self.client.sadd(account_games_key(self.prefix, account), game_id)
+        self.client.sadd(account_active_key(self.prefix, account), game_id)
+
     def active_games(self, account: str) -> list[str]:
         return sorted(
             text(g) for g in self.client.smembers(account_active_key(self.prefix, account))

@@ -102,7 +102,7 @@ def test_pause_resume_and_delete_without_an_admin_token(prefix: str) -> None:
     assert out.returncode == 0, out.stderr
     assert "2 running" in out.stdout
     assert "ops" not in lad.names()
-    assert list(lad.r.scan_iter(match=f"{prefix}:ladder:*ops*")) == []
+    assert list(lad.client.scan_iter(match=f"{prefix}:ladder:*ops*")) == []
     for gid in started:  # the running games stay, as ordinary games
         state, _, _ = lad.games.load(gid)
         assert state.table["ladder"] == "ops"
