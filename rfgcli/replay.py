@@ -4,7 +4,7 @@ public key this machine's server signs its exports with.
 ``rfg replay`` exits 0 when the log is consistent, complete and (given ``--key``) authentic; 1 when
 it is not (the message names the verdict, the first bad event and why); 2 when the file or the key
 cannot be read or the file is not a log at all (binary, not JSON Lines, nested too deep, a line
-over 1 MiB): one line on stderr, never a traceback. The log is read as a stream, so its size does not matter to memory.
+over 1 MiB, a key given twice in one object): one line on stderr, never a traceback. The log is read as a stream, so its size does not matter to memory.
 """
 
 from __future__ import annotations
