@@ -184,7 +184,7 @@ def _lines(source: str | bytes | Iterable[str | bytes]) -> Iterator[tuple[int, b
         yield n + 1, pending
 
 
-class _KeyTwice(ValueError):
+class _KeyTwice(Exception):
     """An object of a line gives one key twice."""
 
 
@@ -230,6 +230,8 @@ def _check_keys_once(line: bytes, n: int) -> None:
         ) from None
     except RecursionError:  # nested deeper than the standard library follows (orjson: 1024)
         raise _Stop("malformed", None, f"line {n} is nested too deep") from None
+    except ValueError as exc:  # what orjson took and the standard library does not
+        raise _Stop("malformed", None, f"line {n} is not JSON: {exc}") from None
 
 
 def parse_lines(text: str) -> list[dict[str, Any]]:
