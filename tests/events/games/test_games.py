@@ -12,10 +12,12 @@ import engine
 from bots import get_bot
 from engine.rng import Rng
 from events.games.projections import render_views
-from events.games.service import GameService
+from events.games.service import Change, GameService
 from events.store import ConcurrencyConflict, RedisStore, verify_chain
 from events.verify.replay import verify_text
 from tests.engine.secrecy import check_event, check_view
+
+PEOPLE = {"seats": [{"kind": "human"}, {"kind": "human"}]}
 
 
 def play_out(
@@ -70,6 +72,23 @@ def test_read_your_writes(store: RedisStore) -> None:
     pos, text = games.view(gid, 0)
     assert pos == out.version == version + len(out.envelopes)
     assert json.loads(text)["players"][0]["pending"] is None
+
+
+def test_a_version_no_worker_owes_anything_is_stored_unattended(store: RedisStore) -> None:
+    """Without a worker listening too: the append records it and the listeners hear it."""
+    games = GameService(store)
+    heard: list[Change] = []
+    games.subscribe(heard.append)
+    clock = {"per_decision": 30}
+    for table, quiet in ((PEOPLE, True), ({**PEOPLE, "time_control": clock}, False)):
+        gid, version = games.create(2, seed="svc-quiet", table=table)
+        state, _, _ = games.load(gid)
+        d = engine.legal(state, 0)
+        cmd = {"kind": "start_tiles", "development": d["options"][0]["development"]}
+        out = games.submit(gid, 0, cmd, "c1", version)
+        assert heard[-1].version == out.version and heard[-1].unattended is quiet
+        stored = store.client.hget(store.keys(gid)[1], "unattended")
+        assert (stored is not None and int(stored) == out.version) is quiet
 
 
 def test_same_command_id_twice_appends_once(store: RedisStore) -> None:
