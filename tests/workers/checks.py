@@ -17,7 +17,7 @@ class Command:
     seat: int
     actor: str
     command_id: str
-    since: int  # the version at which the seat's decision became pending
+    decision_id: int  # the version at which the seat's decision became pending
 
 
 def check_finished_game(games: GameService, game_id: str) -> tuple[dict[str, Any], list[Command]]:
@@ -37,16 +37,16 @@ def check_finished_game(games: GameService, game_id: str) -> tuple[dict[str, Any
         seat = batch_seat(batch)
         if seat is not None:
             assert clocks is not None
-            since = clocks.seats[seat].decision_id
-            assert since is not None, f"seat {seat} acted at {batch[0].seq} without a decision"
-            assert (seat, since) not in played, f"decision {seat}@{since} played twice"
-            played.add((seat, since))
+            decision = clocks.seats[seat].decision_id
+            assert decision is not None, f"seat {seat} acted at {batch[0].seq} without a decision"
+            assert (seat, decision) not in played, f"decision {seat}@{decision} played twice"
+            played.add((seat, decision))
             actor, cid = batch[0].actor, batch[0].command_id
             if actor.startswith("bot:"):
-                assert cid == f"bot:{seat}:{since}", (cid, seat, since)
+                assert cid == f"bot:{seat}:{decision}", (cid, seat, decision)
             elif actor == "timeout":
-                assert cid == f"timeout:{seat}:{since}", (cid, seat, since)
-            commands.append(Command(seat, actor, cid, since))
+                assert cid == f"timeout:{seat}:{decision}", (cid, seat, decision)
+            commands.append(Command(seat, actor, cid, decision))
         for env in batch:
             state = evolve(state, env.event())
         assert state is not None
