@@ -28,8 +28,7 @@ import orjson
 
 from engine.canonical import canonical_json
 from events.errors import GameNotFound
-from events.store.redis_adapter import RedisStore
-from events.store.seeds import SeedHoldStore
+from events.store.port import EventStore
 from events.verify.replay import WITHHELD
 
 """The field of a view, and the key of an export's first line, saying the seed is held back."""
@@ -42,30 +41,26 @@ DETAIL = (
 
 
 class SeedHolds:
-    """The seeds held back on one store (held on a ``RedisStore`` only: another holds none)."""
+    """The seeds held back on one store (``EventStore.seed_holds``)."""
 
-    def __init__(self, store: Any) -> None:
+    def __init__(self, store: EventStore) -> None:
         self.store = store
-        self.held = (
-            SeedHoldStore(store.client, store.prefix) if isinstance(store, RedisStore) else None
-        )
+        self.held = store.seed_holds
 
     def hold(self, game_ids: Sequence[str]) -> None:
         """Hold the seed of each of ``game_ids`` (one set, dealt one seed) until all have ended.
         Call it before creating the games: from their first event on, none may reveal it."""
-        if self.held is None:
-            raise RuntimeError("seeds are held on a Redis store")
         self.held.hold(game_ids)
 
     def running(self, game_id: str) -> list[str]:
         """The other games of ``game_id``'s set still running (while there are any, its seed is
         held back); empty for a game whose seed is not held. The first call that finds every
         game of the set ended releases the set (deletes its keys)."""
-        members = None if self.held is None else self.held.members(game_id)
+        members = self.held.members(game_id)
         if members is None:
             return []
         running = [g for g in members if g != game_id and not self._ended(g)]
-        if not running and self.held is not None:
+        if not running:
             self.held.release(members)
         return running
 

@@ -24,6 +24,7 @@ from typing import Protocol, runtime_checkable
 
 from events.envelope import GENESIS_HASH, Envelope, check_timestamp, check_visibility
 from events.errors import InvalidBatch
+from events.store.seeds import SeedHoldStore
 
 #: a game id: 1-128 letters, digits, '_', '.', ':' or '-' (the one definition: the API's routes, the
 #: lobby's cursors and openapi.yaml's ``GameId`` use it; it needs no escaping in a Redis key or URL)
@@ -159,6 +160,11 @@ class EventStore(Protocol):
 
     def notice_stream(self, name: str) -> str:
         """The stream that an append's ``notices`` for the bot account ``name`` go to."""
+        ...
+
+    @property
+    def seed_holds(self) -> SeedHoldStore:
+        """The seeds held back on this store for duplicate sets (``events.games.seeds``)."""
         ...
 
     def confirm_replicated(self, game_id: str) -> None:

@@ -72,6 +72,7 @@ from events.store.port import (
     check_views,
     validate_batch,
 )
+from events.store.seeds import SeedHoldStore
 from events.store.text import text as as_text
 
 _log = logging.getLogger(__name__)
@@ -370,6 +371,8 @@ class RedisStore:
             raise ValueError(f"prefix {prefix!r} must not contain braces (they mark hash tags)")
         self.client = client
         self.prefix = prefix
+        #: the seeds held back for duplicate sets (``events.games.seeds``)
+        self.seed_holds = SeedHoldStore(client, prefix)
         self._append_script = client.register_script(APPEND_LUA)
         self._create_script = client.register_script(CREATE_LUA)
         self._put_views = client.register_script(PUT_VIEWS_LUA)
