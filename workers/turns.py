@@ -98,7 +98,7 @@ class Loaded:
         return plan_decision(game_id, self.state, self.clocks, seat, rt.settings.default_bot)
 
 
-def play(rt: Runtime, game_id: str, seat: int, decision_id: int, hooks: Any = None) -> Outcome:
+def play(rt: Runtime, game_id: str, seat: int, decision_id: int) -> Outcome:
     """Play ``seat``'s decision that became pending at version ``decision_id``, if still owed; then,
     if the game owes only built-in bots' decisions and no other job keeps it, play on."""
     try:
@@ -107,20 +107,20 @@ def play(rt: Runtime, game_id: str, seat: int, decision_id: int, hooks: Any = No
         return Outcome("gone", game_id, seat, decision_id)
     if rt.settings.play_on <= 0 or game.clocks.pace_ms or not bots_only(game.state, game.plans):
         # (a paced game's next bot decision is scheduled when this one is stored: no playing on)
-        return _play_one(rt, game_id, game, seat, decision_id, hooks)
+        return _play_one(rt, game_id, game, seat, decision_id)
     lease_ms = max(100, int(rt.settings.stale_after * 1000))
     lease = rt.leases.keeper(game_id, lease_ms)
     if not lease.take():
         # another job keeps the game: play this decision (if still owed) and nothing more
-        return _play_one(rt, game_id, game, seat, decision_id, hooks)
+        return _play_one(rt, game_id, game, seat, decision_id)
     dispatcher = rt.dispatcher
     dispatcher.kept.add(game_id)
     released = False
     try:
-        outcome = _play_one(rt, game_id, game, seat, decision_id, hooks)
+        outcome = _play_one(rt, game_id, game, seat, decision_id)
         if outcome.status not in ("played", "duplicate", "moved_on"):
             return outcome
-        outcome.played_on, last = _play_on(rt, game_id, lease, hooks)
+        outcome.played_on, last = _play_on(rt, game_id, lease)
         dispatcher.kept.discard(game_id)
         lease.release()
         released = True
@@ -135,7 +135,7 @@ def play(rt: Runtime, game_id: str, seat: int, decision_id: int, hooks: Any = No
                 log.warning("could not release the keeper lease of %s", game_id)
 
 
-def _play_on(rt: Runtime, game_id: str, lease: Lease, hooks: Any) -> tuple[int, Loaded | None]:
+def _play_on(rt: Runtime, game_id: str, lease: Lease) -> tuple[int, Loaded | None]:
     """Play the game's next bot decision until it owes something else or the budget is spent;
     returns how many were played, and the game it stopped at when it loaded that one."""
     started = time.monotonic()
@@ -165,7 +165,7 @@ def _play_on(rt: Runtime, game_id: str, lease: Lease, hooks: Any) -> tuple[int, 
         if game.state.over or not bots_only(game.state, game.plans):
             return played, game
         nxt = next_plan(game.plans)
-        outcome = _play_one(rt, game_id, game, nxt.seat, nxt.decision_id, hooks)
+        outcome = _play_one(rt, game_id, game, nxt.seat, nxt.decision_id)
         if outcome.status not in ("played", "duplicate", "moved_on"):
             return played, None
         played += outcome.status == "played"
@@ -181,9 +181,7 @@ def _hand_back(rt: Runtime, game_id: str, last: Loaded | None) -> None:
     rt.dispatcher.dispatch(game_id, game.state, game.clocks, game.version, game_plans=game.plans)
 
 
-def _play_one(
-    rt: Runtime, game_id: str, game: Loaded, seat: int, decision_id: int, hooks: Any = None
-) -> Outcome:
+def _play_one(rt: Runtime, game_id: str, game: Loaded, seat: int, decision_id: int) -> Outcome:
     """Play ``seat``'s decision that became pending at version ``decision_id``, if still owed,
     deciding on ``game`` (the append checks the version; a conflict loads the game again)."""
     games = rt.games
@@ -204,8 +202,6 @@ def _play_one(
         if plan.at is not None and rt.clock() < plan.at:
             return Outcome("early", game_id, seat, decision_id, plan.command_id)
         command = _decide(rt, game_id, state, version, seat, decision_id, plan)
-        if hooks is not None:
-            hooks.before_append(game_id, seat)
         try:
             sub = games.submit(
                 game_id, seat, command, plan.command_id, expected_version=version, actor=plan.actor

@@ -5,13 +5,13 @@
 * ``before_append`` - a job decided its command and is about to submit it;
 * ``after_append`` - a command was stored and nothing has been enqueued for it yet.
 
-The worker is the production one; this process only wraps two of its parts: the job's
-``turns.play`` gets the crash as its hooks, and the runtime hears each stored command first.
+The worker is the production one; this process only wraps its runtime's ``GameService``: each
+submit a job makes reaches the crash first, and so does each stored command, before the
+dispatcher hears of it.
 """
 
 from __future__ import annotations
 
-import functools
 import os
 import signal
 import sys
@@ -20,7 +20,7 @@ from typing import Any
 
 from events.games.service import Change
 from rfgcli.main import main
-from workers import jobs, process, turns
+from workers import process
 from workers.runtime import Runtime
 
 
@@ -50,19 +50,25 @@ class Crash:
 
 def crashing(crash: Crash) -> type[Runtime]:
     class CrashingRuntime(Runtime):
-        """The production runtime whose games tell the crash first of each stored command
-        (before the dispatcher enqueues what it makes due)."""
+        """The production runtime whose games tell the crash of each submit before it is made,
+        and of each stored command before the dispatcher enqueues what it makes due."""
 
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
             self.games.listeners.insert(0, crash.after_append)
+            submit = self.games.submit
+
+            def crash_then_submit(game_id: str, seat: int, *args: Any, **kwargs: Any) -> Any:
+                crash.before_append(game_id, seat)
+                return submit(game_id, seat, *args, **kwargs)
+
+            self.games.submit = crash_then_submit  # type: ignore[method-assign]
 
     return CrashingRuntime
 
 
 def run(argv: list[str]) -> int:
     crash = Crash(argv[0])
-    jobs.play = functools.partial(turns.play, hooks=crash)  # type: ignore[assignment]
     process.Runtime = crashing(crash)  # type: ignore[misc]
     return main(argv[1:])
 

@@ -81,14 +81,18 @@ def test_dispatching_the_same_state_again_enqueues_nothing(fake_rt: Runtime) -> 
     assert Sweeper(fake_rt).tick(force=True) == []
 
 
-class _Rendezvous:
-    """Both racers decide, then submit at the same moment."""
+def _rendezvous(runtimes: tuple[Runtime, ...]) -> None:
+    """Both racers decide, then submit at the same moment: each runtime's submit waits for the
+    other's."""
+    barrier = threading.Barrier(len(runtimes), timeout=10)
+    for rt in runtimes:
+        submit = rt.games.submit
 
-    def __init__(self, n: int) -> None:
-        self.barrier = threading.Barrier(n, timeout=10)
+        def submit_together(*args: Any, submit: Any = submit, **kwargs: Any) -> Any:
+            barrier.wait()
+            return submit(*args, **kwargs)
 
-    def before_append(self, game_id: str, seat: int) -> None:
-        self.barrier.wait()
+        rt.games.submit = submit_together  # type: ignore[method-assign]
 
 
 def test_two_workers_racing_on_one_pending_decision_produce_one_command(fake_rt: Runtime) -> None:
@@ -99,11 +103,11 @@ def test_two_workers_racing_on_one_pending_decision_produce_one_command(fake_rt:
     state, version, clocks = fake_rt.games.load_clocks(gid)
     since = clocks.seats[0].decision_id
     assert since is not None
-    hooks = _Rendezvous(2)
+    _rendezvous((fake_rt, other))
     outcomes: list[str] = []
 
     def race(rt: Runtime) -> None:
-        outcomes.append(turns.play(rt, gid, 0, since, hooks=hooks).status)
+        outcomes.append(turns.play(rt, gid, 0, since).status)
 
     threads = [threading.Thread(target=race, args=(rt,)) for rt in (fake_rt, other)]
     for t in threads:
