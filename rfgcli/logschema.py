@@ -99,6 +99,9 @@ def definitions(events: dict[str, Any]) -> dict[str, Any]:
             "chain_head": {"$ref": "#/$defs/LogHash"},
             "over": {"type": "boolean"},
             "result": {
+                "description": "null while the game runs; once it is over, the scores and "
+                "winners of the log's GameEnded payload, whichever way it ended (a verifier "
+                "refuses a signature whose result differs)",
                 "oneOf": [
                     {"type": "null"},
                     {
@@ -107,7 +110,7 @@ def definitions(events: dict[str, Any]) -> dict[str, Any]:
                         "additionalProperties": False,
                         "properties": {"scores": ended["scores"], "winners": ended["winners"]},
                     },
-                ]
+                ],
             },
             "sig": {"type": "string", "pattern": "^[A-Za-z0-9+/]{86}==$"},
         },
