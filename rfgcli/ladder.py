@@ -93,12 +93,12 @@ def _positive(text: str) -> int:
 def _ladders(url: str | None, prefix: str = "rfg") -> Any:
     import events.store
     from events.games.service import GameService
+    from events.store.accounts import SeatTokenStore
     from ladder.service import Ladders
 
     client = events.store.connect(url)
-    return Ladders(
-        client, GameService(events.store.RedisStore(client, prefix=prefix)), prefix=prefix
-    )
+    store = events.store.RedisStore(client, prefix=prefix)
+    return Ladders(client, GameService(store, names=SeatTokenStore(store).names), prefix=prefix)
 
 
 def play_inline(ladders: Any, gid: str) -> None:

@@ -10,6 +10,10 @@ viewer may see it (the engine's ``redact``). ``events.games.service`` renders th
 command and the other views when a game is created, when it ends and when a reader asks for a
 version not rendered yet; the store keeps each with the stream position it reflects.
 
+The public and seat views are stored under names that carry ``VIEW_FORMAT`` (``view_name``), so
+a view stored by code that rendered another shape is never read: the reader finds none under the
+current name and renders it again from the game's events.
+
 Viewers: ``"public"``, a seat number, or ``"server"``.
 """
 
@@ -30,6 +34,18 @@ from events.games.served import named_bonuses, served_decision, served_side
 from events.games.time_control import Clocks
 
 Viewer = int | str
+
+#: the shape of the stored public and seat views: a change to what ``render_views`` renders for
+#: them takes the next number (1: a seat's view was its own side alone, and neither view carried
+#: what ``events.games.served`` adds)
+VIEW_FORMAT = 2
+
+
+def view_name(viewer: Viewer) -> str:
+    """The name ``viewer``'s view (``"public"`` or a seat number) is stored under:
+    ``public@<format>`` or ``seat:<n>@<format>``."""
+    base = "public" if viewer == "public" else f"seat:{viewer}"
+    return f"{base}@{VIEW_FORMAT}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,8 +82,8 @@ def render_views(
     memo: ViewMemo | None = None,
     names: Mapping[int, str] | None = None,
 ) -> dict[str, str]:
-    """Every projection of one state as JSON: ``"public"``, ``"seat:<n>"`` for each seat and
-    ``"summary"``.
+    """Every projection of one state as JSON, by the name it is stored under: the public view and
+    each seat's (``view_name``) and ``"summary"``.
 
     ``clocks`` is the seats' time-control fold at this state (``events.games.time_control``);
     without it the clocks are taken as freshly started at ``created_at`` (right only for a new
@@ -104,14 +120,14 @@ def render_views(
             memo.encoded[p.seat] = side
         sides.append(side)
     shown = [s.public_json for s in sides]
-    views = {"public": canonical_json({**public, "players": shown})}
+    views = {view_name("public"): canonical_json({**public, "players": shown})}
     for p in state.players:
         players = shown[:]
         players[p.seat] = sides[p.seat].own_json
         decision = by_viewer[p.seat]["decision"]
         if decision is not None:
             decision = served_decision(decision, clocks.seats[p.seat].decision_id)
-        views[f"seat:{p.seat}"] = canonical_json(
+        views[view_name(p.seat)] = canonical_json(
             {**public, "players": players, "seat": p.seat, "decision": decision}
         )
     views["summary"] = canonical_json(summary(game_id, state, created_at, finished_at, clocks))

@@ -11,7 +11,7 @@ While another game of its set is still running, a finished game of the set shows
 (which reveals the seed otherwise), and its log export is the viewer's redacted feed under a
 first line ``{"seed_withheld": {...}}``, unsigned (``GameService.view``, ``GameService.feed``,
 ``GameService.export``; the admin's full log is not held back). A game of the set has ended when its
-stored public view is over, or when it is gone (never created, deleted or expired: it runs no
+lobby summary says finished, or when it is gone (never created, deleted or expired: it runs no
 more). The first reader that finds every game of the set ended deletes the set's keys; from then
 on its games are ordinary finished games, whose full signed logs verify.
 
@@ -65,12 +65,12 @@ class SeedHolds:
         return running
 
     def _ended(self, game_id: str) -> bool:
-        """Whether a game of a set runs no more: its stored public view is over, or it is gone."""
+        """Whether a game of a set runs no more: its lobby summary says finished, or it is gone."""
         try:
-            _version, (stored,) = self.store.views_at(game_id, ["public"])
+            stored = self.store.get_view(game_id, "summary")
         except GameNotFound:
             return True
-        return stored is not None and orjson.loads(stored[1]).get("step") == "over"
+        return stored is not None and orjson.loads(stored[1]).get("status") == "finished"
 
 
 def reveals(view: str) -> bool:

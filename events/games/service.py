@@ -42,6 +42,7 @@ from events.games.projections import (
     feed_item,
     render_summary,
     render_views,
+    view_name,
 )
 from events.games.seeds import SeedHolds, reveals, withheld_line, withhold, withhold_item
 from events.games.steps import Steps
@@ -540,15 +541,18 @@ class GameService:
         public and seat views are written by the append that creates or ends the game; in between
         they are rendered when first read at a version (``render``: this process's cached game,
         caught up) and stored with their position for the next reader, so a command does not pay
-        for views nobody reads and a reader never sees a view behind the stream it read."""
+        for views nobody reads and a reader never sees a view behind the stream it read. Views
+        are read under their format's name (``view_name``): one stored by code that rendered
+        another shape counts as none and is rendered again."""
         if viewer == "summary":
             summary = self.store.get_view(game_id, "summary")
             if summary is None:
                 raise GameNotFound(game_id)
             return summary
-        name = "public" if viewer == "public" else f"seat:{viewer}"
+        name = view_name(viewer)
         version, (stored,) = self.store.views_at(game_id, [name])
-        if stored is None or stored[0] < version:  # behind: rendered now, at the current version
+        # none (or one of an older format only) or behind: rendered now, at the current version
+        if stored is None or stored[0] < version:
             position, views = self.render(game_id)
             if name not in views:  # (a seat the game does not have)
                 raise GameNotFound(game_id)
@@ -638,7 +642,7 @@ class GameService:
         views = render_views(
             game_id, state, envs[0].ts, finished, clocks, names=self._names(game_id)
         )
-        text = views.get("public" if viewer == "public" else f"seat:{viewer}")
+        text = views.get(view_name(viewer))
         if text is None:
             raise GameNotFound(game_id)
         return self._revealed(game_id, text)

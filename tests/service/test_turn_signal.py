@@ -15,6 +15,7 @@ from flask import Flask
 from rfg_client import parse_sse
 
 import engine.fold
+from events.games.projections import view_name
 
 from .conftest import SPEC_PATH, ValidatingClient, bearer, make_app, new_game
 
@@ -135,9 +136,9 @@ def test_the_view_route_and_the_turn_signal_serve_the_stored_view_as_it_is(
     gid, tokens = new_game(api, players=2, seed="turn-signal-bytes")
     (data,) = [d for k, d, _i in _stream(api, gid, 0, tokens[0], None) if k == "decision"]
     r = api.get(f"/games/{gid}/seats/0/view", headers=bearer(tokens[0]))
-    stored = app.extensions["rfg"].store.get_view(gid, "seat:0")
+    stored = app.extensions["rfg"].store.get_view(gid, view_name(0))
     assert stored is not None and stored[0] == r.get_json()["version"]
     assert f'"view":{stored[1]}' in r.get_data(as_text=True)
     assert f'"view":{stored[1]}' in data
-    public = app.extensions["rfg"].store.get_view(gid, "public")
+    public = app.extensions["rfg"].store.get_view(gid, view_name("public"))
     assert f'"view":{public[1]}' in api.get(f"/games/{gid}/view").get_data(as_text=True)

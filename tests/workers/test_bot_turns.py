@@ -17,6 +17,7 @@ from rq.registry import FailedJobRegistry
 
 import engine
 import events.store
+from events.games.projections import view_name
 from events.games.service import GameService
 from events.store.accounts import SeatTokenStore
 from tests.workers.checks import check_finished_game
@@ -66,7 +67,7 @@ def test_the_views_a_bots_last_move_renders_show_the_seats_names(fake_rt: Runtim
     gid, _ = fake_rt.games.create(2, seed="names", table=BOTS2)
     assert SeatTokenStore(fake_rt.store).claim(gid, 0, "d" * 64, "", "Ada") == "ok"
     burst(fake_rt)
-    version, text = fake_rt.store.get_view(gid, "public")
+    version, text = fake_rt.store.get_view(gid, view_name("public"))
     view = json.loads(text)
     assert view["step"] == "over" and version == fake_rt.store.version(gid)
     assert [p.get("name") for p in view["players"]] == ["Ada", None]

@@ -11,7 +11,7 @@ import pytest
 import engine
 from bots import get_bot
 from engine.rng import Rng
-from events.games.projections import render_views
+from events.games.projections import render_views, view_name
 from events.games.service import Change, GameService
 from events.store import ConcurrencyConflict, RedisStore, verify_chain
 from events.verify.replay import verify_text
@@ -311,11 +311,11 @@ def test_a_seat_view_is_the_seats_observeserved() -> None:
 
     def check(state: engine.GameState, _event: dict, seen: list = seen) -> None:
         views = render_views("g", state, "2026-01-01T00:00:00Z", None)
-        public = json.loads(views["public"])
+        public = json.loads(views[view_name("public")])
         clock = public["clock"]
         assert public == served(engine.observe(state, "public"), clock)
         for p in state.players:
-            view = json.loads(views[f"seat:{p.seat}"])
+            view = json.loads(views[view_name(p.seat)])
             assert view == served(engine.observe(state, p.seat), clock, p.seat)
             if view["decision"] is not None:
                 assert view["decision"]["decision_id"] is not None
@@ -330,7 +330,7 @@ def test_views_render_from_state_alone() -> None:
     state, _ = engine.new_game("render", 2)
     a = render_views("g", state, "2026-01-01T00:00:00Z", None)
     b = render_views("g", state.copy(), "2026-01-01T00:00:00Z", None)
-    assert a == b and set(a) == {"public", "seat:0", "seat:1", "summary"}
+    assert a == b and set(a) == {"public@2", "seat:0@2", "seat:1@2", "summary"}
 
 
 def test_views_rendered_with_a_memo_are_the_views_rendered_afresh() -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from events.games.projections import render_views
+from events.games.projections import render_views, view_name
 from events.games.service import GameService
 from events.games.time_control import fold
 from events.store import GameNotFound, RedisStore
@@ -17,7 +17,7 @@ def _from_scratch(store: RedisStore, gid: str, at: int, viewer: int | str) -> st
     envs = store.read(gid, limit=at)
     state, clocks = fold(None, None, envs)
     views = render_views(gid, state, envs[0].ts, envs[-1].ts if state.over else None, clocks)
-    return views["public" if viewer == "public" else f"seat:{viewer}"]
+    return views[view_name(viewer)]
 
 
 def test_steps_of_a_game_under_way_and_over_are_its_prefixes_folded(store: RedisStore) -> None:
