@@ -26,6 +26,7 @@ from flask import Flask, current_app
 import events.store
 from events.games.service import GameService
 from events.store import clients, outage
+from events.store.redis_adapter import StreamWatch
 from events.verify.signing import Signer, load_signer
 from service.accounts import BotAccounts
 from service.fanout import Fanout
@@ -75,7 +76,7 @@ def init_app(app: Flask) -> Backend:
         reader = client  # fakeredis blocks across threads; a cluster is polled, never blocked on
     else:
         reader = events.store.connect(url, settings=clients.blocking(FANOUT_BLOCK_MS / 1000))
-    fanout = Fanout(reader, cluster=cluster, block_ms=FANOUT_BLOCK_MS)
+    fanout = Fanout(StreamWatch(reader), cluster=cluster, block_ms=FANOUT_BLOCK_MS)
     store = events.store.RedisStore(client, prefix=app.config["STORE_PREFIX"])
     tokens = SeatTokens(store)
     # the seats' display names are rendered into the views (a claim's name re-renders them)

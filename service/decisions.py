@@ -56,7 +56,6 @@ import orjson
 
 from events.games.service import GameService
 from events.store import RedisStore
-from events.store.text import text
 from service.accounts import BotAccounts, seats_of
 from service.challenges import Challenges, public
 from service.fanout import Fanout
@@ -144,8 +143,7 @@ class Decisions:
         self.sent: set[str] = {last_event_id} if last_event_id else set()
         self.seen: dict[str, int | None] = {}
         # the notices appended from now on are read after the first scan: none is missed between
-        newest = accounts.client.xrevrange(self.notices, count=1)
-        self.cursor: Any = newest[0][0] if newest else "0-0"
+        self.cursor = store.newest_notice(account)
         self.next_poll = 0.0  # the scan: at connect, then every ``poll`` seconds
         self.notified = False
 
@@ -182,12 +180,7 @@ class Decisions:
             ident, c = challenge_event(challenge)
             self._send(out, ident, c, "challenge")
         active = self.accounts.active_games(self.account)
-        pipe = self.accounts.client.pipeline(transaction=False)
-        for g in active:
-            pipe.hget(self.store.keys(g)[1], "version")
-        versions = pipe.execute() if active else []
-        for g, raw in zip(active, versions, strict=True):
-            version = int(text(raw)) if raw is not None else None
+        for g, version in zip(active, self.store.versions(active), strict=True):
             if version is None or seen.get(g) == version:
                 continue
             over, decisions = pending_decisions(self.games, g, self.account)
@@ -198,29 +191,25 @@ class Decisions:
             for d in decisions:
                 self._send(out, event_id(g, d["seat"], d["decision_id"]), d)
 
-    def _read_notices(self, out: dict[str, str]) -> Any:
+    def _read_notices(self, out: dict[str, str]) -> str:
         """The notices written since the cursor, each sent once the command it names is found
         recorded; returns the cursor past them."""
         cursor = self.cursor
-        got = self.accounts.client.xread({self.notices: cursor}, count=100)
-        for _key, entries in got or []:
-            for entry_id, fields in entries:
-                cursor = entry_id
-                raw_c = fields.get(b"c") if b"c" in fields else fields.get("c")
-                if raw_c is not None:  # a challenge addressed to the account, or an outcome
-                    ident, c = challenge_event(orjson.loads(raw_c))
-                    self._send(out, ident, c, "challenge")
-                    continue
-                raw_d = fields.get(b"d") if b"d" in fields else fields.get("d")
-                d = orjson.loads(raw_d)
-                command_id = d.pop("command_id", None)
-                ident = event_id(d["game_id"], d["seat"], d["decision_id"])
-                if ident in self.sent or ident in out or command_id is None:
-                    continue
-                # written with the append in one round trip, even if the append was refused
-                if not self.store.notice_applied(d["game_id"], command_id, d["decision_id"]):
-                    continue
-                self._send(out, ident, d)
+        for entry_id, fields in self.store.read_notices(self.account, cursor):
+            cursor = entry_id
+            if "c" in fields:  # a challenge addressed to the account, or an outcome
+                ident, c = challenge_event(orjson.loads(fields["c"]))
+                self._send(out, ident, c, "challenge")
+                continue
+            d = orjson.loads(fields["d"])
+            command_id = d.pop("command_id", None)
+            ident = event_id(d["game_id"], d["seat"], d["decision_id"])
+            if ident in self.sent or ident in out or command_id is None:
+                continue
+            # written with the append in one round trip, even if the append was refused
+            if not self.store.notice_applied(d["game_id"], command_id, d["decision_id"]):
+                continue
+            self._send(out, ident, d)
         return cursor
 
     def _send(

@@ -14,7 +14,8 @@ that someone waits on:
   ``XREVRANGE ... COUNT 1`` per key every ``poll_seconds`` (one round trip per node).
 
 When a key's newest entry moves past what a waiter has, the waiter wakes (a ``Condition`` per key)
-and reads what is new itself, from the pooled client. ``generation(key)`` counts the moves, so a
+and reads what is new itself, from the pooled client. The reader's reads are the game store's
+(``events.store.redis_adapter.StreamWatch``). ``generation(key)`` counts the moves, so a
 cache of what was read (``service.sse``'s feed pages) knows when it is stale.
 
 While the store does not answer, the reader logs it once, wakes every waiter (their own reads
@@ -31,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from events.store.outage import DOWN
+from events.store.redis_adapter import StreamWatch
 from events.store.text import text
 
 log = logging.getLogger(__name__)
@@ -66,14 +68,14 @@ class Fanout:
 
     def __init__(
         self,
-        client: Any,
+        watch: StreamWatch,
         *,
         cluster: bool = False,
         block_ms: int = 250,
         poll_seconds: float = 0.1,
     ) -> None:
-        #: the client the reader uses; on a single Redis its socket timeout exceeds ``block_ms``
-        self.client = client
+        #: the reader's reads; on a single Redis its client's socket timeout exceeds ``block_ms``
+        self.streams = watch
         self.cluster = cluster
         self.block_ms = block_ms
         self.poll_seconds = poll_seconds
@@ -156,10 +158,7 @@ class Fanout:
             self._moved(tops)
 
     def _block(self, watching: dict[str, StreamId]) -> dict[str, StreamId]:
-        got = self.client.xread(
-            {k: _id_text(v) for k, v in watching.items()}, count=1, block=self.block_ms
-        )
-        moved = [text(k) for k, _entries in got or []]
+        moved = self.streams.moved({k: _id_text(v) for k, v in watching.items()}, self.block_ms)
         if not moved:
             return {}
         return self._newest(moved)
@@ -170,14 +169,7 @@ class Fanout:
         return tops
 
     def _newest(self, keys: list[str]) -> dict[str, StreamId]:
-        pipe = self.client.pipeline(transaction=False)
-        for k in keys:
-            pipe.xrevrange(k, count=1)
-        out: dict[str, StreamId] = {}
-        for k, entries in zip(keys, pipe.execute(), strict=True):
-            if entries:
-                out[k] = parse_id(entries[0][0])
-        return out
+        return {k: parse_id(top) for k, top in self.streams.newest(keys).items()}
 
     def _moved(self, tops: dict[str, StreamId]) -> None:
         with self._lock:

@@ -7,7 +7,14 @@ keys and holds its scripts. This test reads (``ast``) every module of the packag
   and a function named like a key (``key``, ``_k``, ``*_key``, ``*_keys``) that reads a key prefix
   and returns a string built around a ``:``;
 * a script: a call of ``register_script``, ``eval``, ``evalsha``, ``eval_ro``, ``evalsha_ro``,
-  ``fcall``, ``fcall_ro``, ``script_load`` or ``function_load`` on anything.
+  ``fcall``, ``fcall_ro``, ``script_load`` or ``function_load`` on anything;
+* a Redis command on stored data: a call of one of redis-py's data, script, function and pub/sub
+  command methods (``redis.commands.core``: ``xread``, ``hget``, ``zadd``...) or of ``pipeline``,
+  ``transaction`` or ``lock``, or of a server command that reads or drops stored data
+  (``flushdb``, ``memory_usage``...), on a client (``client``, ``<anything>.client``,
+  ``*_client``). Handing a client to an owner's constructor or function is wiring, not a command;
+  the server's other commands (``INFO``, ``DBSIZE``, ``CLIENT LIST`` of ``rfg store status``) read
+  no stored data.
 
 Checked on a copy of the packages too, with each kind of violation planted, so that a check that
 stopped finding one fails here."""
@@ -15,10 +22,12 @@ stopped finding one fails here."""
 from __future__ import annotations
 
 import ast
+import inspect
 import shutil
 from pathlib import Path
 
 import pytest
+from redis.commands import core
 
 from tests.test_import_layers import PACKAGES, ROOT
 
@@ -35,6 +44,35 @@ SCRIPT_CALLS = frozenset(
         "function_load",
     }
 )
+
+#: redis-py's methods that run a command on stored data, those that batch or lock them, and the
+#: server's commands that read or drop stored data
+COMMANDS = (
+    frozenset(
+        name
+        for cls in (
+            core.DataAccessCommands,
+            core.ScriptCommands,
+            core.FunctionCommands,
+            core.PubSubCommands,
+        )
+        for name, _ in inspect.getmembers(cls, inspect.isfunction)
+        if not name.startswith("_")
+    )
+    | {"pipeline", "transaction", "lock", "pubsub"}
+    | {"flushdb", "flushall", "swapdb", "migrate", "memory_usage", "object", "debug_object"}
+)
+
+
+def _is_client(node: ast.AST) -> bool:
+    """Whether ``node`` names a Redis client: ``client``, ``<anything>.client`` or ``*_client``."""
+    if isinstance(node, ast.Name):
+        name = node.id
+    elif isinstance(node, ast.Attribute):
+        name = node.attr
+    else:
+        return False
+    return name == "client" or name.endswith("_client")
 
 
 def _is_prefix(node: ast.AST) -> bool:
@@ -121,11 +159,19 @@ class _Finder(ast.NodeVisitor):
             and node.func.attr in SCRIPT_CALLS
         ):
             self.found.append((node.lineno, f"a script call .{node.func.attr}()"))
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in COMMANDS
+            and _is_client(node.func.value)
+        ):
+            self.found.append((node.lineno, f"a Redis command .{node.func.attr}() on a client"))
         super().generic_visit(node)
 
 
 def violations(tree: Path) -> list[str]:
-    """``<module>:<line>: <what>`` for each key built or script run outside ``events/store``."""
+    """``<module>:<line>: <what>`` for each key built, script run or Redis command called on a
+    client outside ``events/store``."""
     out: list[str] = []
     for package in PACKAGES:
         for path in sorted((tree / package).rglob("*.py")):
@@ -138,11 +184,11 @@ def violations(tree: Path) -> list[str]:
     return out
 
 
-def test_no_module_outside_the_owners_builds_a_key_or_runs_a_script() -> None:
+def test_no_module_outside_the_owners_builds_a_key_runs_a_script_or_a_command() -> None:
     found = violations(ROOT)
     assert found == [], (
-        "keys and scripts belong to their owner module in events/store (add a method there and "
-        "call it):\n" + "\n".join(found)
+        "keys, scripts and the commands on stored data belong to their owner module in "
+        "events/store (add a method there and call it):\n" + "\n".join(found)
     )
 
 
@@ -166,11 +212,30 @@ PLANTED = [
     ("events/verify/replay.py", 'def _call(client):\n    return client.fcall("f", 0)\n'),
     ("service/limits.py", 'def _window_key(self, owner):\n    return f"{self.prefix}:w:{owner}"\n'),
     ("workers/turns.py", 'def _keeper_key(key_prefix, gid):\n    return key_prefix + ":" + gid\n'),
+    (
+        "service/fanout.py",
+        "def _read(self, after):\n    return self.client.xread(after, block=1)\n",
+    ),
+    (
+        "service/decisions.py",
+        "def _versions(accounts, meta):\n    pipe = accounts.client.pipeline()\n"
+        "    pipe.hget(meta, 'version')\n    return pipe.execute()\n",
+    ),
+    (
+        "rfgcli/ladder.py",
+        "def _names(store_client, board):\n    return store_client.zrevrange(board, 0, -1)\n",
+    ),
+    (
+        "workers/sweep.py",
+        "def _due(client, agenda):\n    return client.zrangebyscore(agenda, 0, 1)\n",
+    ),
 ]
 
 
 @pytest.mark.parametrize(("module", "planted"), PLANTED)
-def test_a_planted_key_or_script_is_found(tmp_path: Path, module: str, planted: str) -> None:
+def test_a_planted_key_script_or_command_is_found(
+    tmp_path: Path, module: str, planted: str
+) -> None:
     ignore = shutil.ignore_patterns("__pycache__", "*.so", "*.pyc")
     for package in PACKAGES:
         shutil.copytree(ROOT / package, tmp_path / package, ignore=ignore)

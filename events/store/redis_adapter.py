@@ -626,8 +626,9 @@ class RedisStore:
         for attempt in (1, 2):
             pipe = self.client.pipeline(transaction=False)
             pipe.evalsha(script.sha, len(keys), *keys, *args)
-            for key, data in notices:
-                pipe.xadd(key, {"d": data}, maxlen=NOTICE_MAXLEN, approximate=True)
+            if attempt == 1:  # written even when the script was missing: not again
+                for key, data in notices:
+                    pipe.xadd(key, {"d": data}, maxlen=NOTICE_MAXLEN, approximate=True)
             replies = pipe.execute(raise_on_error=False)
             reply = replies[0]
             if isinstance(reply, redis.exceptions.NoScriptError) and attempt == 1:
@@ -1081,3 +1082,60 @@ class RedisStore:
             if len(out) >= limit:
                 break
         return out
+
+    # -- the reads of the API's event streams (``service.decisions``) -------------------------
+    def versions(self, game_ids: Sequence[str]) -> list[int | None]:
+        """Each game's version (None: no such game), one pipelined ``HGET`` per game."""
+        if not game_ids:
+            return []
+        pipe = self.client.pipeline(transaction=False)
+        for gid in game_ids:
+            pipe.hget(self.keys(gid)[1], "version")
+        return [None if raw is None else int(as_text(raw)) for raw in pipe.execute()]
+
+    def newest_notice(self, name: str) -> str:
+        """The id of the newest notice for ``name`` (``"0-0"`` when there is none): reading after
+        it gives the notices written from now on."""
+        newest = self.client.xrevrange(self.notice_stream(name), count=1)
+        return as_text(newest[0][0]) if newest else "0-0"
+
+    def read_notices(
+        self, name: str, after: str, count: int = 100
+    ) -> list[tuple[str, dict[str, Any]]]:
+        """Up to ``count`` notices for ``name`` written after the id ``after``, oldest first: (id,
+        fields), field names as text."""
+        got = self.client.xread({self.notice_stream(name): after}, count=count)
+        return [
+            (as_text(entry_id), {as_text(k): v for k, v in fields.items()})
+            for _stream, entries in got or []
+            for entry_id, fields in entries
+        ]
+
+
+class StreamWatch:
+    """The reads of the process's one reader of the streams its event streams wait on
+    (``service.fanout``): games' streams (``RedisStore.keys(id)[0]``) and accounts' notices
+    (``RedisStore.notice_stream``), on the reader's own client (on a single Redis, one whose
+    socket timeout exceeds the longest block)."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+
+    def moved(self, after: Mapping[str, str], block_ms: int) -> list[str]:
+        """The streams of ``after`` that hold an entry past the id given for each, waiting up to
+        ``block_ms`` for one: one ``XREAD BLOCK`` over them all. A single Redis only (a cluster's
+        ``XREAD`` cannot name keys of different slots: poll ``newest`` there)."""
+        got = self.client.xread(dict(after), count=1, block=block_ms)
+        return [as_text(stream) for stream, _entries in got or []]
+
+    def newest(self, streams: Sequence[str]) -> dict[str, str]:
+        """The id of each stream's newest entry (a stream without one is left out): one pipelined
+        ``XREVRANGE ... COUNT 1`` per stream, one round trip per node of a cluster."""
+        pipe = self.client.pipeline(transaction=False)
+        for stream in streams:
+            pipe.xrevrange(stream, count=1)
+        return {
+            stream: as_text(entries[0][0])
+            for stream, entries in zip(streams, pipe.execute(), strict=True)
+            if entries
+        }

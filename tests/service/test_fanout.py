@@ -15,6 +15,7 @@ import fakeredis
 import pytest
 import redis
 
+from events.store.redis_adapter import StreamWatch
 from service.fanout import Fanout, parse_id
 from tests.conftest import REDIS_URL
 from tests.processes import wait_for
@@ -41,7 +42,7 @@ def test_a_waiter_wakes_on_a_newer_entry_of_its_key_only(client: tuple[Any, bool
     c, polled = client
     mine, other = f"t:{uuid.uuid4().hex}", f"t:{uuid.uuid4().hex}"
     c.xadd(mine, {"e": "1"}, id="1-0")
-    fan = Fanout(c, cluster=polled, block_ms=100, poll_seconds=0.05)
+    fan = Fanout(StreamWatch(c), cluster=polled, block_ms=100, poll_seconds=0.05)
     try:
         # nothing after 1-0 yet, and another key's entry is not news
         _later(0.1, lambda: c.xadd(other, {"e": "x"}, id="5-0"))
@@ -60,7 +61,7 @@ def test_a_waiter_wakes_on_a_newer_entry_of_its_key_only(client: tuple[Any, bool
 def test_many_waiters_on_many_keys_all_wake(client: tuple[Any, bool]) -> None:
     c, polled = client
     keys = [f"t:{uuid.uuid4().hex}" for _ in range(10)]
-    fan = Fanout(c, cluster=polled, block_ms=100, poll_seconds=0.05)
+    fan = Fanout(StreamWatch(c), cluster=polled, block_ms=100, poll_seconds=0.05)
     woke: list[tuple[str, bool]] = []
     lock = threading.Lock()
 
@@ -88,7 +89,7 @@ def test_many_waiters_on_many_keys_all_wake(client: tuple[Any, bool]) -> None:
 def test_the_generation_moves_with_the_key(client: tuple[Any, bool]) -> None:
     c, polled = client
     key = f"t:{uuid.uuid4().hex}"
-    fan = Fanout(c, cluster=polled, block_ms=100, poll_seconds=0.05)
+    fan = Fanout(StreamWatch(c), cluster=polled, block_ms=100, poll_seconds=0.05)
     assert fan.generation(key) == -1
     _later(0.2, lambda: c.xadd(key, {"e": "1"}, id="3-0"))
     assert fan.wait(key, "0-0", 10)
@@ -104,7 +105,7 @@ def test_fifty_waiting_streams_share_one_redis_connection(real_redis: Any) -> No
     name = f"fanout-{uuid.uuid4().hex[:8]}"
     c = redis.Redis.from_url(REDIS_URL, socket_timeout=10, client_name=name)
     keys = [f"t:{uuid.uuid4().hex}" for _ in range(50)]
-    fan = Fanout(c, block_ms=200)
+    fan = Fanout(StreamWatch(c), block_ms=200)
     threads = [threading.Thread(target=fan.wait, args=(k, "0-0", 1.5)) for k in keys]
     for t in threads:
         t.start()
@@ -136,7 +137,7 @@ def test_a_store_that_goes_away_wakes_the_waiters() -> None:
             return self.real.pipeline(**kwargs)
 
     flaky = Flaky()
-    fan = Fanout(flaky, block_ms=100)
+    fan = Fanout(StreamWatch(flaky), block_ms=100)
     assert fan.wait("k", "0-0", 0.3) is False
     flaky.broken = True
     assert fan.wait("k", "0-0", 5) is True and fan.down
