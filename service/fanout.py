@@ -75,7 +75,7 @@ class Fanout:
         poll_seconds: float = 0.1,
     ) -> None:
         #: the reader's reads; on a single Redis its client's socket timeout exceeds ``block_ms``
-        self.streams = watch
+        self.watch = watch
         self.cluster = cluster
         self.block_ms = block_ms
         self.poll_seconds = poll_seconds
@@ -158,7 +158,7 @@ class Fanout:
             self._moved(tops)
 
     def _block(self, watching: dict[str, StreamId]) -> dict[str, StreamId]:
-        moved = self.streams.moved({k: _id_text(v) for k, v in watching.items()}, self.block_ms)
+        moved = self.watch.moved({k: _id_text(v) for k, v in watching.items()}, self.block_ms)
         if not moved:
             return {}
         return self._newest(moved)
@@ -169,7 +169,7 @@ class Fanout:
         return tops
 
     def _newest(self, keys: list[str]) -> dict[str, StreamId]:
-        return {k: parse_id(top) for k, top in self.streams.newest(keys).items()}
+        return {k: parse_id(top) for k, top in self.watch.newest(keys).items()}
 
     def _moved(self, tops: dict[str, StreamId]) -> None:
         with self._lock:

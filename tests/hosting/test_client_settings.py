@@ -54,7 +54,7 @@ def test_the_stream_reader_outlasts_its_block_and_requests_share_a_bounded_pool(
     app = create_app({"STORE_URL": URL, "RATE_LIMITS": False})
     b = app.extensions["rfg"]
     # the one reader of the event streams blocks in XREAD: its socket outlasts the block
-    assert timeout_of(b.fanout.streams.client) > b.fanout.block_ms / 1000 + 5
+    assert timeout_of(b.fanout.watch.client) > b.fanout.block_ms / 1000 + 5
     assert timeout_of(b.client) == config.COMMAND_TIMEOUT
     # requests borrow from a bounded pool (thousands of greenlets, not thousands of connections)
     assert b.client.connection_pool.max_connections == app.config["API_REDIS_CONNECTIONS"]
