@@ -90,6 +90,16 @@ def _whole(raw: str) -> int:
     return int(value)
 
 
+def _between(low: int, high: int) -> Callable[[str], int]:
+    def parse(raw: str) -> int:
+        value = _whole(raw)
+        if not low <= value <= high:
+            raise ValueError
+        return value
+
+    return parse
+
+
 def _rates(raw: str) -> str:
     from limits import parse_many  # Flask-Limiter's rate strings
 
@@ -190,6 +200,8 @@ _WHOLE_LIMITS: tuple[tuple[str, int, str], ...] = (
         "(0: the peer's address)",
     ),
 )
+#: the shortest and the longest IPv6 prefix ``RFG_LIMIT_IPV6_PREFIX`` accepts
+IPV6_PREFIX_BOUNDS = (32, 128)
 #: the rate-limit settings of the API (``RFG_<key>``) and their defaults
 LIMIT_RATES: dict[str, str] = {key: default for key, default, _ in _RATE_LIMITS}
 #: the API's quotas and durations that are whole numbers (``RFG_<key>``) and their defaults
@@ -303,6 +315,16 @@ VARIABLES: dict[str, Variable] = {
         ),
         *(Variable(f"RFG_{k}", RATES, _rates, d, what=w) for k, d, w in _RATE_LIMITS),
         *(Variable(f"RFG_{k}", WHOLE, _whole, d, what=w) for k, d, w in _WHOLE_LIMITS),
+        Variable(
+            "RFG_LIMIT_IPV6_PREFIX",
+            f"a whole number from {IPV6_PREFIX_BOUNDS[0]} to {IPV6_PREFIX_BOUNDS[1]}",
+            _between(*IPV6_PREFIX_BOUNDS),
+            64,
+            what="the length of the IPv6 prefix whose addresses count as one client address in "
+            "the per-address limits and quotas (64: a /64, what one client usually holds; 128: "
+            "each address on its own); IPv4 addresses count one by one, an IPv4-mapped IPv6 "
+            "address as its IPv4 address",
+        ),
         Variable(
             "RFG_SIGNING_KEY",
             "a PEM private key or the base64 of 32 bytes",

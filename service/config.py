@@ -31,7 +31,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from events import config as environment
-from events.config import LIMIT_NUMBERS, LIMIT_RATES
+from events.config import IPV6_PREFIX_BOUNDS, LIMIT_NUMBERS, LIMIT_RATES
 
 #: the settings the environment may give: setting -> variable (``events.config`` reads and
 #: checks them all, and holds their defaults); ``STORE_URL`` comes from ``RFG_STORE_URL`` or
@@ -45,6 +45,7 @@ FROM_ENV: dict[str, str] = {
     "SSE_MAX_SECONDS": "RFG_SSE_MAX_SECONDS",
     "BODY_READ_SECONDS": "RFG_BODY_READ_SECONDS",
     "RATE_LIMITS": "RFG_RATE_LIMITS",
+    "LIMIT_IPV6_PREFIX": "RFG_LIMIT_IPV6_PREFIX",
     **{key: f"RFG_{key}" for key in (*LIMIT_RATES, *LIMIT_NUMBERS)},
 }
 
@@ -89,6 +90,13 @@ def _check_limits(out: dict[str, Any]) -> None:
     for key in LIMIT_NUMBERS:
         if not isinstance(out[key], int) or isinstance(out[key], bool) or out[key] < 0:
             raise ValueError(f"{key} (RFG_{key}) is {out[key]!r}; give a whole number >= 0")
+    low, high = IPV6_PREFIX_BOUNDS
+    prefix = out["LIMIT_IPV6_PREFIX"]
+    if not isinstance(prefix, int) or isinstance(prefix, bool) or not low <= prefix <= high:
+        raise ValueError(
+            f"LIMIT_IPV6_PREFIX (RFG_LIMIT_IPV6_PREFIX) is {prefix!r}; give a whole number "
+            f"from {low} to {high} (the prefix length whose IPv6 addresses share the limits)"
+        )
 
 
 def resolve(config: Mapping[str, Any] | None, environ: Mapping[str, str]) -> dict[str, Any]:

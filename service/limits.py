@@ -24,7 +24,12 @@ When the counters cannot be written (the store down, or refusing writes: full, r
 its disk, too few replicas; ``events.store.outage``) the request answers 503 ``store-unavailable`` with
 ``Retry-After`` (``service.errors``): no limit is skipped, and the counting fails first, so a
 full store refuses reads too while limits are on.
-The client address is the peer's, or with ``PROXY_HOPS=N`` the one N trusted proxies forwarded.
+The client address is the peer's, or with ``PROXY_HOPS=N`` the one N trusted proxies forwarded,
+grouped (``address_group``): an IPv4 address is its own, an IPv6 address counts with its network
+of ``LIMIT_IPV6_PREFIX`` bits (a /64 by default: what one client usually holds, so the addresses of
+one /64 share one quota), an IPv4-mapped IPv6 address as its IPv4 address. Every per-address
+counter, stream cap and open-game set is the group's, and its answers name it (``address
+2001:db8:1:2::/64``).
 
 This module is the limits' policy: which limits apply to a request, in what order, the 429
 answers and the headers. Their counters, stream slots and open-game sets are kept by
@@ -55,6 +60,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import ipaddress
 import math
 import time
 import uuid
@@ -99,6 +105,8 @@ BAD_TOKENS = "bad-tokens"
 CHECKED_IN_VIEW = frozenset({"commands.submit"})
 #: where a request keeps its (bearer token, is admin)
 _AUTH = "rfg_limit_auth"
+#: where a request keeps its address group (``client_address``)
+_ADDRESS = "rfg_limit_address"
 #: where a request keeps the rate its RateLimit headers report (a ``Seen``)
 _SEEN = "rfg_limit_seen"
 
@@ -212,8 +220,34 @@ class Counters:
         return seen, refused, answer
 
 
+def address_group(address: str, ipv6_prefix: int) -> str:
+    """Whose an address's per-address limits are: an IPv4 address its own (an IPv4-mapped IPv6
+    address its IPv4 address's), an IPv6 address its network of ``ipv6_prefix`` bits
+    (``2001:db8:1:2::/64``; with 128 the address itself), anything else (not an IP address:
+    a Unix socket's peer) as it is."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address[:100] or "unknown"
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        if ipv6_prefix < 128:
+            return str(ipaddress.IPv6Network((ip, ipv6_prefix), strict=False))
+        return str(ipaddress.IPv6Address(int(ip)))  # (without a zone)
+    return str(ip)
+
+
 def client_address() -> str:
-    return request.remote_addr or "unknown"
+    """The client's address group (``address_group``): the key of its per-address limits and
+    what their answers name (``address 192.0.2.1``, ``address 2001:db8:1:2::/64``), worked out
+    once a request."""
+    ctx_g = g._get_current_object()
+    got: str | None = ctx_g.get(_ADDRESS)
+    if got is None:
+        prefix = int(current_app.config.get("LIMIT_IPV6_PREFIX") or 64)
+        got = ctx_g.__dict__[_ADDRESS] = address_group(request.remote_addr or "unknown", prefix)
+    return got
 
 
 def _auth() -> tuple[str | None, bool]:
