@@ -1,6 +1,7 @@
 """The TypeScript client (clients/typescript), built once a session: its npm packages come from
 its package-lock.json (``make ts-client``: ``npm ci`` once, then openapi-typescript on
-openapi.yaml and ``tsc --strict``). Skipped locally without node or the packages; a failure
+openapi.yaml, the minimal request of every operation with a body
+(scripts/minimal-requests.mjs) and ``tsc --strict``). Skipped locally without node or the packages; a failure
 under CI."""
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ def _stale() -> bool:
     sources += [
         p for d in ("src", "examples") for p in (TS / d).rglob("*.ts") if "generated" not in p.parts
     ]
+    sources += list((TS / "scripts").glob("*.mjs")) + [TS / "package.json"]
     return max(p.stat().st_mtime for p in sources) > built.stat().st_mtime
 
 
