@@ -4,6 +4,8 @@ An account is registered with ``POST /bots/accounts`` (name, description, owner 
 answer shows its token once. The token is ``rfgb_`` + ``secrets.token_urlsafe(32)`` (256 random
 bits); only its sha256 (hex) is stored. Revoking (``DELETE /bots/accounts/<id>/token``) deletes
 the digest, so the token stops working at once (there is no per-process cache of bot tokens).
+Rotating (``POST /bots/me/token``) replaces it by a new token of the same account: the old one
+stops working at once, the account (its id, ladder entries and ratings) stays.
 
 Stored by ``events.store.accounts.BotAccountStore``: the account's fields, its live token's digest
 (revoking deletes it) and the games it is seated in.
@@ -84,6 +86,12 @@ class BotAccounts:
     def revoke(self, account: str) -> None:
         now = datetime.now(UTC).isoformat().replace("+00:00", "Z")
         self.records.revoke(account, now)
+
+    def rotate(self, account: str, token: str) -> str | None:
+        """A new token for ``account`` in place of its live ``token``, which stops working at once;
+        None when ``token`` no longer works (rotated or revoked meanwhile: nothing changed)."""
+        new = TOKEN_PREFIX + secrets.token_urlsafe(32)
+        return new if self.records.rotate(account, digest(token), digest(new)) else None
 
     def active_games(self, account: str) -> list[str]:
         return self.records.active_games(account)

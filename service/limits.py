@@ -88,6 +88,7 @@ ROUTE_LIMITS: dict[str, tuple[str, str, str]] = {
     "accounts.register": ("LIMIT_REGISTER_BOT", "register-bot", "address"),
     "seats.claim": ("LIMIT_CLAIM", "claims", "address"),
     "seats.rotate_token": ("LIMIT_CLAIM", "claims", "address"),
+    "accounts.rotate_token": ("LIMIT_CLAIM", "claims", "address"),
     "commands.submit": ("LIMIT_COMMANDS", "commands", "token"),
     "logs.verify": ("LIMIT_REPLAY_UPLOADS", "replay-uploads", "address"),
     "events.public_stream": ("LIMIT_STREAM_OPENS", "streams", "token"),

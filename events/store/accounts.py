@@ -18,7 +18,8 @@ every operation touches one key per command, in an order that is safe without a 
 
 * ``rfg:botacct:<id>``: hash of name, description, contact, created_at, token (its digest, empty
   once revoked), revoked_at;
-* ``rfg:botacct-token:<digest>``: the account id of a live token;
+* ``rfg:botacct-token:<digest>``: the account id of a live token (only this key makes a token
+  work: ``account_of`` reads nothing else);
 * ``rfg:botacct:<id>:games`` / ``:active``: the games the account is seated in / those not known
   to be over (the ladder and the challenges add to them, the decisions stream trims ``:active``).
 """
@@ -178,12 +179,32 @@ def account_active_key(prefix: str, account: str) -> str:
     return f"{prefix}:botacct:{account}:active"
 
 
+SWAP_TOKEN_LUA = """
+-- KEYS: account   ARGV: old digest, new digest
+-- Replace the account's token digest if it is still the old one: 1, else 0 (revoked meanwhile).
+if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'token', ARGV[2])
+return 1
+"""
+
+
+REVOKE_LUA = """
+-- KEYS: account   ARGV: revoked_at
+-- Mark the account revoked and answer the digest it held ('' for none).
+local last = redis.call('HGET', KEYS[1], 'token') or ''
+redis.call('HSET', KEYS[1], 'token', '', 'revoked_at', ARGV[1])
+return last
+"""
+
+
 class BotAccountStore:
     """Bot accounts and their live tokens' digests under one key prefix."""
 
     def __init__(self, client: Any, prefix: str) -> None:
         self.client = client
         self.prefix = prefix
+        self._swap = client.register_script(SWAP_TOKEN_LUA)
+        self._revoke = client.register_script(REVOKE_LUA)
 
     def _key(self, account: str) -> str:
         return f"{self.prefix}:botacct:{account}"
@@ -208,11 +229,43 @@ class BotAccountStore:
         return text(raw) if raw is not None else None
 
     def revoke(self, account: str, revoked_at: str) -> None:
-        """The account's token stops working (first: two slots on a cluster, no MULTI)."""
+        """The account's token stops working first (two slots on a cluster, no MULTI), then the
+        account is marked revoked, emptying its digest atomically: the digest found then (a
+        rotation's new one, written meanwhile) loses its key too (``rotate``'s step 4 takes back
+        a key written after this)."""
         raw = self.client.hget(self._key(account), "token")
         if raw:
             self.client.delete(self._token_key(text(raw)))
-        self.client.hset(self._key(account), mapping={"token": "", "revoked_at": revoked_at})
+        last = text(self._revoke(keys=[self._key(account)], args=[revoked_at]) or b"")
+        if last and last != text(raw or b""):
+            self.client.delete(self._token_key(last))
+
+    def rotate(self, account: str, old_digest: str, new_digest: str) -> bool:
+        """Replace the account's live token ``old_digest`` by ``new_digest``; False (nothing
+        changed that still matters) when the old token no longer works: rotated or revoked
+        meanwhile. Each key is in a slot of its own (no MULTI), so the writes go in an order that
+        never leaves two live tokens nor the old one working:
+
+        1. delete the old token's key: it stops working at once, and of rotations racing with
+           one token exactly one deletes it (the others stop here);
+        2. swap the digest in the account's hash, if it is still the old one (a revocation
+           in between empties it: stop, nothing is live);
+        3. write the new token's key;
+        4. read the hash again: a revocation that read the new digest before step 3 deleted a
+           key that was not there yet, so take the new key back.
+
+        A crash after step 1 or 2 leaves the account with no working token (as a crash in
+        ``create`` does; the admin's ``revoke`` still marks it revoked); after step 3 the new
+        token works, though its answer may never have reached the caller."""
+        if not self.client.delete(self._token_key(old_digest)):
+            return False
+        if not self._swap(keys=[self._key(account)], args=[old_digest, new_digest]):
+            return False
+        self.client.set(self._token_key(new_digest), account)
+        if text(self.client.hget(self._key(account), "token") or b"") != new_digest:
+            self.client.delete(self._token_key(new_digest))
+            return False
+        return True
 
     def seated(self, account: str, game_id: str) -> None:
         """``game_id`` seats the account: among its games and its active games."""

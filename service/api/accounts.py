@@ -1,6 +1,7 @@
 """Bot accounts: register (``POST /bots/accounts`` -> a bot token, shown once), read one's own
 account (``GET /bots/accounts/<id>``, ``GET /bots/me``), revoke the token
-(``DELETE /bots/accounts/<id>/token``), and follow every pending decision of the account across
+(``DELETE /bots/accounts/<id>/token``), replace it by a new one (``POST /bots/me/token``: the same
+account, its ladder entries and ratings kept), and follow every pending decision of the account across
 its games (``GET /bots/me/decisions/stream``, see ``service.decisions``).
 
 A bot token sees only its own account (403 for another one); it reads and acts only in the seats
@@ -13,20 +14,28 @@ from typing import Any
 from flask import Blueprint, Response, current_app, request
 
 from service.accounts import BotAccounts
-from service.auth import credential_check, is_admin, require_account, require_admin, require_bot
+from service.auth import (
+    bearer_token,
+    credential_check,
+    is_admin,
+    require_account,
+    require_admin,
+    require_bot,
+)
 from service.backend import backend
 from service.decisions import decision_stream
 from service.errors import Problem
 from service.http import load_body, load_query, respond
 from service.limits import hold_stream
 from service.schemas.requests import EmptyQuerySchema, RegisterBotSchema
-from service.schemas.responses import BotAccountSchema, BotRegistrationSchema
+from service.schemas.responses import BotAccountSchema, BotRegistrationSchema, BotTokenSchema
 
 bp = Blueprint("accounts", __name__)
 _empty = EmptyQuerySchema()
 _register = RegisterBotSchema()
 _account = BotAccountSchema()
 _registration = BotRegistrationSchema()
+_new_token = BotTokenSchema()
 
 
 def _accounts() -> BotAccounts:
@@ -39,6 +48,7 @@ def _links(account_id: str) -> dict[str, str]:
     return {
         "self": f"/bots/accounts/{account_id}",
         "token": f"/bots/accounts/{account_id}/token",
+        "rotate_token": "/bots/me/token",
         "decisions": "/bots/me/decisions/stream",
     }
 
@@ -95,6 +105,30 @@ def revoke(account_id: str) -> Response:
         raise Problem("not-found", f"no bot account {account_id!r}")
     accounts.revoke(account_id)
     return Response(status=204)
+
+
+@bp.post("/bots/me/token")
+def rotate_token() -> Response:
+    """A new bot token for the caller's account; the one that asked stops working at once (its
+    open streams end within one keep-alive: they check their credential at each)."""
+    load_query(_empty)
+    account_id = require_bot("replacing your bot token")
+    token = bearer_token()
+    assert token is not None
+    new = _accounts().rotate(account_id, token)
+    if new is None:  # another rotation or a revocation with this token won the race
+        raise Problem(
+            "unauthorized",
+            "this bot token was replaced or revoked meanwhile; use the newest token of the "
+            "account (a revoked account needs a new registration: POST /bots/accounts)",
+        )
+    body = {
+        "account_id": account_id,
+        "token": new,
+        "token_type": "Bearer",
+        "links": _links(account_id),
+    }
+    return respond(_new_token, body, headers={"Cache-Control": "no-store"})
 
 
 @bp.get("/bots/me/decisions/stream")

@@ -197,6 +197,13 @@ class BotRegistrationSchema(BotAccountSchema):
     token_type = fields.String()
 
 
+class BotTokenSchema(Schema):
+    account_id = fields.String()
+    token = fields.String()
+    token_type = fields.String()
+    links = LinksField()
+
+
 class LadderSchema(Schema):
     name = fields.String()
     players = fields.List(fields.Integer())

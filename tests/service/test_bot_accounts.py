@@ -274,3 +274,17 @@ def test_a_duplicate_ladder_refuses_external_bots(api: ValidatingClient) -> None
     assert r.status_code == 409
     assert "without duplicate sets" in r.get_json()["detail"]
     assert api.get("/ladders/dup").get_json()["entrants"] == []
+
+
+def test_rotating_the_bot_token_answers_as_the_spec_says(api: ValidatingClient) -> None:
+    acct = register(api)
+    r = api.post("/bots/me/token", headers=bearer(acct["token"]))
+    assert r.status_code == 200 and r.headers["Cache-Control"] == "no-store"
+    body = r.get_json()
+    assert body["account_id"] == acct["account_id"] and body["token"] != acct["token"]
+    assert api.get("/bots/me", headers=bearer(acct["token"])).status_code == 401
+    assert api.get("/bots/me", headers=bearer(body["token"])).status_code == 200
+    # hostile: a body, a query, a malformed header, a seat-like token
+    assert api.post("/bots/me/token?x=1", headers=bearer(body["token"])).status_code == 400
+    assert api.post("/bots/me/token", headers={"Authorization": "Basic x"}).status_code == 401
+    assert api.post("/bots/me/token", headers=bearer("rfgb_" + "A" * 43)).status_code == 401

@@ -1,7 +1,8 @@
 """Revoking and rotating tokens, over a real HTTP server on the real Redis: a revoked bot token's
 open streams (its seat's event stream and its decisions stream) end, saying why, long before their
 bound (60 s: the token is checked at every keep-alive); a seat token rotated by its holder or the
-admin stops working at once - in every server process, and its open stream ends too."""
+admin stops working at once - in every server process, and its open stream ends too; a rotated
+bot token likewise, its account (id, ladder entries, ratings) kept."""
 
 from __future__ import annotations
 
@@ -18,10 +19,11 @@ import pytest
 from flask import Flask
 from werkzeug.serving import BaseWSGIServer, make_server
 
+from ladder.service import LadderConfig
 from tests.conftest import REDIS_URL
 
 from .conftest import ADMIN, make_app
-from .test_bot_accounts import external_game
+from .test_bot_accounts import external_game, ladders_of
 
 KEEPALIVE = 0.5
 
@@ -240,3 +242,102 @@ def test_a_bot_token_is_not_rotated_as_a_seat_token(server: Server) -> None:
     gid = external_game(server.app, a["account_id"], b["account_id"])
     status, problem, _ = server.call("POST", f"/games/{gid}/seats/0/token", a["token"])
     assert status == 403 and "DELETE /bots/accounts" in problem["detail"]
+
+
+def test_rotating_a_bot_token_keeps_the_account_and_ends_the_old_tokens_streams(
+    server: Server,
+) -> None:
+    a, b = _register(server, "a"), _register(server, "b")
+    old, account = a["token"], a["account_id"]
+    ladders = ladders_of(server.app)
+    ladders.create(LadderConfig("rot", players=[2]))
+    ladders.add_entrant("rot", "a-bot", account=account)
+    ladders.add_entrant("rot", "b-bot", account=b["account_id"])
+    ladders.record(
+        "rot",
+        "g1",
+        ["a-bot", "b-bot"],
+        [{"total": 30, "tiebreak": 2}, {"total": 20, "tiebreak": 1}],
+    )
+    board = ladders.leaderboard("rot")
+    decisions = Follower()
+    thread = decisions.start(server, "/bots/me/decisions/stream", old)
+    _wait_started(decisions)
+    _wait_keepalive(decisions)
+
+    status, body, headers = server.call("POST", "/bots/me/token", old)
+    rotated = time.monotonic()
+    assert status == 200, body
+    assert headers["Cache-Control"] == "no-store"
+    new = body["token"]
+    assert new.startswith("rfgb_") and new != old and len(new) >= 5 + 43
+    assert body["account_id"] == account and body["token_type"] == "Bearer"
+    assert body["links"]["self"] == f"/bots/accounts/{account}"
+    # the old token: refused at once (its next request), the new one works, same account
+    status, problem, _ = server.call("GET", "/bots/me", old)
+    assert status == 401 and problem["type"] == "/problems/unauthorized"
+    status, me, _ = server.call("GET", "/bots/me", new)
+    assert status == 200 and me["account_id"] == account and me["active"]
+    # the decisions stream opened with the old token ends within one keep-alive, saying why
+    thread.join(10)
+    assert decisions.ended is not None, "the stream outlived its token"
+    assert decisions.ended - rotated <= 2 * KEEPALIVE + 0.5, decisions.ended - rotated
+    assert decisions.last() == REVOKED
+    # its ladder entry and rating are the account's still
+    assert ladders.entrants("rot")["a-bot"]["account"] == account
+    assert ladders.leaderboard("rot") == board
+    # the old token cannot rotate again, nor can no token, a seat token or the admin token
+    assert server.call("POST", "/bots/me/token", old)[0] == 401
+    assert server.call("POST", "/bots/me/token")[0] == 401
+    assert server.call("POST", "/bots/me/token", ADMIN)[0] == 401
+    # another account rotates only its own token: a's new one keeps working
+    status, other, _ = server.call("POST", "/bots/me/token", b["token"])
+    assert status == 200 and other["account_id"] == b["account_id"]
+    assert server.call("GET", "/bots/me", new)[1]["account_id"] == account
+    assert server.call("GET", f"/bots/accounts/{account}", other["token"])[0] == 403
+    assert server.call("DELETE", f"/bots/accounts/{account}/token", other["token"])[0] == 403
+    assert server.call("GET", "/bots/me", new)[0] == 200
+
+
+def test_racing_rotations_with_one_token_leave_one_live_token(server: Server) -> None:
+    a = _register(server, "a")
+    answers: list[tuple[int, Any]] = []
+    barrier = threading.Barrier(6)
+
+    def rotate() -> None:
+        barrier.wait()
+        status, body, _ = server.call("POST", "/bots/me/token", a["token"])
+        answers.append((status, body))
+
+    threads = [threading.Thread(target=rotate) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10)
+    won = [body["token"] for status, body in answers if status == 200]
+    assert len(won) == 1, answers
+    assert sorted(s for s, _ in answers) == [200] + [401] * 5
+    assert server.call("GET", "/bots/me", won[0])[0] == 200
+    assert server.call("GET", "/bots/me", a["token"])[0] == 401
+
+
+def test_revoking_after_a_rotation_ends_the_new_token(server: Server) -> None:
+    a = _register(server, "a")
+    new = server.call("POST", "/bots/me/token", a["token"])[1]["token"]
+    assert server.call("DELETE", f"/bots/accounts/{a['account_id']}/token", ADMIN)[0] == 204
+    assert server.call("GET", "/bots/me", new)[0] == 401
+    assert server.call("POST", "/bots/me/token", new)[0] == 401
+
+
+def test_rotations_are_limited_per_address(prefix: str) -> None:
+    app = make_app(REDIS_URL, STORE_PREFIX=prefix, RATE_LIMITS=True, LIMIT_CLAIM="2 per minute")
+    for srv in _serve(app):
+        token = _register(srv, "a")["token"]
+        for _ in range(2):
+            status, body, _ = srv.call("POST", "/bots/me/token", token)
+            assert status == 200
+            token = body["token"]
+        status, problem, headers = srv.call("POST", "/bots/me/token", token)
+        assert status == 429 and problem["limit"] == "claims", problem
+        assert int(headers["Retry-After"]) >= 1
+        assert srv.call("GET", "/bots/me", token)[0] == 200, "a refused rotation changes nothing"
