@@ -57,6 +57,8 @@ _.challenge_secret  # service/api/challenges.py (ChallengeSchema)
 _.expires_at
 _.incoming
 _.outgoing
+_.joined_at  # service/schemas/responses.py (EntrantSchema)
+_.left_at  # service/schemas/responses.py (EntrantSchema, MyLadderSchema)
 
 # called by name: getattr(self, "_" + kind) in bots/random_bot.py
 _._develop

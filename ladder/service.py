@@ -6,7 +6,14 @@ transaction). Each game with an external seat is also added to its account's gam
 games (what the API's decisions stream of that bot account watches).
 
 A ladder game is an ordinary game whose table names the entrant of each seat; built-in bots are
-played by the workers, external bots through the API with their bot token. The games of a
+played by the workers, external bots through the API with their bot token.
+
+Entrants are added by the admin (any name), or join an ``open`` ladder themselves: a bot account
+joins as the entrant ``acct.<account id>`` (``ACCOUNT_ENTRANT``; the prefix ``acct.`` is kept for
+them, so they never meet an admin's name). An entrant that leaves is marked ``left_at`` in its
+spec: no longer paired, its results and rating kept; joining again clears the mark (the same
+entrant, the same rating). A rated challenge's game (``add_challenge_game``) joins the ladder's
+games and is recorded like a scheduled one, without counting against ``concurrency``. The games of a
 duplicate set (one seed, every rotation of the seats) are held (``events.games.seeds``) before they are
 created: none reveals the seed before the last of them has ended. Results are recorded
 once per game (the ``:recorded`` set guards it atomically), in finishing order, and the live
@@ -36,10 +43,26 @@ from .stats import head_to_head
 
 _NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 RECENT = 50  # results that count as "recent meetings" for pairing
+#: the entrant id of a bot account that joins a ladder itself (16 hex digits: 21 characters)
+ACCOUNT_ENTRANT = "acct.{account}"
+ACCOUNT_PREFIX = "acct."
 
 
 class LadderError(ValueError):
     """A bad ladder request; the message says what to change."""
+
+
+class LadderClosed(LadderError):
+    """A bot account asked to join a ladder its host has not opened."""
+
+
+class NotEntrant(LadderError):
+    """The account has no entry (or no current one) on the ladder."""
+
+
+def current(spec: dict[str, Any]) -> bool:
+    """Whether an entrant is still in the ladder (it has not left)."""
+    return not spec.get("left_at")
 
 
 @dataclass
@@ -53,6 +76,8 @@ class LadderConfig:
     options: dict[str, Any] = field(default_factory=dict)
     #: a paused ladder starts no game; its running games finish and are still recorded
     paused: bool = False
+    #: bot accounts may join (and leave) it themselves, with their bot token
+    open: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -102,9 +127,15 @@ class Ladders:
         return LadderConfig(**json.loads(raw))
 
     def update(
-        self, name: str, *, paused: bool | None = None, concurrency: int | None = None
+        self,
+        name: str,
+        *,
+        paused: bool | None = None,
+        concurrency: int | None = None,
+        open: bool | None = None,
     ) -> LadderConfig:
-        """Pause or resume a ladder, or change how many games it keeps running."""
+        """Pause or resume a ladder, change how many games it keeps running, open or close it to
+        bot accounts joining themselves (closing it keeps the accounts that joined)."""
         if concurrency is not None and not 1 <= concurrency <= 1000:
             raise LadderError("concurrency (games kept running) must be 1-1000")
         changed: list[LadderConfig] = []
@@ -117,6 +148,8 @@ class Ladders:
                 cfg.paused = paused
             if concurrency is not None:
                 cfg.concurrency = concurrency
+            if open is not None:
+                cfg.open = open
             changed[:] = [cfg]
             return json.dumps(cfg.to_dict())
 
@@ -143,6 +176,11 @@ class Ladders:
         """A built-in bot (``bot``) or an external bot account (``account``) joins the ladder."""
         self.config(name)
         _check_name(entrant)
+        if entrant.startswith(ACCOUNT_PREFIX):
+            raise LadderError(
+                f"entrant names starting with {ACCOUNT_PREFIX!r} are those of bot accounts that "
+                "joined themselves (POST /bots/me/ladders); choose another name"
+            )
         if (bot is None) == (account is None):
             raise LadderError(
                 "an entrant is either a built-in bot (bot=...) or an external bot account (account=...)"
@@ -157,7 +195,78 @@ class Ladders:
         return spec
 
     def entrants(self, name: str) -> dict[str, dict[str, Any]]:
+        """Every entrant of the ladder, those that left too (``current`` tells)."""
         return {k: json.loads(v) for k, v in self.store.entrants(name).items()}
+
+    def entries_of(self, name: str, account: str) -> dict[str, dict[str, Any]]:
+        """The entrants of ``account`` on the ladder (left or not): the one it joined as, and any
+        the admin added for it."""
+        return {e: s for e, s in self.entrants(name).items() if s.get("account") == account}
+
+    def join(self, name: str, account: str, now: str) -> tuple[dict[str, Any], bool]:
+        """The bot account enters the open ladder ``name``: (its entrant, whether it is new to
+        the ladder's current entrants). An account that left comes back as the entrant(s) it
+        was, rating kept; one already in is answered its entrant. ``LadderClosed`` for a ladder
+        not open, ``LadderError`` for a duplicate-set ladder or an unknown one."""
+        cfg = self.config(name)
+        if not cfg.open:
+            raise LadderClosed(
+                f"ladder {name!r} is not open to bot accounts joining themselves; its host "
+                "opens it (PATCH /ladders/{ladder} with open: true) or enters you"
+            )
+        if cfg.duplicate:
+            raise LadderError(DUPLICATE_EXTERNAL.format(name=name))
+        mine = self.entries_of(name, account)
+        if any(current(s) for s in mine.values()):
+            return next(s for e, s in sorted(mine.items()) if current(s)), False
+        if mine:
+            for e, spec in sorted(mine.items()):
+                spec.pop("left_at", None)
+                self.store.set_entrant(name, e, json.dumps(spec))
+            return mine[min(mine)], True
+        entrant = ACCOUNT_ENTRANT.format(account=account)
+        spec = {"entrant": entrant, "account": account, "joined_at": now}
+        if not self.store.add_entrant(name, entrant, json.dumps(spec)):
+            raise LadderError(f"entrant {entrant!r} of {name!r} is not account {account!r}")
+        return spec, True
+
+    def leave(self, name: str, account: str, now: str) -> list[str]:
+        """The account leaves the ladder (every entrant it is there as): paired no more, its
+        results and rating kept, its running games played on and recorded. Returns the entrants
+        that left; ``NotEntrant`` when it has no current entry."""
+        self.config(name)
+        mine = {e: s for e, s in self.entries_of(name, account).items() if current(s)}
+        if not mine:
+            raise NotEntrant(f"bot account {account!r} is not an entrant of ladder {name!r}")
+        for e, spec in sorted(mine.items()):
+            spec["left_at"] = now
+            self.store.set_entrant(name, e, json.dumps(spec))
+        return sorted(mine)
+
+    def standings_of(self, account: str) -> list[dict[str, Any]]:
+        """Every ladder entry of the account (left ones too), with its row of the ladder's
+        leaderboard (``leaderboard``: the source of a rating)."""
+        out = []
+        for name in self.names():
+            try:
+                cfg = self.config(name)
+            except LadderError:  # deleted meanwhile
+                continue
+            mine = self.entries_of(name, account)
+            if not mine:
+                continue
+            rows = {r["entrant"]: r for r in self.leaderboard(name)}
+            for e, spec in sorted(mine.items()):
+                out.append(
+                    {
+                        "ladder": name,
+                        "entrant": e,
+                        "open": cfg.open,
+                        "left_at": spec.get("left_at"),
+                        "standing": rows[e],
+                    }
+                )
+        return out
 
     # --- games ---------------------------------------------------------------------------
     def ladder_games(self, name: str) -> dict[str, dict[str, Any]]:
@@ -213,8 +322,14 @@ class Ladders:
             }
         ]
 
-    def running(self, name: str) -> list[str]:
-        return [g for g, info in self.ladder_games(name).items() if info["status"] == "active"]
+    def running(self, name: str, scheduled: bool = False) -> list[str]:
+        """The ladder's games under way (``scheduled``: only those the scheduler started, not
+        rated challenges')."""
+        return [
+            g
+            for g, info in self.ladder_games(name).items()
+            if info["status"] == "active" and not (scheduled and info.get("challenge"))
+        ]
 
     def seat_spec(self, spec: dict[str, Any]) -> dict[str, Any]:
         if spec.get("bot"):
@@ -227,9 +342,9 @@ class Ladders:
         """Start games until ``concurrency`` are running, but at most ``limit`` games (a duplicate
         set cut short by it stays incomplete); returns the new game ids."""
         cfg = self.config(name)
-        entrants = self.entrants(name)
+        entrants = {e: spec for e, spec in self.entrants(name).items() if current(spec)}
         self.record_finished(name)
-        free = cfg.concurrency - len(self.running(name))
+        free = cfg.concurrency - len(self.running(name, scheduled=True))
         if limit is not None:
             free = min(free, limit)
         if free <= 0 or cfg.paused:

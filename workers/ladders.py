@@ -6,7 +6,8 @@ with a TTL, released by its holder), since ``Ladders.schedule`` reads "how many 
 and then creates games, which two processes must not do at once. For each ladder (``Ladders.names``)
 it calls ``Ladders.schedule``, which first records every finished game (``record_finished``:
 once per game, guarded by the ladder's ``:recorded`` set) and then starts games until the
-ladder's ``concurrency`` are running. The new games go through this worker's ``GameService``, so their
+ladder's ``concurrency`` are running, pairing its current entrants (those bot accounts that
+joined an open ladder themselves too; not those that left). The new games go through this worker's ``GameService``, so their
 first bot turns are dispatched at once. External seats are left to their bot account (the
 workers only enforce their time control). Burst mode (``rfg worker --burst``) does not schedule,
 so it still ends. ``rfg ladder run`` does the same loop in the foreground.

@@ -76,6 +76,10 @@ class LadderStore:
         """False when ``entrant`` is an entrant already."""
         return bool(self.client.hsetnx(self._k(name, "entrants"), entrant, spec))
 
+    def set_entrant(self, name: str, entrant: str, spec: str) -> None:
+        """Replace an entrant's spec (joining again, leaving)."""
+        self.client.hset(self._k(name, "entrants"), entrant, spec)
+
     def entrants(self, name: str) -> dict[str, str]:
         return {text(k): text(v) for k, v in self.client.hgetall(self._k(name, "entrants")).items()}
 

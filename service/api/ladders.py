@@ -1,18 +1,23 @@
-"""Ladders: create one (admin), add entrants (admin: a built-in bot or a bot account), and read
-the leaderboard, an entrant's rating history (JSON, or an SVG plot), the head-to-head table and
-the ladder's games (to watch or replay them).
+"""Ladders: create one (admin), add entrants (admin: a built-in bot or a bot account), open it to
+bot accounts (admin), and read the leaderboard, an entrant's rating history (JSON, or an SVG
+plot), the head-to-head table and the ladder's games (to watch or replay them).
+
+A bot account joins an open ladder itself (``POST /bots/me/ladders``, its bot token), leaves it
+(``DELETE /bots/me/ladders/<ladder>``: paired no more, its history and rating kept) and lists its
+entries with their ratings (``GET /bots/me/ladders``).
 The games themselves are scheduled by the workers (``workers.ladders``) or ``rfg ladder run``."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from flask import Blueprint, Response
 
 from events.games.time_control import validate_table
 from ladder.plot import history_svg
-from ladder.service import LadderConfig, LadderError, Ladders
-from service.auth import require_admin
+from ladder.service import LadderClosed, LadderConfig, LadderError, Ladders, NotEntrant
+from service.auth import require_admin, require_bot
 from service.backend import backend
 from service.errors import Problem
 from service.http import load_body, load_query, respond
@@ -20,6 +25,7 @@ from service.schemas.requests import (
     AddEntrantSchema,
     CreateLadderSchema,
     EmptyQuerySchema,
+    JoinLadderSchema,
     LadderGamesQuerySchema,
     UpdateLadderSchema,
 )
@@ -31,6 +37,7 @@ from service.schemas.responses import (
     LadderListSchema,
     LadderSchema,
     LeaderboardSchema,
+    MyLaddersSchema,
 )
 
 bp = Blueprint("ladders", __name__)
@@ -94,6 +101,7 @@ def create() -> Response:
                 concurrency=body["concurrency"],
                 duplicate=body["duplicate"],
                 time_control=body["time_control"],
+                open=body["open"],
             )
         )
     except LadderError as exc:
@@ -126,7 +134,12 @@ def update_ladder(ladder: str) -> Response:
     body = load_body(_update)
     lad = ladders()
     _config(lad, ladder)
-    cfg = lad.update(ladder, paused=body.get("paused"), concurrency=body.get("concurrency"))
+    cfg = lad.update(
+        ladder,
+        paused=body.get("paused"),
+        concurrency=body.get("concurrency"),
+        open=body.get("open"),
+    )
     return respond(LadderSchema(), _resource(lad, cfg))
 
 
@@ -220,3 +233,65 @@ def head_to_head(ladder: str) -> Response:
     lad = ladders()
     _config(lad, ladder)
     return respond(HeadToHeadSchema(), {"ladder": ladder, "pairs": lad.head_to_head(ladder)})
+
+
+# --- a bot account's own entries ------------------------------------------------------------------
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+@bp.post("/bots/me/ladders")
+def join() -> Response:
+    """The caller's bot account enters an open ladder (201; 200 when it is in already)."""
+    load_query(_empty)
+    account = require_bot("joining a ladder")
+    name = load_body(JoinLadderSchema())["ladder"]
+    lad = ladders()
+    _config(lad, name)
+    try:
+        spec, new = lad.join(name, account, _now())
+    except LadderClosed as exc:
+        raise Problem("forbidden", str(exc)) from None
+    except LadderError as exc:
+        raise Problem("ladder-conflict", str(exc)) from None
+    return respond(
+        EntrantSchema(),
+        spec,
+        status=201 if new else 200,
+        headers={"Location": f"/ladders/{name}/entrants/{spec['entrant']}/history"},
+    )
+
+
+@bp.delete("/bots/me/ladders/<ladder>")
+def leave(ladder: str) -> Response:
+    """The caller's bot account leaves a ladder: paired no more; results and rating kept."""
+    load_query(_empty)
+    account = require_bot("leaving a ladder")
+    lad = ladders()
+    _config(lad, ladder)
+    try:
+        lad.leave(ladder, account, _now())
+    except NotEntrant as exc:
+        raise Problem("not-found", f"{exc} (GET /bots/me/ladders lists yours)") from None
+    return Response(status=204)
+
+
+@bp.get("/bots/me/ladders")
+def mine() -> Response:
+    """The caller's ladder entries (left ones too), each with its leaderboard row."""
+    load_query(_empty)
+    account = require_bot("listing your ladders")
+    out = []
+    for entry in ladders().standings_of(account):
+        name = entry["ladder"]
+        entry["rating"] = entry["standing"]["rating"]
+        entry["links"] = {
+            "ladder": f"/ladders/{name}",
+            "leaderboard": f"/ladders/{name}/leaderboard",
+            "history": f"/ladders/{name}/entrants/{entry['entrant']}/history",
+            "leave": f"/bots/me/ladders/{name}",
+        }
+        out.append(entry)
+    return respond(MyLaddersSchema(), {"ladders": out}, headers={"Cache-Control": "no-store"})

@@ -219,6 +219,7 @@ class CreateLadderSchema(Strict):
     concurrency = StrictInt(load_default=4, validate=Range(1, 1000))
     duplicate = StrictBool(load_default=False)
     time_control = fields.Nested(TimeControlSchema, load_default=dict)
+    open = StrictBool(load_default=False)
 
 
 class AddEntrantSchema(Strict):
@@ -251,3 +252,8 @@ class LadderGamesQuerySchema(Strict):
 class UpdateLadderSchema(Strict):
     paused = StrictBool()
     concurrency = StrictInt(validate=Range(1, 1000))
+    open = StrictBool()
+
+
+class JoinLadderSchema(Strict):
+    ladder = StrictStr(required=True, validate=LADDER_NAME)

@@ -213,6 +213,7 @@ class LadderSchema(Schema):
     provisional_sigma = fields.Float()
     options = fields.Dict()
     paused = fields.Boolean()
+    open = fields.Boolean()
     entrants = fields.List(fields.Dict())
     running = fields.Integer()
     results = fields.Integer()
@@ -227,6 +228,22 @@ class EntrantSchema(Schema):
     entrant = fields.String()
     bot = fields.String()
     account = fields.String()
+    joined_at = fields.String()
+    left_at = fields.String()
+
+
+class MyLadderSchema(Schema):
+    ladder = fields.String()
+    entrant = fields.String()
+    open = fields.Boolean()
+    left_at = fields.String(allow_none=True)
+    rating = fields.Float()
+    standing = fields.Dict()
+    links = LinksField()
+
+
+class MyLaddersSchema(Schema):
+    ladders = fields.List(fields.Nested(MyLadderSchema))
 
 
 class LeaderboardSchema(Schema):
