@@ -3,18 +3,24 @@ default) makes every property that has a ``default`` required, so a request sche
 defaults in the description, never as ``default:``: else a generated client cannot send a
 request without the property (``POST /games`` needed ``bot_pace_seconds``). The TypeScript side
 of the same rule - a minimal call to every operation with a body, type-checked - is
-tests/clients/test_minimal_requests.py."""
+tests/clients/test_minimal_requests.py. And what a client needs to set its streams' read timeout,
+the keep-alive interval, is stated where the streams are described."""
 
 from __future__ import annotations
 
 import copy
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
+from service.config import DEFAULTS
+
 from .conftest import SPEC_PATH
+
+ROOT = Path(__file__).resolve().parents[2]
 
 METHODS = {"get", "put", "post", "delete", "patch", "options", "head", "trace"}
 
@@ -113,3 +119,28 @@ def test_the_rule_finds_a_default_wherever_a_request_body_reaches(spec: dict[str
     fine = copy.deepcopy(spec)
     fine["components"]["schemas"]["CreateGame"]["properties"]["seats"]["default"] = []
     assert optional_defaults(fine) == []
+
+
+def test_the_keep_alive_interval_and_read_timeout_are_stated_where_streams_are(
+    spec: dict[str, Any],
+) -> None:
+    """A client needs the keep-alive interval to choose its streams' read timeout: the spec's
+    and the API guide's figures are the server's (twice the interval for the timeout)."""
+    keepalive = DEFAULTS["SSE_KEEPALIVE_SECONDS"]
+    assert keepalive == int(keepalive)
+    every = f"`: keep-alive` comment after {int(keepalive)} s without anything else"
+    timeout = f"read timeout of {2 * int(keepalive)} s"
+    guide = " ".join((ROOT / "docs" / "api-guide.md").read_text(encoding="utf-8").split())
+    info = " ".join(spec["info"]["description"].split())
+    for where, text in (("openapi.yaml info", info), ("docs/api-guide.md", guide)):
+        assert every in text.replace("**", ""), where
+        assert timeout in text.replace("**", ""), where
+    streams = [
+        (path, " ".join(item["get"]["description"].split()))
+        for path, item in spec["paths"].items()
+        if "text/event-stream" in str((item.get("get") or {}).get("responses"))
+    ]
+    assert len(streams) >= 3, streams
+    for path, text in streams:
+        if "keep-alive" in text:  # a stream that names its keep-alives gives their interval
+            assert f"after {int(keepalive)} s" in text, path

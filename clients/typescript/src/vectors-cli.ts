@@ -58,6 +58,17 @@ function main(path: string): number {
       check(`the log signing GameEnded's result verifies: ${good.reason}`, good.ok && good.over);
       const bad = log(String(v["refused"]));
       check("the log signing another result is refused", !bad.ok && bad.reason.includes("GameEnded"));
+    } else if (kind === "abandoned") {
+      const key = loadPublicKey(String(v["public_key"]));
+      const ending = v["lines"] as string[];
+      const ended = JSON.parse(ending[ending.length - 1]!) as { type: string; payload: Record<string, Json> };
+      check("an abandoned game ends with GameEnded, reason abandoned, no winners",
+        ended.type === "GameEnded" && ended.payload["reason"] === "abandoned" && canonicalJson(ended.payload["winners"]!) === "[]");
+      const verdict = verifyLog([...lines, ...ending, String(v["line"])].join("\n") + "\n", { key, requireSignature: true });
+      check(`the abandoned game's log verifies: ${verdict.reason}`, verdict.ok && verdict.over && verdict.signature === "signed");
+    } else if (kind === "foreign-game") {
+      const verdict = verifyLog(String(v["line"]) + "\n");
+      check("a GameCreated naming another game than its envelope's is refused", !verdict.ok && verdict.reason.includes("names game"));
     } else if (kind === "duplicate-key") {
       for (const line of v["lines"] as string[]) {
         check("a key twice is found in the text", keyProblem(line)?.includes("twice") ?? false);

@@ -109,9 +109,12 @@ export function loadPublicKey(text: string): PublicKey {
   return { key, keyId: sha256Hex(raw).slice(0, 16) };
 }
 
+/** The rules version from which `GameCreated` names its game (`game`) and the commitment binds it. */
+export const BOUND_SINCE_RULES = 4;
+
 /** The seed commitment of a rules version (docs/log-format.md, "The commitment"). */
 export function commitment(seed: string, rules: number, game: string): string {
-  if (rules >= 4) return sha256Hex(`rfg/commit\u0000${seed}\u0000${game}`);
+  if (rules >= BOUND_SINCE_RULES) return sha256Hex(`rfg/commit\u0000${seed}\u0000${game}`);
   if (rules >= 3) return sha256Hex(`rfg/commit\u0000${seed}`);
   return sha256Hex(seed);
 }
@@ -206,8 +209,11 @@ function checkCommitment(created: Record<string, Json>, ended: Record<string, Js
   if (ended !== null && "seed" in ended && ended["seed"] !== seed) {
     throw new Failure(null, "GameEnded reveals another seed than GameCreated holds");
   }
-  if (typeof seed !== "string") return "absent";
   const game = created["game"];
+  if (rules >= BOUND_SINCE_RULES && typeof game !== "string") {
+    throw new Failure(n, `GameCreated of rules ${rules} names no game (its field game), which the commitment binds`);
+  }
+  if (typeof seed !== "string") return "absent";
   const want = commitment(seed, rules, typeof game === "string" ? game : "");
   if (want !== committed) {
     throw new Failure(n, `the seed does not give the commitment ${committed} (rules ${rules})`);
@@ -262,6 +268,14 @@ function verifyEnvelopes(lines: Parsed[], key: PublicKey | null, requireSignatur
   });
   if (created === null) throw new Failure(null, "the log holds no event");
   const commitmentState = checkCommitment(created, ended, 1);
+  const rules = created["rules"] ?? 1;
+  if (typeof rules === "number" && rules >= BOUND_SINCE_RULES && created["game"] !== gameId) {
+    // the commitment binds the seed to the game GameCreated names: it must be the log's game
+    throw new Failure(
+      1,
+      `GameCreated names game ${JSON.stringify(created["game"])} but the log is of game ${JSON.stringify(gameId)} (the seed's commitment binds the game id)`,
+    );
+  }
   const over = ended !== null;
   let signature: "signed" | "unsigned" = "unsigned";
   if (signatureLine !== null) {

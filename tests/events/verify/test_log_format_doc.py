@@ -1,8 +1,10 @@
 """docs/log-format.md says what the code does: its test vectors are the code's output (canonical
 JSON, envelope hashes, commitments, the signed bytes and Ed25519 signature), and its shortcuts
 hold on every golden log (the hashed bytes are the line without its ``hash`` member; the signed
-bytes are the signature line's record without ``sig``), and its two rules hold: the signed result is
-``GameEnded``'s scores and winners, and a line with a key twice is malformed."""
+bytes are the signature line's record without ``sig``), and its rules hold: the signed result is
+``GameEnded``'s scores and winners (an abandoned game's: no winners, as the engine ends it), a
+line with a key twice is malformed, and a ``GameCreated`` naming another game than its envelopes'
+is refused."""
 
 from __future__ import annotations
 
@@ -16,10 +18,13 @@ from typing import Any
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+import engine
 from engine.canonical import canonical_json
-from engine.rng import commitment
+from engine.observe import visibility
+from engine.record import command_submitted
+from engine.rng import BOUND_SINCE_RULES, commitment
 from events.envelope import Envelope
-from events.verify.replay import parse_lines, signed_result
+from events.verify.replay import parse_lines, signed_result, verify_text
 from events.verify.signing import SIGNED_FIELDS, Signer, check_signature, load_public_key
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -47,6 +52,8 @@ def test_the_doc_has_a_vector_of_each_kind() -> None:
         "signature",
         "signed-result",
         "duplicate-key",
+        "abandoned",
+        "foreign-game",
     ):
         assert kind in kinds, f"docs/log-format.md lost its {kind} test vector"
 
@@ -95,6 +102,10 @@ def test_each_vector_is_what_the_code_gives(vector: dict[str, Any]) -> None:
         )
     elif kind == "signed-result":
         _check_signed_result(vector)
+    elif kind == "abandoned":
+        _check_abandoned(vector)
+    elif kind == "foreign-game":
+        _check_foreign_game(vector)
     elif kind == "duplicate-key":
         genuine = next(v for v in vectors() if v["kind"] == "signed-result")
         for line in vector["lines"]:
@@ -126,6 +137,64 @@ def _check_signed_result(vector: dict[str, Any]) -> None:
     private = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(vector["private_key"]))
     again = Signer(private, "doc").sign("g1", ended["seq"], ended["hash"], True, good["result"])
     assert canonical_json({"signature": again}) == vector["line"]
+
+
+def _check_abandoned(vector: dict[str, Any]) -> None:
+    """``lines`` continue the envelope vectors' chain with the batch the engine writes when the
+    game is abandoned (its record, ``GameAbandoned``, ``GameEnded`` with no winners) and ``line``
+    signs them, winners ``[]``."""
+    envs = [json.loads(v["line"]) for v in vectors() if v["kind"] == "envelope"]
+    ending = [json.loads(line) for line in vector["lines"]]
+    for env, line in zip(ending, vector["lines"], strict=True):
+        assert hashlib.sha256(cut_hash(line).encode("utf-8")).hexdigest() == env["hash"]
+        assert canonical_json(env) == line
+    assert [e["prev_hash"] for e in ending] == [envs[-1]["hash"]] + [e["hash"] for e in ending[:-1]]
+    assert [e["seq"] for e in ending] == list(range(len(envs) + 1, len(envs) + 1 + len(ending)))
+    assert len({(e["command_id"], e["actor"]) for e in ending}) == 1
+    assert re.fullmatch(r"abandon-[0-9a-f]{16}", ending[0]["command_id"])
+    # the batch is what the engine gives for an abandon in round 1, field for field
+    state = engine.replay(engine.create("s", 2, {}, None, 4, "g1"))
+    produced = [command_submitted(0, {"kind": "abandon"})]
+    engine.evolve(state, produced[0])
+    produced += engine.play(state, 0, {"kind": "abandon"})
+    assert [e["type"] for e in ending] == [e["type"] for e in produced]
+    for env, event in zip(ending, produced, strict=True):
+        assert set(env["payload"]) == set(event) - {"type", "v"}, env["type"]
+        assert env["visibility"] == visibility(event), env["type"]
+    assert ending[0]["payload"] == {k: v for k, v in produced[0].items() if k not in ("type", "v")}
+    # (the engine's game is still in its setup, round 0; the vectors' chain started round 1)
+    assert ending[1]["payload"] == {"seat": 0, "round": envs[-1]["payload"]["round"]}
+    ended = ending[-1]["payload"]
+    assert (ended["reason"], ended["winners"], produced[-1]["winners"]) == ("abandoned", [], [])
+    record = json.loads(vector["line"])["signature"]
+    assert check_signature(record, load_public_key(vector["public_key"])) is None
+    assert record["result"] == signed_result(ended) and record["result"]["winners"] == []
+    assert (record["events"], record["chain_head"], record["over"]) == (
+        ending[-1]["seq"],
+        ending[-1]["hash"],
+        True,
+    )
+    private = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(vector["private_key"]))
+    again = Signer(private, "doc").sign(
+        "g1", ending[-1]["seq"], ending[-1]["hash"], True, record["result"]
+    )
+    assert canonical_json({"signature": again}) == vector["line"]
+
+
+def _check_foreign_game(vector: dict[str, Any]) -> None:
+    """A GameCreated whose hash and commitment hold, naming another game than its envelope's:
+    the verifier refuses it for that, and for nothing earlier."""
+    env = json.loads(vector["line"])
+    payload = env["payload"]
+    assert hashlib.sha256(cut_hash(vector["line"]).encode("utf-8")).hexdigest() == env["hash"]
+    assert payload["rules"] >= BOUND_SINCE_RULES and payload["game"] != env["game_id"]
+    assert (
+        commitment(payload["seed"], payload["rules"], payload["game"])
+        == (payload["seed_commitment"])
+    )
+    verdict = verify_text(vector["line"] + "\n")
+    assert (verdict.verdict, verdict.bad_seq) == ("inconsistent", 1)
+    assert "names game" in verdict.reason and "g2" in verdict.reason, verdict.reason
 
 
 def test_the_envelope_vectors_chain() -> None:
