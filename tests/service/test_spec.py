@@ -157,3 +157,14 @@ def test_log_lines_are_checked_one_by_one(
         read(b'{"seq": 1}\n')
     monkeypatch.setattr(conftest, "READING_RESPONSE", False)  # an upload: any text
     assert read(b"not json\n") == "not json\n"
+
+
+def test_no_request_schema_has_an_optional_property_with_a_default(spec: dict[str, Any]) -> None:
+    """openapi-typescript makes a property with a ``default`` required in the types it
+    generates, so a client could not leave it out (test_spec_for_clients.py)."""
+    from .test_spec_for_clients import optional_defaults
+
+    assert optional_defaults(spec) == [], (
+        "a generated TypeScript client would have to send these: state each default in the "
+        "property's description instead of `default:`"
+    )

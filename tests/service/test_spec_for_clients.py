@@ -3,7 +3,8 @@ default) makes every property that has a ``default`` required, so a request sche
 defaults in the description, never as ``default:``: else a generated client cannot send a
 request without the property (``POST /games`` needed ``bot_pace_seconds``). The TypeScript side
 of the same rule - a minimal call to every operation with a body, type-checked - is
-tests/clients/test_minimal_requests.py. And what a client needs to set its streams' read timeout,
+tests/clients/test_minimal_requests.py; tests/service/test_spec.py applies ``optional_defaults``
+to openapi.yaml. And what a client needs to set its streams' read timeout,
 the keep-alive interval, is stated where the streams are described."""
 
 from __future__ import annotations
@@ -80,14 +81,6 @@ def optional_defaults(spec: dict[str, Any]) -> list[str]:
                 found.append(f"{name}.{prop}")
         todo += [(name, sub) for sub in _subschemas(node)]
     return sorted(set(found))
-
-
-def test_no_request_schema_has_an_optional_property_with_a_default(spec: dict[str, Any]) -> None:
-    assert optional_defaults(spec) == [], (
-        "openapi-typescript makes a property with a `default` required in its generated types, "
-        "so a client could not leave it out: state the default in the property's description "
-        "instead of `default:`"
-    )
 
 
 def test_the_rule_finds_a_default_wherever_a_request_body_reaches(spec: dict[str, Any]) -> None:
