@@ -243,6 +243,17 @@ class Ladders:
             self.store.set_entrant(name, e, json.dumps(spec))
         return sorted(mine)
 
+    def current_entrant(self, name: str, account: str) -> str | None:
+        """The entrant the account plays as on the ladder now (the first by name), or None."""
+        mine = sorted(e for e, s in self.entries_of(name, account).items() if current(s))
+        return mine[0] if mine else None
+
+    def current_bots(self, name: str, bot: str) -> list[str]:
+        """The ladder's current entrants that are the built-in bot ``bot``, by name."""
+        return sorted(
+            e for e, s in self.entrants(name).items() if current(s) and s.get("bot") == bot
+        )
+
     def standings_of(self, account: str) -> list[dict[str, Any]]:
         """Every ladder entry of the account (left ones too), with its row of the ladder's
         leaderboard (``leaderboard``: the source of a rating)."""
@@ -330,6 +341,12 @@ class Ladders:
             for g, info in self.ladder_games(name).items()
             if info["status"] == "active" and not (scheduled and info.get("challenge"))
         ]
+
+    def add_challenge_game(self, name: str, game_id: str, entrants: list[str], cid: str) -> None:
+        """A rated challenge's game (``entrants`` by seat) joins the ladder's games: recorded
+        when it ends (``record_finished``) as a scheduled one is."""
+        info = {"seats": entrants, "seed_set": None, "status": "active", "challenge": cid}
+        self.store.set_game(name, game_id, json.dumps(info))
 
     def seat_spec(self, spec: dict[str, Any]) -> dict[str, Any]:
         if spec.get("bot"):

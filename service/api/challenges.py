@@ -9,6 +9,11 @@
   challenger). Accepting creates the game with both accounts seated as
   ``{"kind": "external", "account": id}``; both get its decisions on their decisions streams.
 
+A rated challenge names a ``ladder``: both accounts must be its current entrants, the table is
+the ladder's (a player count it plays, its time control and options; any other seats are built-in
+bots that are its entrants), and the game joins the ladder's games when it starts, to be recorded
+and rated as a scheduled one is (``ladder.service.Ladders.add_challenge_game``).
+
 Limits per account: ``MAX_OPEN_CHALLENGES`` open challenges and ``CHALLENGES_PER_MINUTE`` made a
 minute to other accounts; of the built-in bots, ``MAX_OPEN_CHALLENGES`` unfinished games from
 such challenges (no rate: a bot plays one game after another as fast as they go). 429 past any."""
@@ -24,7 +29,9 @@ from marshmallow.validate import Length, OneOf, Regexp
 
 from events.games.time_control import validate_table
 from events.store.lobby import Lobby
+from ladder.service import LadderError
 from service.api.games import TABLE_KEYS
+from service.api.ladders import ladders
 from service.auth import bearer_token, bot_account, require_bot
 from service.backend import backend
 from service.challenges import KEEP_SECONDS, Challenges, Refused, accounts_in, public
@@ -32,7 +39,13 @@ from service.errors import Problem
 from service.fields import StrictList, StrictStr
 from service.http import load_body, load_query, respond
 from service.limits import check_open_games, client_address, opened_game
-from service.schemas.requests import CreateGameSchema, DisplayName, EmptyQuerySchema, Strict
+from service.schemas.requests import (
+    LADDER_NAME,
+    CreateGameSchema,
+    DisplayName,
+    EmptyQuerySchema,
+    Strict,
+)
 
 bp = Blueprint("challenges", __name__)
 _empty = EmptyQuerySchema()
@@ -92,6 +105,8 @@ class CreateChallengeSchema(CreateGameSchema):
         required=True,
         validate=Length(min=2, max=5, error="a game has 2 to 5 seats"),
     )
+    #: a rated challenge: the ladder both accounts are entrants of
+    ladder = StrictStr(validate=LADDER_NAME)
 
 
 class DeclineSchema(Strict):
@@ -117,6 +132,8 @@ class ChallengeSchema(Schema):
     expires_at = fields.String()
     game_id = fields.String(allow_none=True)
     reason = fields.String()
+    ladder = fields.String(allow_none=True)
+    entrants = fields.List(fields.String())
     links = fields.Dict(keys=fields.String(), values=fields.String())
 
 
@@ -147,6 +164,7 @@ def _resource(c: dict[str, Any]) -> dict[str, Any]:
             links["decline"] = f"/challenges/{cid}/decline"
     out = public(c)
     out.setdefault("game_id", None)
+    out.setdefault("ladder", None)
     if out["game_id"]:
         links["game"] = f"/games/{out['game_id']}"
         if out["challenger"] is None:  # a player's: the seat their secret now holds
@@ -213,6 +231,99 @@ def _check_table(account: str | None, body: dict[str, Any]) -> None:
         raise Problem("invalid-request", str(exc), errors={"time_control": [str(exc)]}) from None
 
 
+#: what a rated challenge may not choose: its game is the ladder's table
+LADDER_TABLE_KEYS = ("options", "timeout_policy", "abandon_after", "bot_pace_seconds")
+
+
+def _rated(account: str | None, body: dict[str, Any]) -> None:
+    """A rated challenge (``body["ladder"]``): check that it fits the ladder and give it the
+    ladder's table and the entrant of every seat (``body["entrants"]``). 422 for a body that
+    cannot be rated there (naming the field), 403 when the challenger is not an entrant."""
+    name = body["ladder"]
+
+    def bad(field: str, detail: str) -> Problem:
+        return Problem("invalid-request", detail, errors={field: [detail]})
+
+    if account is None:
+        raise bad("ladder", "a rated challenge is between two bot accounts: send your bot token")
+    lad = ladders()
+    try:
+        cfg = lad.config(name)
+    except LadderError:
+        raise bad("ladder", f"no ladder named {name!r} (GET /ladders lists them)") from None
+    others = [a for a in accounts_in(body["seats"]) if a != account]
+    if not others:
+        raise bad(
+            "seats",
+            "a rated challenge seats the account you challenge: add "
+            '{"kind": "external", "account": "<its id>"}',
+        )
+    mine = lad.current_entrant(name, account)
+    if mine is None:
+        raise Problem(
+            "forbidden",
+            f"your account {account!r} is not an entrant of ladder {name!r}; join it first "
+            "(POST /bots/me/ladders) or challenge unrated (leave out ladder)",
+        )
+    theirs = lad.current_entrant(name, others[0])
+    if theirs is None:
+        raise bad(
+            "seats",
+            f"bot account {others[0]!r} is not an entrant of ladder {name!r}: a rated "
+            "challenge is between two of its entrants (GET /ladders/{ladder} lists them)",
+        )
+    if cfg.paused:
+        raise Problem(
+            "ladder-conflict", f"ladder {name!r} is paused: it starts no game, rated or not"
+        )
+    n = len(body["seats"])
+    if n not in cfg.players:
+        raise bad("seats", f"ladder {name!r} plays {cfg.players} players a table, not {n}")
+    for key in LADDER_TABLE_KEYS:
+        if key in body:
+            raise bad(key, f"a rated game plays ladder {name!r}'s table: leave out {key}")
+    if body.get("time_control", cfg.time_control) != cfg.time_control:
+        raise bad(
+            "time_control",
+            f"a rated game plays ladder {name!r}'s time control, {cfg.time_control}; "
+            "leave out time_control or send that one",
+        )
+    entrants, used = [], set()
+    for seat in body["seats"]:
+        if seat["kind"] == "external":
+            entrants.append(mine if seat["account"] == account else theirs)
+            continue
+        free = [e for e in lad.current_bots(name, seat["bot"]) if e not in used]
+        if not free:
+            raise bad(
+                "seats",
+                f"ladder {name!r} has no (other) entrant that is the built-in bot "
+                f"{seat['bot']!r}; a rated game's bot seats are entrants of the ladder",
+            )
+        used.add(free[0])
+        entrants.append(free[0])
+    body["time_control"] = cfg.time_control
+    body["options"] = dict(cfg.options)
+    body["entrants"] = entrants
+
+
+def _still_rated(c: dict[str, Any]) -> str | None:
+    """Why a rated challenge can no longer start (an account left the ladder, the ladder was
+    deleted or paused), or None."""
+    name = c["ladder"]
+    lad = ladders()
+    try:
+        cfg = lad.config(name)
+    except LadderError:
+        return f"ladder {name!r} no longer exists"
+    if cfg.paused:
+        return f"ladder {name!r} is paused"
+    for account in (c["challenger"], c["challenged"]):
+        if lad.current_entrant(name, account) is None:
+            return f"bot account {account!r} is no longer an entrant of ladder {name!r}"
+    return None
+
+
 def _start(store: Challenges, c: dict[str, Any]) -> str:
     """Create the challenge's game (its accounts seated) and record it as accepted."""
     b = backend()
@@ -226,6 +337,10 @@ def _start(store: Challenges, c: dict[str, Any]) -> str:
         "seats": [{k: v for k, v in s.items() if k != "name"} for s in c["seats"]]
     }
     table.update({k: c[k] for k in TABLE_KEYS if k in c})
+    if c.get("ladder"):  # a rated game: seated as a ladder seats its entrants
+        table["ladder"] = c["ladder"]
+        for seat, entrant in zip(table["seats"], c["entrants"], strict=True):
+            seat["entrant"] = entrant
     options = c.get("options") or {}
     cfg = current_app.config
     b.games.create(
@@ -238,6 +353,8 @@ def _start(store: Challenges, c: dict[str, Any]) -> str:
     if c.get("secret"):  # a player's: their secret is the seat's token from now on
         seat = human_seat(c["seats"])
         b.tokens.seat_digest(game_id, seat, c["secret"], c["seats"][seat].get("name"))
+    if c.get("ladder"):  # recorded on the ladder when it ends
+        ladders().add_challenge_game(c["ladder"], game_id, c["entrants"], c["challenge_id"])
     opened_game(game_id)
     store.seat_accounts(game_id, c["seats"])
     if c["challenged"] is None:
@@ -302,6 +419,8 @@ def create() -> Response:
     account = require_bot("challenging") if bearer_token() is not None else None
     body = load_body(_create)
     _check_table(account, body)
+    if "ladder" in body:
+        _rated(account, body)
     cfg = current_app.config
     store = _store()
     owner = account or f"addr:{client_address()}"
@@ -375,6 +494,13 @@ def accept(challenge_id: str) -> Response:
             "not-found",
             f"challenge {challenge_id!r} is canceled: its challenger's bot token was revoked; "
             "nothing was started",
+        )
+    why = _still_rated(c) if c.get("ladder") else None
+    if why is not None:  # it could not be rated as asked: no game
+        store.decide(c, {"status": "canceled"})
+        raise Problem(
+            "ladder-conflict",
+            f"challenge {challenge_id!r} is canceled: {why}; nothing was started",
         )
     _start(store, c)
     out = store.get(challenge_id)
