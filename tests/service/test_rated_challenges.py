@@ -9,6 +9,7 @@ from typing import Any
 
 from flask import Flask
 
+from ladder.service import tables_equal
 from service.api.ladders import ladders as ladders_of
 from tests.service.conftest import ValidatingClient, bearer
 
@@ -60,6 +61,7 @@ def test_a_rated_challenge_between_two_entrants_is_recorded_on_the_ladder(
         assert lad.record_finished("main") == 0  # once
         (result,) = [res for res in lad.results("main") if res.game_id == gid]
         assert list(result.entrants) == c["entrants"]
+        assert tables_equal(lad.rebuild_ratings("main"), lad.live_table("main"))
     board = {r["entrant"]: r for r in api.get("/ladders/main/leaderboard").get_json()["rows"]}
     for acct, entrant in zip((a, b), c["entrants"], strict=True):
         assert board[entrant]["games"] == 1

@@ -60,3 +60,37 @@ def test_the_ladder_scheduler_keeps_games_running_and_records_results(fake_rt: R
     ladders.update("w", paused=True)
     burst(fake_rt)
     assert sched.tick() == [] and ladders.running("w") == []
+
+
+def test_the_scheduler_pairs_an_account_that_joined_and_skips_it_once_it_left(
+    fake_rt: Runtime,
+) -> None:
+    ladders = Ladders(fake_rt.client, fake_rt.games, prefix=fake_rt.settings.prefix)
+    ladders.create(LadderConfig("o", players=[2], concurrency=6, open=True))
+    for name, bot in (("h", "heuristic"), ("r", "random")):
+        ladders.add_entrant("o", name, bot=bot)
+    account = "0123456789abcdef"
+    entrant, new = ladders.join("o", account, "2026-01-01T00:00:00Z")
+    assert new and entrant["entrant"] == f"acct.{account}"
+    sched = LadderScheduler(fake_rt)
+    created = sched.tick()
+    assert len(created) == 6
+    games = ladders.ladder_games("o")
+    mine = [g for g in created if f"acct.{account}" in games[g]["seats"]]
+    assert mine, "the joined account was never paired"
+    assert set(mine) <= set(ladders.accounts.active_games(account))  # its decisions stream's
+    for gid in mine:
+        state, _, _ = fake_rt.games.load(gid)
+        seat = games[gid]["seats"].index(f"acct.{account}")
+        assert state.table["seats"][seat] == {
+            "kind": "external",
+            "account": account,
+            "entrant": f"acct.{account}",
+        }
+    ladders.leave("o", account, "2026-01-01T00:01:00Z")
+    for _ in range(3):
+        burst(fake_rt)  # the built-in bots' games end; the account's wait for it
+        for gid in sched.tick():
+            assert f"acct.{account}" not in ladders.ladder_games("o")[gid]["seats"]
+    assert len(ladders.results("o")) >= 6 - len(mine)
+    assert all(g in ladders.running("o") for g in mine)  # its games play on, unhurried
