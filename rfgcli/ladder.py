@@ -6,7 +6,9 @@ the CLI talks to it directly, so it needs no admin token. ``run`` starts exactly
 whatever the ladder's concurrency) and waits until they have finished, with a progress line on
 stderr; built-in bots are played by the workers (``rfg worker``), or in this process with
 ``--inline``. ``pause`` stops the workers from starting new games of a ladder (running games
-finish and are recorded), ``resume`` lets them start games again, ``delete`` removes the ladder.
+finish and are recorded), ``resume`` lets them start games again, ``open`` lets bot accounts
+join and leave it with their own token (``close``: no more joining, those in stay), ``delete``
+removes the ladder.
 """
 
 from __future__ import annotations
@@ -73,6 +75,10 @@ def add_parser(sub: Any) -> None:
     pa.add_argument("name")
     re_ = ls.add_parser("resume", help="let the workers start the ladder's games again")
     re_.add_argument("name")
+    op = ls.add_parser("open", help="let bot accounts join it themselves (POST /bots/me/ladders)")
+    op.add_argument("name")
+    cl = ls.add_parser("close", help="no more joining by bot accounts (those in stay)")
+    cl.add_argument("name")
     de = ls.add_parser(
         "delete", help="delete a ladder, its results and ratings (running games finish unrecorded)"
     )
@@ -188,6 +194,16 @@ def _pause_or_resume(ladders: Any, args: argparse.Namespace) -> None:
     print(f"ladder {args.name} {state} ({running} running)")
 
 
+def _open_or_close(ladders: Any, args: argparse.Namespace) -> None:
+    cfg = ladders.update(args.name, open=args.action == "open")
+    state = (
+        "open: bot accounts join it with POST /bots/me/ladders"
+        if cfg.open
+        else "closed: bot accounts no longer join it (those in stay)"
+    )
+    print(f"ladder {args.name} {state}")
+
+
 def _delete(ladders: Any, args: argparse.Namespace) -> None:
     from workers.ladders import scheduling_lock
 
@@ -284,6 +300,8 @@ ACTIONS: dict[str, Any] = {
     "run": _run,
     "pause": _pause_or_resume,
     "resume": _pause_or_resume,
+    "open": _open_or_close,
+    "close": _open_or_close,
     "delete": _delete,
     "leaderboard": _leaderboard,
     "h2h": _h2h,

@@ -178,3 +178,17 @@ def test_play_inline_reads_the_game_again_when_a_worker_stored_the_move_first() 
     play_inline(SimpleNamespace(games=games), gid)
     state, _, _ = games.load(gid)
     assert state.over and len(raced) == 40
+
+
+def test_open_and_close_without_an_admin_token(prefix: str) -> None:
+    make_ladder(prefix, "doors", concurrency=1)
+    lad = ladders(prefix)
+    assert not lad.config("doors").open
+    out = rfg(prefix, "open", "doors")
+    assert out.returncode == 0 and "open" in out.stdout, out.stderr
+    assert lad.config("doors").open
+    assert lad.join("doors", "0123456789abcdef", "2026-01-01T00:00:00Z")[1]
+    out = rfg(prefix, "close", "doors")
+    assert out.returncode == 0 and "closed" in out.stdout, out.stderr
+    assert not lad.config("doors").open
+    assert lad.current_entrant("doors", "0123456789abcdef") == "acct.0123456789abcdef"
