@@ -128,6 +128,7 @@ def test_each_api_variable_reaches_its_setting_and_the_defaults_are_the_document
         "RFG_BOT_REGISTRATION": "admin",
         "RFG_SSE_MAX_SECONDS": "12.5",
         "RFG_RATE_LIMITS": "0",
+        "RFG_LIMIT_IPV6_PREFIX": "56",
     }
     for key, name in FROM_ENV.items():
         raw = good.get(name) or ("7 per hour" if key.startswith("LIMIT_") else "7")
