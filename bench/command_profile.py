@@ -211,6 +211,7 @@ def run_api(args: argparse.Namespace, client: Any, prefix: str) -> tuple[int, An
         # an access line per request (to nowhere: what it costs to make is measured)
         config |= {
             "LIMIT_PER_ADDRESS": "1000000 per minute",
+            "LIMIT_PER_TOKEN": "1000000 per minute",
             "LIMIT_COMMANDS": "1000000 per minute",
         }
         config |= {"DISPATCH_TURNS": True}

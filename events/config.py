@@ -153,7 +153,13 @@ _RATE_LIMITS: tuple[tuple[str, str, str], ...] = (
     (
         "LIMIT_PER_ADDRESS",
         "1200 per minute",
-        "every request of one client address (health checks excepted)",
+        "every request without a token of one client address (health checks excepted)",
+    ),
+    (
+        "LIMIT_PER_TOKEN",
+        "1200 per minute",
+        "every request with a token, per token, wherever it comes from (health checks "
+        "excepted): what others at its address send does not spend it",
     ),
     ("LIMIT_CREATE_GAME", "20 per minute;200 per hour", "games created per address"),
     ("LIMIT_REGISTER_BOT", "5 per minute;20 per day", "bot accounts registered per address"),
@@ -168,8 +174,8 @@ _RATE_LIMITS: tuple[tuple[str, str, str], ...] = (
     (
         "LIMIT_BAD_TOKENS",
         "20 per minute",
-        "requests of an address that carried a token and got 401; past it, every request of the "
-        "address with a token gets 429",
+        "requests of an address whose token was refused (401, or 403 where only the admin token "
+        "would do); past it, such a request gets 429 instead, while valid tokens keep working",
     ),
     (
         "LIMIT_SAMPLES",

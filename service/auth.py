@@ -13,6 +13,12 @@
 * ``require_admin()`` - operations reserved to the operator (choosing a seed): 401 / 403.
 * ``is_admin()`` - whether the request carries the admin token (``ADMIN_TOKEN``, env
   ``RFG_ADMIN_TOKEN``; without one configured nobody is admin).
+* ``token_is_valid()`` - whether the request's token is a live bot token or a seat token of the
+  route's game, for a view that did not look at it.
+
+Each check tells ``service.limits`` what it found: a token it accepted (``token_accepted``: its
+address's general limit does not hold the request back) and a token offered as the admin token
+that is not it (``token_refused``: counted as a refused token, as a 401 is).
 """
 
 from __future__ import annotations
@@ -53,6 +59,7 @@ def require_admin(what: str) -> None:
             "unauthorized", f"{what} needs the admin token: Authorization: Bearer <admin token>"
         )
     if not is_admin(token):
+        limits.token_refused()
         raise Problem("forbidden", f"{what} needs the admin token; this token is not it")
 
 
@@ -79,6 +86,7 @@ def require_seat(game_id: str, seat: int) -> None:
                 "not-found", f"game {game_id!r} has seats 0 to {summary['players'] - 1}, not {seat}"
             )
         if seat in seats_of(summary, account):
+            limits.token_accepted()
             return
         raise Problem(
             "forbidden",
@@ -87,6 +95,7 @@ def require_seat(game_id: str, seat: int) -> None:
         )
     owner = claims.seat_of(token) if token else None
     if owner == seat:
+        limits.token_accepted()
         return
     players = players_of(game_id)
     if not 0 <= seat < players:
@@ -123,7 +132,9 @@ def require_seat_command(game_id: str, seat: int) -> None:
     held = limits.check(read)
     if held is None and read is not None:  # no limits on this app: the read alone
         held = tokens.read(read)
-    if not held:
+    if held:
+        limits.token_accepted()
+    else:
         require_seat(game_id, seat)
 
 
@@ -148,7 +159,22 @@ def bot_account(token: str | None) -> str | None:
     """The account a live bot token belongs to; None for no token, another kind of token or a
     revoked one (and where the service keeps no accounts)."""
     accounts = backend().accounts
-    return accounts.account_of(token) if token and accounts is not None else None
+    account = accounts.account_of(token) if token and accounts is not None else None
+    if account is not None:
+        limits.token_accepted()
+    return account
+
+
+def token_is_valid() -> bool:
+    """Whether the request's token is a live bot token or, on a route of one game, one of its
+    seat tokens (for a view that did not look at it: ``service.limits``)."""
+    token = bearer_token()
+    if token is None:
+        return False
+    if token.startswith(TOKEN_PREFIX):
+        return bot_account(token) is not None
+    game_id: str | None = (request.view_args or {}).get("game_id")
+    return game_id is not None and backend().tokens.claims(game_id).seat_of(token) is not None
 
 
 def require_bot(what: str = "this endpoint") -> str:

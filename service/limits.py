@@ -1,13 +1,29 @@
 """Limits against abuse, kept on the event store's Redis (its fakeredis for a ``memory://`` store).
 
-* **Rates** (sliding-window counters): every request of one client address
-  (``LIMIT_PER_ADDRESS``; ``/healthz`` and ``/readyz`` excepted), and per endpoint: game creation,
-  bot registration, seat claims and token rotations (per address), commands, stream opens and
-  samples (per token, per address without one; a bot token's per game: ``route_owner``), replay
-  uploads (per address).
-* **Bad tokens**: a request that carried a token and got 401 or 403 counts against
-  ``LIMIT_BAD_TOKENS`` of its address; past it every request with a token gets 429 until the
-  window has passed (3,000 guesses no longer get 3,000 answers).
+* **Rates** (sliding-window counters): every request without a token of one client address
+  (``LIMIT_PER_ADDRESS``), every request with a token of that token, wherever it comes from
+  (``LIMIT_PER_TOKEN``; ``/healthz`` and ``/readyz`` excepted from both), and per endpoint: game
+  creation, bot registration, seat claims and token rotations (per address), commands, stream
+  opens and samples (per token, per address without one; a bot token's per game:
+  ``route_owner``), replay uploads (per address).
+* **Neighbours**: what others at a client's address send cannot hold back its valid token. A
+  request with a token counts against its address's general limit too, refusing nothing before
+  the view; when that limit is past, the answer is 429 unless the token proves valid - the view
+  accepted it (``token_accepted``: a seat's token on its seat, a bot token, a challenge's
+  secret), or, where the view did not look at it (a public read), a read finds a bot token or a
+  seat token of the game (``service.auth.token_is_valid``, one round trip, only past the
+  limit). So random tokens do not make a client unlimited, and a flood from its address does not
+  stop a valid one.
+* **Bad tokens**: a request whose token was refused - 401, or 403 where only the admin token would
+  do (``token_refused``) - counts against ``LIMIT_BAD_TOKENS`` of its address; past it such a
+  request is answered 429 instead (3,000 guesses no longer get 3,000 answers). Nothing is
+  refused before the view: a valid seat token, bot token or the admin token keeps working at a
+  locked-out address, and a 403 to a valid token that may not do this (another seat's) is not
+  counted. A locked-out guesser still tells a valid token by its non-429 answer: seat tokens,
+  bot tokens and challenge secrets are 256 random bits (``secrets.token_urlsafe(32)``), beyond
+  guessing at any rate; the admin token is the operator's, to be as long and random
+  (``docs/hosting.md``). Each locked-out request costs what a refused one did: the limits' round
+  trip, the view's read of its credential, the count - no more than a valid request's checks.
 * **Concurrent streams**: at most ``MAX_STREAMS_PER_TOKEN`` open SSE streams per token (per
   address without one) and ``MAX_STREAMS_PER_ADDRESS`` per address: a sorted set of open streams
   scored by when they end at the latest (a stream whose process died frees its place then).
@@ -17,8 +33,9 @@
 A limit that is hit answers 429 problem+json with ``Retry-After`` (seconds); responses carry the
 tightest limit that applied as ``RateLimit-Policy: "<name>";q=<quota>;w=<window s>`` and
 ``RateLimit: "<name>";r=<remaining>;t=<seconds to reset>`` (IETF draft RateLimit header fields):
-the one that refused, else of the route's and the per-address ones the one with the least left
-(the route's of equals), so a client that waits ``t`` seconds once ``r`` is 0 meets no 429.
+the one that refused, else of the route's and the general one (the token's, else the address's)
+the one with the least left (the route's of equals), so a client that waits ``t`` seconds once
+``r`` is 0 meets no 429.
 The admin token is exempt. ``RATE_LIMITS=False`` (``RFG_RATE_LIMITS=0``) turns all of it off.
 When the counters cannot be written (the store down, or refusing writes: full, read-only, failing
 its disk, too few replicas; ``events.store.outage``) the request answers 503 ``store-unavailable`` with
@@ -40,20 +57,22 @@ reset are read as its ``get_window_stats`` reads them.
 
 **Cost: one Redis round trip a request** (none for the admin, nor for a health check or an
 unknown URL without a token; see below for a cluster). Before the view, one script call takes
-every limit that applies - the per-address one, the bad-token window when the request carries a
-token, the route's - and checks them in that order, hitting each rate and stopping at the first
-that refuses: a refused request consumes what it did when Flask-Limiter counted them (the
-per-address limit when the bad-token lockout or the route's limit refuses it; of a limit of
-several rates, the shorter windows before the one that refused). The script answers each window it checked, so the
-``RateLimit`` headers need no read. A request answered 401 or 403 that carried a token makes a
-second, after the answer: its bad-token count. A command (``CHECKED_IN_VIEW``) counts its limits
-at the start of its view instead, in the same pipeline as the read of its seat's token
-(``service.auth.require_seat_command``): one round trip for both. Counters are hash-tagged by
-whose they are (an address, a token's digest: ``events.store.limits``), so on Redis Cluster, where
-a script's keys must share a slot, a request makes one call per owner: one, except a per-token
-route with its token (commands, stream opens, samples: two, its address's limits, then, if they
-let it through, its token's; unavoidable, the two counters are independent and live where their
-owners hash; a command's seat token is read after them).
+every limit that applies - the general one (the token's, else the address's), the route's - and
+checks them in that order, hitting each rate and stopping at the first that refuses: a refused
+request consumes what it did when Flask-Limiter counted them (the general limit when the route's
+refuses it; of a limit of several rates, the shorter windows before the one that refused); a
+request with a token then hits its address's general limit, which refuses nothing there. The
+script answers each window it checked, so the ``RateLimit`` headers need no read. A request
+whose token was refused makes a second, after the answer: its bad-token count; one with a token
+the view did not look at, past its address's general limit, a read of its token. A command
+(``CHECKED_IN_VIEW``) counts its limits at the start of its view instead, in the same pipeline
+as the read of its seat's token (``service.auth.require_seat_command``): one round trip for
+both. Counters are hash-tagged by whose they are (an address, a token's digest:
+``events.store.limits``), so on Redis Cluster, where a script's keys must share a slot, a
+request makes one call per owner: one without a token, two with one (its token's limits, then,
+if they let it through, its address's general count; a bot token's per-game route limits a
+third); unavoidable, the counters live where their owners hash (a command's seat token is read
+after them).
 """
 
 from __future__ import annotations
@@ -74,7 +93,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from events.store.limits import Count, RateLimitStore, Read
 from events.store.outage import is_outage
-from service.errors import Problem
+from service.errors import Problem, problem_response
 
 T = TypeVar("T")
 
@@ -96,8 +115,10 @@ ROUTE_LIMITS: dict[str, tuple[str, str, str]] = {
     "accounts.decisions": ("LIMIT_STREAM_OPENS", "streams", "token"),
     "samples.samples": ("LIMIT_SAMPLES", "samples", "token"),
 }
-#: the name the general limit goes by in RateLimit headers and problems
+#: the name the general limit of requests without a token goes by in headers and problems
 GENERAL = "per-address"
+#: the name of the general limit of requests with a token (counted per token)
+PER_TOKEN = "per-token"
 #: the name of the refused-token window
 BAD_TOKENS = "bad-tokens"
 
@@ -110,6 +131,13 @@ _AUTH = "rfg_limit_auth"
 _ADDRESS = "rfg_limit_address"
 #: where a request keeps the rate its RateLimit headers report (a ``Seen``)
 _SEEN = "rfg_limit_seen"
+#: where a request notes that its token was refused with a 403 (``token_refused``)
+_REFUSED = "rfg_limit_refused"
+#: where a request notes that its token proved valid (``token_accepted``)
+_ACCEPTED = "rfg_limit_accepted"
+#: where a request with a token keeps its address's general limit when it was past it (a
+#: ``Seen``): the answer is 429 unless the token proves valid
+_OVER = "rfg_limit_over"
 
 #: a counter's window: (previous count, its ttl s, current count, its ttl s)
 Window = tuple[int, float, int, float]
@@ -299,6 +327,22 @@ def _is_admin() -> bool:
     return _auth()[1]
 
 
+def _proved_valid() -> bool:
+    """Whether the request's token is a valid credential: the view found it so
+    (``token_accepted``), or, where the view did not look at it (a public read), a read now
+    finds it is (``service.auth.token_is_valid``: a round trip, only past the address's limit)."""
+    if g.get(_ACCEPTED):
+        return True
+    from service.auth import token_is_valid  # (service.auth builds on this module)
+
+    try:
+        return token_is_valid()
+    except Exception as exc:
+        if not is_outage(exc):
+            raise
+        return False
+
+
 def _retry_after(reset_at: float) -> int:
     return max(1, math.ceil(reset_at - time.time()))
 
@@ -310,21 +354,22 @@ def _automatic_options() -> bool:
 
 
 def _too_many(refusal: Seen) -> Problem:
-    """The 429 of a rate that refused a request (the per-address limit or the route's)."""
+    """The 429 of a rate that refused a request (the general limit or the route's)."""
     item, name = refusal.rate.item, refusal.rate.name
     wait = _retry_after(refusal.reset_at())
     whose = (
         "this token"
-        if client_key().startswith("token:") and name in ("commands", "streams")
+        if client_key().startswith("token:") and refusal.rate.whose == "token"
         else f"address {client_address()}"
     )
     owner = route_owner()
-    if whose == "this token" and ":g:" in owner:
+    if whose == "this token" and ":g:" in owner and name != PER_TOKEN:
         whose = f"this bot token, in game {owner.rpartition(':g:')[2]},"
+    valid = " (requests whose token is valid are not held back)" if name == GENERAL else ""
     return Problem(
         "rate-limited",
         f"too many requests: {whose} may make {item.amount} per {_window(item)} "
-        f"({name}); retry after {wait} s",
+        f"({name}){valid}; retry after {wait} s",
         headers={"Retry-After": str(wait)},
         limit=name,
         retry_after=wait,
@@ -332,25 +377,40 @@ def _too_many(refusal: Seen) -> Problem:
 
 
 def _locked_out(refusal: Seen) -> Problem:
-    """The 429 of a request with a token from an address past its refused tokens' limit."""
+    """The 429 that replaces the refusal of a token (401/403) at an address past its refused
+    tokens' limit."""
     addr, item = client_address(), refusal.rate.item
     wait = _retry_after(refusal.stats()[0])
     return Problem(
         "rate-limited",
-        f"too many requests from {addr} carried a token that was refused "
-        f"(the limit is {item.amount} per {_window(item)}); check the token "
+        f"this token was refused, and too many requests from address {addr} carried a token "
+        f"that was refused (the limit is {item.amount} per {_window(item)}); check the token "
         f"(POST /games/{{game_id}}/seats/{{seat}}/claim or POST /bots/accounts "
-        f"issue one) and retry after {wait} s",
+        f"issue one) and retry after {wait} s; requests with a valid token are not held back",
         headers={"Retry-After": str(wait)},
         limit=BAD_TOKENS,
         retry_after=wait,
     )
 
 
+def token_accepted() -> None:
+    """Note that the request's token proved a valid credential (a seat's, a bot account's, a
+    challenge's secret): its address's general limit does not hold it back (``Limits.after``)."""
+    g._get_current_object().__dict__[_ACCEPTED] = True
+
+
+def token_refused() -> None:
+    """Note that the request's token is refused with a 403 because it is not a credential the
+    operation accepts at all (not the admin token): counted as a 401 is (``Limits.after``). A
+    403 to a valid token that may not do this (another seat's, another account's) is not."""
+    g._get_current_object().__dict__[_REFUSED] = True
+
+
 @dataclass
 class Limits:
     counters: Counters
-    general: tuple[Rate, ...]  # every request of an address (shortest window first)
+    general: tuple[Rate, ...]  # every request of an address without a token (shortest first)
+    per_token: tuple[Rate, ...]  # every request with a token, per token (shortest first)
     bad_tokens: tuple[Rate, ...]  # as configured
     routes: dict[str, tuple[Rate, ...]]  # endpoint -> its limit's rates (shortest window first)
 
@@ -370,64 +430,53 @@ class Limits:
         """Every limit of the request in one round trip, 429 if one refuses; with ``beside``
         (another owner's read) sent in the same round trip, its answer.
 
-        In order: the per-address limit (not for a health check or a URL no route matches), the
-        bad-token window (a request with a token), the route's limit (when Flask will call its
-        view); a refused one stops the rest. The rate the headers report is kept for them."""
+        In order: the general limit (per token for a request with a token, else per address;
+        not for a health check or a URL no route matches), the route's limit (when Flask will
+        call its view); a refused one stops the rest. The rate the headers report is kept for
+        them. The bad-token window is not looked at: it refuses nothing before the view."""
         bearer, admin = _auth()
         endpoint = request.endpoint
         general: tuple[Rate, ...] = ()
         route: tuple[Rate, ...] = ()
         if not admin and endpoint is not None and endpoint.rpartition(".")[2] != "static":
-            general = () if endpoint in EXEMPT else self.general
+            if endpoint not in EXEMPT:
+                general = self.general if bearer is None else self.per_token
             route = self.routes.get(endpoint, ())
             if route and _automatic_options():
                 route = ()
-        bad = self.bad_tokens if bearer is not None and not admin else ()
         address = "address:" + client_address()
-        checks: list[Check] = [(r, address, "h") for r in general]
-        checks += [(r, address, "t") for r in bad]
+        checks: list[Check] = [(r, client_key(), "h") for r in general]
         if route:
             whose = route_owner() if route[0].whose == "token" else address
             checks += [(r, whose, "h") for r in route]
+        limited = len(checks)
+        if bearer is not None and general:  # counted for its address too, refusing nothing yet
+            checks += [(r, address, "h") for r in self.general]
         if not checks:
             return None if beside is None else self.store.read(beside)
         seen, refused, answer = self.counters.run(checks, beside=beside)
-        self._conclude(seen, refused, len(general), len(general) + len(bad))
+        ctx = g._get_current_object().__dict__
+        if refused is not None and refused < limited:
+            ctx[_SEEN] = seen[refused]
+            raise _too_many(seen[refused])
+        if refused is not None:  # the address's: the token will have to prove valid
+            ctx[_OVER] = seen[refused]
+        if limited:  # the tightest that let it through: least left (the route's of equals)
+            ctx[_SEEN] = min(reversed(seen[:limited]), key=lambda x: x.stats()[1])
         return answer
 
-    def _conclude(
-        self, seen: list[Seen], refused: int | None, general: int, first_route: int
-    ) -> None:
-        """What the counting answered (``general``: how many general rates, ``first_route``:
-        where the route's start): the rate the headers report, 429 when one refused."""
-        reported: Seen | None = None
-        if refused is not None and (refused < general or refused >= first_route):
-            reported = seen[refused]
-        else:  # the tightest that let it through: least left (the route's of equals)
-            checked = [x for i, x in enumerate(seen) if i < general or i >= first_route]
-            if checked:
-                reported = min(reversed(checked), key=lambda x: x.stats()[1])
-        if reported is not None:
-            g._get_current_object().__dict__[_SEEN] = reported
-        if refused is None:
-            return
-        if general <= refused < first_route:
-            raise _locked_out(seen[refused])
-        raise _too_many(seen[refused])
-
     def after(self, resp: Response) -> Response:
-        """After the view: count a refused token (401/403) against its address; the headers."""
-        if resp.status_code in (401, 403):
-            bearer, admin = _auth()
-            if bearer is not None and not admin:
-                address = "address:" + client_address()
-                try:
-                    self.counters.run([(r, address, "h") for r in self.bad_tokens], stop=False)
-                except Exception as exc:
-                    if not is_outage(exc):
-                        raise
-                    # the store went away or refuses writes: the answer (often its 503) leaves
-                    # uncounted
+        """After the view: a refused token (401, or a 403 ``token_refused``) counted against its
+        address, answered 429 instead when the address is past its limit; the headers."""
+        bearer, admin = _auth()
+        if bearer is not None and not admin:
+            if resp.status_code == 401 or (resp.status_code == 403 and g.get(_REFUSED)):
+                resp = self._refused(resp)
+            elif g.get(_OVER) is not None and not _proved_valid():
+                resp.close()  # (a stream the view opened frees its place)
+                over: Seen = g.get(_OVER)
+                g._get_current_object().__dict__[_SEEN] = over
+                resp = problem_response(_too_many(over))
         seen: Seen | None = g.get(_SEEN)
         if seen is not None:
             item, name = seen.rate.item, seen.rate.name
@@ -436,6 +485,20 @@ class Limits:
             resp.headers["RateLimit-Policy"] = f'"{name}";q={item.amount};w={item.get_expiry()}'
             resp.headers["RateLimit"] = f'"{name}";r={remaining};t={reset}'
         return resp
+
+    def _refused(self, resp: Response) -> Response:
+        """A refused token's answer: counted in its address's bad-token window (one round
+        trip), 429 instead when the window is past its limit (then it counts nothing)."""
+        address = "address:" + client_address()
+        try:
+            seen, refused, _ = self.counters.run(
+                [(r, address, "h") for r in self.bad_tokens], stop=False
+            )
+        except Exception as exc:
+            if not is_outage(exc):
+                raise
+            return resp  # the store went away or refuses writes: the answer leaves uncounted
+        return resp if refused is None else problem_response(_locked_out(seen[refused]))
 
     # --- concurrent streams ----------------------------------------------------------------
     def hold_stream(self, gen: Iterator[str]) -> Iterator[str]:
@@ -550,6 +613,7 @@ def init_app(app: Flask, client: Any, prefix: str) -> Limits | None:
     lim = Limits(
         Counters(client, prefix),
         rates(GENERAL, str(cfg["LIMIT_PER_ADDRESS"])),
+        rates(PER_TOKEN, str(cfg["LIMIT_PER_TOKEN"]), "token"),
         rates(BAD_TOKENS, str(cfg["LIMIT_BAD_TOKENS"]), ordered=False),
         routes,
     )

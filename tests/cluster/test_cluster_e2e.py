@@ -113,6 +113,7 @@ def test_games_sse_exports_and_a_ladder_on_a_cluster_with_two_apis_and_two_worke
         "RFG_QUEUE_URL": queue_url,
         "RFG_DISPATCH": "1",
         "RFG_LIMIT_PER_ADDRESS": "1000000 per minute",
+        "RFG_LIMIT_PER_TOKEN": "1000000 per minute",
         "RFG_LIMIT_COMMANDS": "1000000 per minute",
     }
     apis = [start_api(url, cprefix, 1, **env) for _ in range(2)]

@@ -111,6 +111,7 @@ def test_redis_killed_three_times_during_play_loses_nothing(
         workers=2,
         RFG_DISPATCH="1",
         RFG_LIMIT_PER_ADDRESS="1000000 per minute",
+        RFG_LIMIT_PER_TOKEN="1000000 per minute",
         RFG_LIMIT_COMMANDS="1000000 per minute",
     )
     workers = [start_worker(own_redis.url, prefix) for _ in range(2)]

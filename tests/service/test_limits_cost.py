@@ -1,13 +1,14 @@
 """What the rate limits cost a request, against the real Redis, and that the cheap way counts and
 answers exactly as limits' own sliding-window counter does.
 
-* one Redis round trip per request at most: a command (the per-address limit, the bad-token
-  window, the per-token commands limit) sends one ``EVALSHA``, the ``RateLimit`` headers read
-  nothing; measured twice, by what the server receives (``MONITOR``) and by the round trips of
-  the limiter's client (a connection class that counts them);
-* each limit is still enforced on that one path, in order (the per-address limit, the bad-token
-  lockout, the route's limit), a refused request consuming none of the limits after the one that
-  refused it;
+* one Redis round trip per request at most (two for a refused token: its count after the
+  answer): a command (its token's general limit and its commands limit) sends one ``EVALSHA``,
+  the ``RateLimit`` headers read nothing; measured twice, by what the server receives
+  (``MONITOR``) and by the round trips of the limiter's client (a connection class that counts
+  them);
+* each limit is still enforced on that one path, in order (the general limit, the route's
+  limit), a refused request consuming none of the limits after the one that refused it; the
+  bad-token lockout refuses only refused tokens, after their answer;
 * the counters (``events.store.limits.SLIDING_WINDOW_LUA``) count, accept and refuse as limits'
   ``SlidingWindowCounterRateLimiter`` on its Redis storage does, window shifts included, and
   answer the windows its ``get_window_stats`` reads right after;
@@ -101,7 +102,7 @@ def _read(client: Any, key: str, amount: int, window: int) -> tuple[int, float]:
 def test_a_command_makes_one_round_trip_and_its_headers_are_the_stores(
     limited: Callable[..., ValidatingClient], real_redis: Any
 ) -> None:
-    api = limited(LIMIT_COMMANDS="50 per minute", LIMIT_PER_ADDRESS="1000 per minute")
+    api = limited(LIMIT_COMMANDS="50 per minute", LIMIT_PER_TOKEN="1000 per minute")
     prefix = api.prefix  # type: ignore[attr-defined]
     gid, tokens = new_game(api, players=2)
     assert _command(api, gid, tokens[0], "warm").status_code in ANSWERED
@@ -109,16 +110,17 @@ def test_a_command_makes_one_round_trip_and_its_headers_are_the_stores(
         r = _command(api, gid, tokens[0], "c1")
         sent = monitor.commands()
     assert r.status_code in ANSWERED
-    # one EVALSHA: the per-address limit, the bad-token window, the token's commands limit
+    # one EVALSHA: the token's general limit, its commands limit, its address's general count
     assert len(sent) == 1 and sent[0].startswith("EVALSHA "), sent
     base = f"{prefix}:limits"
     owner = _token_owner(tokens[0])
     for key in (
-        f"{base}:{{address:127.0.0.1}}:per-address:1000/1/minute",
-        f"{base}:{{address:127.0.0.1}}:bad-tokens:20/1/minute",
+        f"{base}:{{{owner}}}:per-token:1000/1/minute",
         f"{base}:{{{owner}}}:commands:50/1/minute",
+        f"{base}:{{address:127.0.0.1}}:per-address:1200/1/minute",
     ):
         assert f" {key}/-1 {key} " in sent[0], (key, sent[0])
+    assert "bad-tokens" not in sent[0], sent[0]
     # the headers: what the store holds right after (two commands counted)
     m = re.fullmatch(r'"commands";r=(\d+);t=(\d+)', r.headers["RateLimit"])
     assert m and r.headers["RateLimit-Policy"] == '"commands";q=50;w=60'
@@ -194,11 +196,12 @@ def test_the_limiter_makes_one_round_trip_per_command_on_its_client(real_redis: 
 def test_each_limit_is_enforced_on_the_one_path_and_a_refusal_consumes_no_later_limit(
     limited: Callable[..., ValidatingClient], real_redis: Any
 ) -> None:
-    """One round trip each: the per-address limit refuses before the bad-token lockout and the
-    route's limit are looked at, the lockout before the route's limit; a refused request counts
-    in the limits before the one that refused it (as with Flask-Limiter), none after it."""
+    """One round trip each: the general limit refuses before the route's limit is looked at; a
+    refused request counts in the limits before the one that refused it (as with
+    Flask-Limiter), none after it; the bad-token lockout refuses a refused token only, after
+    the view."""
     api = limited(
-        LIMIT_PER_ADDRESS="6 per minute",
+        LIMIT_PER_TOKEN="6 per minute",
         LIMIT_COMMANDS="2 per minute",
         LIMIT_BAD_TOKENS="2 per minute",
     )
@@ -214,41 +217,42 @@ def test_each_limit_is_enforced_on_the_one_path_and_a_refusal_consumes_no_later_
 
     token1 = _token_owner(tokens[1])
     with Monitor([real_redis], base) as monitor:
-        # the route's limit: a token's third command is refused (its address counted all three)
+        # the route's limit: a token's third command is refused (its general limit counted all
+        # three, its address the two let through)
+        token0 = _token_owner(tokens[0])
         got = [_command(api, gid, tokens[0], f"a{i}", **at("192.0.2.1")) for i in range(3)]
         assert [r.status_code in ANSWERED for r in got] == [True, True, False]
         assert got[2].status_code == 429
         assert got[2].get_json()["limit"] == "commands"
         assert got[2].headers["RateLimit"].startswith('"commands";r=0;')
         assert len(monitor.commands()) == 3  # (before the test's own reads below)
-        assert counted("address:192.0.2.1", "per-address:6/1/minute") == 3
+        assert counted(token0, "per-token:6/1/minute") == 3
+        assert counted("address:192.0.2.1", "per-address:1200/1/minute") == 2
 
-        # the bad-token lockout: after the per-address limit, before the route's
+        # the bad-token lockout: a valid token's command at a locked-out address goes through,
+        # a refused one is answered 429 after its view (two round trips: the check, the count)
         assert [
             api.get(view, headers=bearer(f"x{i}"), **at("192.0.2.2")).status_code for i in range(2)
         ] == [401, 401]
         monitor.commands()
         r = _command(api, gid, tokens[1], "b0", 1, **at("192.0.2.2"))
-        assert r.status_code == 429 and r.get_json()["limit"] == "bad-tokens"
-        assert r.headers["RateLimit"].startswith('"per-address";r=3;')  # the route's unchecked
+        assert r.status_code in ANSWERED and r.headers["RateLimit"].startswith('"commands";r=1;')
         assert len(monitor.commands()) == 1
-        assert counted("address:192.0.2.2", "per-address:6/1/minute") == 3
-        assert counted(token1, "commands:2/1/minute") == 0
+        r = _command(api, gid, "x2", "b1", 1, **at("192.0.2.2"))
+        assert r.status_code == 429 and r.get_json()["limit"] == "bad-tokens"
+        assert len(monitor.commands()) == 2
+        assert counted("address:192.0.2.2", "bad-tokens:2/1/minute") == 2
+        assert counted(token1, "commands:2/1/minute") == 1
 
-        # the per-address limit: before everything else
+        # the general limit: before the route's (the token's sixth request, its seventh refused)
         for _ in range(5):
-            assert api.get(f"/games/{gid}", **at("192.0.2.3")).status_code == 200
-        assert _command(api, gid, tokens[1], "c0", 1, **at("192.0.2.3")).status_code in ANSWERED
+            assert api.get(view, headers=bearer(tokens[1]), **at("192.0.2.3")).status_code == 200
         monitor.commands()
         r = _command(api, gid, tokens[1], "c1", 1, **at("192.0.2.3"))
-        assert r.status_code == 429 and r.get_json()["limit"] == "per-address"
-        assert r.headers["RateLimit"].startswith('"per-address";r=0;')
+        assert r.status_code == 429 and r.get_json()["limit"] == "per-token"
+        assert r.headers["RateLimit"].startswith('"per-token";r=0;')
         assert len(monitor.commands()) == 1
         assert counted(token1, "commands:2/1/minute") == 1, "the refused command: not counted"
-
-    # so the token has one command left, from anywhere
-    assert _command(api, gid, tokens[1], "d0", 1, **at("192.0.2.4")).status_code in ANSWERED
-    assert _command(api, gid, tokens[1], "d1", 1, **at("192.0.2.4")).status_code == 429
 
 
 def test_a_refused_command_answers_429_with_the_stores_wait(

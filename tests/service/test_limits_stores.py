@@ -1,6 +1,6 @@
 """The rate limits on the other stores: a ``memory://`` store (its fakeredis runs the counters'
 script with lupa) and a real Redis Cluster (``redis+cluster://``: a script's keys share a slot, so
-a request makes one call per owner of its counters - its address's, then its token's)."""
+a request makes one call per owner of its counters: its token's, then its address's)."""
 
 from __future__ import annotations
 
@@ -22,10 +22,11 @@ SEATS = {"seats": [{"kind": "human"}, {"kind": "human"}]}
 
 
 def _limited_play(app: Flask) -> None:
-    """The per-address limit, the bad-token lockout and the route's limit, each with its 429
-    and the headers, on ``app`` (LIMIT_PER_ADDRESS=12, LIMIT_COMMANDS=2, LIMIT_BAD_TOKENS=2)."""
+    """The per-address and per-token limits, the bad-token lockout and the route's limit, each
+    with its 429 and the headers, on ``app`` (LIMIT_PER_ADDRESS=12, LIMIT_PER_TOKEN=6,
+    LIMIT_COMMANDS=2, LIMIT_BAD_TOKENS=2)."""
     api = app.test_client()
-    gid, tokens = new_game(api, players=2)  # 3 requests of 127.0.0.1
+    gid, tokens = new_game(api, players=2)  # 3 requests of 127.0.0.1 without a token
     got = [_command(api, gid, tokens[0], f"c{i}") for i in range(3)]
     assert [r.status_code in ANSWERED for r in got] == [True, True, False]
     assert got[2].status_code == 429
@@ -34,21 +35,39 @@ def _limited_play(app: Flask) -> None:
     assert got[1].headers["RateLimit"].startswith('"commands";r=0;t=')
     view = f"/games/{gid}/seats/1/view"
     assert [api.get(view, headers=bearer(f"x{i}")).status_code for i in range(3)] == [401, 401, 429]
-    r = api.get(view, headers=bearer(tokens[1]))
+    r = api.get(view, headers=bearer("x3"))
     assert r.status_code == 429 and r.get_json()["limit"] == "bad-tokens"
-    assert r.headers["RateLimit"].startswith('"per-address";r=2;')  # 10 of 12 counted
-    assert api.get(f"/games/{gid}").status_code == 200  # no token: not held back
-    assert api.get(f"/games/{gid}").headers["RateLimit"].startswith('"per-address";r=0;')
+    # a valid token at the locked-out address is not held back, and has its own general limit
+    # (the address has counted 9 of its 12: 3 without a token, 2 commands, 4 refused tokens)
+    r = api.get(view, headers=bearer(tokens[1]))
+    assert r.status_code == 200 and r.headers["RateLimit"].startswith('"per-token";r=5;')
+    for left in range(4, -1, -1):
+        r = api.get(view, headers=bearer(tokens[1]))
+        assert r.status_code == 200 and r.headers["RateLimit"].startswith(f'"per-token";r={left};')
+    r = api.get(view, headers=bearer(tokens[1]))
+    assert r.status_code == 429 and r.get_json()["limit"] == "per-token"
+    assert "this token may make 6 per 1 minute" in r.get_json()["detail"]
+    # the address's general limit is spent: a request without a token, or whose token is not
+    # valid, is refused; one whose token is valid is not, on a seat's route or a public one
     r = api.get(f"/games/{gid}")
     assert r.status_code == 429 and r.get_json()["limit"] == "per-address"
     assert int(r.headers["Retry-After"]) >= 1
+    r = api.get(f"/games/{gid}", headers=bearer("x9"))
+    assert r.status_code == 429 and r.get_json()["limit"] == "per-address"
+    assert "whose token is valid" in r.get_json()["detail"]
+    assert api.get(f"/games/{gid}", headers=bearer(tokens[0])).status_code == 200
+    assert api.get(f"/games/{gid}/seats/0/view", headers=bearer(tokens[0])).status_code == 200
     assert api.get("/healthz").status_code == 200  # exempt
     assert api.post("/games", json=SEATS, headers=bearer(ADMIN)).status_code == 201  # exempt
     other = api.get(f"/games/{gid}", environ_base={"REMOTE_ADDR": "192.0.2.5"})
     assert other.status_code == 200 and other.headers["RateLimit"].startswith('"per-address";r=11;')
 
 
-LIMITS = {"LIMIT_PER_ADDRESS": "12 per minute", "LIMIT_COMMANDS": "2 per minute"}
+LIMITS = {
+    "LIMIT_PER_ADDRESS": "12 per minute",
+    "LIMIT_PER_TOKEN": "6 per minute",
+    "LIMIT_COMMANDS": "2 per minute",
+}
 
 
 def test_limits_on_a_memory_store_count_in_its_fakeredis() -> None:
@@ -98,16 +117,20 @@ def test_a_command_on_a_cluster_makes_one_call_per_owner_each_in_one_slot(
         r = _command(api, gid, tokens[0], "c0")
         sent = monitor.commands()
         assert r.status_code in ANSWERED and r.headers["RateLimit"].startswith('"commands";r=1;')
-        # the address's limits (per address, bad tokens), then the token's (commands)
+        # the token's limits (its general one, commands), then its address's general count
         assert len(sent) == 2 and all(c.startswith("EVALSHA ") for c in sent), sent
         by_slot = [{key_slot(k.encode()) for k in _keys(c)} for c in sent]
         assert all(len(slots) == 1 for slots in by_slot), sent
         names = sorted(k.rsplit(":", 2)[1] for c in sent for k in _keys(c))
-        assert names == sorted(
-            ["per-address", "per-address", "bad-tokens", "bad-tokens"] + 2 * ["commands"]
-        )
-        # a request with no per-token limit: one call
+        assert names == sorted(2 * ["per-token"] + 2 * ["commands"] + 2 * ["per-address"])
+        # a read with a token: two calls (its token's, its address's); one without: one
         assert api.get(f"/games/{gid}/seats/0/view", headers=bearer(tokens[0])).status_code == 200
-        assert len(monitor.commands()) == 1
+        assert len(monitor.commands()) == 2
         assert api.get(f"/games/{gid}").status_code == 200
         assert len(monitor.commands()) == 1
+        # a refused token: those two, then its address's bad-token count
+        assert api.get(f"/games/{gid}/seats/0/view", headers=bearer("guess")).status_code == 401
+        sent = monitor.commands()
+        assert len(sent) == 3, sent  # (the nodes' monitors are read one after the other)
+        names = sorted(k.rsplit(":", 2)[1] for c in sent for k in _keys(c))
+        assert names == sorted(2 * ["per-token", "per-address", "bad-tokens"]), sent
