@@ -189,6 +189,11 @@ class Ladders:
             raise LadderError(f"unknown built-in bot {bot!r}; built-in bots: {bot_names()}")
         if account is not None and self.config(name).duplicate:
             raise LadderError(DUPLICATE_EXTERNAL.format(name=name))
+        if account is not None and (there := self.current_entrant(name, account)) is not None:
+            raise LadderError(
+                f"bot account {account!r} is an entrant of {name!r} already, as {there!r} "
+                "(one account plays one entrant: it would be seated against itself)"
+            )
         spec = {"entrant": entrant, "bot": bot} if bot else {"entrant": entrant, "account": account}
         if not self.store.add_entrant(name, entrant, json.dumps(spec)):
             raise LadderError(f"{entrant!r} is already an entrant of {name!r}")
@@ -205,8 +210,8 @@ class Ladders:
 
     def join(self, name: str, account: str, now: str) -> tuple[dict[str, Any], bool]:
         """The bot account enters the open ladder ``name``: (its entrant, whether it is new to
-        the ladder's current entrants). An account that left comes back as the entrant(s) it
-        was, rating kept; one already in is answered its entrant. ``LadderClosed`` for a ladder
+        the ladder's current entrants). An account that left comes back as the entrant it was
+        (the one it joined as, else the first the admin entered it as), rating kept; one already in is answered its entrant. ``LadderClosed`` for a ladder
         not open, ``LadderError`` for a duplicate-set ladder or an unknown one."""
         cfg = self.config(name)
         if not cfg.open:
@@ -219,16 +224,20 @@ class Ladders:
         mine = self.entries_of(name, account)
         if any(current(s) for s in mine.values()):
             return next(s for e, s in sorted(mine.items()) if current(s)), False
-        if mine:
-            for e, spec in sorted(mine.items()):
-                spec.pop("left_at", None)
-                self.store.set_entrant(name, e, json.dumps(spec))
-            return mine[min(mine)], True
         entrant = ACCOUNT_ENTRANT.format(account=account)
+        if mine:  # back as the entrant it joined as (else the admin's): one entrant an account
+            back = entrant if entrant in mine else min(mine)
+            spec = mine[back]
+            spec.pop("left_at", None)
+            self.store.set_entrant(name, back, json.dumps(spec))
+            return spec, True
         spec = {"entrant": entrant, "account": account, "joined_at": now}
-        if not self.store.add_entrant(name, entrant, json.dumps(spec)):
-            raise LadderError(f"entrant {entrant!r} of {name!r} is not account {account!r}")
-        return spec, True
+        if self.store.add_entrant(name, entrant, json.dumps(spec)):
+            return spec, True
+        there = self.entrants(name).get(entrant)  # a join racing this one wrote it first
+        if there is not None and there.get("account") == account:
+            return there, False
+        raise LadderError(f"entrant {entrant!r} of {name!r} is not account {account!r}")
 
     def leave(self, name: str, account: str, now: str) -> list[str]:
         """The account leaves the ladder (every entrant it is there as): paired no more, its

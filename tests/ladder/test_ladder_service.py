@@ -143,3 +143,29 @@ def test_a_set_cut_short_holds_only_its_games_and_single_games_are_not_held(
     assert all(ladders.games.holds.held.members(g) == sorted(cut) for g in cut)
     (single,) = ladders.schedule("one", rng_seed="x")
     assert ladders.games.holds.held.members(single) is None
+
+
+def test_an_account_is_one_current_entrant_of_a_ladder(
+    ladders: Ladders, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ladders.create(LadderConfig("o", players=[2], open=True))
+    account = "0123456789abcdef"
+    spec, new = ladders.join("o", account, "t0")
+    assert new and spec["entrant"] == f"acct.{account}"
+    # the admin cannot enter it again under another name: it would meet itself
+    with pytest.raises(LadderError, match="already, as 'acct.0123456789abcdef'"):
+        ladders.add_entrant("o", "again", account=account)
+    # a join that read the entrants before a racing join of the same account wrote them
+    monkeypatch.setattr(ladders, "entries_of", lambda name, acct: {})
+    assert ladders.join("o", account, "t1") == (spec, False)
+    monkeypatch.undo()
+    # gone, it may be entered by the admin under another name; it leaves both, and joins back
+    # as the one it joined as: never two current entrants
+    ladders.leave("o", account, "t2")
+    assert ladders.current_entrant("o", account) is None
+    ladders.add_entrant("o", "named", account=account)
+    assert ladders.current_entrant("o", account) == "named"
+    assert ladders.leave("o", account, "t3") == ["named"]
+    assert ladders.join("o", account, "t4") == (spec, True)
+    current = [e for e, s in ladders.entries_of("o", account).items() if "left_at" not in s]
+    assert current == [f"acct.{account}"]
