@@ -112,7 +112,7 @@ def apply_command(state: GameState, seat: int, cmd: Any, ctx: Ctx) -> None:
     if not isinstance(cmd, dict):
         refuse("command", "a command must be a JSON object with a 'kind'", None, cmd)
     kind = cmd.get("kind")
-    if kind in LEAVING:  # resign, abandon: at any moment, owed decision or not
+    if kind in LEAVING:  # resign, abandon, abort: owed decision or not (``leaving``)
         LEAVING[kind](state, seat, cmd, ctx)
         return
     owes = owed(state, seat)

@@ -11,8 +11,9 @@ they and the code disagree). Where each fact comes from:
   the module that folds it: the registered fold function's module;
 * the fields and their JSON types: the events of real play, collected here (``samples``): bot
   games of 2 to 5 seats (with and without the first-game arrangement), every scenario under
-  ``tests/scenarios/``, a resignation and an abandonment. A field present in every sample is
-  required; fields a call site names (``ev(..., field=...)``) but no sample showed are listed too;
+  ``tests/scenarios/``, a resignation, an abandonment and an abort. A field present in every
+  sample is required; fields a call site names (``ev(..., field=...)``) but no sample showed are
+  listed too;
 * the visibility: ``engine.observe.VISIBILITY`` and what ``engine.redact`` leaves another viewer
   of each sample.
 
@@ -105,7 +106,7 @@ def samples() -> Iterator[dict[str, Any]]:
         yield from play_game(f"eventdoc:{n}:{int(first)}", n, options={"first_game": first}).events
     for path in scenario_files():
         yield from scenario.run(load(str(path)))["events"]
-    for kind in ("resign", "abandon"):
+    for kind in ("resign", "abandon", "abort"):
         state, events = engine.new_game(f"eventdoc:{kind}", 3)
         yield from events
         cmd = {"kind": kind}
@@ -275,7 +276,7 @@ def markdown(cat: dict[str, Entry]) -> str:
         "the types the engine folds (`@folds` / `@creates`, `engine/fold.py`), the",
         '`ev("Type", ...)` calls that emit them, the visibility table (`engine/observe.py`) and the',
         f"fields seen in {len(GAMES)} bot games of 2 to 5 seats, every scenario under",
-        "`tests/scenarios/` and a resignation and an abandonment.",
+        "`tests/scenarios/`, a resignation, an abandonment and an abort.",
         "`tests/engine/test_event_catalogue.py` fails when this file and the code disagree.",
         "",
         "Every event also has `type` (string: its name) and `v` (integer: the event schema version,",

@@ -1,6 +1,7 @@
-"""Resigning and abandoning (house rules, engine/leaving.py): either ends the game at once,
-whatever decisions are owed; a resigned seat never wins, even when it leads; an abandoned game has
-no winner; both replay to the same state from their events."""
+"""Resigning, abandoning and aborting (house rules, engine/leaving.py): each ends the game at once,
+whatever decisions are owed; a resigned seat never wins, even when it leads; an abandoned or
+aborted game has no winner; an abort is refused once the first round ended; all replay to the same
+state from their events."""
 
 from __future__ import annotations
 
@@ -50,9 +51,66 @@ def test_abandoning_ends_the_game_with_no_winner_and_the_scores_as_they_stand() 
     assert (state.end_reason, state.winners, state.scores) == ("abandoned", [], standing)
 
 
-@pytest.mark.parametrize("kind", ["resign", "abandon"])
+def _to_round(state: engine.GameState, target: int) -> list[engine.Event]:
+    """Play random decisions until the game reaches round ``target``; the events played."""
+    bot = get_bot("random")
+    rng = Rng(3)
+    log: list[engine.Event] = []
+    while state.round < target:
+        seat = min(engine.pending(state))
+        decision = engine.legal(state, seat)
+        assert decision is not None
+        cmd = bot.act(decision, None, rng)
+        record = engine.command_submitted(seat, cmd)
+        engine.evolve(state, record)
+        log += [record, *engine.play(state, seat, cmd)]
+    return log
+
+
+@pytest.mark.parametrize("first_game", [False, True])
+def test_aborting_in_the_first_round_ends_the_game_with_no_winner(first_game: bool) -> None:
+    """From the setup decisions (round 0) to the last decision of round 1, any seat may abort."""
+    state, _ = engine.new_game("abort", 3, {"first_game": first_game})
+    assert state.round == (1 if first_game else 0)
+    _to_round(state, 1)
+    while True:  # the last moment: one decision before round 1 ends
+        seat = min(engine.pending(state))
+        decision = engine.legal(state, seat)
+        assert decision is not None
+        cmd = get_bot("random").act(decision, None, Rng(5))
+        if any(e["type"] == "RoundEnded" for e in engine.decide(state, seat, cmd)):
+            break
+        engine.play(state, seat, cmd)
+    standing = [engine.score(p) for p in state.players]
+    events = engine.play(state, 2, {"kind": "abort"})
+    assert [e["type"] for e in events] == ["GameAborted", "GameEnded"]
+    assert events[0]["seat"] == 2 and events[0]["round"] == 1
+    assert events[1]["reason"] == "aborted" and events[1]["winners"] == []
+    assert (state.end_reason, state.winners, state.scores) == ("aborted", [], standing)
+    assert engine.pending(state) == {}
+
+
+def test_aborting_during_the_setup_decisions_is_round_0() -> None:
+    state, _ = engine.new_game("abort-setup", 2)
+    assert state.round == 0 and engine.pending(state)
+    events = engine.play(state, 0, {"kind": "abort"})
+    assert events[0] == {"type": "GameAborted", "v": events[0]["v"], "seat": 0, "round": 0}
+
+
+def test_an_abort_after_the_first_round_is_refused_and_says_to_resign() -> None:
+    state, _ = engine.new_game("abort-late", 2)
+    _to_round(state, 2)
+    before = engine.state_hash(state)
+    with pytest.raises(engine.IllegalCommand) as late:
+        engine.decide(state, 0, {"kind": "abort"})
+    assert late.value.code == "too_late"
+    assert "round 2" in late.value.message and "resign" in late.value.message
+    assert engine.state_hash(state) == before
+
+
+@pytest.mark.parametrize("kind", ["resign", "abandon", "abort"])
 def test_a_finished_game_refuses_them_and_extra_fields_are_refused(kind: str) -> None:
-    state = _midgame()
+    state = engine.new_game("leaving", 3)[0] if kind == "abort" else _midgame()
     with pytest.raises(engine.IllegalCommand) as bad:
         engine.decide(state, 1, {"kind": kind, "seat": 2})
     assert bad.value.code == "fields"
@@ -62,7 +120,7 @@ def test_a_finished_game_refuses_them_and_extra_fields_are_refused(kind: str) ->
     assert over.value.code == "game_over"
 
 
-@pytest.mark.parametrize("kind", ["resign", "abandon"])
+@pytest.mark.parametrize("kind", ["resign", "abandon", "abort"])
 def test_the_events_fold_to_the_same_ended_game(kind: str) -> None:
     state, log = engine.new_game("leaving-replay", 2)
     log += engine.play(state, 1, {"kind": kind})

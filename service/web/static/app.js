@@ -109,7 +109,7 @@ async function lobby(params) {
         h("thead", {}, h("tr", {}, ["Game", "Status", "Seats", "Round", ""].map((t) => h("th", { scope: "col" }, t)))),
         h("tbody", {}, page.items.map((g) => h("tr", {},
           h("td", {}, h("code", {}, g.game_id), mine.has(g.game_id) ? " (yours)" : ""),
-          h("td", {}, g.status, g.end_reason === "abandoned" ? " — abandoned" : g.winners && g.winners.length ? ` — won by ${g.winners.map((w) => seatName(g, w)).join(", ")}` : "", g.end_reason === "resigned" ? " (resignation)" : ""),
+          h("td", {}, g.status, g.end_reason === "abandoned" ? " — abandoned" : g.end_reason === "aborted" ? " — aborted" : g.winners && g.winners.length ? ` — won by ${g.winners.map((w) => seatName(g, w)).join(", ")}` : "", g.end_reason === "resigned" ? " (resignation)" : ""),
           h("td", {}, g.seats.map((s) => s.kind === "bot" ? s.bot : s.kind === "external" ? (s.entrant || "bot") : s.claimed ? (s.name || "human") : s.invited ? "invited" : "open").join(", ")),
           h("td", {}, g.round),
           h("td", { class: "links" },

@@ -115,6 +115,7 @@ export function scores(view, game) {
   return h("section", { class: "scores", "aria-label": "Final scores" },
     h("h2", {}, "Final scores"),
     r.reason === "abandoned" ? h("p", {}, "The game was abandoned: nobody wins. The scores as they stood:")
+      : r.reason === "aborted" ? h("p", {}, "The game was aborted before its first round ended: no result, nobody wins. The scores as they stood:")
       : h("p", {}, r.reason === "resigned" ? "The game ended by resignation. Winner: " : `The game ended (${r.reason.replaceAll("_", " ")}). Winner: `,
         r.winners.map(nameOf).join(" and "), "."),
     h("div", { class: "scroll" }, h("table", {},

@@ -232,6 +232,7 @@ export function describe(e, game) {
       : `Game over (${(e.reason || "").replaceAll("_", " ")}): nobody wins`;
     case "SeatResigned": return `${s} resigns: the game ends now`;
     case "GameAbandoned": return "The game is abandoned: it ends with no winner";
+    case "GameAborted": return `${s} aborts the game before the first round ended: no result, no winner`;
     case "SeatAbandoned": return `${s} was abandoned: a bot plays it now`;
     default: return `${String(e.type || "Something happened").replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase()}${s ? ": " + s : ""}`;
   }
