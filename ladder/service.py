@@ -18,7 +18,7 @@ duplicate set (one seed, every rotation of the seats) are held (``events.games.s
 created: none reveals the seed before the last of them has ended. Results are recorded
 once per game (the ``:recorded`` set guards it atomically), in finishing order, and the live
 ratings fold each new result; ``rebuild_ratings`` refolds every result from the games' own event
-logs, and must equal the live table.
+logs, and must equal the live table. A game that ended without a result (aborted) records none.
 """
 
 from __future__ import annotations
@@ -40,6 +40,9 @@ from events.store.ladders import LadderStore
 from .pairing import choose_table, seatings
 from .ratings import DEFAULT_PROVISIONAL_SIGMA, Entry, RatingTable, Result
 from .stats import head_to_head
+
+#: how games end that count for nothing on a ladder (``engine.leaving``: an aborted game)
+UNRATED = ("aborted",)
 
 _NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 RECENT = 50  # results that count as "recent meetings" for pairing
@@ -430,6 +433,8 @@ class Ladders:
     # --- results and ratings ---------------------------------------------------------------
     def record_finished(self, name: str) -> int:
         """Record the result of every finished ladder game not yet recorded; returns how many.
+        A game that ended without a result (``UNRATED``: aborted) is marked so and recorded
+        nowhere: no result, no rating change, never a meeting of its entrants.
         A duplicate set found ended meanwhile is released (``events.games.seeds``): its games' seeds
         and full logs are revealed."""
         n = 0
@@ -438,6 +443,11 @@ class Ladders:
                 continue
             state, _, _ = self.games.load(gid)
             if not state.over:
+                continue
+            if state.end_reason in UNRATED:  # called off: no result, the game is only over
+                self.store.set_game(name, gid, json.dumps({**info, "status": state.end_reason}))
+                if info.get("seed_set"):
+                    self.games.holds.running(gid)
                 continue
             if self.record(name, gid, info["seats"], state.scores):
                 n += 1

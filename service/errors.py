@@ -114,6 +114,15 @@ _TYPES = [
         "again, decide on its 'decision' and send a new command with that decision_id.",
     ),
     ProblemType(
+        "abort-unavailable",
+        "Abort not available",
+        409,
+        "The game cannot be aborted: only a game made from a challenge can be, and only "
+        "until its first round ends ('code': not_from_challenge, too_late, or game_over when "
+        "it is over already); nothing was stored. To leave a game under way, resign "
+        "(POST /games/{game_id}/seats/{seat}/resign).",
+    ),
+    ProblemType(
         "seat-unavailable",
         "Seat unavailable",
         409,

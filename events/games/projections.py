@@ -31,7 +31,7 @@ from engine.observe import SidesMemo
 from engine.state import GameState
 from events.envelope import Envelope, iso_utc
 from events.games.served import named_bonuses, served_decision, served_side
-from events.games.time_control import Clocks
+from events.games.time_control import Clocks, from_challenge
 
 Viewer = int | str
 
@@ -174,6 +174,7 @@ def summary(
         "abandoned": [s.seat for s in seats if s.abandoned],
         "next_deadline": iso_utc(min(deadlines)) if deadlines else None,
         "bot_pace_seconds": table.get("bot_pace_seconds") or 0,
+        "challenge": from_challenge(table),
     }
 
 

@@ -6,6 +6,8 @@ A game's table (``GameState.table``, recorded in ``GameCreated``) may carry::
     "timeout_policy": "heuristic",      # or "ismcts", "minimal"
     "abandon_after": 3,                 # consecutive timeouts before a seat is abandoned; 0 = never
     "bot_pace_seconds": 1.5,            # the least time between two bot decisions; 0 = at once
+    "challenge": "3f9a0c1d2e4b5a69",    # the challenge the game was made from (its seats may
+                                        # abort it until round 1 ends: engine.leaving)
 
 All times are seconds (numbers; stored as whole milliseconds). A seat's current decision starts
 at the timestamp of the envelope batch that made it pending; its deadline is
@@ -40,6 +42,7 @@ plays it); the fact is derived from the log (actors + table), not stored separat
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -61,6 +64,8 @@ DEFAULT_ABANDON_AFTER = 3
 SEAT_KINDS = ("human", "bot", "external")
 _TC_KEYS = ("per_decision", "bank", "increment", "bank_max")
 _MAX_SECONDS = 30 * 24 * 3600
+#: a challenge id (``service.challenges``): what ``table.challenge`` holds
+_CHALLENGE_ID = re.compile(r"[0-9a-f]{16}")
 #: the most a table may pace its bots (seconds between two bot decisions)
 MAX_BOT_PACE = 5
 
@@ -184,6 +189,18 @@ def validate_table(table: Mapping[str, Any] | None, players: int) -> None:
     k = table.get("abandon_after")
     if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 0):
         raise ValueError("table.abandon_after must be a whole number >= 0 (0: never abandon)")
+    challenge = table.get("challenge")
+    if challenge is not None and not (
+        isinstance(challenge, str) and _CHALLENGE_ID.fullmatch(challenge)
+    ):
+        raise ValueError("table.challenge must be a challenge id (16 hex digits)")
+
+
+def from_challenge(table: Mapping[str, Any]) -> str | None:
+    """The challenge a game was made from (its table records it), else None: only such a game
+    may be aborted (``engine.leaving``)."""
+    challenge = table.get("challenge")
+    return challenge if isinstance(challenge, str) else None
 
 
 def parse_ts(ts: str) -> datetime:

@@ -341,6 +341,8 @@ def _start(store: Challenges, c: dict[str, Any]) -> str:
         table["ladder"] = c["ladder"]
         for seat, entrant in zip(table["seats"], c["entrants"], strict=True):
             seat["entrant"] = entrant
+    # the log says where the game came from: its seats may abort it (``seats.abort``)
+    table["challenge"] = c["challenge_id"]
     options = c.get("options") or {}
     cfg = current_app.config
     b.games.create(

@@ -18,7 +18,11 @@ Friends at the table:
   (``POST /games/<id>/abandon``): the command ``abandon``, which ends it with nobody winning;
 * a seat holder resigns (``POST /games/<id>/seats/<n>/resign``): the command ``resign``, which
   ends the game at once, the best of the other seats winning (``engine.leaving`` has the house
-  rule and its events)."""
+  rule and its events);
+* a seat of a game made from a challenge (its table names the challenge: ``table.challenge``)
+  aborts it until its first round ends (``POST /games/<id>/seats/<n>/abort``): the command
+  ``abort``, which ends it with no result and nobody winning; later, or in another game, 409
+  ``abort-unavailable`` saying why (resign instead)."""
 
 from __future__ import annotations
 
@@ -28,6 +32,8 @@ from typing import Any
 import orjson
 from flask import Blueprint, Response
 
+import engine
+from engine.leaving import ABORT_UNTIL_ROUND
 from events.games.seeds import withholds
 from service.api.games import game_state, read_summary
 from service.api.links import seat_links
@@ -39,6 +45,7 @@ from service.http import etag, load_body, load_query, not_modified, not_modified
 from service.limits import token_accepted
 from service.schemas.requests import (
     AbandonRequestSchema,
+    AbortRequestSchema,
     ClaimSeatRequestSchema,
     ClaimSeatSchema,
     EmptyQuerySchema,
@@ -59,6 +66,7 @@ _claim_request = ClaimSeatRequestSchema()
 _invite_body = InviteRequestSchema()
 _resign_body = ResignRequestSchema()
 _abandon_body = AbandonRequestSchema()
+_abort_body = AbortRequestSchema()
 _invite = InviteSchema()
 _game = GameSchema()
 _empty = EmptyQuerySchema()
@@ -213,6 +221,60 @@ def resign(game_id: str, seat: int) -> Response:
     )
     pos, summary = read_summary(game_id)
     return respond(_game, game_state(game_id, summary), status=201)
+
+
+@bp.post("/games/<gid:game_id>/seats/<int:seat>/abort")
+def abort(game_id: str, seat: int) -> Response:
+    """The seat calls off a game made from a challenge before its first round ended: it ends
+    with no result and nobody winning (``engine.leaving``). Answers the game as it now is
+    (``end_reason: "aborted"``); 409 ``abort-unavailable`` when it cannot be aborted."""
+    load_query(_empty)
+    require_seat(game_id, seat)
+    load_body(_abort_body, optional=True)
+    _pos, summary = read_summary(game_id)
+    _abortable(summary, seat)
+    try:
+        backend().games.submit(
+            game_id,
+            seat,
+            {"kind": "abort"},
+            f"seat:{seat}:abort-{secrets.token_hex(8)}",
+            actor=f"seat:{seat}",
+        )
+    except engine.IllegalCommand as exc:  # the round (or the game) ended meanwhile
+        if exc.code not in ("too_late", "game_over"):
+            raise
+        _abortable(read_summary(game_id)[1], seat)
+        raise
+    _pos, summary = read_summary(game_id)
+    return respond(_game, game_state(game_id, summary), status=201)
+
+
+def _abortable(summary: dict[str, Any], seat: int) -> None:
+    """Refuse (409, saying why and what the seat can do instead) to abort a game that is over,
+    was not made from a challenge, or is past its first round."""
+    resign = f"/games/{summary['game_id']}/seats/{seat}/resign"
+    if summary.get("status") == "finished":
+        raise Problem(
+            "abort-unavailable",
+            f"the game is over already (it ended {summary.get('end_reason')}); there is "
+            f"nothing to abort. GET /games/{summary['game_id']} has its result",
+            code="game_over",
+        )
+    if not summary.get("challenge"):
+        raise Problem(
+            "abort-unavailable",
+            "only a game made from a challenge can be aborted (POST /challenges), and this one "
+            f"was not; to leave it, resign (POST {resign})",
+            code="not_from_challenge",
+        )
+    if summary["round"] > ABORT_UNTIL_ROUND:
+        raise Problem(
+            "abort-unavailable",
+            f"a game can be aborted only until its first round ends, and this one is in round "
+            f"{summary['round']}; to leave it, resign (POST {resign})",
+            code="too_late",
+        )
 
 
 @bp.get("/games/<gid:game_id>/seats/<int:seat>/view")

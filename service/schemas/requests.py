@@ -163,6 +163,10 @@ class AbandonRequestSchema(Strict):
     """No parameters; an empty object (or no body) is accepted."""
 
 
+class AbortRequestSchema(Strict):
+    """No parameters; an empty object (or no body) is accepted."""
+
+
 class CommandRequestSchema(Strict):
     command_id = StrictStr(required=True, validate=COMMAND_ID)
     expected_version = StrictInt(validate=Range(min=0, max=MAX_SEQ))

@@ -192,6 +192,23 @@ def test_a_resigned_game_s_log_verifies_and_its_forgeries_are_refused(
         assert not v["ok"] and words in v["reason"], (label, v)
 
 
+def test_an_aborted_game_s_log_verifies_and_a_changed_ending_does_not(
+    ts_client: Path, tmp_path: Path
+) -> None:
+    """A challenge game aborted in its first round ends GameAborted, GameEnded (reason aborted,
+    no winner): the verifier takes it as a finished, signed log; the same log claiming a
+    resignation instead is refused."""
+    log = forgeries.aborted_log(forgeries.new_app_client())
+    genuine = tmp_path / "aborted.jsonl"
+    genuine.write_text(log, encoding="utf-8")
+    changed = tmp_path / "changed.jsonl"
+    changed.write_text(log.replace('"reason":"aborted"', '"reason":"resigned"'), encoding="utf-8")
+    ok, bad = verdicts(ts_client, genuine, changed, key=forgeries.PUBLIC_KEY)
+    assert ok["ok"] and ok["over"] and ok["signature"] == "signed", ok
+    assert ok["commitment"] == "checked" and ok["kind"] == "envelopes", ok
+    assert not bad["ok"] and "hash does not match" in bad["reason"], bad
+
+
 #: (a JSON text, what keyProblem says of it: "twice", "order" or None)
 KEY_CASES = [
     ('{"a":1,"a":2}', "twice"),

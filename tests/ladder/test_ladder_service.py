@@ -169,3 +169,25 @@ def test_an_account_is_one_current_entrant_of_a_ladder(
     assert ladders.join("o", account, "t4") == (spec, True)
     current = [e for e, s in ladders.entries_of("o", account).items() if "left_at" not in s]
     assert current == [f"acct.{account}"]
+
+
+def test_an_aborted_game_records_no_result_and_frees_its_place(ladders: Ladders) -> None:
+    """An aborted game counts for nothing: no result, no rating, not counted as a meeting;
+    the ladder marks it so and no longer counts it as running."""
+    ladders.create(LadderConfig("abort", players=[2], concurrency=1))
+    for name in ("a", "b"):
+        ladders.add_entrant("abort", name, bot="random")
+    (gid,) = ladders.schedule("abort", rng_seed="s")
+    ladders.games.submit(gid, 1, {"kind": "abort"}, "abort", actor="seat:1")
+    assert ladders.games.load(gid)[0].end_reason == "aborted"
+    assert ladders.record_finished("abort") == 0
+    assert ladders.results("abort") == []
+    assert all(r["games"] == 0 for r in ladders.leaderboard("abort"))
+    assert ladders.ladder_games("abort")[gid]["status"] == "aborted"
+    assert ladders.running("abort") == []
+    assert ladders.record_finished("abort") == 0  # and never later
+    assert tables_equal(ladders.rebuild_ratings("abort"), ladders.live_table("abort"))
+    (again,) = ladders.schedule("abort", rng_seed="t")  # its place is free for another game
+    drive(ladders.games, again)
+    assert ladders.record_finished("abort") == 1
+    assert [r.game_id for r in ladders.results("abort")] == [again]

@@ -1,4 +1,4 @@
-"""``rfg replay``, with and without ``--key``, verifies a genuine signed log of a resigned game and
+"""``rfg replay``, with and without ``--key``, verifies a genuine signed log of a resigned game (and of an aborted one) and
 refuses its forgeries (``tests/events/verify/forgeries.py``): a key given twice in any line is a
 malformed log (exit 2), a signature stating another result than ``GameEnded`` is not authentic
 (exit 1), whether or not the key is given."""
@@ -34,6 +34,14 @@ def test_the_genuine_log_verifies(
     code, out, err = _replay(capsys, path, keyed)
     assert code == 0, err
     assert "winners [1]" in out and ("authentic: yes" in out) is keyed
+
+
+def test_an_aborted_games_log_verifies(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "aborted.jsonl"
+    path.write_text(forgeries.aborted_log(forgeries.new_app_client()), encoding="utf-8")
+    code, out, err = _replay(capsys, path, True)
+    assert code == 0, err
+    assert "aborted" in out and "authentic: yes" in out, out
 
 
 @pytest.mark.parametrize("label", sorted(forgeries.KINDS))

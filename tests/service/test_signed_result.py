@@ -1,5 +1,5 @@
 """The signature of a finished game's log states the log's result, however the game ended: by
-scoring, by resignation, abandoned by its host, or played on by a bot after a seat timed out too
+scoring, by resignation, abandoned by its host, aborted in its first round, or played on by a bot after a seat timed out too
 often. ``GET .../log`` signs ``GameEnded``'s scores and winners and ``POST /replays/verify``
 vouches for each log; it refuses a log whose signed result differs from ``GameEnded`` and one with
 a key given twice in any line (the forgeries of ``tests/events/verify/forgeries.py``)."""
@@ -68,6 +68,15 @@ def test_a_game_ended_by_resignation(api: ValidatingClient) -> None:
     ended = _verified_result(api, gid)
     assert ended["reason"] == "resigned" and ended["winners"] == [1]
     assert ended["winners"] != forgeries.by_score(ended)
+
+
+def test_a_challenge_game_aborted_in_its_first_round(api: ValidatingClient) -> None:
+    text = forgeries.aborted_log(api)
+    gid = json.loads(text.splitlines()[0])["game_id"]
+    ended = _verified_result(api, gid)
+    assert ended["reason"] == "aborted" and ended["winners"] == []
+    verdict = _verify(api, text)
+    assert verdict["summary"]["end_reason"] == "aborted" and verdict["complete"], verdict
 
 
 def test_a_game_abandoned_by_its_host(api: ValidatingClient) -> None:

@@ -85,6 +85,10 @@ def test_a_seat_acting_itself_resets_its_consecutive_timeouts() -> None:
         ({"abandon_after": -2}, "abandon_after"),
         ({"seats": [{"kind": "bot"}, {"kind": "human"}]}, "must name its bot"),
         ({"seats": [{"kind": "human"}]}, "exactly 2 seats"),
+        ({"challenge": "not-an-id"}, "challenge id"),
+        ({"challenge": "0123456789ABCDEF"}, "challenge id"),
+        ({"challenge": 123}, "challenge id"),
+        ({"challenge": "0123456789abcdef0"}, "challenge id"),
     ],
 )
 def test_malformed_tables_are_refused_before_anything_is_stored(

@@ -79,6 +79,28 @@ def resigned_log(api: FlaskClient) -> str:
     return text
 
 
+def aborted_log(api: FlaskClient) -> str:
+    """The full signed log of a challenge game (a bot account against the random bot) that the
+    account aborts with its bot token before the first round ends, made through ``api`` (an app
+    signing with ``SIGNER``): it ends ``GameAborted``, ``GameEnded`` (reason aborted, no winner)."""
+    from tests.service.conftest import bearer
+
+    r = api.post("/bots/accounts", json={"name": "quitter", "description": "t", "contact": "q@t"})
+    assert r.status_code == 201, r.get_json()
+    me = r.get_json()
+    seats = [{"kind": "external", "account": me["account_id"]}, {"kind": "bot", "bot": "random"}]
+    r = api.post("/challenges", json={"seats": seats}, headers=bearer(me["token"]))
+    assert r.status_code == 201, r.get_json()
+    gid = r.get_json()["game_id"]
+    r = api.post(f"/games/{gid}/seats/0/abort", headers=bearer(me["token"]))
+    assert r.status_code == 201, r.get_json()
+    text: str = api.get(f"/games/{gid}/log").get_data(as_text=True)
+    *_, aborted, ended, _signature = (json.loads(line) for line in text.splitlines())
+    assert (aborted["type"], ended["type"]) == ("GameAborted", "GameEnded")
+    assert ended["payload"]["reason"] == "aborted" and ended["payload"]["winners"] == []
+    return text
+
+
 def by_score(ended: dict[str, Any]) -> list[int]:
     """The winners the scores alone give (what a signature must not state for a resignation)."""
     scores = ended["scores"]
