@@ -195,3 +195,25 @@ def test_bot_seats_of_a_rated_challenge_are_entrants_of_the_ladder(
             validate=False,
         )
         assert r.status_code == 422 and "entrant" in r.get_json()["detail"], r.get_json()
+
+
+def test_an_aborted_rated_challenge_game_is_not_rated(
+    real_api: ValidatingClient, real_app: Flask
+) -> None:
+    api = real_api
+    make_ladder(api, open=True)
+    a, b = register(api, "a"), register(api, "b")
+    _join(api, "main", a, b)
+    r = api.post(
+        "/challenges", json={"ladder": "main", "seats": _seats(a, b)}, headers=bearer(a["token"])
+    )
+    cid = r.get_json()["challenge_id"]
+    gid = api.post(f"/challenges/{cid}/accept", headers=bearer(b["token"])).get_json()["game_id"]
+    r = api.post(f"/games/{gid}/seats/1/abort", headers=bearer(b["token"]))
+    assert r.status_code == 201, r.get_json()
+    with real_app.app_context():
+        lad = ladders_of()
+        assert lad.record_finished("main") == 0 and lad.results("main") == []
+        assert lad.running("main") == []
+    board = api.get("/ladders/main/leaderboard").get_json()["rows"]
+    assert [row["games"] for row in board] == [0, 0]
