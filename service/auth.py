@@ -14,11 +14,11 @@
 * ``is_admin()`` - whether the request carries the admin token (``ADMIN_TOKEN``, env
   ``RFG_ADMIN_TOKEN``; without one configured nobody is admin).
 * ``token_is_valid()`` - whether the request's token is a live bot token or a seat token of the
-  route's game, for a view that did not look at it.
+  route's game, before any view looks at it (``service.limits``: past its address's general
+  limit only such a token is let through).
 
-Each check tells ``service.limits`` what it found: a token it accepted (``token_accepted``: its
-address's general limit does not hold the request back) and a token offered as the admin token
-that is not it (``token_refused``: counted as a refused token, as a 401 is).
+``require_admin`` tells ``service.limits`` of a token offered as the admin token that is not it
+(``token_refused``: counted as a refused token, as a 401 is).
 """
 
 from __future__ import annotations
@@ -86,7 +86,6 @@ def require_seat(game_id: str, seat: int) -> None:
                 "not-found", f"game {game_id!r} has seats 0 to {summary['players'] - 1}, not {seat}"
             )
         if seat in seats_of(summary, account):
-            limits.token_accepted()
             return
         raise Problem(
             "forbidden",
@@ -95,7 +94,6 @@ def require_seat(game_id: str, seat: int) -> None:
         )
     owner = claims.seat_of(token) if token else None
     if owner == seat:
-        limits.token_accepted()
         return
     players = players_of(game_id)
     if not 0 <= seat < players:
@@ -132,9 +130,7 @@ def require_seat_command(game_id: str, seat: int) -> None:
     held = limits.check(read)
     if held is None and read is not None:  # no limits on this app: the read alone
         held = tokens.read(read)
-    if held:
-        limits.token_accepted()
-    else:
+    if not held:
         require_seat(game_id, seat)
 
 
@@ -159,10 +155,7 @@ def bot_account(token: str | None) -> str | None:
     """The account a live bot token belongs to; None for no token, another kind of token or a
     revoked one (and where the service keeps no accounts)."""
     accounts = backend().accounts
-    account = accounts.account_of(token) if token and accounts is not None else None
-    if account is not None:
-        limits.token_accepted()
-    return account
+    return accounts.account_of(token) if token and accounts is not None else None
 
 
 def token_is_valid() -> bool:

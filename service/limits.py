@@ -7,13 +7,13 @@
   opens and samples (per token, per address without one; a bot token's per game:
   ``route_owner``), replay uploads (per address).
 * **Neighbours**: what others at a client's address send cannot hold back its valid token. A
-  request with a token counts against its address's general limit too, refusing nothing before
-  the view; when that limit is past, the answer is 429 unless the token proves valid - the view
-  accepted it (``token_accepted``: a seat's token on its seat, a bot token, a challenge's
-  secret), or, where the view did not look at it (a public read), a read finds a bot token or a
-  seat token of the game (``service.auth.token_is_valid``, one round trip, only past the
-  limit). So random tokens do not make a client unlimited, and a flood from its address does not
-  stop a valid one.
+  request with a token counts against its address's general limit too; when that limit is past,
+  it is refused (429, before the view) unless its token is valid: a live bot token, or a seat
+  token of the route's game (``service.auth.token_is_valid``: one more round trip, only past the
+  limit; a challenge's secret, or a seat token on a route of no game, is not looked up and is
+  refused there). So random tokens do not make a client unlimited, a flood from its address
+  does not stop a valid token, and past the limit an unknown token costs two round trips and no
+  view.
 * **Bad tokens**: a request whose token was refused - 401, or 403 where only the admin token would
   do (``token_refused``) - counts against ``LIMIT_BAD_TOKENS`` of its address; past it such a
   request is answered 429 instead (3,000 guesses no longer get 3,000 answers). Nothing is
@@ -61,10 +61,10 @@ every limit that applies - the general one (the token's, else the address's), th
 checks them in that order, hitting each rate and stopping at the first that refuses: a refused
 request consumes what it did when Flask-Limiter counted them (the general limit when the route's
 refuses it; of a limit of several rates, the shorter windows before the one that refused); a
-request with a token then hits its address's general limit, which refuses nothing there. The
-script answers each window it checked, so the ``RateLimit`` headers need no read. A request
-whose token was refused makes a second, after the answer: its bad-token count; one with a token
-the view did not look at, past its address's general limit, a read of its token. A command
+request with a token then hits its address's general limit, which refuses it only if, past it,
+a read of its token (a second round trip) finds it is not valid. The script answers each window
+it checked, so the ``RateLimit`` headers need no read. A request whose token was refused makes
+a second, after the answer: its bad-token count. A command
 (``CHECKED_IN_VIEW``) counts its limits at the start of its view instead, in the same pipeline
 as the read of its seat's token (``service.auth.require_seat_command``): one round trip for
 both. Counters are hash-tagged by whose they are (an address, a token's digest:
@@ -133,11 +133,6 @@ _ADDRESS = "rfg_limit_address"
 _SEEN = "rfg_limit_seen"
 #: where a request notes that its token was refused with a 403 (``token_refused``)
 _REFUSED = "rfg_limit_refused"
-#: where a request notes that its token proved valid (``token_accepted``)
-_ACCEPTED = "rfg_limit_accepted"
-#: where a request with a token keeps its address's general limit when it was past it (a
-#: ``Seen``): the answer is 429 unless the token proves valid
-_OVER = "rfg_limit_over"
 
 #: a counter's window: (previous count, its ttl s, current count, its ttl s)
 Window = tuple[int, float, int, float]
@@ -327,20 +322,12 @@ def _is_admin() -> bool:
     return _auth()[1]
 
 
-def _proved_valid() -> bool:
-    """Whether the request's token is a valid credential: the view found it so
-    (``token_accepted``), or, where the view did not look at it (a public read), a read now
-    finds it is (``service.auth.token_is_valid``: a round trip, only past the address's limit)."""
-    if g.get(_ACCEPTED):
-        return True
+def _token_is_valid() -> bool:
+    """Whether the request's token is a live bot token or a seat token of the route's game
+    (``service.auth.token_is_valid``: one round trip)."""
     from service.auth import token_is_valid  # (service.auth builds on this module)
 
-    try:
-        return token_is_valid()
-    except Exception as exc:
-        if not is_outage(exc):
-            raise
-        return False
+    return token_is_valid()
 
 
 def _retry_after(reset_at: float) -> int:
@@ -365,11 +352,11 @@ def _too_many(refusal: Seen) -> Problem:
     owner = route_owner()
     if whose == "this token" and ":g:" in owner and name != PER_TOKEN:
         whose = f"this bot token, in game {owner.rpartition(':g:')[2]},"
-    valid = " (requests whose token is valid are not held back)" if name == GENERAL else ""
+    valid = "; requests whose token is valid are not held back" if name == GENERAL else ""
     return Problem(
         "rate-limited",
         f"too many requests: {whose} may make {item.amount} per {_window(item)} "
-        f"({name}){valid}; retry after {wait} s",
+        f"({name}{valid}); retry after {wait} s",
         headers={"Retry-After": str(wait)},
         limit=name,
         retry_after=wait,
@@ -391,12 +378,6 @@ def _locked_out(refusal: Seen) -> Problem:
         limit=BAD_TOKENS,
         retry_after=wait,
     )
-
-
-def token_accepted() -> None:
-    """Note that the request's token proved a valid credential (a seat's, a bot account's, a
-    challenge's secret): its address's general limit does not hold it back (``Limits.after``)."""
-    g._get_current_object().__dict__[_ACCEPTED] = True
 
 
 def token_refused() -> None:
@@ -459,8 +440,9 @@ class Limits:
         if refused is not None and refused < limited:
             ctx[_SEEN] = seen[refused]
             raise _too_many(seen[refused])
-        if refused is not None:  # the address's: the token will have to prove valid
-            ctx[_OVER] = seen[refused]
+        if refused is not None and not _token_is_valid():  # the address's, and not valid
+            ctx[_SEEN] = seen[refused]
+            raise _too_many(seen[refused])
         if limited:  # the tightest that let it through: least left (the route's of equals)
             ctx[_SEEN] = min(reversed(seen[:limited]), key=lambda x: x.stats()[1])
         return answer
@@ -472,11 +454,6 @@ class Limits:
         if bearer is not None and not admin:
             if resp.status_code == 401 or (resp.status_code == 403 and g.get(_REFUSED)):
                 resp = self._refused(resp)
-            elif g.get(_OVER) is not None and not _proved_valid():
-                resp.close()  # (a stream the view opened frees its place)
-                over: Seen = g.get(_OVER)
-                g._get_current_object().__dict__[_SEEN] = over
-                resp = problem_response(_too_many(over))
         seen: Seen | None = g.get(_SEEN)
         if seen is not None:
             item, name = seen.rate.item, seen.rate.name

@@ -38,7 +38,7 @@ from service.challenges import KEEP_SECONDS, Challenges, Refused, accounts_in, p
 from service.errors import Problem
 from service.fields import StrictList, StrictStr
 from service.http import load_body, load_query, respond
-from service.limits import check_open_games, client_address, opened_game, token_accepted
+from service.limits import check_open_games, client_address, opened_game
 from service.schemas.requests import (
     LADDER_NAME,
     CreateGameSchema,
@@ -388,7 +388,6 @@ def _load(store: Challenges, cid: str, what: str) -> tuple[dict[str, Any], str]:
     token = bearer_token()
     c = store.get(cid)
     if c is not None and store.holds_secret(c, token):
-        token_accepted()
         return c, "challenger"
     account = bot_account(token)
     if account is None:

@@ -42,7 +42,6 @@ from service.auth import bearer_token, is_admin, require_seat
 from service.backend import backend
 from service.errors import Problem
 from service.http import etag, load_body, load_query, not_modified, not_modified_response, respond
-from service.limits import token_accepted
 from service.schemas.requests import (
     AbandonRequestSchema,
     AbortRequestSchema,
@@ -196,7 +195,6 @@ def require_host(game_id: str, what: str) -> str:
         )
     if host is None:  # (seats claimed before hosts were recorded)
         raise Problem("forbidden", f"this game has no host; {what} needs the admin token")
-    token_accepted()  # (a seat's token of this game, the host's or not)
     if seat != host:
         raise Problem(
             "forbidden",

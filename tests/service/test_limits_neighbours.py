@@ -12,11 +12,12 @@ import secrets
 import threading
 import uuid
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
+import redis
 from flask import Flask
 from werkzeug.serving import BaseWSGIServer, make_server
 
@@ -24,9 +25,11 @@ from bots import get_bot
 from engine.rng import Rng
 from tests.conftest import REDIS_URL
 
-from .conftest import make_app
+from .conftest import ValidatingClient, bearer, make_app, new_game
+from .test_limits import limited as _limited
 
 pytestmark = pytest.mark.redis
+limited = _limited  # the fixture: API clients on the real Redis, limits on
 
 GUESSES = 1000
 BAD_TOKENS = 20
@@ -185,3 +188,82 @@ def test_unknown_tokens_from_an_address_do_not_hold_back_its_valid_tokens(
     anonymous.close()
     seat_player.close()
     bot_player.close()
+
+
+class _CountingConnection(redis.Connection):
+    """A connection that counts its round trips: each write of commands (a pipeline's too)."""
+
+    trips = 0
+
+    def send_packed_command(self, command: Any, check_health: bool = True) -> None:
+        type(self).trips += 1
+        super().send_packed_command(command, check_health)
+
+
+def test_what_a_request_costs_past_its_addresss_limit(
+    limited: Callable[..., ValidatingClient],
+) -> None:
+    """Past its address's general limit, a request with an unknown token costs two round trips
+    (the limits, the look-up of its token) and no view; with a valid token, that look-up more
+    than below the limit; without a token, one."""
+    api = limited(LIMIT_PER_ADDRESS="6 per minute", LIMIT_BAD_TOKENS="100 per minute")
+    pool = api.application.extensions["rfg"].client.connection_pool
+    pool.connection_class = _CountingConnection  # the app's client: limits, tokens, the store
+    pool.disconnect()
+    gid, tokens = new_game(api, players=2)  # 3 requests without a token
+
+    def trips(path: str, token: str | None, status: int) -> int:
+        before = _CountingConnection.trips
+        r = api.get(path, headers=bearer(token) if token else {}, validate=False)
+        assert r.status_code == status, (path, r.status_code, r.get_json())
+        return _CountingConnection.trips - before
+
+    view, public = f"/games/{gid}/seats/0/view", f"/games/{gid}"
+    below = {
+        "valid": trips(view, tokens[0], 200),
+        "public": trips(public, tokens[0], 200),
+        "unknown": trips(view, "guess-0", 401),
+    }
+    assert trips(public, None, 429) == 1  # the address's limit is spent
+    past = {
+        "valid": trips(view, tokens[0], 200),
+        "public": trips(public, tokens[0], 200),
+        "unknown": trips(view, "guess-1", 429),
+    }
+    assert trips(public, "guess-2", 429) == 2
+    assert past["unknown"] == 2, past  # the limits, the look-up: no view, no count
+    assert below["unknown"] >= 3, below  # the limits, the view's look-up, the count
+    assert past["valid"] == below["valid"] + 1 and past["public"] == below["public"] + 1
+
+
+def test_a_neighbour_in_the_same_ipv6_64_cannot_hold_back_a_valid_token(
+    limited: Callable[..., ValidatingClient],
+) -> None:
+    api = limited(LIMIT_PER_ADDRESS="30 per minute", LIMIT_BAD_TOKENS="5 per minute")
+    gid, tokens = new_game(api, players=2)
+    mine = {"REMOTE_ADDR": "2001:db8:77:1::10"}
+    theirs = [{"REMOTE_ADDR": f"2001:db8:77:1:{i:x}::1"} for i in range(1, 200)]
+    view = f"/games/{gid}/seats/0/view"
+    got: Counter[int] = Counter()
+    for i, addr in enumerate(theirs):
+        got[
+            api.get(
+                view, headers=bearer(f"guess-{i}"), environ_base=addr, validate=False
+            ).status_code
+        ] += 1
+        r = api.get(view, headers=bearer(tokens[0]), environ_base=mine, validate=False)
+        assert r.status_code == 200, (i, r.get_json())
+    assert got == {401: 5, 429: len(theirs) - 5}, got
+    # the /64 is locked out and past its limit: requests without a token are refused there ...
+    r = api.get(f"/games/{gid}", environ_base=mine, validate=False)
+    assert r.status_code == 429 and "2001:db8:77:1::/64" in r.get_json()["detail"]
+    # ... and not in the next /64
+    assert (
+        api.get(
+            view,
+            headers=bearer("guess-x"),
+            environ_base={"REMOTE_ADDR": "2001:db8:77:2::1"},
+            validate=False,
+        ).status_code
+        == 401
+    )
