@@ -2,14 +2,19 @@
 ``LIMIT_IPV6_PREFIX`` bits (64 by default: one client's /64 is one bucket, however many addresses
 it uses), an IPv4-mapped IPv6 address its IPv4 address's; the setting is bounded and named when
 wrong. Against the real Redis, limits on, the address as the server's peer or as a trusted proxy
-forwards it."""
+forwards it, over the test client and over real sockets (a dual-stack server)."""
 
 from __future__ import annotations
 
+import http.client
+import json
+import threading
 from collections.abc import Callable
 from typing import Any
 
 import pytest
+from flask import Flask
+from werkzeug.serving import BaseWSGIServer, make_server
 
 from events.config import BadEnvironment, read
 from service.config import resolve
@@ -165,3 +170,48 @@ def test_the_prefix_setting_given_to_the_app_is_bounded() -> None:
             resolve({"LIMIT_IPV6_PREFIX": bad}, {})
     with pytest.raises(ValueError, match="LIMIT_IPV6_PREFIX"):
         make_app("memory://prefix-check", LIMIT_IPV6_PREFIX=200)
+
+
+def _serve(app: Flask, host: str) -> tuple[BaseWSGIServer, threading.Thread]:
+    srv: BaseWSGIServer = make_server(host, 0, app, threaded=True)
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    return srv, thread
+
+
+def _get(host: str, port: int, path: str) -> tuple[int, dict[str, Any]]:
+    conn = http.client.HTTPConnection(host, port, timeout=10)
+    try:
+        conn.request("GET", path)
+        resp = conn.getresponse()
+        return resp.status, json.loads(resp.read() or b"{}")
+    finally:
+        conn.close()
+
+
+def test_over_real_sockets_ipv4_mapped_is_ipv4_and_ipv6_is_its_64(
+    limited: Callable[..., ValidatingClient],
+) -> None:
+    """A dual-stack server sees an IPv4 client as ``::ffff:127.0.0.1``: it shares the quota of
+    ``127.0.0.1`` as an IPv4-only server sees it; ``::1`` is ``::/64``, a quota of its own."""
+    app = limited(LIMIT_PER_ADDRESS="4 per minute").application
+    try:
+        dual, dual_thread = _serve(app, "::")
+    except OSError as exc:  # pragma: no cover - a host without IPv6
+        pytest.skip(f"no IPv6 here: {exc}")
+    v4, v4_thread = _serve(app, "127.0.0.1")
+    try:
+        got = [_get("127.0.0.1", dual.server_port, "/catalogue")[0] for _ in range(2)]
+        got += [_get("127.0.0.1", v4.server_port, "/catalogue")[0] for _ in range(2)]
+        assert got == [200] * 4
+        status, problem = _get("127.0.0.1", dual.server_port, "/catalogue")
+        assert status == 429 and "address 127.0.0.1 may make 4" in problem["detail"], problem
+        assert _get("127.0.0.1", v4.server_port, "/catalogue")[0] == 429
+        got = [_get("::1", dual.server_port, "/catalogue")[0] for _ in range(5)]
+        assert got == [200] * 4 + [429]
+        status, problem = _get("::1", dual.server_port, "/catalogue")
+        assert status == 429 and "address ::/64 may make 4" in problem["detail"], problem
+    finally:
+        for srv, thread in ((dual, dual_thread), (v4, v4_thread)):
+            srv.shutdown()
+            thread.join(5)
