@@ -413,8 +413,10 @@ class Limits:
 
         In order: the general limit (per token for a request with a token, else per address;
         not for a health check or a URL no route matches), the route's limit (when Flask will
-        call its view); a refused one stops the rest. The rate the headers report is kept for
-        them. The bad-token window is not looked at: it refuses nothing before the view."""
+        call its view); a refused one stops the rest; then, for a request with a token, its
+        address's general limit, which past it refuses the request only if its token is not
+        valid (a look-up: ``_token_is_valid``). The rate the headers report is kept for them.
+        The bad-token window is not looked at: it refuses nothing before the view (``after``)."""
         bearer, admin = _auth()
         endpoint = request.endpoint
         general: tuple[Rate, ...] = ()
