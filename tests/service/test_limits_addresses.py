@@ -215,3 +215,32 @@ def test_over_real_sockets_ipv4_mapped_is_ipv4_and_ipv6_is_its_64(
         for srv, thread in ((dual, dual_thread), (v4, v4_thread)):
             srv.shutdown()
             thread.join(5)
+
+
+@pytest.mark.parametrize(
+    "forwarded",
+    [
+        "ü",
+        "[::1]",
+        "::ffff:zzz",
+        "fe80::1%" + "x" * 3000,
+        "1.2.3.4.5",
+        "{address:x}}",
+        "%",
+        "a" * 5000,
+    ],
+)
+def test_a_forwarded_address_that_is_no_ip_address_is_counted_as_it_is(
+    limited: Callable[..., ValidatingClient], forwarded: str
+) -> None:
+    """What a proxy forwards is counted as sent (at most 100 characters), never a 500."""
+    api = limited(LIMIT_PER_ADDRESS="2 per minute", PROXY_HOPS=1)
+
+    def status() -> int:
+        headers = {"X-Forwarded-For": forwarded}
+        r = api.get(
+            "/catalogue", headers=headers, environ_base={"REMOTE_ADDR": "10.0.0.1"}, validate=False
+        )
+        return int(r.status_code)
+
+    assert [status() for _ in range(3)] == [200, 200, 429]
