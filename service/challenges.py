@@ -5,8 +5,9 @@ bots) to a game.
 (``{"kind": "bot", "bot": "heuristic"}``) or a bot account (``{"kind": "external", "account":
 id}``): the challenger's own account once and at most one other account, the challenged. With
 no other account the game starts at once; otherwise the challenged account accepts
-(``POST /challenges/<id>/accept``: the game is created with both seated), declines, or the
-challenger cancels; an open challenge expires after ``CHALLENGE_SECONDS``.
+(``POST /challenges/<id>/accept``: the game is created with both seated), declines (with one
+of ``DECLINE_REASONS`` and optional words, both shown to the challenger), or the challenger
+cancels; an open challenge expires after ``CHALLENGE_SECONDS``.
 
 A player (no token at all) challenges with one ``{"kind": "human"}`` seat, theirs. The answer
 holds the challenge's secret, once (``secrets.token_urlsafe(32)``; only its sha256 is kept, in
@@ -45,6 +46,21 @@ from events.store.challenges import ChallengeStore
 
 #: how long a decided or expired challenge can still be read
 KEEP_SECONDS = 3600
+#: why a challenged account declines (``reason``; the first is the default): the challenger's
+#: bot can act on it (another time control, later, a casual game ...) without reading ``text``
+DECLINE_REASONS = (
+    "generic",
+    "later",
+    "too-fast",
+    "too-slow",
+    "time-control",
+    "rated",
+    "casual",
+    "not-these-bots",
+    "not-now",
+)
+#: the most characters of a decline's ``text`` (what the decliner adds in words)
+DECLINE_TEXT_MAX = 200
 
 
 def _iso(t: float) -> str:
@@ -57,8 +73,15 @@ PRIVATE = ("expires", "secret", "owner")
 
 
 def public(c: dict[str, Any]) -> dict[str, Any]:
-    """The challenge as its parties see it (``PRIVATE`` left out)."""
-    return {k: v for k, v in c.items() if k not in PRIVATE}
+    """The challenge as its parties see it (``PRIVATE`` left out). A decline stored with a
+    reason in words (before reasons were ``DECLINE_REASONS``) shows as ``generic`` with those
+    words as its ``text``."""
+    out = {k: v for k, v in c.items() if k not in PRIVATE}
+    reason = out.get("reason")
+    if reason is not None and reason not in DECLINE_REASONS:
+        out["reason"] = DECLINE_REASONS[0]
+        out.setdefault("text", str(reason)[:DECLINE_TEXT_MAX])
+    return out
 
 
 def accounts_in(seats: list[dict[str, Any]]) -> list[str]:

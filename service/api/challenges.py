@@ -21,6 +21,7 @@ such challenges (no rate: a bot plays one game after another as fast as they go)
 from __future__ import annotations
 
 import secrets
+import unicodedata
 from typing import Any
 
 from flask import Blueprint, Response, current_app
@@ -34,13 +35,22 @@ from service.api.games import TABLE_KEYS
 from service.api.ladders import ladders
 from service.auth import bearer_token, bot_account, require_bot
 from service.backend import backend
-from service.challenges import KEEP_SECONDS, Challenges, Refused, accounts_in, public
+from service.challenges import (
+    DECLINE_REASONS,
+    DECLINE_TEXT_MAX,
+    KEEP_SECONDS,
+    Challenges,
+    Refused,
+    accounts_in,
+    public,
+)
 from service.errors import Problem
 from service.fields import StrictList, StrictStr
 from service.http import load_body, load_query, respond
 from service.limits import check_open_games, client_address, opened_game
 from service.schemas.requests import (
     LADDER_NAME,
+    NOT_PRINTABLE,
     CreateGameSchema,
     DisplayName,
     EmptyQuerySchema,
@@ -109,8 +119,34 @@ class CreateChallengeSchema(CreateGameSchema):
     ladder = StrictStr(validate=LADDER_NAME)
 
 
+def _one_line(text: str) -> None:
+    """A decline's words: at most ``DECLINE_TEXT_MAX`` characters of printable text on one line
+    (shown to the challenger as they are)."""
+    if len(text) > DECLINE_TEXT_MAX:
+        raise ValidationError(
+            f"must be at most {DECLINE_TEXT_MAX} characters, not {len(text)}; say it shorter"
+        )
+    for ch in text:
+        if unicodedata.category(ch) in NOT_PRINTABLE:
+            raise ValidationError(
+                f"must be one line of printable text, not U+{ord(ch):04X} "
+                f"({unicodedata.name(ch, 'unnamed')})"
+            )
+
+
 class DeclineSchema(Strict):
-    reason = StrictStr(validate=Length(1, 200))
+    """Why the challenged account declines: one of ``DECLINE_REASONS`` (default ``generic``)
+    and, optionally, a line of words for the challenger (``text``)."""
+
+    reason = StrictStr(
+        load_default=DECLINE_REASONS[0],
+        validate=OneOf(
+            DECLINE_REASONS,
+            error=f"must be one of {', '.join(DECLINE_REASONS)} (generic when no other fits; "
+            "say more in text)",
+        ),
+    )
+    text = StrictStr(validate=_one_line)
 
 
 class EmptyBodySchema(Strict):
@@ -132,6 +168,7 @@ class ChallengeSchema(Schema):
     expires_at = fields.String()
     game_id = fields.String(allow_none=True)
     reason = fields.String()
+    text = fields.String()
     ladder = fields.String(allow_none=True)
     entrants = fields.List(fields.String())
     links = fields.Dict(keys=fields.String(), values=fields.String())
@@ -514,7 +551,7 @@ def accept(challenge_id: str) -> Response:
 def decline(challenge_id: str) -> Response:
     store, c = _answer(challenge_id, "declining")
     body = load_body(_decline, optional=True) or {}
-    outcome = {"status": "declined", **body}
+    outcome = {"status": "declined", "reason": DECLINE_REASONS[0], **body}
     if not store.decide(c, outcome):
         raise _closed(store, challenge_id)
     out = store.get(challenge_id)

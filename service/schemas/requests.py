@@ -104,11 +104,11 @@ class ClaimSeatSchema(Strict):
     """Rotating a seat's token takes no parameters; an empty object (or no body) is accepted."""
 
 
-#: characters a display name may not hold: control characters (Cc), format characters (Cf:
+#: characters a display name (or a decline's text) may not hold: control characters (Cc), format characters (Cf:
 #: the bidi overrides and isolates, zero-width joiners, soft hyphens) that can make a name
 #: read as another, surrogates and unassigned or private-use code points, and separators other
 #: than the plain space (line and paragraph separators, no-break spaces)
-_NOT_IN_NAMES = frozenset(("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"))
+NOT_PRINTABLE = frozenset(("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"))
 NAME_MAX = 24
 
 
@@ -128,7 +128,7 @@ class DisplayName(StrictStr):
             raise ValidationError(f"must be at most {NAME_MAX} characters, not {len(name)}")
         for ch in name:
             cat = unicodedata.category(ch)
-            if cat in _NOT_IN_NAMES or (cat == "Zs" and ch != " "):
+            if cat in NOT_PRINTABLE or (cat == "Zs" and ch != " "):
                 raise ValidationError(
                     f"must hold only printable characters and plain spaces, not "
                     f"U+{ord(ch):04X} ({unicodedata.name(ch, 'unnamed')}); type the name again"

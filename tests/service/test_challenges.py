@@ -151,11 +151,11 @@ def test_account_a_challenges_b_who_declines_then_accepts_and_both_are_seated(
     ]
     r = api.post(
         f"/challenges/{first['challenge_id']}/decline",
-        json={"reason": "not now"},
+        json={"reason": "not-now"},
         headers=bearer(b["token"]),
     )
     assert r.status_code == 200, r.get_json()
-    assert (r.get_json()["status"], r.get_json()["reason"]) == ("declined", "not now")
+    assert (r.get_json()["status"], r.get_json()["reason"]) == ("declined", "not-now")
     seen = api.get(f"/challenges/{first['challenge_id']}", headers=bearer(a["token"])).get_json()
     assert seen["status"] == "declined"
     r = api.post(f"/challenges/{first['challenge_id']}/accept", headers=bearer(b["token"]))
@@ -382,7 +382,8 @@ def test_the_other_account_hears_of_the_outcome_on_its_stream(real_api_for: Any)
 
     def declined() -> str:
         cid = challenge()
-        api.post(f"/challenges/{cid}/decline", json={"reason": "busy"}, headers=bearer(b["token"]))
+        body = {"reason": "too-fast", "text": "60 s a decision, please"}
+        api.post(f"/challenges/{cid}/decline", json=body, headers=bearer(b["token"]))
         return cid
 
     def canceled() -> str:
@@ -396,7 +397,8 @@ def test_the_other_account_hears_of_the_outcome_on_its_stream(real_api_for: Any)
         return cid
 
     got = hears(a, declined, "declined")
-    assert (got["status"], got["reason"], got["game_id"]) == ("declined", "busy", None)
+    assert (got["status"], got["reason"], got["game_id"]) == ("declined", "too-fast", None)
+    assert got["text"] == "60 s a decision, please"
     assert hears(b, canceled, "canceled")["status"] == "canceled"
     got = hears(a, accepted, "accepted")
     assert got["game_id"] and got["links"]["game"] == f"/games/{got['game_id']}"
@@ -539,12 +541,13 @@ def test_a_player_hears_of_a_decline_and_may_cancel(real_api_for: Any) -> None:
     made = _player_challenge(api, _me(b)).get_json()
     r = api.post(
         f"/challenges/{made['challenge_id']}/decline",
-        json={"reason": "busy"},
+        json={"reason": "not-now", "text": "busy"},
         headers=bearer(b["token"]),
     )
     assert r.status_code == 200
     got = api.get(f"/challenges/{made['challenge_id']}", headers=bearer(made["challenge_secret"]))
-    assert got.get_json()["status"] == "declined" and got.get_json()["reason"] == "busy"
+    assert got.get_json()["status"] == "declined" and got.get_json()["reason"] == "not-now"
+    assert got.get_json()["text"] == "busy"
     made = _player_challenge(api, _me(b)).get_json()
     r = api.post(
         f"/challenges/{made['challenge_id']}/cancel", headers=bearer(made["challenge_secret"])
@@ -580,3 +583,94 @@ def test_a_players_limits_are_their_addresses(real_api_for: Any) -> None:
         headers=bearer(b["token"]),
     )
     assert r.status_code == 422
+
+
+# --- decline reasons -------------------------------------------------------------------------------
+
+
+def test_a_decline_gives_a_reason_from_the_list_and_words_the_challenger_reads(
+    real_api_for: Any,
+) -> None:
+    from service.challenges import DECLINE_REASONS
+
+    api: ValidatingClient = real_api_for(CHALLENGES_PER_MINUTE=50)
+    a, b = _register(api, "a"), _register(api, "b")
+    table = {"seats": [_me(a), _me(b)]}
+
+    def declined(body: Any) -> dict[str, Any]:
+        cid = api.post("/challenges", json=table, headers=bearer(a["token"])).get_json()[
+            "challenge_id"
+        ]
+        r = api.post(f"/challenges/{cid}/decline", json=body, headers=bearer(b["token"]))
+        assert r.status_code == 200, r.get_json()
+        seen: dict[str, Any] = api.get(f"/challenges/{cid}", headers=bearer(a["token"])).get_json()
+        assert seen == r.get_json()  # the challenger reads what the decline answered
+        return seen
+
+    # no body, or an empty one: generic, no words
+    for body in (None, {}):
+        got = declined(body)
+        assert (got["status"], got["reason"]) == ("declined", "generic") and "text" not in got
+    for reason in DECLINE_REASONS:
+        assert declined({"reason": reason})["reason"] == reason
+    words = "é" * 200  # 200 characters (400 bytes): as many as it takes
+    got = declined({"reason": "time-control", "text": words})
+    assert (got["reason"], got["text"]) == ("time-control", words)
+    # (the challenger's decisions stream carries both as they happen: see
+    # test_the_other_account_hears_of_the_outcome_on_its_stream)
+
+
+@pytest.mark.parametrize(
+    "body, field, spec_allows",
+    [
+        ({"reason": "busy"}, "reason", False),  # the free text of old: not a reason
+        ({"reason": "Generic"}, "reason", False),
+        ({"reason": ""}, "reason", False),
+        ({"reason": None}, "reason", False),
+        ({"reason": 3}, "reason", False),
+        ({"reason": ["generic"]}, "reason", False),
+        ({"reason": {"generic": True}}, "reason", False),
+        ({"text": "x" * 201}, "text", False),
+        ({"reason": "later", "text": 5}, "text", False),
+        ({"text": None}, "text", False),
+        ({"text": "two\nlines"}, "text", True),
+        ({"text": "evil\u202etxt.exe"}, "text", True),
+        ({"text": "bell\u0007"}, "text", True),
+        ({"why": "later"}, "why", False),
+    ],
+)
+def test_a_bad_decline_is_422_naming_the_field_and_leaves_the_challenge_open(
+    api: ValidatingClient, body: dict[str, Any], field: str, spec_allows: bool
+) -> None:
+    a, b = _register(api, "a"), _register(api, "b")
+    cid = api.post(
+        "/challenges", json={"seats": [_me(a), _me(b)]}, headers=bearer(a["token"])
+    ).get_json()["challenge_id"]
+    r = api.post(
+        f"/challenges/{cid}/decline", json=body, headers=bearer(b["token"]), validate=spec_allows
+    )
+    assert r.status_code == 422, r.get_json()
+    problem = r.get_json()
+    assert problem["type"] == "/problems/invalid-request"
+    assert list(problem["errors"]) == [field], problem
+    if field == "reason" and body["reason"] not in (None, 3) and isinstance(body["reason"], str):
+        assert "not-these-bots" in problem["errors"]["reason"][0]  # it lists the reasons
+    assert api.get(f"/challenges/{cid}", headers=bearer(a["token"])).get_json()["status"] == "open"
+    # a wrong body is no answer: the challenge can still be declined properly
+    r = api.post(f"/challenges/{cid}/decline", json={"reason": "later"}, headers=bearer(b["token"]))
+    assert r.status_code == 200 and r.get_json()["reason"] == "later"
+
+
+def test_a_challenge_declined_in_words_before_reasons_shows_them_as_text() -> None:
+    """A decline stored with a reason in words (kept an hour) reads as generic, its words as
+    text, so every challenge resource has a reason from the list."""
+    from service.challenges import public
+
+    stored = {"challenge_id": "0" * 16, "status": "declined", "reason": "busy", "secret": "s"}
+    assert public(stored) == {
+        "challenge_id": "0" * 16,
+        "status": "declined",
+        "reason": "generic",
+        "text": "busy",
+    }
+    assert public({**stored, "reason": "later"})["reason"] == "later"

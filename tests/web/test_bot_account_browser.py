@@ -140,9 +140,10 @@ def test_a_person_plays_a_bot_account_from_its_challenge(
         status.filter(has_text="Waiting for").wait_for()
         inbox = _call(site, "GET", "/bots/me/challenges", token=shy_token)["in"]
         assert [c["challenge_id"] for c in inbox] == [cid]
-        _call(site, "POST", f"/challenges/{cid}/decline", {"reason": "busy"}, token=shy_token)
+        body = {"reason": "not-now", "text": "busy"}
+        _call(site, "POST", f"/challenges/{cid}/decline", body, token=shy_token)
         status.filter(has_text="declined your challenge").wait_for(timeout=10000)
-        assert "declined your challenge: “busy”." in status.inner_text()
+        assert "declined your challenge (not now): “busy”." in status.inner_text()
         _both_sizes(page, "challenge-declined")
 
         # one the person cancels from its page

@@ -44,6 +44,18 @@ export async function challenge(body, saveToken) {
   location.hash = `#/challenges/${c.challenge_id}`;
 }
 
+// a decline's reason in words (generic: none given)
+const REASONS = {
+  later: "later, please",
+  "too-fast": "the time control is too fast",
+  "too-slow": "the time control is too slow",
+  "time-control": "another time control, please",
+  rated: "rated games only",
+  casual: "casual games only",
+  "not-these-bots": "not against these bots",
+  "not-now": "not now",
+};
+
 const ENDED = {
   declined: "declined your challenge",
   canceled: "— the challenge was canceled",
@@ -84,7 +96,9 @@ export async function challengePage(main, cid, saveToken, onLeave) {
     if (c.status !== "open") {
       stop();
       forget(cid);
-      state.replaceChildren(`${upper} ${ENDED[c.status] || `— the challenge is ${c.status}`}`, c.reason ? `: “${c.reason}”.` : ".",
+      const why = REASONS[c.reason];
+      state.replaceChildren(`${upper} ${ENDED[c.status] || `— the challenge is ${c.status}`}`, why ? ` (${why})` : "",
+        c.text ? `: “${c.text}”.` : ".",
         " Start another game from the lobby.");
       cancel.remove();
       return true;
