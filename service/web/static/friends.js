@@ -1,5 +1,5 @@
 // Playing with friends: the host's "Invite a friend" links, the page an invite link opens (a name,
-// then the seat), and leaving a game (resign, abandon). Invite codes travel only in the URL
+// then the seat), and leaving a game (abort, resign, abandon). Invite codes travel only in the URL
 // fragment (#/join/<game>/<seat>/<code>), which a browser never sends to a server.
 import { api, ApiError, saveToken } from "./api.js";
 import { h, toast } from "./ui.js";
@@ -85,7 +85,8 @@ export async function joinPage(main, gid, seat, code) {
   form.querySelector("[name=name]").focus();
 }
 
-// Resign (the seat holder) and abandon (the host), each asked twice: they end the game for all.
+// Abort (a seat of a challenge's game in its first round), resign (the seat holder) and abandon
+// (the host), each asked twice: they end the game for all.
 export function leaveControls(gid, game, seat, token, after) {
   if (game.status !== "active" || seat === null || !token) return null;
   const me = game.seats[seat] || {};
@@ -99,6 +100,10 @@ export function leaveControls(gid, game, seat, token, after) {
       h("button", { type: "button", class: "secondary", onclick: () => sure.replaceWith(btn) }, "No"));
     btn.replaceWith(sure);
   } }, label);
+  if (game.challenge && game.round <= 1) { // a challenge's game, its first round: called off without a result
+    box.append(confirmThen("Abort", "Abort the game? It ends now with no result and nobody wins.",
+      () => api(`/games/${gid}/seats/${seat}/abort`, { method: "POST", token, body: {} })), " ");
+  }
   box.append(confirmThen("Resign", "Resign? The game ends now and the best of the others wins.",
     () => api(`/games/${gid}/seats/${seat}/resign`, { method: "POST", token, body: {} })));
   if (me.host) {
