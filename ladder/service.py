@@ -515,6 +515,32 @@ class Ladders:
                 rows.append(Entry(e).to_dict(table.provisional_sigma) | {"position": None})
         return rows
 
+    def seat_ratings(self, name: str, seats: list[dict[str, Any]]) -> list[float | None]:
+        """The rating on ladder ``name`` of each seat's entrant, as its leaderboard shows it (the
+        conservative ``mu - 3 sigma``): the seat's ``entrant``, else the entrant of its
+        ``account``. None for a seat that is neither, and for every seat when there is no such
+        ladder (one read of the entrants and one of the ratings for them all)."""
+        raw = self.store.config(name)
+        if raw is None:
+            return [None for _ in seats]
+        cfg = LadderConfig(**json.loads(raw))
+        entrants = self.entrants(name)
+        by_account: dict[str, str] = {}  # (its current entrant first, as ``current_entrant``)
+        for e, spec in sorted(entrants.items(), key=lambda kv: (not current(kv[1]), kv[0])):
+            if spec.get("account"):
+                by_account.setdefault(spec["account"], e)
+        table = self._table_from(self.store.ratings(name), cfg.provisional_sigma)
+        out: list[float | None] = []
+        for seat in seats:
+            entrant = seat.get("entrant") or by_account.get(str(seat.get("account")))
+            if entrant in table.entries:
+                out.append(table.entries[entrant].to_dict(cfg.provisional_sigma)["rating"])
+            elif entrant in entrants:
+                out.append(Entry(entrant).to_dict(cfg.provisional_sigma)["rating"])
+            else:
+                out.append(None)
+        return out
+
     def history(self, name: str, entrant: str) -> list[dict[str, Any]]:
         table = self.live_table(name)
         if entrant not in self.entrants(name):

@@ -102,10 +102,19 @@ def pending_decisions(
     return False, out
 
 
-def challenge_event(challenge: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+#: a challenge's seats as served (with names and ratings: ``service.players.challenge_seats``)
+SeatsServed = Callable[[list[dict[str, Any]], str | None, list[str] | None], list[dict[str, Any]]]
+
+
+def challenge_event(
+    challenge: dict[str, Any], served: SeatsServed | None = None
+) -> tuple[str, dict[str, Any]]:
     """(event id, data) of a challenge addressed to the account (``service.challenges``), open
-    (``challenge:<id>``), or of the outcome of one it is party to (``challenge:<id>:<status>``)."""
+    (``challenge:<id>``), or of the outcome of one it is party to (``challenge:<id>:<status>``);
+    ``served`` names and rates its seats."""
     c = {k: v for k, v in public(challenge).items() if k != "links"}
+    if served is not None:
+        c["seats"] = served(list(c.get("seats") or []), c.get("ladder"), c.get("entrants"))
     cid = c["challenge_id"]
     c.setdefault("status", "open")
     c.setdefault("game_id", None)
@@ -135,8 +144,10 @@ class Decisions:
         last_event_id: str | None,
         fanout: Fanout,
         poll: float,
+        served: SeatsServed | None = None,
     ) -> None:
         self.games, self.store, self.accounts, self.account = games, store, accounts, account
+        self.served = served
         self.fanout, self.poll = fanout, poll
         self.notices = store.notice_stream(account)
         self.challenges = Challenges(accounts.client, store.prefix, store.notice_stream)
@@ -177,7 +188,7 @@ class Decisions:
         """Every decision pending in the account's active games whose version moved since the
         last scan (one pipelined ``HGET version`` per game); an ended game leaves the set."""
         for challenge in self.challenges.open_challenges(self.account, "in"):
-            ident, c = challenge_event(challenge)
+            ident, c = challenge_event(challenge, self.served)
             self._send(out, ident, c, "challenge")
         active = self.accounts.active_games(self.account)
         for g, version in zip(active, self.store.versions(active), strict=True):
@@ -198,10 +209,14 @@ class Decisions:
         for entry_id, fields in self.store.read_notices(self.account, cursor):
             cursor = entry_id
             if "c" in fields:  # a challenge addressed to the account, or an outcome
-                ident, c = challenge_event(orjson.loads(fields["c"]))
+                ident, c = challenge_event(orjson.loads(fields["c"]), self.served)
                 self._send(out, ident, c, "challenge")
                 continue
             d = orjson.loads(fields["d"])
+            if (
+                "type" in d
+            ):  # a game's start or end: the events stream's (``service.account_events``)
+                continue
             command_id = d.pop("command_id", None)
             ident = event_id(d["game_id"], d["seat"], d["decision_id"])
             if ident in self.sent or ident in out or command_id is None:
@@ -232,11 +247,13 @@ def decision_stream(
     retry_ms: int = 2000,
     allowed: Callable[[], bool] | None = None,
     fanout: Fanout,
+    served: SeatsServed | None = None,
 ) -> Iterator[str]:
     """The stream described above (``service.sse.serve``'s loop); ``allowed`` (the bot token
     still live) is asked once a keep-alive interval and ends the stream once the token is
-    revoked. ``fanout`` is the process's reader of the account's notices."""
-    source = Decisions(games, store, accounts, account, last_event_id, fanout, poll)
+    revoked. ``fanout`` is the process's reader of the account's notices; ``served`` names and
+    rates a challenge's seats."""
+    source = Decisions(games, store, accounts, account, last_event_id, fanout, poll, served)
     return serve(
         source,
         max_seconds=max_seconds,

@@ -152,7 +152,8 @@ def summary(
     finished_at: str | None,
     clocks: Clocks | None = None,
 ) -> dict[str, Any]:
-    """The lobby projection of a game; its results say which seats timed out or were abandoned."""
+    """The lobby projection of a game; its results say which seats timed out or were abandoned,
+    ``ladder`` the ladder it is played for (None: an unrated game)."""
     table = _table(state)
     seats = clocks.seats if clocks is not None else []
     deadlines = []
@@ -175,6 +176,7 @@ def summary(
         "next_deadline": iso_utc(min(deadlines)) if deadlines else None,
         "bot_pace_seconds": table.get("bot_pace_seconds") or 0,
         "challenge": from_challenge(table),
+        "ladder": table.get("ladder"),
     }
 
 

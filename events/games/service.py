@@ -45,6 +45,7 @@ from events.games.projections import (
     view_name,
 )
 from events.games.seeds import SeedHolds, reveals, withheld_line, withhold, withhold_item
+from events.games.served import named_bonuses
 from events.games.steps import Steps
 from events.games.time_control import Clocks, unattended, validate_table
 from events.games.time_control import fold as fold_clocks
@@ -196,7 +197,9 @@ class GameService:
         state, clocks = fold_clocks(None, None, envs)
         memo = ViewMemo()
         views = render_views(game_id, state, now, now if state.over else None, clocks, memo)
-        notices = self._notices(game_id, state, clocks, envs[-1].seq, CREATE_COMMAND_ID)
+        notices = self._notices(
+            game_id, state, clocks, envs[-1].seq, CREATE_COMMAND_ID, created=True
+        )
         result = self.store.create_game(
             game_id,
             now,
@@ -456,12 +459,23 @@ class GameService:
         return Submitted(result, envs)
 
     def _notices(
-        self, game_id: str, state: GameState, clocks: Clocks, version: int, command_id: str
+        self,
+        game_id: str,
+        state: GameState,
+        clocks: Clocks,
+        version: int,
+        command_id: str,
+        *,
+        created: bool = False,
     ) -> list[tuple[str, str]] | None:
-        """The decisions this append makes pending for external seats (bot accounts), one
-        notice each on the account's stream (``EventStore.notice_stream``; the decisions stream
-        ``GET /bots/me/decisions/stream`` delivers them at once)."""
-        seats = None if state.over else state.table.get("seats")
+        """What this append tells the bot accounts seated in the game (external seats), one
+        notice each on the account's stream (``EventStore.notice_stream``), all with the append
+        in one round trip: ``game-started`` for each of their seats when the game is
+        ``created``, ``game-finished`` (its result) when the append ends it, and each decision
+        it makes pending (no ``type``). ``GET /bots/me/decisions/stream`` delivers the decisions,
+        ``GET /bots/me/events`` the games' starts and ends; both send a notice only once the
+        command it names (``command_id``, ending at ``version``) is found recorded."""
+        seats = state.table.get("seats")
         if not seats:
             return None
         out = []
@@ -469,8 +483,22 @@ class GameService:
             if not isinstance(seat, dict) or seat.get("kind") != "external":
                 continue
             account = seat.get("account")
+            if not account:
+                continue
+            stream = self.store.notice_stream(str(account))
+            said = {"game_id": game_id, "seat": i, "command_id": command_id, "version": version}
+            if created:
+                started = {"type": "game-started", **said, "ladder": state.table.get("ladder")}
+                out.append((stream, orjson.dumps(started).decode("utf-8")))
+            if state.over:
+                result = named_bonuses(
+                    {"reason": state.end_reason, "winners": state.winners, "scores": state.scores}
+                )
+                finished = {"type": "game-finished", **said, "result": result}
+                out.append((stream, orjson.dumps(finished).decode("utf-8")))
+                continue
             sc = clocks.seats[i]
-            if not account or sc.decision_id != version or sc.kind is None or sc.abandoned:
+            if sc.decision_id != version or sc.kind is None or sc.abandoned:
                 continue
             deadline = clocks.deadline(i)
             data = {
@@ -488,7 +516,7 @@ class GameService:
                 },
                 "command_id": command_id,
             }
-            out.append((self.store.notice_stream(str(account)), orjson.dumps(data).decode("utf-8")))
+            out.append((stream, orjson.dumps(data).decode("utf-8")))
         return out or None
 
     def _cached(self, game_id: str) -> Snapshot | None:

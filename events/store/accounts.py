@@ -21,12 +21,17 @@ every operation touches one key per command, in an order that is safe without a 
 * ``rfg:botacct-token:<digest>``: the account id of a live token (only this key makes a token
   work: ``account_of`` reads nothing else);
 * ``rfg:botacct:<id>:games`` / ``:active``: the games the account is seated in / those not known
-  to be over (the ladder and the challenges add to them, the decisions stream trims ``:active``).
+  to be over (the ladder and the challenges add to them, the decisions stream trims ``:active``);
+* ``rfg:botacct:<id>:started``: sorted set of the games the account is seated in, scored by when
+  each was seated (epoch seconds): the order ``GET /bots/me/games`` pages in. Written with
+  ``:games``; a game of ``:games`` missing here (seated before the index existed) is added by
+  ``index`` with its creation time when a listing finds it (``unindexed``).
 """
 
 from __future__ import annotations
 
 import hmac
+import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -197,6 +202,11 @@ return last
 """
 
 
+def account_started_key(prefix: str, account: str) -> str:
+    """The sorted set of an account's games by when it was seated in each."""
+    return f"{prefix}:botacct:{account}:started"
+
+
 class BotAccountStore:
     """Bot accounts and their live tokens' digests under one key prefix."""
 
@@ -268,7 +278,9 @@ class BotAccountStore:
         return True
 
     def seated(self, account: str, game_id: str) -> None:
-        """``game_id`` seats the account: among its games and its active games."""
+        """``game_id`` seats the account: among its games (and in their order, the time now) and
+        its active games."""
+        self.client.zadd(account_started_key(self.prefix, account), {game_id: time.time()}, nx=True)
         self.client.sadd(account_games_key(self.prefix, account), game_id)
         self.client.sadd(account_active_key(self.prefix, account), game_id)
 
@@ -280,3 +292,52 @@ class BotAccountStore:
     def finished(self, account: str, game_id: str) -> None:
         """``game_id`` is over: off the account's active games."""
         self.client.srem(account_active_key(self.prefix, account), game_id)
+
+    def started_page(
+        self, account: str, high: float | str, offset: int, count: int
+    ) -> list[tuple[str, float]]:
+        """Up to ``count`` of the account's games seated at ``high`` or before (epoch seconds,
+        or ``"+inf"``), newest first, from ``offset`` on: (game id, when seated)."""
+        rows = self.client.zrevrangebyscore(
+            account_started_key(self.prefix, account),
+            high,
+            "-inf",
+            start=offset,
+            num=count,
+            withscores=True,
+        )
+        return [(text(g), float(score)) for g, score in rows]
+
+    def seated_at(self, account: str, game_ids: Sequence[str]) -> list[float | None]:
+        """When the account was seated in each game (None: not in the index)."""
+        if not game_ids:
+            return []
+        scores = self.client.zmscore(account_started_key(self.prefix, account), list(game_ids))
+        return [None if s is None else float(s) for s in scores]
+
+    def unindexed(self, account: str) -> list[str]:
+        """The account's games missing from its ordered index (seated before it existed): none
+        when both hold as many (one round trip)."""
+        pipe = self.client.pipeline(transaction=False)
+        pipe.scard(account_games_key(self.prefix, account))
+        pipe.zcard(account_started_key(self.prefix, account))
+        games, indexed = pipe.execute()
+        if int(games) <= int(indexed):
+            return []
+        ids = sorted(text(g) for g in self.client.smembers(account_games_key(self.prefix, account)))
+        return [g for g, s in zip(ids, self.seated_at(account, ids), strict=True) if s is None]
+
+    def index(self, account: str, seated: dict[str, float]) -> None:
+        """Add games to the account's ordered index (game id -> when seated), keeping any score
+        there already."""
+        if seated:
+            self.client.zadd(account_started_key(self.prefix, account), seated, nx=True)
+
+    def forget(self, account: str, game_ids: Sequence[str]) -> None:
+        """Games gone from the store (expired or deleted): off every set of the account."""
+        if game_ids:
+            pipe = self.client.pipeline(transaction=False)
+            pipe.zrem(account_started_key(self.prefix, account), *game_ids)
+            pipe.srem(account_games_key(self.prefix, account), *game_ids)
+            pipe.srem(account_active_key(self.prefix, account), *game_ids)
+            pipe.execute()

@@ -1099,6 +1099,11 @@ class RedisStore:
         newest = self.client.xrevrange(self.notice_stream(name), count=1)
         return as_text(newest[0][0]) if newest else "0-0"
 
+    def notice_retained(self, name: str, entry_id: str) -> bool:
+        """Whether the notice ``entry_id`` (an entry id) is still kept for ``name`` (the stream
+        keeps about ``NOTICE_MAXLEN``): reading after it then misses nothing."""
+        return bool(self.client.xrange(self.notice_stream(name), entry_id, entry_id, count=1))
+
     def read_notices(
         self, name: str, after: str, count: int = 100
     ) -> list[tuple[str, dict[str, Any]]]:

@@ -1,19 +1,25 @@
 """Bot accounts: register (``POST /bots/accounts`` -> a bot token, shown once), read one's own
 account (``GET /bots/accounts/<id>``, ``GET /bots/me``), revoke the token
 (``DELETE /bots/accounts/<id>/token``), replace it by a new one (``POST /bots/me/token``: the same
-account, its ladder entries and ratings kept), and follow every pending decision of the account across
-its games (``GET /bots/me/decisions/stream``, see ``service.decisions``).
+account, its ladder entries and ratings kept), follow every pending decision of the account across
+its games (``GET /bots/me/decisions/stream``, see ``service.decisions``), everything that happens
+to it (``GET /bots/me/events``: challenges, games started and finished, ``service.account_events``)
+and its games (``GET /bots/me/games``, ``service.account_games``).
 
 A bot token sees only its own account (403 for another one); it reads and acts only in the seats
 a ladder gave the account (``service.auth.require_seat``)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from flask import Blueprint, Response, current_app, request
 
+from service import account_games
+from service.account_events import account_events
 from service.accounts import BotAccounts
+from service.api.challenges import resource as challenge_resource
 from service.auth import (
     bearer_token,
     credential_check,
@@ -27,15 +33,25 @@ from service.decisions import decision_stream
 from service.errors import Problem
 from service.http import load_body, load_query, respond
 from service.limits import hold_stream
-from service.schemas.requests import EmptyQuerySchema, RegisterBotSchema
-from service.schemas.responses import BotAccountSchema, BotRegistrationSchema, BotTokenSchema
+from service.players import challenge_seats
+from service.schemas.requests import AccountGamesQuerySchema, EmptyQuerySchema, RegisterBotSchema
+from service.schemas.responses import (
+    AccountGamesSchema,
+    BotAccountSchema,
+    BotRegistrationSchema,
+    BotTokenSchema,
+)
 
 bp = Blueprint("accounts", __name__)
+#: an events stream's id: a notices stream entry id
+EVENT_ID = re.compile(r"[0-9]{1,20}-[0-9]{1,20}")
 _empty = EmptyQuerySchema()
 _register = RegisterBotSchema()
 _account = BotAccountSchema()
 _registration = BotRegistrationSchema()
 _new_token = BotTokenSchema()
+_games_query = AccountGamesQuerySchema()
+_games = AccountGamesSchema()
 
 
 def _accounts() -> BotAccounts:
@@ -135,13 +151,7 @@ def rotate_token() -> Response:
 def decisions() -> Response:
     load_query(_empty)
     account_id = require_bot("the decisions stream")
-    last = (request.headers.get("Last-Event-ID") or "").strip() or None
-    if last is not None and len(last) > 200:
-        raise Problem(
-            "malformed-request",
-            "Last-Event-ID is longer than 200 characters; send the id "
-            "of the last decision event you had (or none)",
-        )
+    last = _last_event_id("decision event")
     cfg = current_app.config
     b = backend()
     assert b.fanout is not None
@@ -156,8 +166,61 @@ def decisions() -> Response:
         poll=float(cfg["DECISIONS_POLL_SECONDS"]),
         allowed=credential_check(),
         fanout=b.fanout,
+        served=lambda seats, ladder, entrants: challenge_seats(b, seats, ladder, entrants),
     )
+    return _sse(gen)
+
+
+def _last_event_id(what: str) -> str | None:
+    last = (request.headers.get("Last-Event-ID") or "").strip() or None
+    if last is not None and len(last) > 200:
+        raise Problem(
+            "malformed-request",
+            f"Last-Event-ID is longer than 200 characters; send the id of the last {what} "
+            "you had (or none)",
+        )
+    return last
+
+
+def _sse(gen: Any) -> Response:
     resp = Response(hold_stream(gen), mimetype="text/event-stream")
     resp.headers["Cache-Control"] = "no-cache"
     resp.headers["X-Accel-Buffering"] = "no"
     return resp
+
+
+@bp.get("/bots/me/events")
+def events() -> Response:
+    load_query(_empty)
+    account_id = require_bot("the account's events stream")
+    last = _last_event_id("event")
+    if last is not None and not EVENT_ID.fullmatch(last):
+        raise Problem(
+            "malformed-request",
+            f"Last-Event-ID {last!r} is not an id this stream sent (<ms>-<n>); send the id of "
+            "the last event you had, or none to get the state first",
+        )
+    cfg = current_app.config
+    b = backend()
+    gen = account_events(
+        b,
+        account_id,
+        last_event_id=last,
+        max_seconds=float(cfg["SSE_MAX_SECONDS"]),
+        keepalive=float(cfg["SSE_KEEPALIVE_SECONDS"]),
+        allowed=credential_check(),
+        resource=lambda c: challenge_resource(c, b),
+    )
+    return _sse(gen)
+
+
+@bp.get("/bots/me/games")
+def my_games() -> Response:
+    q = load_query(_games_query)
+    account_id = require_bot("listing your games")
+    games, cursor = account_games.page(
+        backend(), account_id, status=q.get("status"), limit=q["limit"], cursor=q.get("cursor")
+    )
+    return respond(
+        _games, {"games": games, "next_cursor": cursor}, headers={"Cache-Control": "no-store"}
+    )

@@ -34,7 +34,7 @@ from ladder.service import LadderError
 from service.api.games import TABLE_KEYS
 from service.api.ladders import ladders
 from service.auth import bearer_token, bot_account, require_bot
-from service.backend import backend
+from service.backend import Backend, backend
 from service.challenges import (
     DECLINE_REASONS,
     DECLINE_TEXT_MAX,
@@ -48,6 +48,7 @@ from service.errors import Problem
 from service.fields import StrictList, StrictStr
 from service.http import load_body, load_query, respond
 from service.limits import check_open_games, client_address, opened_game
+from service.players import challenge_seats
 from service.schemas.requests import (
     LADDER_NAME,
     NOT_PRINTABLE,
@@ -191,7 +192,10 @@ def _store() -> Challenges:
     return Challenges(b.client, b.store.prefix, b.store.notice_stream)
 
 
-def _resource(c: dict[str, Any]) -> dict[str, Any]:
+def resource(c: dict[str, Any], b: Backend | None = None) -> dict[str, Any]:
+    """The challenge as ``GET /challenges/{id}`` answers it (``c`` with its ``status``): its
+    seats with their ``name`` and ``rating`` (on the challenge's ladder: ``service.players``).
+    ``b``: the backend, outside a request (a stream's generator)."""
     cid = c["challenge_id"]
     links = {"self": f"/challenges/{cid}"}
     if c["status"] == "open":
@@ -200,6 +204,9 @@ def _resource(c: dict[str, Any]) -> dict[str, Any]:
             links["accept"] = f"/challenges/{cid}/accept"
             links["decline"] = f"/challenges/{cid}/decline"
     out = public(c)
+    out["seats"] = challenge_seats(
+        b or backend(), list(out.get("seats") or []), c.get("ladder"), c.get("entrants")
+    )
     out.setdefault("game_id", None)
     out.setdefault("ladder", None)
     if out["game_id"]:
@@ -478,17 +485,17 @@ def create() -> Response:
         _start(store, c)
     out = store.get(cid)
     assert out is not None
-    resource = _resource(out)
+    answer = resource(out)
     if secret is not None:  # shown this once
-        resource["challenge_secret"] = secret
-    return respond(_challenge, resource, status=201, headers={"Location": f"/challenges/{cid}"})
+        answer["challenge_secret"] = secret
+    return respond(_challenge, answer, status=201, headers={"Location": f"/challenges/{cid}"})
 
 
 @bp.get("/challenges/<challenge_id>")
 def get_challenge(challenge_id: str) -> Response:
     load_query(_empty)
     c, _part = _load(_store(), challenge_id, "reading")
-    return respond(_challenge, _resource(c), headers={"Cache-Control": "no-store"})
+    return respond(_challenge, resource(c), headers={"Cache-Control": "no-store"})
 
 
 @bp.get("/bots/me/challenges")
@@ -497,8 +504,8 @@ def mine() -> Response:
     account = require_bot("listing your challenges")
     store = _store()
     out = {
-        "incoming": [_resource(c) for c in store.open_challenges(account, "in")],
-        "outgoing": [_resource(c) for c in store.open_challenges(account, "out")],
+        "incoming": [resource(c) for c in store.open_challenges(account, "in")],
+        "outgoing": [resource(c) for c in store.open_challenges(account, "out")],
     }
     return respond(_list, out, headers={"Cache-Control": "no-store"})
 
@@ -544,7 +551,7 @@ def accept(challenge_id: str) -> Response:
     _start(store, c)
     out = store.get(challenge_id)
     assert out is not None
-    return respond(_challenge, _resource(out))
+    return respond(_challenge, resource(out))
 
 
 @bp.post("/challenges/<challenge_id>/decline")
@@ -556,7 +563,7 @@ def decline(challenge_id: str) -> Response:
         raise _closed(store, challenge_id)
     out = store.get(challenge_id)
     assert out is not None
-    return respond(_challenge, _resource(out))
+    return respond(_challenge, resource(out))
 
 
 @bp.post("/challenges/<challenge_id>/cancel")
@@ -567,4 +574,4 @@ def cancel(challenge_id: str) -> Response:
         raise _closed(store, challenge_id)
     out = store.get(challenge_id)
     assert out is not None
-    return respond(_challenge, _resource(out))
+    return respond(_challenge, resource(out))

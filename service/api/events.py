@@ -12,6 +12,7 @@ seat's stream also carries the turn signal (``event: decision``, ``turn_signal``
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -24,6 +25,7 @@ from service.backend import backend
 from service.errors import Problem
 from service.http import load_query, respond
 from service.limits import hold_stream
+from service.players import game_players
 from service.schemas.requests import MAX_SEQ, FeedQuerySchema, StreamQuerySchema
 from service.schemas.responses import FeedSchema
 from service.sse import GameFeed, TurnReader, serve
@@ -54,11 +56,18 @@ def _feed(game_id: str, viewer: Viewer) -> Response:
     return respond(_feed_schema, body, headers={"Cache-Control": "no-cache"})
 
 
-def turn_signal(games: GameService, game_id: str, seat: int) -> TurnReader:
+def turn_signal(
+    games: GameService,
+    game_id: str,
+    seat: int,
+    players: Callable[[], list[dict[str, Any]]] | None = None,
+) -> TurnReader:
     """The reader of a seat stream's turn signal: one read of the seat's view (``GameService.view``,
     the stored bytes ``GET .../seats/{n}/view`` serves) -> (its ``decision_id``, the signal's
-    data: the decision the seat owes, its id, deadline, links and the view itself, spliced in as
-    it is stored), or None when it owes nothing."""
+    data: the decision the seat owes, its id, deadline, links, the view itself, spliced in as
+    it is stored, and the table's ``players`` with names and ratings, ``service.players``), or
+    None when it owes nothing. ``players`` is read once per stream, at its first signal."""
+    table: list[list[dict[str, Any]]] = []
 
     def read() -> tuple[int, bytes] | None:
         version, text = games.view(game_id, seat)
@@ -78,6 +87,7 @@ def turn_signal(games: GameService, game_id: str, seat: int) -> TurnReader:
             "game_version": version,
             "deadline": clock.get("deadline"),
             "decision": decision,
+            "players": _players(),
             "view": orjson.Fragment(text),
             "links": {
                 "view": f"/games/{game_id}/seats/{seat}/view",
@@ -85,6 +95,11 @@ def turn_signal(games: GameService, game_id: str, seat: int) -> TurnReader:
             },
         }
         return int(decision["decision_id"]), orjson.dumps(data)
+
+    def _players() -> list[dict[str, Any]]:
+        if not table:
+            table.append(players() if players is not None else [])
+        return table[0]
 
     return read
 
@@ -115,7 +130,11 @@ def _stream(game_id: str, viewer: Viewer) -> Response:
         after,
         finished=finished,
         version=pos,
-        turn=turn_signal(b.games, game_id, viewer) if isinstance(viewer, int) else None,
+        turn=(
+            turn_signal(b.games, game_id, viewer, lambda: game_players(b, orjson.loads(text)))
+            if isinstance(viewer, int)
+            else None
+        ),
     )
     gen = serve(
         feed,

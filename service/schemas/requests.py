@@ -253,6 +253,15 @@ class LadderGamesQuerySchema(Strict):
     )
 
 
+class AccountGamesQuerySchema(Strict):
+    status = fields.String(
+        validate=OneOf(("active", "finished"), error="must be active or finished (or left out)")
+    )
+    limit = fields.Integer(strict=False, load_default=20, validate=Range(min=1, max=100))
+    #: checked as the lobby's (``service.lobby.decode_cursor``)
+    cursor = fields.String(validate=Length(min=1, max=300))
+
+
 class UpdateLadderSchema(Strict):
     paused = StrictBool()
     concurrency = StrictInt(validate=Range(1, 1000))

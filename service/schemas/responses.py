@@ -277,6 +277,11 @@ class LadderGamesSchema(Schema):
     next_cursor = fields.String(allow_none=True)
 
 
+class AccountGamesSchema(Schema):
+    games = fields.List(fields.Dict())
+    next_cursor = fields.String(allow_none=True)
+
+
 class HeadToHeadSchema(Schema):
     ladder = fields.String()
     pairs = fields.List(fields.Dict())

@@ -67,7 +67,11 @@ def stream_events(spec: dict[str, Any]) -> Callable[[bytes], dict[str, Any]]:
             event: dict[str, Any] = {"event": kind, "data": data}
             if ident is not None:
                 event["id"] = ident
-            if kind == "decision" and ident is not None:  # a bot account's decisions stream
+            parsed = json.loads(data) if data[:1] == "{" else None
+            if isinstance(parsed, dict) and parsed.get("type") == kind:  # an account's events
+                check("AccountStreamEvent", event)
+                check("AccountEvent", parsed)
+            elif kind == "decision" and ident is not None:  # a bot account's decisions stream
                 check("DecisionStreamEvent", event)
                 check("PendingDecision", json.loads(data))
             elif kind == "challenge":  # a challenge on a bot account's decisions stream
