@@ -451,3 +451,102 @@ def test_games_seated_before_the_ordered_index_are_listed(real_api_for: Any) -> 
     assert [g["game_id"] for g in _all(api, a["token"], limit=1)] == [new, old]
     # the game that is gone left the account's sets
     assert not b.client.sismember(account_games_key(b.store.prefix, a["account_id"]), "gone0000000")
+
+
+def test_names_and_ratings_reach_challenges_games_and_the_turn_signal(real_api_for: Any) -> None:
+    """On a ladder where a and b already played once: the rated challenge's seats, both game-started
+    events (live and in the state), the listing and b's turn signal name every seat and give
+    each account the rating the ladder's leaderboard shows."""
+    from service.api.ladders import ladders as ladders_of
+
+    from .test_open_ladders import make_ladder
+
+    api = real_api_for(SSE_MAX_SECONDS=30.0, SSE_KEEPALIVE_SECONDS=0.3)
+    app = api.application
+    make_ladder(api, open=True)
+    a, b = register(api, "alpha"), register(api, "beta")
+    for acct in (a, b):
+        r = api.post("/bots/me/ladders", json={"ladder": "main"}, headers=bearer(acct["token"]))
+        assert r.status_code == 201, r.get_json()
+    rated = {"ladder": "main", "seats": [me(a), me(b)]}
+
+    def accepted() -> str:
+        r = api.post("/challenges", json=rated, headers=bearer(a["token"]))
+        assert r.status_code == 201, r.get_json()
+        r = api.post(
+            f"/challenges/{r.get_json()['challenge_id']}/accept", headers=bearer(b["token"])
+        )
+        assert r.status_code == 200, r.get_json()
+        gid: str = r.get_json()["game_id"]
+        return gid
+
+    first = accepted()
+    assert api.post(f"/games/{first}/seats/1/resign", headers=bearer(b["token"])).status_code
+    with app.app_context():
+        assert ladders_of().record_finished("main") == 1
+    board = {
+        r["entrant"]: r["rating"] for r in api.get("/ladders/main/leaderboard").get_json()["rows"]
+    }
+    ra, rb = board[f"acct.{a['account_id']}"], board[f"acct.{b['account_id']}"]
+    assert ra != rb and ra != 0 and rb != 0  # rated: no longer the starting figure
+
+    sa, sb = Reader(api, a["token"]), Reader(api, b["token"])
+    r = api.post("/challenges", json=rated, headers=bearer(a["token"]))
+    seats = r.get_json()["seats"]
+    assert [(s["name"], s["rating"]) for s in seats] == [("alpha", ra), ("beta", rb)]
+    _, c, _ = sb.next("challenge")
+    assert c["seats"] == seats and c["ladder"] == "main"
+    r = api.post(f"/challenges/{c['challenge_id']}/accept", headers=bearer(b["token"]))
+    gid = r.get_json()["game_id"]
+    players = [
+        {"seat": 0, "kind": "external", "name": "alpha", "account": a["account_id"], "rating": ra},
+        {"seat": 1, "kind": "external", "name": "beta", "account": b["account_id"], "rating": rb},
+    ]
+    for reader in (sa, sb):
+        _, started, _ = reader.next("game-started")
+        assert (started["game_id"], started["rated"], started["ladder"]) == (gid, True, "main")
+        assert started["players"] == players
+    sa.close()
+    sb.close()
+    state = [d for k, d, _ in whole(api, b["token"], "1-0") if k == "game-started"]
+    assert [(d["game_id"], d["players"]) for d in state] == [(gid, players)]
+    (listed,) = _games(api, b["token"], status="active")["games"]
+    assert (listed["rated"], listed["ladder"], listed["players"]) == (True, "main", players)
+    (done,) = _games(api, a["token"], status="finished")["games"]
+    assert done["game_id"] == first and done["result"]["reason"] == "resigned"
+    # b's seat stream: the turn signal names the table too
+    r = api.get(
+        f"/games/{gid}/seats/1/events/stream",
+        headers=bearer(b["token"]),
+        buffered=False,
+        validate=False,
+    )
+    raw = b""
+    for chunk in r.response:
+        raw += chunk if isinstance(chunk, bytes) else chunk.encode()
+        signals = [d for k, d, _ in parse_sse(raw.splitlines(keepends=True)) if k == "decision"]
+        if signals:
+            break
+    r.close()
+    CHECK(raw)
+    assert json.loads(signals[0])["players"] == players
+
+
+def test_an_aborted_game_is_a_game_finished_without_winners(real_api_for: Any) -> None:
+    api = real_api_for(SSE_MAX_SECONDS=30.0, SSE_KEEPALIVE_SECONDS=0.3)
+    a, b = register(api, "alpha"), register(api, "beta")
+    sa = Reader(api, a["token"])
+    r = api.post("/challenges", json={"seats": [me(a), me(b)]}, headers=bearer(a["token"]))
+    r = api.post(f"/challenges/{r.get_json()['challenge_id']}/accept", headers=bearer(b["token"]))
+    gid = r.get_json()["game_id"]
+    assert sa.next("game-started")[1]["game_id"] == gid
+    sa.next("challenge-accepted")
+    r = api.post(f"/games/{gid}/seats/1/abort", headers=bearer(b["token"]))
+    assert r.status_code in (200, 201), r.get_json()
+    _, done, _ = sa.next("game-finished")
+    assert (done["game_id"], done["result"]["reason"], done["result"]["winners"]) == (
+        gid,
+        "aborted",
+        [],
+    )
+    sa.close()
