@@ -115,8 +115,8 @@ export async function ladderPage(main, name) {
   try {
     [ladder, board, h2h] = await Promise.all([api(base), api(`${base}/leaderboard`), api(`${base}/head-to-head`)]);
   } catch (exc) { main.replaceChildren(h("h1", {}, `Ladder ${name}`), err(exc)); return; }
-  // the bot accounts among the entrants: a person can challenge one from the lobby's form
-  const accounts = Object.fromEntries((ladder.entrants || []).filter((e) => e.account).map((e) => [e.entrant, e.account]));
+  // the bot accounts among the entrants (not those that left): a person can challenge one from the lobby's form
+  const accounts = Object.fromEntries((ladder.entrants || []).filter((e) => e.account && !e.left_at).map((e) => [e.entrant, e.account]));
   const chartBox = h("div", { class: "chart-box" }, h("p", { class: "muted" }, "Loading the ratings…"));
   main.replaceChildren(h("div", { class: "ladder" },
     h("h1", {}, `Ladder ${ladder.name}`),
