@@ -261,11 +261,12 @@ def test_rotating_a_bot_token_keeps_the_account_and_ends_the_old_tokens_streams(
     )
     board = ladders.leaderboard("rot")
     gid = external_game(server.app, account, b["account_id"])
-    decisions, seat_stream = Follower(), Follower()
+    decisions, seat_stream, account_events = Follower(), Follower(), Follower()
     thread = decisions.start(server, "/bots/me/decisions/stream", old)
     seat_thread = seat_stream.start(server, f"/games/{gid}/seats/0/events/stream", old)
-    _wait_started(decisions, seat_stream)
-    _wait_keepalive(decisions, seat_stream)
+    events_thread = account_events.start(server, "/bots/me/events", old)
+    _wait_started(decisions, seat_stream, account_events)
+    _wait_keepalive(decisions, seat_stream, account_events)
 
     status, body, headers = server.call("POST", "/bots/me/token", old)
     rotated = time.monotonic()
@@ -286,8 +287,10 @@ def test_rotating_a_bot_token_keeps_the_account_and_ends_the_old_tokens_streams(
     # (the credential is checked at each keep-alive: measured here 0.45-0.49 s for 0.5 s)
     assert decisions.ended - rotated <= KEEPALIVE + 0.25, decisions.ended - rotated
     assert decisions.last() == REVOKED
-    seat_thread.join(10)
-    assert seat_stream.ended is not None and seat_stream.last() == REVOKED
+    for t, f in ((seat_thread, seat_stream), (events_thread, account_events)):
+        t.join(10)
+        assert f.ended is not None and f.last() == REVOKED
+        assert f.ended - rotated <= KEEPALIVE + 0.25, f.ended - rotated
     # the account's seat is the new token's
     assert server.call("GET", f"/games/{gid}/seats/0/view", new)[0] == 200
     assert server.call("GET", f"/games/{gid}/seats/0/view", old)[0] == 401
