@@ -5,6 +5,7 @@ is refused, saying which. Every request and answer is checked against openapi.ya
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from flask import Flask
@@ -69,6 +70,12 @@ def test_a_rated_challenge_between_two_entrants_is_recorded_on_the_ladder(
         assert mine[0]["rating"] == board[entrant]["rating"]
     finished = api.get("/ladders/main/games?status=finished").get_json()["games"]
     assert gid in [g["game_id"] for g in finished]
+    # its log (the table names the ladder, the challenge and each seat's entrant) is as the
+    # spec says a log is, line by line
+    log = api.get(f"/games/{gid}/log")
+    assert log.status_code == 200
+    table = json.loads(log.get_data(as_text=True).splitlines()[0])["payload"]["table"]
+    assert table["ladder"] == "main" and table["challenge"] == c["challenge_id"]
 
 
 def test_rated_challenges_that_do_not_fit_the_ladder_are_refused_saying_which(
