@@ -188,6 +188,8 @@ class Decisions:
         """Every decision pending in the account's active games whose version moved since the
         last scan (one pipelined ``HGET version`` per game); an ended game leaves the set."""
         for challenge in self.challenges.open_challenges(self.account, "in"):
+            if f"challenge:{challenge['challenge_id']}" in self.sent:
+                continue  # (sent on this connection already: not named and rated again)
             ident, c = challenge_event(challenge, self.served)
             self._send(out, ident, c, "challenge")
         active = self.accounts.active_games(self.account)

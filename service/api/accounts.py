@@ -189,12 +189,18 @@ def _sse(gen: Any) -> Response:
     return resp
 
 
+def _event_id(text: str) -> bool:
+    """Whether ``text`` is a notices stream entry id (two numbers below 2**64)."""
+    m = EVENT_ID.fullmatch(text)
+    return m is not None and all(int(n) < 2**64 for n in text.split("-"))
+
+
 @bp.get("/bots/me/events")
 def events() -> Response:
     load_query(_empty)
     account_id = require_bot("the account's events stream")
     last = _last_event_id("event")
-    if last is not None and not EVENT_ID.fullmatch(last):
+    if last is not None and not _event_id(last):
         raise Problem(
             "malformed-request",
             f"Last-Event-ID {last!r} is not an id this stream sent (<ms>-<n>); send the id of "

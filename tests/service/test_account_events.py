@@ -242,7 +242,14 @@ def test_resuming_loses_nothing_and_repeats_nothing(real_api_for: Any) -> None:
     assert sorted(d["challenge_id"] for _, d, _ in state) == sorted([cids[2], cids[3]])
     assert all(k == "challenge" for k, _, _ in state)
     # a malformed id: 400 saying what to send
-    for bad in ("abc", "1-0-0", "x" * 201, "challenge:0123"):
+    for bad in (
+        "abc",
+        "1-0-0",
+        "x" * 201,
+        "challenge:0123",
+        "1-18446744073709551616",
+        "9" * 20 + "-0",
+    ):
         r = api.get(
             "/bots/me/events", headers={**bearer(b["token"]), "Last-Event-ID": bad}, validate=False
         )
@@ -550,3 +557,17 @@ def test_an_aborted_game_is_a_game_finished_without_winners(real_api_for: Any) -
         [],
     )
     sa.close()
+
+
+def test_my_games_on_the_embedded_store(api: ValidatingClient) -> None:
+    """The same listing on the embedded store (fakeredis), as ``rfg run --memory`` serves it."""
+    a = register(api, "alpha")
+    r = api.post(
+        "/challenges",
+        json={"seats": [me(a), {"kind": "bot", "bot": "random"}]},
+        headers=bearer(a["token"]),
+    )
+    gid = r.get_json()["game_id"]
+    page = _games(api, a["token"], status="active", limit=1)
+    assert [g["game_id"] for g in page["games"]] == [gid] and page["next_cursor"] is None
+    assert [g["game_id"] for g in _games(api, a["token"])["games"]] == [gid]
