@@ -97,6 +97,12 @@ DUPLICATE_EXTERNAL = (
 )
 
 
+OPEN_DUPLICATE = (
+    "ladder {name!r} plays duplicate sets, which take no external bot: it cannot be open to bot "
+    "accounts joining; open a ladder created without duplicate sets"
+)
+
+
 def _check_name(name: str) -> None:
     if not isinstance(name, str) or not _NAME.match(name):
         raise LadderError(
@@ -119,6 +125,8 @@ class Ladders:
             raise LadderError("players must list player counts from 2 to 5, e.g. [4] or [2, 3, 4]")
         if not 1 <= cfg.concurrency <= 1000:
             raise LadderError("concurrency (games kept running) must be 1-1000")
+        if cfg.open and cfg.duplicate:
+            raise LadderError(OPEN_DUPLICATE.format(name=cfg.name))
         if not self.store.create(cfg.name, json.dumps(cfg.to_dict())):
             raise LadderError(f"ladder {cfg.name!r} exists already")
         return cfg
@@ -152,6 +160,8 @@ class Ladders:
             if concurrency is not None:
                 cfg.concurrency = concurrency
             if open is not None:
+                if open and cfg.duplicate:
+                    raise LadderError(OPEN_DUPLICATE.format(name=name))
                 cfg.open = open
             changed[:] = [cfg]
             return json.dumps(cfg.to_dict())

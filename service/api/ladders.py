@@ -134,12 +134,15 @@ def update_ladder(ladder: str) -> Response:
     body = load_body(_update)
     lad = ladders()
     _config(lad, ladder)
-    cfg = lad.update(
-        ladder,
-        paused=body.get("paused"),
-        concurrency=body.get("concurrency"),
-        open=body.get("open"),
-    )
+    try:
+        cfg = lad.update(
+            ladder,
+            paused=body.get("paused"),
+            concurrency=body.get("concurrency"),
+            open=body.get("open"),
+        )
+    except LadderError as exc:
+        raise Problem("ladder-conflict", str(exc)) from None
     return respond(LadderSchema(), _resource(lad, cfg))
 
 

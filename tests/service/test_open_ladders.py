@@ -97,7 +97,15 @@ def test_joining_leaving_and_rejoining_an_open_ladder(real_api: ValidatingClient
 def test_hostile_joins_and_leaves_are_refused_in_words(real_api: ValidatingClient) -> None:
     api = real_api
     make_ladder(api, open=True)
-    make_ladder(api, "dup", duplicate=True, open=True)
+    make_ladder(api, "dup", duplicate=True)
+    # a ladder of duplicate sets takes no external bot: it is never open
+    r = api.post(
+        "/ladders", json={"name": "dup2", "duplicate": True, "open": True}, headers=ADMIN_H
+    )
+    assert r.status_code == 409 and "duplicate" in r.get_json()["detail"]
+    r = api.patch("/ladders/dup", json={"open": True}, headers=ADMIN_H)
+    assert r.status_code == 409 and "duplicate" in r.get_json()["detail"]
+    assert api.get("/ladders/dup").get_json()["open"] is False
     h = bearer(register(api)["token"])
     # no bot token, the admin token, a made-up bot token
     for headers in ({}, ADMIN_H, bearer("rfgb_" + "x" * 43)):
@@ -112,7 +120,7 @@ def test_hostile_joins_and_leaves_are_refused_in_words(real_api: ValidatingClien
     assert r.status_code == 404 and "GET /ladders" in r.get_json()["detail"]
     assert api.delete("/bots/me/ladders/nope", headers=h).status_code == 404
     r = api.post("/bots/me/ladders", json={"ladder": "dup"}, headers=h)
-    assert r.status_code == 409 and "duplicate" in r.get_json()["detail"]
+    assert r.status_code == 403 and "not open" in r.get_json()["detail"]
     for body in (
         {"ladder": "../main"},
         {"ladder": "x" * 65},
