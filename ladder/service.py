@@ -55,6 +55,10 @@ class LadderError(ValueError):
     """A bad ladder request; the message says what to change."""
 
 
+class UnknownLadder(LadderError):
+    """No ladder of that name (never made, or deleted)."""
+
+
 class LadderClosed(LadderError):
     """A bot account asked to join a ladder its host has not opened."""
 
@@ -134,7 +138,7 @@ class Ladders:
     def config(self, name: str) -> LadderConfig:
         raw = self.store.config(name)
         if raw is None:
-            raise LadderError(f"no ladder named {name!r}; create it first")
+            raise UnknownLadder(f"no ladder named {name!r}; create it first")
         return LadderConfig(**json.loads(raw))
 
     def update(
@@ -153,7 +157,7 @@ class Ladders:
 
         def change(raw: str | None) -> str:
             if raw is None:
-                raise LadderError(f"no ladder named {name!r}; create it first")
+                raise UnknownLadder(f"no ladder named {name!r}; create it first")
             cfg = LadderConfig(**json.loads(raw))
             if paused is not None:
                 cfg.paused = paused
@@ -224,8 +228,9 @@ class Ladders:
     def join(self, name: str, account: str, now: str) -> tuple[dict[str, Any], bool]:
         """The bot account enters the open ladder ``name``: (its entrant, whether it is new to
         the ladder's current entrants). An account that left comes back as the entrant it was
-        (the one it joined as, else the first the admin entered it as), rating kept; one already in is answered its entrant. ``LadderClosed`` for a ladder
-        not open, ``LadderError`` for a duplicate-set ladder or an unknown one."""
+        (the one it joined as, else the first the admin entered it as), rating kept; one already
+        in is answered its entrant. ``LadderClosed`` for a ladder not open, ``LadderError`` for
+        a duplicate-set ladder or an unknown one."""
         cfg = self.config(name)
         if not cfg.open:
             raise LadderClosed(
@@ -282,13 +287,13 @@ class Ladders:
         out = []
         for name in self.names():
             try:
+                mine = self.entries_of(name, account)
+                if not mine:
+                    continue
                 cfg = self.config(name)
+                rows = {r["entrant"]: r for r in self.leaderboard(name)}
             except LadderError:  # deleted meanwhile
                 continue
-            mine = self.entries_of(name, account)
-            if not mine:
-                continue
-            rows = {r["entrant"]: r for r in self.leaderboard(name)}
             for e, spec in sorted(mine.items()):
                 out.append(
                     {

@@ -16,7 +16,14 @@ from flask import Blueprint, Response
 
 from events.games.time_control import validate_table
 from ladder.plot import history_svg
-from ladder.service import LadderClosed, LadderConfig, LadderError, Ladders, NotEntrant
+from ladder.service import (
+    LadderClosed,
+    LadderConfig,
+    LadderError,
+    Ladders,
+    NotEntrant,
+    UnknownLadder,
+)
 from service.auth import require_admin, require_bot
 from service.backend import backend
 from service.errors import Problem
@@ -255,6 +262,8 @@ def join() -> Response:
     _config(lad, name)
     try:
         spec, new = lad.join(name, account, _now())
+    except UnknownLadder as exc:  # deleted meanwhile
+        raise Problem("not-found", f"{exc} (GET /ladders lists ladders)") from None
     except LadderClosed as exc:
         raise Problem("forbidden", str(exc)) from None
     except LadderError as exc:
@@ -276,6 +285,8 @@ def leave(ladder: str) -> Response:
     _config(lad, ladder)
     try:
         lad.leave(ladder, account, _now())
+    except UnknownLadder as exc:  # deleted meanwhile
+        raise Problem("not-found", f"{exc} (GET /ladders lists ladders)") from None
     except NotEntrant as exc:
         raise Problem("not-found", f"{exc} (GET /bots/me/ladders lists yours)") from None
     return Response(status=204)

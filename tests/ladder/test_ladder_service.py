@@ -191,3 +191,12 @@ def test_an_aborted_game_records_no_result_and_frees_its_place(ladders: Ladders)
     drive(ladders.games, again)
     assert ladders.record_finished("abort") == 1
     assert [r.game_id for r in ladders.results("abort")] == [again]
+
+
+def test_joining_or_leaving_a_ladder_that_is_gone_says_so(ladders: Ladders) -> None:
+    from ladder.service import UnknownLadder
+
+    for call in (ladders.join, ladders.leave):
+        with pytest.raises(UnknownLadder, match="no ladder named 'gone'"):
+            call("gone", "0123456789abcdef", "t0")
+    assert ladders.standings_of("0123456789abcdef") == []
