@@ -9,7 +9,9 @@ account's key has its own hash tag, so it cannot be in the game's script). The s
 through the process's ``Fanout`` (one reader for every stream of the process) and sends each
 notice as soon as it is written, once the command it names is
 found recorded (``RedisStore.notice_applied``: a notice of an append the store refused names a
-command that is not). One event per decision::
+command that is not). The same stream carries the games' starts and ends (field ``d`` with a
+``type``: the events stream's, ``service.account_events``), which this stream skips. One event per
+decision::
 
     id: <game_id>:<seat>:<decision_id>
     event: decision
