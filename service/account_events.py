@@ -24,7 +24,9 @@ process's ``Fanout`` and sends each as it comes.
 reconnects with ``Last-Event-ID`` gets what was written after it, nothing twice, nothing lost,
 as long as that notice is still kept (the stream keeps about ``NOTICE_MAXLEN``). Without one, or
 with one no longer kept, the stream first sends the state: every open challenge addressed to
-the account (``challenge``) and a ``game-started`` for each seat in every active game; the last
+the account (``challenge``) and a ``game-started`` for each seat in every active game (the
+account's active games, and those whose start was noticed in the last ``LOOKBACK_MS`` before the
+connection: a game is created before the account is seated in it); the last
 of these carries as its id the newest notice's id at connect, so a client that had the whole
 state resumes after it (one cut off before the end gets the state again). Then the live events.
 An event is sent once per connection (a game created while the state was read is not sent
@@ -59,6 +61,14 @@ CHALLENGE_EVENTS = {
 
 #: notices read at once (more are read at once after, without waiting)
 PAGE = 100
+#: how far before the connection the state looks for games started but not yet listed as the
+#: account's active games (milliseconds)
+LOOKBACK_MS = 10_000
+
+
+def _entry(entry_id: str) -> tuple[int, int]:
+    ms, _, n = entry_id.partition("-")
+    return int(ms), int(n or 0)
 
 
 class AccountEvents:
@@ -124,12 +134,41 @@ class AccountEvents:
             for seat in seats_of(summary, self.account):
                 sent.add(("game-started", gid, seat))
                 events.append(("game-started", started(self.b, summary, seat)))
+        events += self._just_started(sent)
         out = []
         for i, (kind, data) in enumerate(events):
             last = i == len(events) - 1 and self.cursor != "0-0"
             out.append(
                 frame({"type": kind, **data}, event=kind, ident=self.cursor if last else None)
             )
+        return out
+
+    def _just_started(self, sent: set[tuple[Any, ...]]) -> list[tuple[str, dict[str, Any]]]:
+        """The games started in the last ``LOOKBACK_MS`` before the cursor that the account's
+        active games do not list yet (a game is created, its notice written, before the account
+        is seated in it): found by their notices, for the state to be whole."""
+        if self.cursor == "0-0":
+            return []
+        end = _entry(self.cursor)
+        since = f"{max(0, end[0] - LOOKBACK_MS)}-0"
+        out = []
+        for entry_id, fields in self.store.read_notices(self.account, since, count=PAGE):
+            if _entry(entry_id) > end:
+                break
+            if "d" not in fields:
+                continue
+            d = orjson.loads(fields["d"])
+            if d.get("type") != "game-started":
+                continue
+            gid, seat = d["game_id"], d["seat"]
+            key = ("game-started", gid, seat)
+            if key in sent or not self.store.notice_applied(gid, d["command_id"], d["version"]):
+                continue
+            (summary,) = summaries(self.b, [gid])
+            if summary is None or summary.get("status") != "active":
+                continue
+            sent.add(key)
+            out.append(("game-started", started(self.b, summary, seat)))
         return out
 
     # --- the live events -----------------------------------------------------------------------

@@ -571,3 +571,18 @@ def test_my_games_on_the_embedded_store(api: ValidatingClient) -> None:
     page = _games(api, a["token"], status="active", limit=1)
     assert [g["game_id"] for g in page["games"]] == [gid] and page["next_cursor"] is None
     assert [g["game_id"] for g in _games(api, a["token"])["games"]] == [gid]
+
+
+def test_the_state_has_a_game_created_before_its_account_was_seated(real_api_for: Any) -> None:
+    """A game's creation writes its game-started notice before the challenge (or the ladder)
+    adds it to the account's active games: a bot connecting in between still finds it."""
+    api = real_api_for(SSE_MAX_SECONDS=1.0, SSE_KEEPALIVE_SECONDS=0.2)
+    a, b = register(api, "alpha"), register(api, "beta")
+    games = api.application.extensions["rfg"].games
+    table = {"seats": [{"kind": "bot", "bot": "random"}, me(a)]}
+    gid, _ = games.create(2, {}, table=table)  # created, its account not seated yet
+    state = whole(api, a["token"])
+    assert [(k, d["game_id"], d["seat"]) for k, d, _ in state] == [("game-started", gid, 1)]
+    assert state[-1][2] is not None  # the state's last event: the id to resume after
+    assert whole(api, a["token"], state[-1][2]) == []  # and nothing twice after it
+    assert whole(api, b["token"]) == []
