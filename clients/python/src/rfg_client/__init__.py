@@ -3,6 +3,7 @@
 Standard library only. See ``Client`` and the package's README.
 """
 
+from rfg_client.bot import Bot
 from rfg_client.client import (
     RETRY_STATUSES,
     ApiError,
@@ -12,15 +13,17 @@ from rfg_client.client import (
     Unreachable,
     parse_sse,
 )
-from rfg_client.policy import legal_choice
+from rfg_client.policy import accept_challenge, legal_choice
 
 __all__ = [
     "RETRY_STATUSES",
     "ApiError",
+    "Bot",
     "Client",
     "Decide",
     "Turn",
     "Unreachable",
+    "accept_challenge",
     "legal_choice",
     "parse_sse",
 ]

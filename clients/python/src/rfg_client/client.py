@@ -18,6 +18,12 @@ game's creation (with an ``Idempotency-Key``: the server creates one game per ke
 ``play`` follows the seat's event stream and answers each turn signal (``event: decision``: the
 decision the seat owes, with its ``decision_id`` and the seat's view): one command request per
 decision and one stream request per few minutes, far below the server's rate limits.
+
+A bot account (``Client(bot_token=...)``) follows what happens to it with ``account_events``
+(``GET /bots/me/events``: challenges, games started and finished), finds its games with
+``my_games``, answers challenges (``accept``, ``decline``), joins open ladders (``join_ladder``)
+and challenges other accounts (``challenge``); ``rfg_client.bot.Bot`` puts these together into a
+program that runs forever from its token (``python -m rfg_client``).
 """
 
 from __future__ import annotations
@@ -25,7 +31,9 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import random
 import re
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
@@ -42,6 +50,11 @@ Decide = Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]
 URL_VARIABLE, DEFAULT_URL = "RFG_URL", "http://127.0.0.1:8000"
 #: a ``RateLimit`` header whose limit has nothing left: its seconds to reset
 _SPENT = re.compile(r";r=0;t=(\d+)")
+#: the account stream's read timeout: above the server's keep-alive interval (15 s by default),
+#: so a silent connection is a dead one
+EVENTS_READ_TIMEOUT = 45.0
+#: reconnecting after a failure waits 1, 2, 4 ... seconds, at most this long
+MAX_BACKOFF = 30.0
 #: a recorder: called with each exchange (method, url, request_headers, request_body, status,
 #: headers, body), a stream's once it is closed
 Record = Callable[[dict[str, Any]], None]
@@ -120,6 +133,9 @@ class Client:
         self.retries = retries
         self.max_wait = max_wait
         self.tokens: dict[tuple[str, int], str] = {}
+        #: one request at a time (a stream's until its answer's head), so that each answer's
+        #: ``RateLimit`` paces the next: threads sending at once would race past r=0 into a 429
+        self._sending = threading.Lock()
 
     # --- transport ------------------------------------------------------------------------
     def request(
@@ -154,16 +170,18 @@ class Client:
         while True:
             attempt += 1
             req = Request(url, data=data, method=method, headers=hdrs)
-            self._wait_for_room()
             try:
-                with urlopen(req, timeout=self.timeout) as resp:
-                    got = resp.status, dict(resp.headers.items()), resp.read()
-                self._record(req, *got)
-                return got
-            except HTTPError as exc:
-                raw = exc.read()
-                self._record(req, exc.code, _headers(exc), raw)
-                error = _api_error(exc.code, raw, _headers(exc))
+                with self._sending:  # the answer's RateLimit paces the next request
+                    self._wait_for_room()
+                    try:
+                        with urlopen(req, timeout=self.timeout) as resp:
+                            got = resp.status, dict(resp.headers.items()), resp.read()
+                    except HTTPError as exc:
+                        got = exc.code, _headers(exc), exc.read()
+                    self._record(req, *got)
+                if got[0] < 400:
+                    return got
+                error = _api_error(got[0], got[2], got[1])
                 if error.status not in RETRY_STATUSES or left <= 0:
                     raise error from None
                 wait = error.retry_after if error.retry_after is not None else 0.1 * attempt
@@ -183,13 +201,16 @@ class Client:
         if wait > 0:
             time.sleep(wait)
 
+    def _pace(self, headers: dict[str, str]) -> None:
+        spent = _SPENT.search({k.lower(): v for k, v in headers.items()}.get("ratelimit", ""))
+        if spent is not None:
+            self._resume_at = time.monotonic() + int(spent[1])
+
     def _record(self, req: Request, status: int, headers: dict[str, str], body: bytes) -> None:
         """Every answer passes here: its ``RateLimit`` header paces the next request (at
         ``r=0`` the next waits ``t`` seconds, so a client never needs a 429 to slow down), and
         the recorder, if any, gets the exchange."""
-        spent = _SPENT.search({k.lower(): v for k, v in headers.items()}.get("ratelimit", ""))
-        if spent is not None:
-            self._resume_at = time.monotonic() + int(spent[1])
+        self._pace(headers)
         if self.record is None:
             return
         sent = req.data if isinstance(req.data, bytes) else b""
@@ -453,22 +474,17 @@ class Client:
             if ended or not reconnect:
                 return
 
-    def decisions(
-        self, *, last_event_id: str | None = None, reconnect: bool = True
-    ) -> Iterator[dict[str, Any]]:
-        """A bot account's pending decisions across its games (``/bots/me/decisions/stream``,
-        the client's ``bot_token``), resuming with ``Last-Event-ID``; each has ``decision_id``."""
-        last = last_event_id
-        while True:
-            for event, data, ident in self._sse("/bots/me/decisions/stream", self.bot_token, last):
-                if event == "decision" and data:
-                    last = ident or last
-                    yield json.loads(data)
-            if not reconnect:
-                return
+    def decisions(self, *, last_event_id: str | None = None) -> Iterator[dict[str, Any]]:
+        """The bot account's pending decisions across its games, forever
+        (``GET /bots/me/decisions/stream``, resumed as ``follow`` resumes): each a
+        ``PendingDecision`` (``game_id``, ``seat``, ``decision_id``, ``links.view``). Delivery is
+        at least once: a reconnect sends every decision still pending again."""
+        for event, data in self.follow("/bots/me/decisions/stream", last_event_id):
+            if event == "decision":
+                yield data
 
     def _sse(
-        self, path: str, token: str | None, last: str | None
+        self, path: str, token: str | None, last: str | None, timeout: float | None = None
     ) -> Iterator[tuple[str, str, str | None]]:
         hdrs = {"Accept": "text/event-stream"}
         if last is not None:
@@ -476,13 +492,16 @@ class Client:
         if token:
             hdrs["Authorization"] = f"Bearer {token}"
         req = Request(self.base_url + path, headers=hdrs)
-        self._wait_for_room()
         try:
-            resp = urlopen(req, timeout=self.timeout)
-        except HTTPError as exc:
-            raw = exc.read()
-            self._record(req, exc.code, _headers(exc), raw)
-            raise _api_error(exc.code, raw, _headers(exc)) from None
+            with self._sending:  # until the answer's head: its RateLimit paces the next request
+                self._wait_for_room()
+                try:
+                    resp = urlopen(req, timeout=timeout or self.timeout)
+                except HTTPError as exc:
+                    raw = exc.read()
+                    self._record(req, exc.code, _headers(exc), raw)
+                    raise _api_error(exc.code, raw, _headers(exc)) from None
+                self._pace(dict(resp.headers.items()))
         except URLError as exc:
             unreachable = _unreachable(self.base_url, exc)
             if unreachable is not None:
@@ -533,6 +552,128 @@ class Client:
             "POST", "/challenges", body={"seats": seats, **table}, token=self.bot_token
         )
         return result
+
+    def challenge_account(
+        self, me: str, opponent: str, *, ladder: str | None = None, **table: Any
+    ) -> dict[str, Any]:
+        """Challenge another bot account to a two-seat game (``me``: your account id); with
+        ``ladder`` the game is rated on it (both accounts must be its entrants)."""
+        seats = [{"kind": "external", "account": me}, {"kind": "external", "account": opponent}]
+        if ladder is not None:
+            table["ladder"] = ladder
+        return self.challenge(seats, **table)
+
+    def accept(self, challenge_id: str) -> dict[str, Any]:
+        """``POST /challenges/{id}/accept``: the game starts (``game_id``)."""
+        result: dict[str, Any] = self._json(
+            "POST", f"/challenges/{challenge_id}/accept", token=self.bot_token
+        )
+        return result
+
+    def decline(
+        self, challenge_id: str, reason: str = "generic", text: str | None = None
+    ) -> dict[str, Any]:
+        """``POST /challenges/{id}/decline`` with a ``reason`` (``generic``, ``later``,
+        ``too-fast``, ``too-slow``, ``time-control``, ``rated``, ``casual``, ``not-these-bots``,
+        ``not-now``) and an optional ``text`` (at most 200 characters) the challenger sees."""
+        body: dict[str, Any] = {"reason": reason}
+        if text is not None:
+            body["text"] = text
+        result: dict[str, Any] = self._json(
+            "POST", f"/challenges/{challenge_id}/decline", body=body, token=self.bot_token
+        )
+        return result
+
+    def my_games(self, status: Literal["active", "finished"] = "active") -> list[dict[str, Any]]:
+        """``GET /bots/me/games?status=...``, every page: the account's games, newest first
+        (``game_id``, ``seat``, ``players``, ``result``, ``links``)."""
+        games: list[dict[str, Any]] = []
+        cursor = None
+        while True:
+            page = self._json(
+                "GET",
+                "/bots/me/games",
+                token=self.bot_token,
+                query={"status": status, "limit": 100, "cursor": cursor},
+            )
+            games += page["games"]
+            cursor = page.get("next_cursor")
+            if not cursor:
+                return games
+
+    def join_ladder(self, ladder: str) -> dict[str, Any]:
+        """``POST /bots/me/ladders``: enter an open ladder (403 when it is closed); the
+        scheduler pairs the account from then on and its games are rated."""
+        result: dict[str, Any] = self._json(
+            "POST", "/bots/me/ladders", body={"ladder": ladder}, token=self.bot_token
+        )
+        return result
+
+    def leave_ladder(self, ladder: str) -> None:
+        """``DELETE /bots/me/ladders/{ladder}``: paired no more (history and rating kept)."""
+        self.request("DELETE", f"/bots/me/ladders/{ladder}", token=self.bot_token)
+
+    def my_ladders(self) -> dict[str, Any]:
+        """``GET /bots/me/ladders``: the account's ladders, with its rating on each."""
+        result: dict[str, Any] = self._json("GET", "/bots/me/ladders", token=self.bot_token)
+        return result
+
+    def abort(self, game_id: str, seat: int, token: str | None = None) -> dict[str, Any]:
+        """``POST /games/{id}/seats/{n}/abort``: call off a game from a challenge before its
+        first round ends (unrated, no winners); later it is a 409 saying why."""
+        result: dict[str, Any] = self._json(
+            "POST",
+            f"/games/{game_id}/seats/{seat}/abort",
+            token=self._seat_token(game_id, seat, token),
+        )
+        return result
+
+    def rotate_token(self) -> str:
+        """``POST /bots/me/token``: a new bot token (the client uses it from now on); the old one
+        is refused at once. The account, its ladder entries and ratings stay."""
+        token: str = self._json("POST", "/bots/me/token", token=self.bot_token)["token"]
+        self.bot_token = token
+        return token
+
+    def account_events(self, *, last_event_id: str | None = None) -> Iterator[dict[str, Any]]:
+        """What happens to the bot account, forever (``GET /bots/me/events``, resumed as
+        ``follow`` resumes): each event's data, its ``type`` ``challenge``,
+        ``challenge-accepted``, ``-declined``, ``-canceled``, ``game-started`` or
+        ``game-finished``. On connect without ``last_event_id`` the server first sends the
+        state: the open challenges addressed to the account, its active games."""
+        for _event, data in self.follow("/bots/me/events", last_event_id):
+            yield data
+
+    def follow(
+        self, path: str, last_event_id: str | None = None
+    ) -> Iterator[tuple[str, dict[str, Any]]]:
+        """(event, data) of a bot account's stream at ``path``, forever. When the server closes
+        it, it is resumed at once with ``Last-Event-ID``; after a dropped connection, or one
+        silent for ``EVENTS_READ_TIMEOUT`` (three keep-alives), after 1, 2, 4 ... seconds (at
+        most ``MAX_BACKOFF``), or the ``Retry-After`` of a 429 or 503. Any other error answer (a
+        401: the token was revoked or rotated) raises ``ApiError``."""
+        last, failures = last_event_id, 0
+        while True:
+            try:
+                for event, data, ident in self._sse(
+                    path, self.bot_token, last, timeout=EVENTS_READ_TIMEOUT
+                ):
+                    failures = 0
+                    if ident is not None:
+                        last = ident
+                    if data:
+                        yield event, json.loads(data)
+                continue  # the server closed the stream (its time is up): resume at once
+            except ApiError as exc:
+                if exc.status not in RETRY_STATUSES:
+                    raise
+                wait = exc.retry_after
+            except (OSError, http.client.HTTPException):  # refused, reset, timed out
+                wait = None
+            failures += 1
+            if wait is None:
+                wait = min(MAX_BACKOFF, 2.0 ** (failures - 1)) * random.uniform(0.5, 1.0)
+            time.sleep(wait)
 
     # --- reference data -------------------------------------------------------------------
     def catalogue(self) -> dict[str, Any]:

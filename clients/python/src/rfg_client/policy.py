@@ -1,6 +1,7 @@
 """``legal_choice``: a minimal policy that answers any decision with a legal command, chosen at
 random among the simple ones (optional powers are left unused, which is always legal). A
 starting point for your own: ``Client.play(game_id, seat, legal_choice)`` plays a whole game.
+``accept_challenge``: which challenges a bot accepts (``rfg_client.bot.Bot`` asks it).
 
 Each function reads only the decision the server sent (``view.decision``, or a turn signal's
 ``decision``): the legal choices are in it (``GET /games/{id}/seats/{n}/view``; the fields of each
@@ -17,6 +18,20 @@ PHASES = ("explore", "develop", "settle", "produce", "ship")
 _rng = random.Random()
 
 Choice = Callable[[dict[str, Any], random.Random], dict[str, Any]]
+#: the fewest seconds a decision a challenge may give (its ``time_control.per_decision``)
+FASTEST = 5.0
+
+
+def accept_challenge(challenge: dict[str, Any]) -> str | None:
+    """``None`` to accept ``challenge`` (the resource an ``event: challenge`` carries), else the
+    reason to decline it with (``POST /challenges/{id}/decline``'s ``reason``). This one accepts
+    tables of two to four seats that give at least ``FASTEST`` seconds a decision."""
+    if not 2 <= len(challenge["seats"]) <= 4:
+        return "not-now"
+    per_decision = (challenge.get("time_control") or {}).get("per_decision")
+    if per_decision is not None and per_decision < FASTEST:
+        return "too-fast"
+    return None
 
 
 def legal_choice(
