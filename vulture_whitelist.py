@@ -76,3 +76,15 @@ other_gid  # tests/service/test_auth.py
 v0  # tests/service/test_commands.py
 
 # called by werkzeug/io: request.get_data() reads the body stream with readall()
+
+# http.server's hooks, read by BaseHTTPRequestHandler / socketserver (bench/example_bots.py Recorder)
+_.daemon_threads
+_.protocol_version
+_.log_message
+_.close_connection
+_.do_GET
+_.do_POST
+_.do_PUT
+_.do_PATCH
+_.do_DELETE
+_.do_HEAD
