@@ -25,6 +25,7 @@ from typing import Any
 
 from events.errors import GameNotFound
 from events.store.lobby import Lobby
+from ladder.service import Ladders
 from service.accounts import seats_of
 from service.backend import Backend
 from service.lobby import decode_cursor, encode_cursor
@@ -48,6 +49,7 @@ def links(game_id: str, seat: int) -> dict[str, str]:
 def summaries(b: Backend, game_ids: list[str]) -> list[dict[str, Any] | None]:
     """Each game's lobby summary (None: the game is gone), one pipelined read for most."""
     out: list[dict[str, Any] | None] = []
+    ladder_of: dict[str, str] | None = None
     for gid, raw in zip(game_ids, Lobby(b.store).summaries(game_ids), strict=True):
         if raw is None:  # (compacted by an older version: the store finds it in the blob)
             try:
@@ -59,9 +61,17 @@ def summaries(b: Backend, game_ids: list[str]) -> list[dict[str, Any] | None]:
         if "ladder" not in summary and any(
             isinstance(s, dict) and s.get("entrant") for s in summary.get("seats") or []
         ):  # a ladder game whose summary was written before it named its ladder
-            summary["ladder"] = b.games.load(gid)[0].table.get("ladder")
+            if ladder_of is None:
+                ladder_of = _ladders_of_games(b)
+            summary["ladder"] = ladder_of.get(gid)
         out.append(summary)
     return out
+
+
+def _ladders_of_games(b: Backend) -> dict[str, str]:
+    """Game id -> the ladder that played it, for every ladder (one read of each ladder's games)."""
+    lad = Ladders(b.client, b.games, prefix=b.store.prefix)
+    return {gid: name for name in lad.names() for gid in lad.ladder_games(name)}
 
 
 def result(b: Backend, game_id: str) -> dict[str, Any] | None:

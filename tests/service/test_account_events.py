@@ -586,3 +586,31 @@ def test_the_state_has_a_game_created_before_its_account_was_seated(real_api_for
     assert state[-1][2] is not None  # the state's last event: the id to resume after
     assert whole(api, a["token"], state[-1][2]) == []  # and nothing twice after it
     assert whole(api, b["token"]) == []
+
+
+def test_a_ladder_game_whose_summary_predates_its_ladder_field_is_still_rated(
+    real_api_for: Any,
+) -> None:
+    """A game stored before the lobby summary named its ladder: the ladder's own record of its
+    games says which it is."""
+    from service.api.ladders import ladders as ladders_of
+
+    from .test_open_ladders import make_ladder
+
+    api = real_api_for()
+    app = api.application
+    make_ladder(api, name="old", open=True)
+    a, b = register(api, "alpha"), register(api, "beta")
+    for acct in (a, b):
+        api.post("/bots/me/ladders", json={"ladder": "old"}, headers=bearer(acct["token"]))
+    with app.app_context():
+        (gid,) = ladders_of().schedule("old", rng_seed="s")
+    back = app.extensions["rfg"]
+    key = back.store.keys(gid)[3]
+    pos, _, text = back.client.hget(key, "summary").decode().partition(":")
+    summary = json.loads(text)
+    assert summary.pop("ladder") == "old"
+    back.client.hset(key, "summary", f"{pos}:{json.dumps(summary)}")
+    (g,) = _games(api, a["token"])["games"]
+    assert (g["game_id"], g["rated"], g["ladder"]) == (gid, True, "old")
+    assert all(p["rating"] is not None for p in g["players"])
