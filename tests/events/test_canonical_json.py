@@ -40,7 +40,7 @@ def test_the_canonical_json_is_the_reference_on_every_event_and_view() -> None:
                 stored = render_views("g-canonical", state, "2026-01-01T00:00:00Z", None)
                 for name, text in stored.items():  # the seats' sides spliced in as fragments
                     assert text == _REFERENCE.encode(orjson.loads(text)), name
-    for kind in ("resign", "abandon"):  # leaving a game (engine/leaving.py)
+    for kind in ("resign", "abandon", "abort"):  # leaving a game (engine/leaving.py)
         state, _events = engine.new_game(f"canonical-{kind}", 2)
         for event in engine.play(state, 0, {"kind": kind}):
             seen.add(event["type"])
