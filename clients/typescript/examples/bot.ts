@@ -102,7 +102,8 @@ interface SseEvent {
 
 /** The Server-Sent Events of one stream until it ends; `alive()` is called on every chunk read
  * (keep-alive comments included), and the connection is aborted after `READ_TIMEOUT_MS` without
- * one. 429 and 503 answers are returned as the stream's `Response`, unread. */
+ * one (not counting the time the caller takes over an event: the clock stops while it has one).
+ * 429 and 503 answers are returned as the stream's `Response`, unread. */
 async function* openStream(path: string, lastEventId: string | null): AsyncGenerator<SseEvent, Response | null> {
   const conn = new AbortController();
   const stop = () => conn.abort();
@@ -130,7 +131,11 @@ async function* openStream(path: string, lastEventId: string | null): AsyncGener
         const line = buffer.slice(0, nl);
         buffer = buffer.slice(nl + (buffer.startsWith("\r\n", nl) ? 2 : 1));
         if (line === "") {
-          if (data.length > 0) yield { ...e, data: data.join("\n") };
+          if (data.length > 0) {
+            clearTimeout(timer);
+            yield { ...e, data: data.join("\n") };
+            alive();
+          }
           e = { event: "message", data: "", id: null };
           data = [];
         } else if (!line.startsWith(":")) {
@@ -253,13 +258,22 @@ async function answer(pending: S["PendingDecision"]): Promise<void> {
 const sent = new Map<string, { gameId: string | null; done: () => void }>();
 
 async function challengeRepeatedly(me: string, opponent: string, times: number, ladder: string | undefined): Promise<void> {
-  for (let i = 0; i < times && !stopping.signal.aborted; i++) {
-    const seats: S["ChallengeSeat"][] = [
-      { kind: "external", account: me },
-      { kind: "external", account: opponent },
-    ];
+  const seats: S["ChallengeSeat"][] = [
+    { kind: "external", account: me },
+    { kind: "external", account: opponent },
+  ];
+  let refused = 0;
+  while (times > 0 && !stopping.signal.aborted) {
     const made = await api.POST("/challenges", { body: ladder === undefined ? { seats } : { seats, ladder } });
-    if (made.data === undefined) throw new Fatal(`challenging ${opponent}: ${JSON.stringify(made.error)}`);
+    if (made.data === undefined) {
+      // e.g. 422: the other account is not on the ladder yet; again 10 s later, 6 times at most
+      log(`challenging ${opponent}: ${JSON.stringify(made.error)}`);
+      if (++refused >= 6) return;
+      await sleep(10_000);
+      continue;
+    }
+    times--;
+    refused = 0;
     const id = made.data.challenge_id;
     log(`challenged ${opponent}: ${id}`);
     await new Promise<void>((done) => {

@@ -43,6 +43,9 @@ log = logging.getLogger("rfg_client.bot")
 Answer = Callable[[dict[str, Any]], str | None]
 #: how long a challenge the bot sent may stay unanswered before it sends the next one
 UNANSWERED = 150.0
+#: a challenge refused (the other account not on the ladder yet...) is sent again this much later,
+#: until it has been refused this many times in a row
+REFUSED_PAUSE, REFUSALS = 10.0, 6
 
 
 class _Sent:
@@ -182,14 +185,18 @@ class Bot:
     # --- challenges the bot sends ---------------------------------------------------------
     def _challenge(self, me: str, opponent: str, n: int, rated: str | None) -> None:
         """``n`` challenges to ``opponent``, each once the game of the one before is over."""
-        for _ in range(n):
-            if self.stopping.is_set():
-                return
+        refused = 0
+        while n > 0 and not self.stopping.is_set():
             try:
                 made = self.api.challenge_account(me, opponent, ladder=rated)
-            except (ApiError, OSError) as exc:
+            except (ApiError, OSError) as exc:  # e.g. 422: not on the ladder (yet)
+                refused += 1
                 log.error("challenging %s: %s", opponent, exc)
-                return
+                if refused >= REFUSALS:
+                    return
+                self.stopping.wait(REFUSED_PAUSE)
+                continue
+            n, refused = n - 1, 0
             sent = _Sent()
             with self._lock:
                 self._sent[made["challenge_id"]] = sent
