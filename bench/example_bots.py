@@ -223,6 +223,7 @@ class Figures:
     kills: list[str]
     exits: dict[str, int | None]
     seconds: float
+    checks_seconds: float
     failures: list[str]
 
     def lines(self) -> list[str]:
@@ -239,7 +240,7 @@ class Figures:
             f"logs: {self.verified_python} verified in Python, {self.verified_node} in Node",
             *[f"kill: {k}" for k in self.kills],
             f"SIGTERM: exit status {self.exits}",
-            f"elapsed: {self.seconds:.0f} s",
+            f"elapsed: {self.seconds:.0f} s (the checks then {self.checks_seconds:.0f} s)",
             *[f"  invalid: {x}" for x in self.invalid[:5]],
             *[f"  refused: {x}" for x in self.refused[:5]],
             *[f"FAILED: {f}" for f in self.failures],
@@ -529,6 +530,7 @@ def run(
         kills=kills,
         exits=exits,
         seconds=seconds,
+        checks_seconds=time.monotonic() - t0 - seconds,
         failures=failures,
     )
 
