@@ -126,8 +126,10 @@ _TYPES = [
         "seat-unavailable",
         "Seat unavailable",
         409,
-        "The seat cannot be claimed: it was claimed already, a bot plays it, or the "
-        "game is over. Pick another seat (GET /games/{game_id} lists the seats).",
+        "The seat cannot be claimed: it was claimed already, a bot plays it, the "
+        "game is over, or its invite or move link was used already or expired. Pick another "
+        "seat (GET /games/{game_id} lists the seats), or ask for a new link: the host for an "
+        "invite, the device that holds the seat for a move link.",
     ),
     ProblemType(
         "replay-unavailable",

@@ -20,7 +20,16 @@ The same hash holds what the table knows about its people (never a secret in cle
   public lobby cannot take it); claiming with it retires it, keeping its digest, so a second use
   is told the link was used. Inviting again replaces the code. Codes are compared in constant
   time here, then the claim is written only if the stored digest has not changed meanwhile (two
-  racing uses: one wins).
+  racing uses: one wins);
+* re-inviting a claimed seat (``reinvite``, the host or the admin): a new invite code, the seat's
+  token revoked at once (its digest deleted in the same script), the name kept;
+* a move code (``move``, the seat holder): ``secrets.token_urlsafe(32)``, valid ``MOVE_SECONDS``
+  and once; redeeming it (``redeem``) gives the seat a new token and revokes the old one in one
+  script, so the old device is signed out the moment the new one signs in.
+
+Every code and token carries 256 random bits: guessing one is out of reach whatever the rate,
+and the bad-token limits (``service.limits``) slow a guesser further. The scripts compare
+digests of codes, never codes: a timing difference there tells nothing about a code.
 """
 
 from __future__ import annotations
@@ -28,6 +37,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+import time
 from dataclasses import dataclass
 from typing import Literal
 
@@ -58,6 +68,10 @@ class SeatClaims:
 
 Rotation = Literal["ok", "nogame", "unclaimed", "stale"]
 Claim = Literal["ok", "nogame", "taken", "invited", "badcode", "used"]
+Redeem = Literal["ok", "nogame", "badcode", "used", "expired"]
+
+MOVE_SECONDS = 600
+"""How long a move code works (seconds)."""
 
 
 @dataclass(frozen=True)
@@ -158,6 +172,34 @@ class SeatTokens:
             return None
         self.store.keep(game_id)
         return code
+
+    def reinvite(self, game_id: str, seat: int) -> str | None:
+        """A new one-time invite code for a seat, claimed or not; a claimed seat's token stops
+        working at once, its display name stays. None when the game does not exist."""
+        code = secrets.token_urlsafe(32)
+        if self.records.reinvite(game_id, seat, digest(code)) != "ok":
+            return None
+        self.store.keep(game_id)
+        return code
+
+    def move(self, game_id: str, seat: int, holder: str) -> tuple[str, int] | None:
+        """A one-time move code for the seat ``holder`` (its token) holds, and when it expires
+        (epoch seconds); replaces any earlier code. None when the token is no longer the
+        seat's."""
+        code = secrets.token_urlsafe(32)
+        expires = int(time.time()) + MOVE_SECONDS
+        if self.records.move(game_id, seat, digest(holder), digest(code), expires) != "ok":
+            return None
+        return code, expires
+
+    def redeem(self, game_id: str, seat: int, code: str) -> tuple[Redeem, str | None]:
+        """Move the seat to the bearer of its move code: (outcome, the seat's new token or
+        None); the old token stops working at once."""
+        token = secrets.token_urlsafe(32)
+        out = self.records.redeem(game_id, seat, digest(code), digest(token), int(time.time()))
+        if out != "ok":
+            return out, None  # type: ignore[return-value]
+        return "ok", token
 
     def rotate(self, game_id: str, seat: int, old: str | None) -> tuple[Rotation, str | None]:
         """A new token for a claimed seat; the old one stops working at once. ``old`` is the

@@ -11,7 +11,11 @@ the game's keys, ``RedisStore.game_keys``: it shares the game's hash tag, slot a
 * ``name:<n>``: the display name the seat was claimed under;
 * ``host``: the seat claimed first;
 * ``invite:<n>`` / ``used:<n>``: the digest of the seat's outstanding invite code, and of the
-  one that claimed it.
+  one that claimed it. A re-invite of a claimed seat (``REINVITE_LUA``) deletes ``seat:<n>`` (the
+  old token stops working at once) and writes ``invite:<n>``; the name stays;
+* ``move:<n>`` / ``moved:<n>``: the seat holder's outstanding move code, ``<digest> <expires>``
+  (epoch seconds), and the digest of the one that moved the seat (``MOVE_LUA``, ``REDEEM_LUA``:
+  redeeming writes the new token digest to ``seat:<n>``, signing the old device out).
 
 Bot accounts (store prefix ``rfg``), each key in a slot of its own on a Redis Cluster (no hash tag):
 every operation touches one key per command, in an order that is safe without a transaction:
@@ -73,6 +77,45 @@ redis.call('HSET', KEYS[1], 'invite:' .. ARGV[1], ARGV[2])
 return 'ok'
 """
 
+REINVITE_LUA = """
+-- KEYS: tokens, meta   ARGV: seat, code digest
+-- A new invite for a seat, claimed or not: a claimed seat's token is revoked (its digest
+-- deleted) and its outstanding move code with it; its display name stays.
+if redis.call('EXISTS', KEYS[2]) == 0 then return 'nogame' end
+redis.call('HDEL', KEYS[1], 'seat:' .. ARGV[1], 'move:' .. ARGV[1])
+redis.call('HSET', KEYS[1], 'invite:' .. ARGV[1], ARGV[2])
+return 'ok'
+"""
+
+MOVE_LUA = """
+-- KEYS: tokens, meta   ARGV: seat, the holder's token digest, code digest, expires (epoch s)
+-- Record the seat's move code (replacing any earlier one) if the holder's token is the seat's.
+if redis.call('EXISTS', KEYS[2]) == 0 then return 'nogame' end
+if redis.call('HGET', KEYS[1], 'seat:' .. ARGV[1]) ~= ARGV[2] then return 'stale' end
+redis.call('HSET', KEYS[1], 'move:' .. ARGV[1], ARGV[3] .. ' ' .. ARGV[4])
+return 'ok'
+"""
+
+REDEEM_LUA = """
+-- KEYS: tokens, meta   ARGV: seat, code digest, new token digest, now (epoch s)
+-- Move the seat to the bearer of its move code: the new token digest replaces the old one.
+if redis.call('EXISTS', KEYS[2]) == 0 then return 'nogame' end
+local f = 'move:' .. ARGV[1]
+local m = redis.call('HGET', KEYS[1], f)
+if not m or string.sub(m, 1, 64) ~= ARGV[2] then
+  if redis.call('HGET', KEYS[1], 'moved:' .. ARGV[1]) == ARGV[2] then return 'used' end
+  return 'badcode'
+end
+if tonumber(string.sub(m, 66)) <= tonumber(ARGV[4]) then
+  redis.call('HDEL', KEYS[1], f)
+  return 'expired'
+end
+if redis.call('HEXISTS', KEYS[1], 'seat:' .. ARGV[1]) == 0 then return 'badcode' end
+redis.call('HSET', KEYS[1], 'seat:' .. ARGV[1], ARGV[3], 'moved:' .. ARGV[1], ARGV[2])
+redis.call('HDEL', KEYS[1], f)
+return 'ok'
+"""
+
 
 class SeatHolds:
     """Whether a seat's stored token digest is a given one: a read that rides in another
@@ -99,6 +142,9 @@ class SeatTokenStore:
         self._rotate = self.client.register_script(ROTATE_LUA)
         self._claim = self.client.register_script(CLAIM_LUA)
         self._invite = self.client.register_script(INVITE_LUA)
+        self._reinvite = self.client.register_script(REINVITE_LUA)
+        self._move = self.client.register_script(MOVE_LUA)
+        self._redeem = self.client.register_script(REDEEM_LUA)
 
     def key(self, game_id: str) -> str:
         return self.store.game_keys(game_id)[4]
@@ -162,6 +208,36 @@ class SeatTokenStore:
     def invite(self, game_id: str, seat: int, code_digest: str) -> str:
         """Record an unclaimed seat's invite code, replacing any earlier one: "ok" or "taken"."""
         return text(self._invite(keys=[self.key(game_id)], args=[str(seat), code_digest]))
+
+    def reinvite(self, game_id: str, seat: int, code_digest: str) -> str:
+        """Record a seat's invite code, claimed or not, revoking its token: "ok" or "nogame"."""
+        return text(
+            self._reinvite(
+                keys=[self.key(game_id), self._meta(game_id)], args=[str(seat), code_digest]
+            )
+        )
+
+    def move(
+        self, game_id: str, seat: int, holder_digest: str, code_digest: str, expires: int
+    ) -> str:
+        """Record the seat's move code (valid until ``expires``, epoch seconds) if
+        ``holder_digest`` is the seat's token digest: "ok", "nogame" or "stale"."""
+        return text(
+            self._move(
+                keys=[self.key(game_id), self._meta(game_id)],
+                args=[str(seat), holder_digest, code_digest, str(expires)],
+            )
+        )
+
+    def redeem(self, game_id: str, seat: int, code_digest: str, token_digest: str, now: int) -> str:
+        """Give the seat to the bearer of its move code: "ok", "nogame", "badcode", "used" or
+        "expired"."""
+        return text(
+            self._redeem(
+                keys=[self.key(game_id), self._meta(game_id)],
+                args=[str(seat), code_digest, token_digest, str(now)],
+            )
+        )
 
     def rotate(self, game_id: str, seat: int, new_digest: str, old_digest: str) -> str:
         """Replace a claimed seat's token digest, if it is still ``old_digest`` ('' for any):

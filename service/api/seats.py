@@ -13,7 +13,14 @@ Friends at the table:
   open human seat (``POST /games/<id>/seats/<n>/invite``): a one-time invite code, shown once,
   and a web link carrying it in its fragment (``/play/#/join/<id>/<n>/<code>``: a browser never
   sends a fragment, so the code reaches no server log). While the invite is outstanding only
-  that code claims the seat (the lobby's claim is refused 409); it claims once;
+  that code claims the seat (the lobby's claim is refused 409); it claims once. With
+  ``{"replace": true}`` the host (for any human seat but its own) or the admin re-invites a
+  claimed seat: the seat's token is revoked at once, its display name stays, and the new
+  invite claims it (a friend who lost their browser comes back this way);
+* a seat holder moves its seat to another device (``POST /games/<id>/seats/<n>/move``): a
+  one-time move code, valid ``MOVE_SECONDS``, and a link carrying it
+  (``/play/#/move/<id>/<n>/<code>``); the other device claims with ``{"move": code}`` and gets
+  a new token, and the old one stops working at that moment;
 * the host or the admin abandons a game everyone walked away from
   (``POST /games/<id>/abandon``): the command ``abandon``, which ends it with nobody winning;
 * a seat holder resigns (``POST /games/<id>/seats/<n>/resign``): the command ``resign``, which
@@ -27,6 +34,7 @@ Friends at the table:
 from __future__ import annotations
 
 import secrets
+from datetime import UTC, datetime
 from typing import Any
 
 import orjson
@@ -49,15 +57,18 @@ from service.schemas.requests import (
     ClaimSeatSchema,
     EmptyQuerySchema,
     InviteRequestSchema,
+    MoveRequestSchema,
     ResignRequestSchema,
     ViewQuerySchema,
 )
 from service.schemas.responses import (
     GameSchema,
     InviteSchema,
+    MoveSchema,
     SeatClaimSchema,
     SeatViewSchema,
 )
+from service.tokens import MOVE_SECONDS
 
 bp = Blueprint("seats", __name__)
 _claim_body = ClaimSeatSchema()
@@ -67,6 +78,8 @@ _resign_body = ResignRequestSchema()
 _abandon_body = AbandonRequestSchema()
 _abort_body = AbortRequestSchema()
 _invite = InviteSchema()
+_move_body = MoveRequestSchema()
+_move = MoveSchema()
 _game = GameSchema()
 _empty = EmptyQuerySchema()
 _claim = SeatClaimSchema()
@@ -80,6 +93,8 @@ def claim(game_id: str, seat: int) -> Response:
     _pos, summary = read_summary(game_id)
     body = load_body(_claim_request, optional=True) or {}
     _claimable(game_id, seat, summary)
+    if "move" in body:
+        return _redeem(game_id, seat, body["move"])
     outcome, token = backend().tokens.claim(game_id, seat, body.get("name"), body.get("invite"))
     if outcome == "nogame":
         raise Problem("not-found", f"game {game_id!r} does not exist; GET /games lists games")
@@ -107,6 +122,11 @@ def claim(game_id: str, seat: int) -> Response:
         )
     if body.get("name"):  # the views show the seats' names: rendered again with this one
         backend().games.render(game_id)
+    return _claimed(game_id, seat, token)
+
+
+def _claimed(game_id: str, seat: int, token: str) -> Response:
+    """201: the seat's new token (shown once)."""
     body = {
         "game_id": game_id,
         "seat": seat,
@@ -120,6 +140,34 @@ def claim(game_id: str, seat: int) -> Response:
         status=201,
         headers={"Location": f"/games/{game_id}/seats/{seat}/view", "Cache-Control": "no-store"},
     )
+
+
+def _redeem(game_id: str, seat: int, code: str) -> Response:
+    """Claim with a move code: the seat moves to this device, its old token is revoked."""
+    outcome, token = backend().tokens.redeem(game_id, seat, code)
+    move = f"POST /games/{game_id}/seats/{seat}/move"
+    if outcome == "nogame":
+        raise Problem("not-found", f"game {game_id!r} does not exist; GET /games lists games")
+    if outcome == "used":
+        raise Problem(
+            "seat-unavailable",
+            f"this move link was used already: seat {seat} moved with it. A move link works "
+            f"once; on the device that holds the seat now, make a new one ({move})",
+        )
+    if outcome == "expired":
+        raise Problem(
+            "seat-unavailable",
+            f"this move link expired (it works {MOVE_SECONDS // 60} minutes); on the device "
+            f"that holds seat {seat}, make a new one ({move}), or ask the host for a new invite",
+        )
+    if outcome != "ok" or token is None:
+        raise Problem(
+            "forbidden",
+            f"this move code is not seat {seat}'s (a newer one replaced it, or it was "
+            f"mistyped); make a new one on the device that holds the seat ({move}), or ask "
+            "the host for a new invite",
+        )
+    return _claimed(game_id, seat, token)
 
 
 def _claimable(game_id: str, seat: int, summary: dict[str, Any]) -> None:
@@ -150,16 +198,30 @@ def _claimable(game_id: str, seat: int, summary: dict[str, Any]) -> None:
 def invite(game_id: str, seat: int) -> Response:
     """A one-time invite code for an open human seat (the host or the admin)."""
     load_query(_empty)
-    require_host(game_id, "inviting a player")
-    load_body(_invite_body, optional=True)
+    actor = require_host(game_id, "inviting a player")
+    body = load_body(_invite_body, optional=True) or {}
     _pos, summary = read_summary(game_id)
     _claimable(game_id, seat, summary)
-    code = backend().tokens.invite(game_id, seat)
-    if code is None:
-        raise Problem(
-            "seat-unavailable",
-            f"seat {seat} was claimed already; invite your friend to another open human seat",
-        )
+    tokens = backend().tokens
+    if body.get("replace"):
+        if actor == f"seat:{seat}":
+            raise Problem(
+                "forbidden",
+                f"seat {seat} is your own seat; to play it on another device, move it there "
+                f"(POST /games/{game_id}/seats/{seat}/move)",
+            )
+        code = tokens.reinvite(game_id, seat)
+        if code is None:
+            raise Problem("not-found", f"game {game_id!r} does not exist; GET /games lists games")
+    else:
+        code = tokens.invite(game_id, seat)
+        if code is None:
+            raise Problem(
+                "seat-unavailable",
+                f"seat {seat} was claimed already; invite your friend to another open human "
+                'seat, or send {"replace": true} to invite someone anew to this one (its '
+                "token is revoked, the player signed out)",
+            )
     body = {
         "game_id": game_id,
         "seat": seat,
@@ -168,6 +230,41 @@ def invite(game_id: str, seat: int) -> Response:
         "claim": f"/games/{game_id}/seats/{seat}/claim",
     }
     return respond(_invite, body, status=201, headers={"Cache-Control": "no-store"})
+
+
+@bp.post("/games/<gid:game_id>/seats/<int:seat>/move")
+def move(game_id: str, seat: int) -> Response:
+    """A one-time move code for the seat (its holder): another device claims the seat with it
+    and the old token stops working then."""
+    load_query(_empty)
+    require_seat(game_id, seat)
+    token = bearer_token()
+    accounts = backend().accounts
+    if token is None or (accounts is not None and accounts.account_of(token) is not None):
+        raise Problem(
+            "forbidden",
+            "a bot token is not a seat token: a bot account's seats move with its token; "
+            "replace it with POST /bots/me/token",
+        )
+    load_body(_move_body, optional=True)
+    made = backend().tokens.move(game_id, seat, token)
+    if made is None:
+        raise Problem(
+            "unauthorized",
+            "this token was replaced meanwhile; use the newest token of the seat",
+        )
+    code, expires = made
+    body = {
+        "game_id": game_id,
+        "seat": seat,
+        "move": code,
+        "link": f"/play/#/move/{game_id}/{seat}/{code}",
+        "claim": f"/games/{game_id}/seats/{seat}/claim",
+        "expires_at": datetime.fromtimestamp(expires, UTC)
+        .isoformat(timespec="seconds")
+        .replace("+00:00", "Z"),
+    }
+    return respond(_move, body, status=201, headers={"Cache-Control": "no-store"})
 
 
 def require_host(game_id: str, what: str) -> str:

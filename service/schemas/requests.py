@@ -140,7 +140,8 @@ class DisplayName(StrictStr):
 
 class ClaimSeatRequestSchema(Strict):
     """Claiming a seat: the name the table shows for it (optional: "Seat <n>" without one) and
-    the seat's invite code when the host invited someone to it (``invite``)."""
+    the seat's invite code when the host invited someone to it (``invite``), or the seat's move
+    code when its holder moves it to this device (``move``)."""
 
     name = DisplayName()
     invite = StrictStr(
@@ -149,9 +150,28 @@ class ClaimSeatRequestSchema(Strict):
             error="must be the invite code from the invite link (letters, digits, - and _)",
         )
     )
+    move = StrictStr(
+        validate=Regexp(
+            r"^[A-Za-z0-9_-]{16,128}$",
+            error="must be the move code from the move link (letters, digits, - and _)",
+        )
+    )
+
+    @validates_schema
+    def _one_code(self, data: dict[str, Any], **kwargs: Any) -> None:
+        if "invite" in data and "move" in data:
+            raise ValidationError("give either an invite code or a move code, not both", "move")
 
 
 class InviteRequestSchema(Strict):
+    """``replace``: true to invite someone anew to a claimed seat, revoking its token (the
+    host re-invites a friend who lost their device); an empty object (or no body) invites to an
+    open seat only."""
+
+    replace = StrictBool(load_default=False)
+
+
+class MoveRequestSchema(Strict):
     """No parameters; an empty object (or no body) is accepted."""
 
 

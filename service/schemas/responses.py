@@ -106,6 +106,15 @@ class InviteSchema(Schema):
     claim = fields.String()
 
 
+class MoveSchema(Schema):
+    game_id = fields.String()
+    seat = fields.Integer()
+    move = fields.String()
+    link = fields.String()
+    claim = fields.String()
+    expires_at = fields.String()
+
+
 class FeedItemSchema(Schema):
     seq = fields.Integer()
     type = fields.String()

@@ -23,6 +23,7 @@ SEAT_ENDPOINTS: list[tuple[str, str, dict[str, Any]]] = [
     ("GET", "/samples", {}),
     ("POST", "/resign", {}),
     ("POST", "/abort", {}),
+    ("POST", "/move", {}),
 ]
 
 

@@ -352,3 +352,43 @@ def test_rotations_are_limited_per_address(prefix: str) -> None:
         assert status == 429 and problem["limit"] == "claims", problem
         assert int(headers["Retry-After"]) >= 1
         assert srv.call("GET", "/bots/me", token)[0] == 200, "a refused rotation changes nothing"
+
+
+@pytest.mark.parametrize("how", ["move", "reinvite"])
+def test_a_moved_or_reinvited_seat_signs_the_old_device_out_everywhere(
+    server: Server, second: Server, how: str
+) -> None:
+    _, game, _ = server.call("POST", "/games", body={"seats": [{"kind": "human"}] * 3})
+    gid = game["game_id"]
+    host = server.call("POST", f"/games/{gid}/seats/0/claim")[1]["token"]
+    old = server.call("POST", f"/games/{gid}/seats/1/claim", body={"name": "Grace"})[1]["token"]
+    view = f"/games/{gid}/seats/1/view"
+    assert server.call("GET", view, old)[0] == 200 and second.call("GET", view, old)[0] == 200
+    stream = Follower()
+    thread = stream.start(server, f"/games/{gid}/seats/1/events/stream", old)
+    _wait_started(stream)
+    _wait_keepalive(stream)
+
+    if how == "move":
+        status, body, _ = server.call("POST", f"/games/{gid}/seats/1/move", old)
+        assert status == 201
+        assert second.call("GET", view, old)[0] == 200  # signed in until the code is used
+        status, claimed, _ = second.call(
+            "POST", f"/games/{gid}/seats/1/claim", body={"move": body["move"]}
+        )
+    else:
+        status, body, _ = server.call(
+            "POST", f"/games/{gid}/seats/1/invite", host, {"replace": True}
+        )
+        assert status == 201
+        assert second.call("GET", view, old)[0] == 401  # revoked with the new invite
+        status, claimed, _ = second.call(
+            "POST", f"/games/{gid}/seats/1/claim", body={"invite": body["invite"]}
+        )
+    assert status == 201
+    for srv in (server, second):
+        assert srv.call("GET", view, old)[0] == 401
+        assert srv.call("GET", view, claimed["token"])[0] == 200
+    thread.join(10)
+    assert stream.ended is not None and stream.last() == REVOKED
+    assert server.call("GET", f"/games/{gid}", None)[1]["seats"][1]["name"] == "Grace"
