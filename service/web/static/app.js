@@ -5,7 +5,7 @@ import { header, renderBoard, scores, tickClocks } from "./table.js";
 import { decisionPanel } from "./panels.js";
 import { replayPage } from "./replay.js";
 import { laddersPage, ladderPage } from "./ladders.js";
-import { invitePanel, joinPage, lastName, leaveControls, nameField, rememberName } from "./friends.js";
+import { invitePanel, joinPage, lastName, leaveControls, movePage, movePanel, nameField, rememberName } from "./friends.js";
 import { liveGames, paceField, paceOf } from "./watch.js";
 import { ACCOUNT_ID, accountField, challenge, challengePage, myChallenges } from "./challenge.js";
 
@@ -140,7 +140,8 @@ async function table(gid, seat) {
   const token = seat === null ? null : tokenFor(gid, seat);
   if (seat !== null && !token) {
     show(h("h1", {}, "Not your seat"), h("p", {}, `This browser holds no token for seat ${seat} of game ${gid}. `,
-      "Take a free seat from the lobby, open the invite link the host sent you, or watch the game."), h("p", {}, h("a", { class: "button", href: `#/watch/${gid}` }, "Watch this game"), " ",
+      "Take a free seat from the lobby, open the invite link the host sent you, or watch the game. ",
+      "Was it your seat on another device? Use its \u201cMove to another device\u201d there, or ask the host for a new invite."), h("p", {}, h("a", { class: "button", href: `#/watch/${gid}` }, "Watch this game"), " ",
       h("a", { class: "button secondary", href: "#/" }, "Back to the lobby")));
     return;
   }
@@ -159,13 +160,15 @@ async function table(gid, seat) {
   const errBox = h("div", {});
   const friendsBox = h("div", { class: "friends" });
   let friendsKey = null;
+  const madeLinks = new Map(); // the invite links made on this page, kept across redraws
   const drawFriends = () => {
     // redrawn only when a seat was taken or the game ended: a link on screen stays there
     const key = JSON.stringify([game.status, game.seats.map((x) => x.claimed)]);
     if (key === friendsKey) return;
     friendsKey = key;
     const mine = seat !== null && game.seats[seat] && game.seats[seat].host;
-    friendsBox.replaceChildren(...[mine ? invitePanel(gid, game, token) : null,
+    friendsBox.replaceChildren(...[mine ? invitePanel(gid, game, token, madeLinks) : null,
+      movePanel(gid, game, seat, token),
       leaveControls(gid, game, seat, token, async () => { await reloadGame(); refresh(); })].filter(Boolean));
   };
   const reloadGame = async () => {
@@ -220,7 +223,16 @@ async function table(gid, seat) {
             draw();
           }
           errBox.replaceChildren();
-        } catch (exc) { errBox.replaceChildren(problem(exc)); }
+        } catch (exc) {
+          // 401 on a seat: its token was revoked (the seat moved to another device, or the host
+          // made a new invite for it)
+          errBox.replaceChildren(exc instanceof ApiError && exc.status === 401 && seat !== null
+            ? h("div", { class: "error", role: "alert", "data-signed-out": seat },
+              h("p", {}, `This browser is signed out of seat ${seat}: the seat moved to another device, or the host made a new invite for it. `,
+                "To play here again, open a new invite link from the host or a move link from the device that holds the seat."),
+              h("p", {}, h("a", { class: "button secondary", href: `#/watch/${gid}` }, "Watch this game")))
+            : problem(exc));
+        }
       } while (again);
       inflight = null;
     })();
@@ -308,6 +320,7 @@ async function route() {
   try {
     if (parts[0] === "games" && parts[2] === "seats") await table(parts[1], Number(parts[3]));
     else if (parts[0] === "join" && parts[3]) await joinPage(main, parts[1], Number(parts[2]), parts[3]);
+    else if (parts[0] === "move" && parts[3]) await movePage(main, parts[1], Number(parts[2]), parts[3]);
     else if (parts[0] === "challenges" && parts[1]) await challengePage(main, parts[1], saveToken, onLeave);
     else if (parts[0] === "watch" && parts[1]) await table(parts[1], null);
     else if (parts[0] === "replay") await replayPage(main, parts[1] || null, onLeave);

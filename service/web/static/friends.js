@@ -23,38 +23,103 @@ export function nameField(id, required = false, value = lastName()) {
     h("input", { type: "text", id, name: "name", maxlength: 24, required, autocomplete: "nickname", value, placeholder: "e.g. Ada" }));
 }
 
-// The host's panel: one row per open human seat, each with a link to send and a copy button.
-export function invitePanel(gid, game, token) {
-  const open = (game.seats || []).filter((s) => s.kind === "human" && !s.claimed);
-  if (!open.length || game.status !== "active") return null;
-  const rows = open.map((s) => {
+// The host's panel: one row per human seat but the host's own, each with a link to send and a
+// copy button. A claimed seat gets "New invite" (asked twice): its player is signed out and the
+// new link brings them back, under the same name (a friend who lost their browser storage).
+function linkOut(out, link, seat, label, note, focus = true) {
+  const input = h("input", { type: "text", readonly: true, value: link, class: "invite-link", "aria-label": label, "data-seat": seat });
+  const copy = h("button", { type: "button", class: "secondary", onclick: async () => {
+    input.select();
+    try { await navigator.clipboard.writeText(link); toast("Link copied. It works once."); }
+    catch { toast("Select the link and copy it (Ctrl+C); it works once."); }
+  } }, "Copy link");
+  out.replaceChildren(input, " ", copy, h("p", { class: "muted" }, note));
+  if (focus) input.select();
+}
+
+// ``made`` (seat -> [link, note]) keeps the links made on this page across redraws of the panel,
+// until their seat is claimed: a re-invited seat is open again, which redraws the panel.
+export function invitePanel(gid, game, token, made = new Map()) {
+  const seats = (game.seats || []).filter((s) => s.kind === "human" && !s.host);
+  if (!seats.length || game.status !== "active") return null;
+  const rows = seats.map((s) => {
+    const who = s.name || "a friend";
     const out = h("div", { class: "invite-out" },
       s.invited ? h("span", { class: "muted" }, "An invite link was made for this seat (making a new one replaces it).") : null);
+    if (s.claimed) made.delete(s.seat);
+    else if (made.has(s.seat)) linkOut(out, ...made.get(s.seat), false);
     const make = async () => {
       try {
-        const inv = await api(`/games/${gid}/seats/${s.seat}/invite`, { method: "POST", token, body: {} });
+        const inv = await api(`/games/${gid}/seats/${s.seat}/invite`, { method: "POST", token, body: s.claimed ? { replace: true } : {} });
         const link = new URL(inv.link, location.origin).href;
-        const input = h("input", { type: "text", readonly: true, value: link, class: "invite-link", "aria-label": `Invite link for seat ${s.seat}`, "data-seat": s.seat });
-        const copy = h("button", { type: "button", class: "secondary", onclick: async () => {
-          input.select();
-          try { await navigator.clipboard.writeText(link); toast("Link copied: send it to your friend. It works once."); }
-          catch { toast("Select the link and copy it (Ctrl+C); it works once."); }
-        } }, "Copy link");
-        out.replaceChildren(input, " ", copy, h("p", { class: "muted" }, "Only this link takes the seat, once; the lobby cannot."));
-        input.select();
+        const shown = [link, s.seat, `Invite link for seat ${s.seat}`, s.claimed
+          ? `${who} was signed out of this seat; only this link takes it back, once, under the same name.`
+          : "Only this link takes the seat, once; the lobby cannot."];
+        made.set(s.seat, shown);
+        linkOut(out, ...shown);
         try { await navigator.clipboard.writeText(link); toast("Link copied: send it to your friend."); } catch { /* the person copies it */ }
       } catch (exc) { out.replaceChildren(h("p", { class: "error", role: "alert" }, words(exc))); }
     };
-    return h("li", { "data-seat": s.seat }, h("span", {}, `Seat ${s.seat}: open`), " ",
-      h("button", { type: "button", class: "primary", onclick: make, "data-invite": s.seat }, s.invited ? "New invite link" : "Invite a friend"), out);
+    let button;
+    if (s.claimed) {
+      const question = `Sign ${who} out of seat ${s.seat} and make a new invite link for them?`;
+      button = h("button", { type: "button", class: "secondary", "data-invite": s.seat, onclick: () => {
+        const sure = h("span", { class: "confirm", role: "group", "aria-label": question }, question, " ",
+          h("button", { type: "button", class: "primary", "data-reinvite": s.seat, onclick: () => { sure.replaceWith(button); make(); } }, "Yes, new invite"), " ",
+          h("button", { type: "button", class: "secondary", onclick: () => sure.replaceWith(button) }, "No"));
+        button.replaceWith(sure);
+      } }, "New invite");
+    } else {
+      button = h("button", { type: "button", class: "primary", onclick: make, "data-invite": s.seat }, s.invited ? "New invite link" : "Invite a friend");
+    }
+    return h("li", { "data-seat": s.seat }, h("span", {}, s.claimed ? `Seat ${s.seat}: ${who}` : `Seat ${s.seat}: open`), " ", button, out);
   });
   const local = /^(localhost|127\.|\[::1\])/.test(location.hostname);
   return h("section", { class: "invites", "aria-labelledby": "invite-title" },
     h("h2", { id: "invite-title" }, "Invite a friend"),
-    h("p", { class: "muted" }, "Make a link for an open seat and send it; your friend opens it, types a name and sits down."),
+    h("p", { class: "muted" }, "Make a link for an open seat and send it; your friend opens it, types a name and sits down. A friend who lost their seat (a new browser, cleared storage) gets back in with a new invite."),
     local ? h("p", { class: "note", role: "note" }, `This page is open at ${location.host}, this machine's own address: a link made here works only on this machine. `,
       "For a friend on another machine, open this page by the address they can reach (README: Hosting: letting friends in), then make the link.") : null,
     h("ul", { class: "invite-list" }, rows));
+}
+
+// The seat holder's "Move to another device": a one-time link (10 minutes); the device that
+// opens it takes the seat and this one is signed out then.
+export function movePanel(gid, game, seat, token) {
+  if (game.status !== "active" || seat === null || !token) return null;
+  const me = game.seats[seat] || {};
+  if (me.kind !== "human") return null;
+  const out = h("div", { class: "move-out" });
+  const make = async () => {
+    try {
+      const mv = await api(`/games/${gid}/seats/${seat}/move`, { method: "POST", token, body: {} });
+      linkOut(out, new URL(mv.link, location.origin).href, seat, "Move link for your seat",
+        "Open this link on your other device within 10 minutes; it works once, and this browser is signed out of the seat when it is used.");
+    } catch (exc) { out.replaceChildren(h("p", { class: "error", role: "alert" }, words(exc))); }
+  };
+  return h("details", { class: "move" }, h("summary", {}, "Move to another device"),
+    h("p", { class: "muted" }, "Play this seat on your phone or another browser: make a link and open it there."),
+    h("button", { type: "button", class: "secondary", onclick: make, "data-move": seat }, "Make a move link"), out);
+}
+
+// What a move link opens: the seat moves to this browser with one press.
+export async function movePage(main, gid, seat, code) {
+  const err = h("div", {});
+  const form = h("form", { class: "join", "aria-labelledby": "move-title",
+    onsubmit: async (e) => {
+      e.preventDefault();
+      err.replaceChildren();
+      try {
+        const c = await api(`/games/${gid}/seats/${seat}/claim`, { method: "POST", body: { move: code } });
+        saveToken(gid, seat, c.token);
+        history.replaceState(null, "", `#/games/${gid}/seats/${seat}`); // the used code leaves the address bar
+        window.dispatchEvent(new HashChangeEvent("hashchange"));
+      } catch (exc) { err.replaceChildren(h("p", { class: "error", role: "alert" }, words(exc))); }
+    } },
+  h("h1", { id: "move-title" }, "Move your seat here"),
+  h("p", {}, `Seat ${seat} of game `, h("code", {}, gid), " moves to this browser; the device that made the link is signed out of it."),
+  h("button", { type: "submit", class: "primary" }, "Move my seat here"), err);
+  main.replaceChildren(form);
 }
 
 // What an invite link opens: the game's seats, a name, and the seat taken with the code.
