@@ -190,7 +190,7 @@ def _claimable(game_id: str, seat: int, summary: dict[str, Any]) -> None:
     if summary.get("status") == "finished":
         raise Problem(
             "seat-unavailable",
-            "the game is over; its seats can no longer be claimed (GET /games/{id}/log has the full log)",
+            "the game is over, so its seats can no longer be taken; its replay shows how it went",
         )
 
 

@@ -7,6 +7,7 @@ game's log still verifies (``events.verify.replay`` re-runs the resign/abandon c
 
 from __future__ import annotations
 
+import hashlib
 import os
 import subprocess
 import sys
@@ -173,6 +174,38 @@ def test_invite_codes_and_tokens_are_stored_only_hashed(real_api: Any, real_redi
         for k, v in real_redis.hgetall(key).items()
     )
     assert stored and code.encode() not in stored and token.encode() not in stored
+
+
+def test_what_a_join_page_reads_tells_an_attacker_nothing_about_codes_or_tokens(
+    api: Any,
+) -> None:
+    """The page an invite link opens reads GET /games/{id} to say whether the seat is still
+    open: that read says only open/invited/taken, never a code, a token or their digests."""
+    gid, host = _host(api)
+    code = api.post(f"/games/{gid}/seats/1/invite", headers=bearer(host)).get_json()["invite"]
+    before = _seats(api, gid)
+    assert before[1] == {"seat": 1, "kind": "human", "claimed": False, "invited": True}
+    token = api.post(f"/games/{gid}/seats/1/claim", json={"invite": code}).get_json()["token"]
+    after = _seats(api, gid)
+    assert after[1] == {"seat": 1, "kind": "human", "claimed": True}
+    secrets = [
+        code,
+        token,
+        host,
+        *(hashlib.sha256(x.encode()).hexdigest() for x in (code, token, host)),
+    ]
+    for path in (f"/games/{gid}", "/games", f"/games/{gid}/view"):
+        text = api.get(path).get_data(as_text=True)
+        assert not [s for s in secrets if s in text], path
+
+
+def test_a_finished_game_refuses_its_seats_in_a_players_words(api: Any) -> None:
+    gid, host = _host(api)
+    assert api.post(f"/games/{gid}/abandon", headers=bearer(host)).status_code < 300
+    r = api.post(f"/games/{gid}/seats/1/claim", json={"name": "Late"})
+    assert r.status_code == 409
+    detail = r.get_json()["detail"]
+    assert "game is over" in detail and "GET " not in detail and "/games" not in detail
 
 
 # --- resign and abandon ----------------------------------------------------------------------

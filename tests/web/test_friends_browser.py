@@ -1,8 +1,9 @@
 """Playing with a friend in two browsers: the host creates a game with a seat for a friend and two
 bots, makes the friend's invite link and sends it; the friend opens it in another browser, types a
 name and sits down; both see each other's names. A third browser opening the used link is told it
-was used. Then the friend resigns and both see the game end by resignation. A second game between
-the host and an invited friend is played to its end by clicking in both browsers.
+was used as the page opens. Then the friend resigns and both see the game end by resignation; the
+link now says the game is over. A second game between the host and an invited friend is played to
+its end by clicking in both browsers.
 
 Screenshots, each at 1280x800 and at 390x844 (``-phone``), in ``conftest.SHOTS``: invite-host, join,
 join-used, resigned and friends-final.
@@ -97,14 +98,12 @@ def test_a_friend_joins_by_invite_link_under_a_name_and_the_link_works_once(
         seats = _game(site, gid)["seats"]
         assert (seats[0]["name"], seats[1]["name"]) == ("Ada", "Grace")
 
-        # the link works once: a third browser is told so, in words, and gets no seat
+        # the link works once: a third browser is told so as it opens, before typing a name
         late.goto(link)
-        late.get_by_role("heading", name="You are invited").wait_for()
-        late.locator("form.join [name=name]").fill("Mallory")
-        late.get_by_role("button", name="Take my seat").click()
-        error = late.locator("form.join p.error")
-        error.wait_for()
-        assert "used already" in error.inner_text()
+        late.get_by_role("heading", name="This invite link was used").wait_for()
+        assert "taken already" in late.locator("section.join-closed").inner_text()
+        assert late.locator("form.join").count() == 0
+        assert late.get_by_role("button", name="Take my seat").count() == 0
         _both_sizes(late, "join-used")
         assert _game(site, gid)["seats"][1]["name"] == "Grace"
 
@@ -119,6 +118,15 @@ def test_a_friend_joins_by_invite_link_under_a_name_and_the_link_works_once(
         assert game["end_reason"] == "resigned" and 1 not in game["winners"]
         _quiet(host)
         _both_sizes(host, "resigned")
+
+        # the link of a finished game says the game is over, in a player's words
+        late.goto(site.url + "/play/#/")
+        late.get_by_role("heading", name="Lobby").wait_for()
+        late.goto(link)
+        late.get_by_role("heading", name="This game is over").wait_for()
+        over = late.locator("section.join-closed").inner_text()
+        assert "GET " not in over and "/games/" not in over
+        assert late.get_by_role("link", name="Watch the replay").count() == 1
         for page in (host, friend, late):
             assert not page.js_errors, page.js_errors
     finally:

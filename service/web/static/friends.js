@@ -128,6 +128,24 @@ export async function joinPage(main, gid, seat, code) {
   let game = null;
   try { game = await api(`/games/${gid}`); } catch (exc) { err.replaceChildren(h("p", { class: "error", role: "alert" }, words(exc))); }
   const host = game && game.seats.find((s) => s.host);
+  const mine = game && game.seats[seat];
+  // The game's public resource says whether the seat is still open (never a code or a token):
+  // a used link or a finished game says so before anyone types a name.
+  const closed = !game ? null : game.status !== "active" ? ["This game is over",
+    "The game this link invited you to has ended, so its seats can no longer be taken. You can watch how it went.",
+    h("a", { class: "button", href: `#/replay/${gid}` }, "Watch the replay")]
+    : mine && mine.claimed ? ["This invite link was used",
+      `Seat ${seat} of this game was taken already (an invite link works once). If it was yours and you lost it, ask the host for a new link.`,
+      h("a", { class: "button", href: `#/watch/${gid}` }, "Watch this game")]
+    : mine && mine.kind !== "human" ? ["This seat is not open",
+      `Seat ${seat} of this game is played by a bot. Ask the host for the right link.`,
+      h("a", { class: "button", href: `#/watch/${gid}` }, "Watch this game")] : null;
+  if (closed) {
+    main.replaceChildren(h("section", { class: "join join-closed", "aria-labelledby": "join-title" },
+      h("h1", { id: "join-title" }, closed[0]), h("p", {}, closed[1]),
+      h("p", {}, closed[2], " ", h("a", { class: "button secondary", href: "#/" }, "Back to the lobby"))));
+    return;
+  }
   const form = h("form", { class: "join", "aria-labelledby": "join-title",
     onsubmit: async (e) => {
       e.preventDefault();
