@@ -134,7 +134,7 @@ export async function joinPage(main, gid, seat, code) {
   const closed = !game ? null : game.status !== "active" ? ["This game is over",
     "The game this link invited you to has ended, so its seats can no longer be taken. You can watch how it went.",
     h("a", { class: "button", href: `#/replay/${gid}` }, "Watch the replay")]
-    : mine && mine.claimed ? ["This invite link was used",
+    : mine && mine.claimed && !mine.invited ? ["This invite link was used", // (a re-invited seat is claimed and invited: its new link works)
       `Seat ${seat} of this game was taken already (an invite link works once). If it was yours and you lost it, ask the host for a new link.`,
       h("a", { class: "button", href: `#/watch/${gid}` }, "Watch this game")]
     : mine && mine.kind !== "human" ? ["This seat is not open",
