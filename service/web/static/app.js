@@ -199,6 +199,8 @@ async function table(gid, seat) {
           Object.keys(v.pending || {}).length ? h("p", { class: "muted" }, "Deciding now: ", Object.entries(v.pending).map(([s, k]) => `${seatName(game, Number(s))} (${k.replaceAll("_", " ")})`).join(", ")) : null));
         if (d) { const first = panelBox.querySelector("input, button, select"); if (first && document.activeElement === document.body) first.focus({ preventScroll: true }); }
       }
+      // a kept panel's bag count follows the bag as the others scout: the same number as the header's
+      for (const el of panelBox.querySelectorAll("[data-bag]")) el.textContent = String(v.bag);
     } else {
       panelBox.replaceChildren(h("p", { class: "muted", role: "status" }, "Deciding now: ",
         Object.entries(v.pending || {}).map(([s, k]) => `${seatName(game, Number(s))} (${k.replaceAll("_", " ")})`).join(", ") || "nobody"));
@@ -323,7 +325,7 @@ async function route() {
     else if (parts[0] === "move" && parts[3]) await movePage(main, parts[1], Number(parts[2]), parts[3]);
     else if (parts[0] === "challenges" && parts[1]) await challengePage(main, parts[1], saveToken, onLeave);
     else if (parts[0] === "watch" && parts[1]) await table(parts[1], null);
-    else if (parts[0] === "replay") await replayPage(main, parts[1] || null, onLeave);
+    else if (parts[0] === "replay") await replayPage(main, parts[1] || null, onLeave, params);
     else if (parts[0] === "ladders" && parts[1]) await ladderPage(main, parts[1]);
     else if (parts[0] === "ladders") await laddersPage(main);
     else await lobby(params);

@@ -209,7 +209,7 @@ function explore(d, ctx) {
   if (d.tasks.includes("finish")) options.push({ value: "finish", label: "Done exploring (unused explorers return)" });
   const fs = radios("explore", "What your next explorer does", options, { value: options.length ? options[0].value : null });
   return {
-    body: [h("p", {}, `Tiles in the bag: ${d.bag}. Each explorer either stocks (gains credits) or scouts (draws a tile); you use them one at a time.`),
+    body: [h("p", {}, "Tiles in the bag: ", h("span", { "data-bag": "" }, String(d.bag)), `. Each explorer either stocks (gains credits) or scouts (draws a tile); you use them one at a time.`),
       fs, abandon, rearrange],
     build: () => {
       const v = picked(fs);

@@ -76,7 +76,28 @@ function drawStep(view, game, pov) {
   return el;
 }
 
-export async function replayPage(main, gid, onLeave) {
+// The recent finished games (GET /games?status=finished, newest first), a page at a time: each
+// opens its replay. `cursor`: the page's cursor (the previous page's next_cursor), or null.
+async function recentGames(cursor) {
+  const q = new URLSearchParams({ status: "finished", limit: "10" });
+  if (cursor) q.set("cursor", cursor);
+  const box = h("section", { class: "recent-games", "aria-labelledby": "recent-title" }, h("h2", { id: "recent-title" }, "Recent finished games"));
+  try {
+    const page = await api(`/games?${q}`);
+    const result = (g) => g.end_reason === "abandoned" ? "abandoned" : g.end_reason === "aborted" ? "aborted"
+      : g.winners && g.winners.length ? `won by ${g.winners.map((w) => seatName(g, w)).join(" and ")}${g.end_reason === "resigned" ? " (resignation)" : ""}` : "over";
+    box.append(page.items.length
+      ? h("ul", { class: "recent-list" }, page.items.map((g) => h("li", { "data-game": g.game_id },
+        h("a", { href: `#/replay/${encodeURIComponent(g.game_id)}` }, `${g.players} players: `, (g.seats || []).map((x) => seatName(g, x.seat)).join(", ")),
+        h("span", { class: "muted" }, ` · ${result(g)} · `, h("code", {}, g.game_id)))))
+      : h("p", { class: "muted" }, cursor ? "No more finished games." : "No finished games yet: a game shows here once it ends."),
+    h("p", {}, cursor ? h("a", { href: "#/replay", class: "button secondary" }, "Newest games") : null, " ",
+      page.next_cursor ? h("a", { href: `#/replay?${new URLSearchParams({ cursor: page.next_cursor })}`, class: "button secondary", rel: "next" }, "Older games →") : null));
+  } catch (exc) { box.append(h("p", { class: "error", role: "alert" }, words(exc))); }
+  return box;
+}
+
+export async function replayPage(main, gid, onLeave, params = new URLSearchParams()) {
   await loadCatalogue();
   const verdictBox = h("section", { class: "verdict", "aria-live": "polite", "aria-label": "Verification" });
   const viewer = h("div", {});
@@ -188,8 +209,8 @@ export async function replayPage(main, gid, onLeave) {
         btn("Phase ▶", () => go(next(marks.phases)), "next phase"),
         btn("Round ▶", () => go(next(marks.rounds)), "next round"),
         btn("End ▶|", () => go(last), "last event")),
-      boardOf ? h("label", { class: "pov" }, h("span", {}, "Point of view: "), povSel) : null),
-    where, now,
+      boardOf ? h("label", { class: "pov" }, h("span", {}, "Point of view: "), povSel) : null, where),
+    now,
     h("p", { class: "muted hint" }, "Arrow keys step one event, Page Up and Page Down one phase; Home and End jump."),
     boardOf ? board : h("p", { class: "muted" }, "The board is drawn for this server's finished games; this log's events are told in words below."),
     h("details", { class: "events", open: !boardOf }, h("summary", {}, "Events around this step"), list)));
@@ -213,7 +234,7 @@ export async function replayPage(main, gid, onLeave) {
     if (ours) show(events, created.event.players, game, id);
   });
 
-  if (!gid) return;
+  if (!gid) { main.append(await recentGames(params.get("cursor"))); return; }
   try {
     const game = await api(`/games/${encodeURIComponent(gid)}`);
     const resp = await api(`/games/${encodeURIComponent(gid)}/log`, { raw: true, headers: { Accept: "application/x-ndjson" } });

@@ -42,9 +42,10 @@ function phaseStrip(p, phases, name) {
     p.dictate && p.dictate.length ? h("div", { class: "col dictate" }, h("div", { class: "ph" }, "Dictate"), dice(p.dictate)) : null);
 }
 
-// The seats whose score breakdown the person opened: kept open when the table is drawn again
-// (every event redraws it).
+// The seats whose score breakdown the person opened: kept open when the same table is drawn again
+// (every event redraws it), closed when the table shows another game or another seat's side.
 const openScores = new Set();
+let scoresTable = null;
 
 // The running score (the view's players[].score): the total, and its breakdown on tap or click.
 export function runningScore(p) {
@@ -97,7 +98,7 @@ export function header(view, game, live) {
     h("span", {}, h("b", {}, `Round ${view.round}`), " · ", view.step === "over" ? "game over" : `now: ${view.step.replaceAll("_", " ")}`),
     phases.length === 0 ? h("span", { class: "muted" }, view.step === "over" ? "" : "phases: revealed after every seat has assigned") : h("span", { class: "phases", "aria-label": "Phases this round" },
       PHASES.map((ph) => h("span", { class: `chip ${phases.includes(ph) ? "on" : "off"}` }, phases.includes(ph) ? "✓ " : "✗ ", PHASE_NAMES[ph]))),
-    h("span", {}, `VP chips left ${view.vp_pool} · tiles in the bag ${view.bag}`),
+    h("span", {}, `VP chips left ${view.vp_pool} · tiles in the bag `, h("span", { class: "bag-count" }, String(view.bag))),
     tpd ? h("span", {}, `Extra Home die: ${FACE_NAMES[tpd] || tpd}`) : null,
     live ? h("span", { class: `live ${live.state}`, role: "status" }, live.text) : null);
 }
@@ -129,6 +130,8 @@ export function scores(view, game) {
 }
 
 export function renderBoard(view, game, mySeat) {
+  const tableKey = `${(game && game.game_id) || view.game_id || ""}/${mySeat ?? "-"}`;
+  if (tableKey !== scoresTable) { scoresTable = tableKey; openScores.clear(); }
   const players = [...view.players];
   if (mySeat !== null && mySeat !== undefined) players.sort((a, b) => (a.seat === mySeat ? -1 : b.seat === mySeat ? 1 : a.seat - b.seat));
   return h("div", { class: "board" }, players.map((p) => seatPanel(p, view, game, p.seat === mySeat)));
