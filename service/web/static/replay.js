@@ -234,7 +234,11 @@ export async function replayPage(main, gid, onLeave, params = new URLSearchParam
     if (ours) show(events, created.event.players, game, id);
   });
 
-  if (!gid) { main.append(await recentGames(params.get("cursor"))); return; }
+  if (!gid) { // the list until a log file is opened (its replay then takes the place)
+    const recent = await recentGames(params.get("cursor"));
+    if (!viewer.childElementCount) viewer.replaceChildren(recent);
+    return;
+  }
   try {
     const game = await api(`/games/${encodeURIComponent(gid)}`);
     const resp = await api(`/games/${encodeURIComponent(gid)}/log`, { raw: true, headers: { Accept: "application/x-ndjson" } });
