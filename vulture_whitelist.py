@@ -17,6 +17,7 @@ accesslog  # service/gunicorn_conf.py
 child_exit  # service/gunicorn_conf.py: gunicorn server hook
 on_starting  # service/gunicorn_conf.py: gunicorn server hook
 post_worker_init  # service/gunicorn_conf.py: gunicorn server hook
+worker_int  # service/gunicorn_conf.py: gunicorn server hook
 pytest_collection_modifyitems  # tests/conftest.py: pytest hook
 _.max_connection_wait_time  # workers/process.py: RQ worker setting
 _.death_penalty_class  # tests/workers/conftest.py: RQ worker setting

@@ -21,12 +21,21 @@ Supervised: a worker, the API (the gunicorn master; gunicorn itself replaces its
 processes) or the embedded server this command started that exits by itself (a crash, a kill,
 out of memory) is started again after 1 s, then 2, 4 ... up to 30 s while it keeps exiting
 within a minute of its start, each exit and restart logged. Two exceptions: an API that exits
-before it has ever answered on its port (the port is taken, a bad option) stops everything and
-its exit status is returned, as a configuration error would; and if another process starts the
-embedded server while ours is down, that one is used (checked every 5 s) and left running.
+before it has ever answered on its port (an address that is not this machine's, a bad option, a
+port taken after the check below) stops everything and its exit status is returned, as a
+configuration error would; and if another process starts the embedded server while ours is
+down, that one is used (checked every 5 s) and left running.
+
+Before anything starts, each port the API is to listen on is tried (bound and released, as
+gunicorn binds it): a port another process listens on (another ``rfg run``) stops this command
+at once with status 1 and a line naming the port; nothing is started, and the other server is
+left alone.
 
 Ctrl-C (SIGINT), SIGTERM or SIGHUP stops everything this command started: the API and the
-workers (SIGTERM: running jobs and requests end first, SIGKILL after ``--grace`` seconds), then
+workers (SIGTERM: running jobs end first, SIGKILL after ``--grace`` seconds; the API's
+requests get at most ``API_GRACE`` seconds, and its event streams end at once - each sends a
+last comment and closes, and its client reconnects with ``Last-Event-ID`` when a server is
+back: ``service.gunicorn_conf``), then
 the embedded server if this command started it (SIGTERM: it flushes its append-only file; its
 data stay in its directory, ``make clean`` removes them). An embedded server that was already
 running is left running, and the last line says how to stop it (``rfg store stop``). A second
@@ -44,9 +53,11 @@ pid (``rfg store stop`` and ``status`` read it).
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -70,6 +81,11 @@ RESTART_MAX_DELAY = 30.0
 HEALTHY_AFTER = 60.0  # a child that ran this long has its restart delay reset
 STORE_START_TIMEOUT = 60.0  # seconds the embedded server may take to answer (loading its AOF)
 FOREIGN_STORE_RECHECK = 5.0  # seconds between looks at an embedded server another process runs
+#: seconds the API's requests get to finish on a stop (gunicorn's graceful timeout, at most
+#: ``--grace``): its requests are short and its event streams end at once, so what is left then
+#: is an idle keep-alive connection, or a request cut that its client sends again (a command with
+#: the same command id is applied once)
+API_GRACE = 2.0
 
 
 def add_parser(sub: Any) -> None:
@@ -118,7 +134,8 @@ def add_parser(sub: Any) -> None:
         "--grace",
         type=float,
         default=15.0,
-        help="seconds the API and workers get to stop before they are killed (default 15)",
+        help=f"seconds the workers get to finish their jobs before they are killed (default 15; "
+        f"the API gets at most {API_GRACE:g})",
     )
     p.set_defaults(func=run)
 
@@ -429,6 +446,14 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         say(str(exc))
         return 2
+    api_ports = [args.port + i for i in range(args.workers)] if args.routed else [args.port]
+    for port in api_ports:
+        if _port_busy(args.host, port):
+            say(
+                f"port {port} on {args.host} is in use: another server (another rfg run?) "
+                f"listens there; stop it or pick another --port. Nothing was started"
+            )
+            return 1
     found = _store(url)
     if found is None:
         return 2
@@ -477,6 +502,27 @@ def run(args: argparse.Namespace) -> int:
         if marker is not None:
             marker.unlink(missing_ok=True)
     return code
+
+
+def _port_busy(host: str, port: int) -> bool:
+    """Does another process listen on ``host:port``? Tried by binding it with ``SO_REUSEADDR``, as
+    gunicorn binds (a previous run's closing connections do not count); any other failure (an
+    address that is not this machine's, one that does not resolve) is gunicorn's to report."""
+    try:
+        infos = socket.getaddrinfo(
+            host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )
+    except socket.gaierror:
+        return False
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(address)
+            s.listen(1)
+        except OSError as exc:
+            return exc.errno == errno.EADDRINUSE
+    return False
 
 
 def _store(url: str | None) -> tuple[Any, Store | None] | None:
@@ -546,7 +592,7 @@ def _children(
             workers=processes,
             connections=args.connections,
             head_timeout=args.head_timeout,
-            grace=args.grace,
+            grace=min(args.grace, API_GRACE),
         )
         name = f"the API on port {port} (gunicorn)" if args.routed else "the API (gunicorn)"
         apis.append((Child(name, gunicorn, env), (args.host, port)))

@@ -28,6 +28,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,6 +41,15 @@ log = logging.getLogger(__name__)
 STORE_ERRORS = DOWN
 
 StreamId = tuple[int, int]
+#: every ``Fanout`` of the process, for ``close_all``
+_instances: weakref.WeakSet[Fanout] = weakref.WeakSet()
+
+
+def close_all() -> None:
+    """Wake every waiter of every ``Fanout`` of the process, now and from now on: the process is
+    stopping (``service.sse.stop_streams``)."""
+    for fanout in list(_instances):
+        fanout.close()
 
 
 def parse_id(raw: Any) -> StreamId:
@@ -85,11 +95,14 @@ class Fanout:
         self._reader: threading.Thread | None = None
         self._moves = 0  # every move of every key, numbered: a key's generation is its last
         self.down = False
+        self.closed = False  # the process is stopping: no waiter waits any more
+        _instances.add(self)
 
     def wait(self, key: str, after: Any, timeout: float) -> bool:
         """Wait up to ``timeout`` seconds for an entry of ``key`` newer than ``after`` (a stream
         id); True as soon as the reader has seen one (at once if it already has), False when the
-        time is up. True also when the store stopped answering: the caller's next read says so."""
+        time is up. True also when the store stopped answering (the caller's next read says so) and
+        once the fanout is closed (``close``)."""
         mark = parse_id(after)
         deadline = time.monotonic() + max(0.0, timeout)
         with self._lock:
@@ -105,6 +118,8 @@ class Fanout:
             try:
                 started = watch.generation
                 while watch.top <= mark:
+                    if self.closed:
+                        return True
                     if self.down and watch.generation != started:
                         return True
                     left = deadline - time.monotonic()
@@ -115,6 +130,13 @@ class Fanout:
             finally:
                 watch.waiters -= 1
                 watch.seen_at = time.monotonic()
+
+    def close(self) -> None:
+        """Wake every waiter, and answer every later ``wait`` at once (the process stops)."""
+        with self._lock:
+            self.closed = True
+            for watch in self._keys.values():
+                watch.cond.notify_all()
 
     def generation(self, key: str) -> int:
         """A number that changes whenever the reader sees ``key`` move (-1: nobody waits on it)."""

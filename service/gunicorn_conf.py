@@ -9,6 +9,13 @@
 * garbage collection: once a worker has built the app, what it holds is frozen out of the
   collector's generations (``gc.freeze``): full collections, which pause a worker and every
   request it serves, no longer walk the app's modules and tables;
+* stopping: a worker told to stop (SIGTERM: ``worker.alive`` turns false, and the worker stops
+  taking connections and waits up to ``graceful_timeout`` for the open ones; SIGINT/SIGQUIT: the
+  ``worker_int`` hook, then it exits) ends every open event stream at once
+  (``service.sse.stop_streams``: a last comment, then the end its clients resume from with
+  ``Last-Event-ID``), so that streams never hold a stop for the whole graceful timeout;
+  ``post_worker_init`` starts the watcher of ``worker.alive``, which looks every
+  tenth of a second (``_STOP_POLL``);
 * metrics: with ``PROMETHEUS_MULTIPROC_DIR`` set, a worker process that exits is marked dead so
   that the live-process gauges (open SSE streams) drop its values (``service.metrics``).
 """
@@ -18,6 +25,8 @@ from __future__ import annotations
 import gc
 import os
 import resource
+import threading
+import time
 from typing import Any
 
 from gunicorn import glogging
@@ -29,6 +38,7 @@ from service import logs as _logs
 logconfig_dict = _logs.logconfig(_config.value("RFG_LOG_FORMAT"), _config.value("RFG_LOG_LEVEL"))
 accesslog = None
 logger_class = "service.gunicorn_conf.AppAccessLogger"
+_STOP_POLL = 0.1  # seconds between looks at ``worker.alive``
 
 
 class AppAccessLogger(glogging.Logger):
@@ -64,3 +74,21 @@ def on_starting(server: Any) -> None:
 
 def post_worker_init(worker: Any) -> None:
     gc.freeze()
+    # a thread is a greenlet under the gevent worker (gunicorn patched ``threading``)
+    threading.Thread(target=_end_streams_on_stop, args=(worker,), daemon=True).start()
+
+
+def worker_int(worker: Any) -> None:
+    _stop_streams()
+
+
+def _end_streams_on_stop(worker: Any) -> None:
+    while worker.alive:
+        time.sleep(_STOP_POLL)
+    _stop_streams()
+
+
+def _stop_streams() -> None:
+    from service.sse import stop_streams  # the app's module: loaded in the worker only
+
+    stop_streams()

@@ -7,8 +7,12 @@ then whatever its source has ready, and waits on the source (the process's ``Fan
 reader watches Redis for every stream of the process, no connection, thread or poll per stream)
 until more may be ready, sending a ``: keep-alive`` comment after ``keepalive`` seconds of
 silence so proxies keep the connection open. It closes after ``max_seconds`` (the client
-reconnects, resuming with ``Last-Event-ID``), when the source is done, or once ``allowed`` (the
-request's credential, asked once a keep-alive interval) says the token was revoked or rotated.
+reconnects, resuming with ``Last-Event-ID``), when the source is done, once ``allowed`` (the
+request's credential, asked once a keep-alive interval) says the token was revoked or rotated,
+or when the process stops (``stop_streams``: gunicorn's hooks in ``service.gunicorn_conf`` call
+it as a worker begins to stop): every open stream of the process then sends a last comment and
+ends at once, whatever it waits on, and its client reconnects after ``retry`` ms, resuming with
+``Last-Event-ID`` (on another process, or on the server started again).
 While Redis does not answer the stream stays open and says so in a comment every second or so,
 and carries on when Redis answers again (an ``EventSource`` would not reconnect after the 503 a
 new request gets meanwhile). Every frame's data is written by orjson, the one JSON library on the
@@ -47,6 +51,7 @@ import orjson
 from events.games.projections import Viewer
 from events.games.service import GameService
 from events.store import RedisStore
+from service import fanout as _fanout
 from service.fanout import STORE_ERRORS, Fanout
 
 PAGE = 200
@@ -54,6 +59,29 @@ log = logging.getLogger(__name__)
 
 #: the turn signal's reader: (the decision's id, the frame's data) or None (nothing owed)
 TurnReader = Callable[[], tuple[int, bytes] | None]
+
+
+#: the last frame of every stream when the process stops (a comment: ``EventSource`` reconnects)
+STOPPING = ": the server is stopping; reconnect (Last-Event-ID resumes the stream)\n\n"
+
+
+class _Stop:
+    """The process-wide stop flag (``stop_streams``)."""
+
+    requested = False
+
+
+def stop_streams() -> None:
+    """End every open stream of the process: each sends ``STOPPING`` and closes, now (those
+    waiting on the process's ``Fanout`` are woken) and from now on (a new one ends after its
+    ``retry``). Called once the process stops taking requests; idempotent."""
+    _Stop.requested = True
+    _fanout.close_all()
+
+
+def stopping() -> bool:
+    """Whether ``stop_streams`` was called in this process."""
+    return _Stop.requested
 
 
 def still_allowed(allowed: Callable[[], bool]) -> bool:
@@ -105,6 +133,9 @@ def serve(
     down = False
     yield f"retry: {retry_ms}\n\n"
     while True:
+        if _Stop.requested:
+            yield STOPPING
+            return
         if allowed is not None and time.monotonic() >= next_check:
             next_check = time.monotonic() + keepalive
             if not still_allowed(allowed):

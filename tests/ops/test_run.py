@@ -5,7 +5,9 @@ Checked over real HTTP: a bot game finishes; a seat's command is logged as one J
 request id, game id, seat and command id; the worker logs each move it plays; ``/metrics`` reports
 commands, append latency, open SSE streams, queue depth, job latency and games by status, and
 whichever gunicorn process answers, the counts are the sums over both; a SIGKILLed worker is
-started again; Ctrl-C stops the API, the worker and the embedded server it started."""
+started again; Ctrl-C stops the API, the worker and the embedded server it started. A second
+``rfg run`` on a busy port exits at once saying so; Ctrl-C with event streams open ends them
+cleanly and stops everything within 3 s."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -273,3 +276,76 @@ def test_rfg_run_serves_logs_measures_restarts_and_stops_everything(
     )
     assert status.returncode == 3 and "not running" in status.stdout
     assert "stopped the API, 1 worker(s) and the embedded server" in log.read_text()
+
+
+def test_rfg_run_refuses_a_busy_port_and_stops_its_streams_within_3_seconds(
+    server: tuple[subprocess.Popen[bytes], str, Path], tmp_path: Path
+) -> None:
+    """A second ``rfg run`` on the first one's port exits at once with a line naming the port
+    (nothing started, the first serves on); Ctrl-C with event streams open ends each stream with
+    a last comment and a clean end of the response, and everything stops within 3 s."""
+    proc, base, log = server
+    port = int(base.rsplit(":", 1)[1])
+
+    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "RFG_STORE_URL")}
+    env["PYTHONPATH"] = str(ROOT)
+    env["RFG_DATA_DIR"] = str(tmp_path / "run")  # the same store, as a second make run would
+    started = time.monotonic()
+    second = subprocess.run(
+        [RFG, "run", "--port", str(port), "--bot-workers", "1"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    took = time.monotonic() - started
+    assert second.returncode == 1, second.stderr
+    lines = second.stderr.strip().splitlines()
+    assert len(lines) == 1, second.stderr
+    assert f"port {port} on 127.0.0.1 is in use: another server" in lines[0], lines
+    assert "the API answers" not in second.stderr and "started (pid" not in second.stderr
+    assert took < 10, took
+    assert _up(base) and proc.poll() is None
+
+    # streams of a game nobody plays: each waits, on both API processes
+    code, game = call(base, "POST", "/games", {"seats": [{"kind": "human"}] * 2})
+    assert code == 201, game
+    streams = []
+    for _ in range(4):  # MAX_STREAMS_PER_TOKEN: 4 per address without a token
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=20)
+        conn.request("GET", f"/games/{game['game_id']}/events/stream")
+        resp = conn.getresponse()
+        assert resp.status == 200
+        assert resp.readline().startswith(b"retry:")
+        streams.append((conn, resp))
+    ends: list[tuple[float, bytes | BaseException]] = []
+
+    def read_to_end(resp: http.client.HTTPResponse) -> None:
+        try:
+            rest: bytes | BaseException = resp.read()  # IncompleteRead unless the end is clean
+        except Exception as exc:  # reported by the assertion below
+            rest = exc
+        ends.append((time.monotonic(), rest))
+
+    readers = [threading.Thread(target=read_to_end, args=(r,)) for _, r in streams]
+    for t in readers:
+        t.start()
+    time.sleep(0.5)  # the backlog read, every stream waiting
+    stop = time.monotonic()
+    os.kill(proc.pid, signal.SIGINT)
+    assert proc.wait(timeout=30) == 0, log.read_text()[-2000:]
+    stopped = time.monotonic() - stop
+    for t in readers:
+        t.join(10)
+    assert stopped < 3.0, (stopped, log.read_text()[-2000:])
+    assert len(ends) == len(streams)
+    for at, rest in ends:
+        assert isinstance(rest, bytes), rest
+        assert rest.endswith(
+            b": the server is stopping; reconnect (Last-Event-ID resumes the stream)\n\n"
+        )
+        assert at - stop < 3.0
+    assert "did not stop" not in log.read_text()
+    for conn, _ in streams:
+        conn.close()

@@ -9,7 +9,8 @@ of its own with the embedded store, 1 API process, 1 ``rfg worker``.
   finishes without any job being rescued by the sweep;
 * ``rfg run`` is SIGKILLed: the API, its workers, the bot worker, its scheduler and the embedded
   server all exit; an embedded server that was running before ``rfg run`` is left running;
-* an API that never answers (its port is taken) stops ``rfg run`` with an error, as before.
+* an API that never answers (its address is not this machine's) stops ``rfg run`` with an
+  error; a port something else listens on stops it before it starts anything.
 
 Every wait is bounded; whatever a test started is killed when it ends, passed or failed (every
 process whose working directory is in the test's directory)."""
@@ -167,7 +168,7 @@ def start_run(tmp_path: Path) -> Iterator[Callable[..., Run]]:
         pytest.skip("no redis-server/valkey-server binary for the embedded store")
     runs: list[Run] = []
 
-    def start(*, port: int | None = None, wait: bool = True) -> Run:
+    def start(*, port: int | None = None, wait: bool = True, host: str | None = None) -> Run:
         port = port or free_port()
         log = tmp_path / f"run-{len(runs)}.log"
         env = {
@@ -178,6 +179,8 @@ def start_run(tmp_path: Path) -> Iterator[Callable[..., Run]]:
         env["PYTHONPATH"] = str(ROOT)
         env["RFG_DATA_DIR"] = str(tmp_path / "run")  # its own store and key, not the checkout's
         cmd = [RFG, "run", "--port", str(port), "--workers", "1", "--bot-workers", "1"]
+        if host is not None:
+            cmd += ["--host", host]
         proc = subprocess.Popen(
             [*cmd, "--grace", "5"],
             cwd=tmp_path,
@@ -350,11 +353,24 @@ def test_killing_rfg_run_leaves_a_store_it_did_not_start(
 def test_an_api_that_never_answers_stops_rfg_run(
     start_run: Callable[..., Run], tmp_path: Path
 ) -> None:
-    with socket.socket() as taken:  # something else listens on the port
-        taken.bind(("127.0.0.1", 0))
-        taken.listen()
-        run = start_run(port=taken.getsockname()[1], wait=False)
-        assert run.proc.wait(timeout=90) != 0
+    run = start_run(host="192.0.2.1", wait=False)  # TEST-NET-1: no address of this machine
+    assert run.proc.wait(timeout=90) != 0
     assert "before it answered" in run.text(), run.text()[-3000:]
     assert "and the embedded server" in run.text()
     wait_for(lambda: not processes_in(tmp_path), GONE, "everything rfg run started to exit")
+
+
+def test_a_busy_port_stops_rfg_run_before_it_starts_anything(
+    start_run: Callable[..., Run], tmp_path: Path
+) -> None:
+    with socket.socket() as taken:  # something else listens on the port
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        run = start_run(port=port, wait=False)
+        assert run.proc.wait(timeout=30) == 1
+    assert run.text().strip().splitlines() == [
+        f"rfg run: port {port} on 127.0.0.1 is in use: another server (another rfg run?) "
+        "listens there; stop it or pick another --port. Nothing was started"
+    ]
+    assert not processes_in(tmp_path)

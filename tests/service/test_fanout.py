@@ -154,3 +154,26 @@ def test_stream_ids_compare_as_numbers() -> None:
     assert parse_id(b"10-0") > parse_id("9-5")
     assert parse_id("1700000000000-2") > parse_id("1700000000000-1")
     assert parse_id("12") == (12, 0)
+
+
+def test_closing_wakes_every_waiter_at_once_and_for_good(client: tuple[Any, bool]) -> None:
+    c, polled = client
+    keys = [f"t:{uuid.uuid4().hex}" for _ in range(3)]
+    fan = Fanout(StreamWatch(c), cluster=polled, block_ms=100, poll_seconds=0.05)
+    woke: list[tuple[bool, float]] = []
+
+    def waiter(key: str) -> None:
+        started = time.monotonic()
+        woke.append((fan.wait(key, "0-0", 30), time.monotonic() - started))
+
+    threads = [threading.Thread(target=waiter, args=(k,), daemon=True) for k in keys]
+    for t in threads:
+        t.start()
+    wait_for(lambda: fan.watched() == len(keys), 5, "every waiter to wait")
+    fan.close()
+    for t in threads:
+        t.join(5)
+    assert len(woke) == len(keys) and all(got and took < 5 for got, took in woke), woke
+    started = time.monotonic()
+    assert fan.wait(keys[0], "0-0", 30) is True  # a later wait does not wait
+    assert time.monotonic() - started < 1

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 import redis
 
+from service import sse
 from service.sse import serve
 
 
@@ -72,3 +74,17 @@ def test_a_revoked_token_ends_the_stream() -> None:
     source = Scripted((["a\n\n"], False, False), (["b\n\n"], False, False))
     out = list(serve(source, max_seconds=60, keepalive=0, allowed=lambda: False))
     assert out == ["retry: 2000\n\n", ": the token of this stream was revoked\n\n"]
+
+
+def test_a_stopping_process_ends_every_stream_with_a_last_comment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    source = Scripted((["a\n\n"], False, False), (["b\n\n"], False, False))
+    gen = serve(source, max_seconds=60, keepalive=60)
+    assert [next(gen), next(gen)] == ["retry: 2000\n\n", "a\n\n"]
+    monkeypatch.setattr(sse._Stop, "requested", True)  # as ``stop_streams`` sets it
+    assert list(gen) == [sse.STOPPING]
+    assert list(serve(Scripted(), max_seconds=60, keepalive=60)) == [
+        "retry: 2000\n\n",
+        sse.STOPPING,
+    ]
