@@ -278,12 +278,19 @@ def test_rfg_run_serves_logs_measures_restarts_and_stops_everything(
     assert "stopped the API, 1 worker(s) and the embedded server" in log.read_text()
 
 
-def test_rfg_run_refuses_a_busy_port_and_stops_its_streams_within_3_seconds(
+#: how long the stop may take here: far below the 15 s grace a held stream used to cost, with room
+#: for a loaded CI machine (the 3 s the stop takes on a quiet one is a figure of docs/hosting.md,
+#: not a timed test's)
+STOP_BOUND = 8.0
+
+
+def test_rfg_run_refuses_a_busy_port_and_ends_its_streams_at_once_on_stop(
     server: tuple[subprocess.Popen[bytes], str, Path], tmp_path: Path
 ) -> None:
     """A second ``rfg run`` on the first one's port exits at once with a line naming the port
     (nothing started, the first serves on); Ctrl-C with event streams open ends each stream with
-    a last comment and a clean end of the response, and everything stops within 3 s."""
+    a last comment and a clean end of the response, and everything stops without waiting out the
+    grace nor killing anything."""
     proc, base, log = server
     port = int(base.rsplit(":", 1)[1])
 
@@ -338,14 +345,14 @@ def test_rfg_run_refuses_a_busy_port_and_stops_its_streams_within_3_seconds(
     stopped = time.monotonic() - stop
     for t in readers:
         t.join(10)
-    assert stopped < 3.0, (stopped, log.read_text()[-2000:])
+    assert stopped < STOP_BOUND, (stopped, log.read_text()[-2000:])
     assert len(ends) == len(streams)
     for at, rest in ends:
         assert isinstance(rest, bytes), rest
         assert rest.endswith(
             b": the server is stopping; reconnect (Last-Event-ID resumes the stream)\n\n"
         )
-        assert at - stop < 3.0
+        assert at - stop < STOP_BOUND
     assert "did not stop" not in log.read_text()
     for conn, _ in streams:
         conn.close()
