@@ -14,10 +14,21 @@ from typing import Any
 
 import pytest
 
-from .conftest import Site
-from .test_friends_browser import PHONE, _both_sizes, _context, _game, _quiet
+from .conftest import SHOTS, Site
+from .test_friends_browser import DESKTOP, PHONE, _context, _game, _quiet
 
 pytestmark = [pytest.mark.browser, pytest.mark.redis, pytest.mark.xdist_group("web")]
+
+
+def _both_sizes(page: Any, name: str, showing: Any) -> None:
+    """Screenshots at the desktop size (``<name>.png``) and the phone's (``-phone``), each
+    scrolled to ``showing``; the page is left at the size it had."""
+    was = page.viewport_size
+    for size, file in ((DESKTOP, f"{name}.png"), (PHONE, f"{name}-phone.png")):
+        page.set_viewport_size(size)
+        showing.scroll_into_view_if_needed()
+        page.screenshot(path=str(SHOTS / file), full_page=False)
+    page.set_viewport_size(was)
 
 
 def _token(page: Any, gid: str, seat: int) -> str:
@@ -77,7 +88,7 @@ def test_a_friend_returns_by_a_new_invite_and_moves_to_a_phone(site: Site, brows
         assert "signed out" in host.locator("section.invites").inner_text()
         assert _view_status(site, gid, 1, lost) == 401
         _quiet(host)
-        _both_sizes(host, "reinvite-host")
+        _both_sizes(host, "reinvite-host", host.locator("section.invites li[data-seat='1']"))
 
         # the browser that lost the seat says so (it looks again every second while no
         # stream is live, or when the stream ends with its token)
@@ -101,7 +112,7 @@ def test_a_friend_returns_by_a_new_invite_and_moves_to_a_phone(site: Site, brows
         move_link = move_box.input_value()
         assert f"/play/#/move/{gid}/1/" in move_link
         _quiet(fresh)
-        _both_sizes(fresh, "move-link")
+        _both_sizes(fresh, "move-link", fresh.locator("details.move"))
         assert _view_status(site, gid, 1, back) == 200  # until the phone uses it
         phone.goto(move_link)
         phone.get_by_role("button", name="Move my seat here").click()
