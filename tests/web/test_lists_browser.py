@@ -95,11 +95,9 @@ def test_the_explore_panel_and_the_header_count_the_same_bag(site: Site, browser
         for n in (0, 1):
             ctx, page = _context(browser)
             ctxs.append(ctx)
-            page.goto(site.url + "/play/#/")
-            page.evaluate(
-                "([k, t]) => localStorage.setItem('rfg.tokens', JSON.stringify({[k]: t}))",
-                [f"{gid}/{n}", tokens[n]],
-            )
+            # the seat's token is in the browser's storage before the page first loads
+            stored = json.dumps({f"{gid}/{n}": tokens[n]})
+            ctx.add_init_script(f"localStorage.setItem('rfg.tokens', JSON.stringify({stored}))")
             page.goto(site.url + f"/play/#/games/{gid}/seats/{n}")
             pages.append(page)
         _until_assign(pages)

@@ -13,8 +13,17 @@ const main = document.getElementById("main");
 let cleanup = [];
 export function onLeave(fn) { cleanup.push(fn); }
 
+// Each route counts one up: a page still loading when the person went on to another route draws
+// nothing once it has loaded.
+let routeCount = 0;
 function show(...kids) {
   main.replaceChildren(...kids.flat().filter(Boolean));
+}
+function shower() {
+  const mine = routeCount;
+  const draw = (...kids) => { if (!draw.stale()) show(...kids); };
+  draw.stale = () => mine !== routeCount;
+  return draw;
 }
 export function problem(exc) {
   return h("p", { class: "error", role: "alert" }, exc instanceof ApiError ? exc.words : String(exc.message || exc));
@@ -23,6 +32,7 @@ export function problem(exc) {
 // ------------------------------------------------------------------------------ lobby
 
 async function lobby(params) {
+  const show = shower();
   const status = params.get("status") || "";
   const players = params.get("players") || "";
   const bots = (await api("/bots")).bots;
@@ -137,6 +147,7 @@ async function lobby(params) {
 // ------------------------------------------------------------------------------ table
 
 async function table(gid, seat) {
+  const show = shower();
   const token = seat === null ? null : tokenFor(gid, seat);
   if (seat !== null && !token) {
     show(h("h1", {}, "Not your seat"), h("p", {}, `This browser holds no token for seat ${seat} of game ${gid}. `,
@@ -147,6 +158,7 @@ async function table(gid, seat) {
   }
   await loadCatalogue();
   let game = await api(`/games/${gid}`);
+  if (show.stale()) return; // the person went on meanwhile: no stream for a page not on screen
   const viewPath = seat === null ? `/games/${gid}/view` : `/games/${gid}/seats/${seat}/view`;
   const streamPath = seat === null ? `/games/${gid}/events/stream` : `/games/${gid}/seats/${seat}/events/stream`;
   let current = null;
@@ -219,7 +231,8 @@ async function table(gid, seat) {
         try {
           const headers = current && current._etag ? { "If-None-Match": current._etag } : {};
           const r = await api(viewPath, { token, headers });
-          if (!r.notModified) {
+          // a view read before a turn signal drawn meanwhile is older than the table: keep the table
+          if (!r.notModified && !(current && r.version < current.version)) {
             current = r;
             if (r.view.step === "over" && game.status !== "finished") { game = await api(`/games/${gid}`); drawFriends(); }
             draw();
@@ -312,6 +325,7 @@ async function table(gid, seat) {
 // ------------------------------------------------------------------------------ router
 
 async function route() {
+  routeCount += 1;
   for (const fn of cleanup) { try { fn(); } catch { /* */ } }
   cleanup = [];
   hideToast();
