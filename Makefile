@@ -3,7 +3,7 @@ PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: install test test-all lint simulate bench clean run upgrade fast ts-client screenshots
+.PHONY: install test test-all lint lint-web simulate bench clean run upgrade fast ts-client screenshots
 
 install: $(BIN)/rfg
 
@@ -45,7 +45,7 @@ test-all: install
 screenshots: install
 	RFG_SCREENSHOTS=docs/screenshots $(BIN)/pytest -m whole tests/web
 
-lint: install
+lint: install lint-web
 	$(BIN)/ruff check engine bots events rfgcli ladder service workers tests bench
 	$(BIN)/ruff format --check engine bots events rfgcli ladder service workers tests bench clients
 	$(BIN)/mypy engine bots events service workers ladder rfgcli
@@ -61,6 +61,12 @@ ts-client: $(TS)/node_modules/.package-lock.json
 
 $(TS)/node_modules/.package-lock.json: $(TS)/package-lock.json
 	cd $(TS) && npm ci --no-audit --no-fund
+
+# The browser client (service/web/static: plain ES modules, no build step): ESLint and Prettier,
+# with the npm packages and configs of clients/typescript.
+lint-web: $(TS)/node_modules/.package-lock.json
+	$(TS)/node_modules/.bin/eslint -c $(TS)/eslint.config.js service/web/static
+	$(TS)/node_modules/.bin/prettier --config $(TS)/.prettierrc.json --check "service/web/static/*.{js,css,html}"
 
 simulate: install
 	$(BIN)/rfg simulate --players 4 --games 200 --seed 7 --json

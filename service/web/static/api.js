@@ -17,12 +17,18 @@ export class ApiError extends Error {
       return `Too many requests: wait ${wait} s and try again. (${p.detail || ""})`;
     }
     if (this.status === 409 && p.current_version !== undefined) {
-      return "The game moved on before your decision arrived (the bots play at the same time). " +
-        "Nothing was stored: the table now shows the current state, decide again.";
+      return (
+        "The game moved on before your decision arrived (the bots play at the same time). " +
+        "Nothing was stored: the table now shows the current state, decide again."
+      );
     }
     let text = p.detail || this.message;
     if (p.errors) {
-      text += " — " + Object.entries(p.errors).map(([f, m]) => `${f}: ${[].concat(m).join(", ")}`).join("; ");
+      text +=
+        " — " +
+        Object.entries(p.errors)
+          .map(([f, m]) => `${f}: ${[].concat(m).join(", ")}`)
+          .join("; ");
     }
     return text;
   }
@@ -31,16 +37,25 @@ export class ApiError extends Error {
 const TOKENS = "rfg.tokens";
 
 export function tokens() {
-  try { return JSON.parse(localStorage.getItem(TOKENS) || "{}"); } catch { return {}; }
+  try {
+    return JSON.parse(localStorage.getItem(TOKENS) || "{}");
+  } catch {
+    return {};
+  }
 }
-export function tokenFor(gid, seat) { return tokens()[`${gid}/${seat}`] || null; }
+export function tokenFor(gid, seat) {
+  return tokens()[`${gid}/${seat}`] || null;
+}
 export function saveToken(gid, seat, token) {
   const all = tokens();
   all[`${gid}/${seat}`] = token;
   localStorage.setItem(TOKENS, JSON.stringify(all));
 }
 export function mySeats() {
-  return Object.keys(tokens()).map((k) => { const [g, s] = k.split("/"); return { gid: g, seat: Number(s) }; });
+  return Object.keys(tokens()).map((k) => {
+    const [g, s] = k.split("/");
+    return { gid: g, seat: Number(s) };
+  });
 }
 
 export function newId() {
@@ -71,7 +86,11 @@ export async function api(path, { method = "GET", body, token, headers = {}, raw
   if (resp.status === 304) return { notModified: true, headers: resp.headers };
   if (!resp.ok) {
     let problem = null;
-    try { problem = await resp.json(); } catch { /* not JSON */ }
+    try {
+      problem = await resp.json();
+    } catch {
+      /* not JSON */
+    }
     if (problem && resp.headers.get("Retry-After") && problem.retry_after === undefined) {
       problem.retry_after = Number(resp.headers.get("Retry-After"));
     }
@@ -99,7 +118,9 @@ export class Stream {
     this.closed = true;
     if (this.ctrl) this.ctrl.abort();
   }
-  status(s) { if (this.onStatus) this.onStatus(s); }
+  status(s) {
+    if (this.onStatus) this.onStatus(s);
+  }
   async run() {
     while (!this.closed) {
       this.ctrl = new AbortController();
@@ -110,14 +131,26 @@ export class Stream {
         const resp = await fetch(this.path, { headers, signal: this.ctrl.signal, cache: "no-store" });
         if (!resp.ok) {
           let problem = null;
-          try { problem = await resp.json(); } catch { /* */ }
+          try {
+            problem = await resp.json();
+          } catch {
+            /* */
+          }
           const err = new ApiError(resp.status, problem);
-          if ([401, 403, 404].includes(resp.status)) { this.status({ state: "failed", error: err }); return; }
+          if ([401, 403, 404].includes(resp.status)) {
+            this.status({ state: "failed", error: err });
+            return;
+          }
           throw err;
         }
         this.status({ state: "live" });
         this.failures = 0;
-        if (await this.read(resp)) { this.closed = true; this.status({ state: "ended" }); if (this.onEnd) this.onEnd(); return; }
+        if (await this.read(resp)) {
+          this.closed = true;
+          this.status({ state: "ended" });
+          if (this.onEnd) this.onEnd();
+          return;
+        }
       } catch (exc) {
         if (this.closed) return;
         this.failures += 1;
@@ -148,7 +181,11 @@ export class Stream {
             if (ev.id !== null) this.lastId = ev.id;
             const data = ev.data.join("\n");
             let parsed = data;
-            try { parsed = JSON.parse(data); } catch { /* keep text */ }
+            try {
+              parsed = JSON.parse(data);
+            } catch {
+              /* keep text */
+            }
             if (ev.event === "end") return true;
             if (this.onEvent) this.onEvent(parsed, ev.event);
           }

@@ -5,13 +5,24 @@ import { header, renderBoard, scores, tickClocks } from "./table.js";
 import { decisionPanel } from "./panels.js";
 import { replayPage } from "./replay.js";
 import { laddersPage, ladderPage } from "./ladders.js";
-import { invitePanel, joinPage, lastName, leaveControls, movePage, movePanel, nameField, rememberName } from "./friends.js";
+import {
+  invitePanel,
+  joinPage,
+  lastName,
+  leaveControls,
+  movePage,
+  movePanel,
+  nameField,
+  rememberName,
+} from "./friends.js";
 import { liveGames, paceField, paceOf } from "./watch.js";
 import { ACCOUNT_ID, accountField, challenge, challengePage, myChallenges } from "./challenge.js";
 
 const main = document.getElementById("main");
 let cleanup = [];
-export function onLeave(fn) { cleanup.push(fn); }
+export function onLeave(fn) {
+  cleanup.push(fn);
+}
 
 // Each route counts one up: a page still loading when the person went on to another route draws
 // nothing once it has loaded.
@@ -21,7 +32,9 @@ function show(...kids) {
 }
 function shower() {
   const mine = routeCount;
-  const draw = (...kids) => { if (!draw.stale()) show(...kids); };
+  const draw = (...kids) => {
+    if (!draw.stale()) show(...kids);
+  };
   draw.stale = () => mine !== routeCount;
   return draw;
 }
@@ -38,67 +51,124 @@ async function lobby(params) {
   const bots = (await api("/bots")).bots;
   // #/?account=<id> (a ladder's "play it"): seat 1 is that bot account
   const preset = ACCOUNT_ID.test(params.get("account") || "") ? params.get("account") : null;
-  const seatRow = (i) => h("label", { class: "field" }, h("span", {}, `Seat ${i}`),
-    h("select", { name: `seat${i}`, "data-seat": i },
-      i === 0 ? h("option", { value: "human", selected: true }, "You (human)") : null,
-      h("option", { value: "human" }, "A friend (invite by link)"),
-      i > 0 ? h("option", { value: "account" }, "A bot account (its id below)") : null,
-      h("option", { value: "none" }, "— empty —"),
-      bots.map((b, k) => h("option", { value: `bot:${b}`, selected: i > 0 && k === (i === 1 ? 0 : bots.length - 1) }, `${b} bot`))));
+  const seatRow = (i) =>
+    h(
+      "label",
+      { class: "field" },
+      h("span", {}, `Seat ${i}`),
+      h(
+        "select",
+        { name: `seat${i}`, "data-seat": i },
+        i === 0 ? h("option", { value: "human", selected: true }, "You (human)") : null,
+        h("option", { value: "human" }, "A friend (invite by link)"),
+        i > 0 ? h("option", { value: "account" }, "A bot account (its id below)") : null,
+        h("option", { value: "none" }, "— empty —"),
+        bots.map((b, k) =>
+          h("option", { value: `bot:${b}`, selected: i > 0 && k === (i === 1 ? 0 : bots.length - 1) }, `${b} bot`),
+        ),
+      ),
+    );
   const err = h("div", {});
-  const form = h("form", { class: "create", "aria-labelledby": "create-title",
-    onsubmit: async (e) => {
-      e.preventDefault();
-      err.replaceChildren();
-      const seats = [];
-      const account = form.querySelector("[name=account]").value.trim().toLowerCase();
-      for (const s of form.querySelectorAll("select[data-seat]")) {
-        if (s.value === "none") continue;
-        seats.push(s.value === "human" ? { kind: "human" } : s.value === "account" ? { kind: "external", account }
-          : { kind: "bot", bot: s.value.slice(4) });
-      }
-      const body = { seats, options: { first_game: form.querySelector("[name=first_game]").checked } };
-      const per = Number(form.querySelector("[name=per_decision]").value);
-      if (per > 0) body.time_control = { per_decision: per };
-      if (paceOf(form)) body.bot_pace_seconds = paceOf(form);
-      if (seats.some((s) => s.kind === "external")) { // a bot account plays: it is asked first
-        if (!ACCOUNT_ID.test(account)) {
-          err.replaceChildren(problem(new Error("A bot account's id is 16 hex digits (its author got it on registering); type it in the field under the seats.")));
+  const form = h(
+    "form",
+    {
+      class: "create",
+      "aria-labelledby": "create-title",
+      onsubmit: async (e) => {
+        e.preventDefault();
+        err.replaceChildren();
+        const seats = [];
+        const account = form.querySelector("[name=account]").value.trim().toLowerCase();
+        for (const s of form.querySelectorAll("select[data-seat]")) {
+          if (s.value === "none") continue;
+          seats.push(
+            s.value === "human"
+              ? { kind: "human" }
+              : s.value === "account"
+                ? { kind: "external", account }
+                : { kind: "bot", bot: s.value.slice(4) },
+          );
+        }
+        const body = { seats, options: { first_game: form.querySelector("[name=first_game]").checked } };
+        const per = Number(form.querySelector("[name=per_decision]").value);
+        if (per > 0) body.time_control = { per_decision: per };
+        if (paceOf(form)) body.bot_pace_seconds = paceOf(form);
+        if (seats.some((s) => s.kind === "external")) {
+          // a bot account plays: it is asked first
+          if (!ACCOUNT_ID.test(account)) {
+            err.replaceChildren(
+              problem(
+                new Error(
+                  "A bot account's id is 16 hex digits (its author got it on registering); type it in the field under the seats.",
+                ),
+              ),
+            );
+            return;
+          }
+          const name = form.querySelector("[name=name]").value.trim();
+          if (name) for (const s of seats) if (s.kind === "human") s.name = name; // (the one seat a challenge gives you)
+          try {
+            await challenge(body, saveToken);
+            rememberName(name);
+          } catch (exc) {
+            err.replaceChildren(problem(exc));
+          }
           return;
         }
-        const name = form.querySelector("[name=name]").value.trim();
-        if (name) for (const s of seats) if (s.kind === "human") s.name = name; // (the one seat a challenge gives you)
         try {
-          await challenge(body, saveToken);
+          const game = await api("/games", { method: "POST", body });
+          const mine = game.seats.find((s) => s.kind === "human");
+          if (!mine) {
+            location.hash = `#/watch/${game.game_id}`;
+            return;
+          }
+          const name = form.querySelector("[name=name]").value.trim();
+          const claim = await api(`/games/${game.game_id}/seats/${mine.seat}/claim`, {
+            method: "POST",
+            body: name ? { name } : {},
+          });
           rememberName(name);
-        } catch (exc) { err.replaceChildren(problem(exc)); }
-        return;
-      }
-      try {
-        const game = await api("/games", { method: "POST", body });
-        const mine = game.seats.find((s) => s.kind === "human");
-        if (!mine) { location.hash = `#/watch/${game.game_id}`; return; }
-        const name = form.querySelector("[name=name]").value.trim();
-        const claim = await api(`/games/${game.game_id}/seats/${mine.seat}/claim`, { method: "POST", body: name ? { name } : {} });
-        rememberName(name);
-        saveToken(game.game_id, mine.seat, claim.token);
-        location.hash = `#/games/${game.game_id}/seats/${mine.seat}`;
-      } catch (exc) { err.replaceChildren(problem(exc)); }
-    } },
-  h("h2", { id: "create-title" }, "New game"),
-  h("p", {}, "Play against the built-in bots and friends: you take seat 0, the bots move as soon as you do; a friend's seat gets an invite link on the table. A bot account's seat asks it first: the game starts when it accepts."),
-  nameField("create-name"),
-  h("div", { class: "seats" }, [0, 1, 2, 3, 4].map((i) => {
-    const row = seatRow(i);
-    if (i === 4) row.querySelector("select").value = "none";
-    if (i === 1 && preset) row.querySelector("select").value = "account";
-    return row;
-  })),
-  accountField(preset),
-  h("label", { class: "choice" }, h("input", { type: "checkbox", name: "first_game" }), " First-game setup (start tiles chosen for you)"),
-  h("label", { class: "field" }, h("span", {}, "Seconds per decision (0: no clock)"), h("input", { type: "number", name: "per_decision", min: 0, max: 3600, value: 0 })),
-  paceField(),
-  h("button", { type: "submit", class: "primary" }, "Create game and take my seat"), err);
+          saveToken(game.game_id, mine.seat, claim.token);
+          location.hash = `#/games/${game.game_id}/seats/${mine.seat}`;
+        } catch (exc) {
+          err.replaceChildren(problem(exc));
+        }
+      },
+    },
+    h("h2", { id: "create-title" }, "New game"),
+    h(
+      "p",
+      {},
+      "Play against the built-in bots and friends: you take seat 0, the bots move as soon as you do; a friend's seat gets an invite link on the table. A bot account's seat asks it first: the game starts when it accepts.",
+    ),
+    nameField("create-name"),
+    h(
+      "div",
+      { class: "seats" },
+      [0, 1, 2, 3, 4].map((i) => {
+        const row = seatRow(i);
+        if (i === 4) row.querySelector("select").value = "none";
+        if (i === 1 && preset) row.querySelector("select").value = "account";
+        return row;
+      }),
+    ),
+    accountField(preset),
+    h(
+      "label",
+      { class: "choice" },
+      h("input", { type: "checkbox", name: "first_game" }),
+      " First-game setup (start tiles chosen for you)",
+    ),
+    h(
+      "label",
+      { class: "field" },
+      h("span", {}, "Seconds per decision (0: no clock)"),
+      h("input", { type: "number", name: "per_decision", min: 0, max: 3600, value: 0 }),
+    ),
+    paceField(),
+    h("button", { type: "submit", class: "primary" }, "Create game and take my seat"),
+    err,
+  );
 
   const q = new URLSearchParams({ limit: "25" });
   if (status) q.set("status", status);
@@ -107,41 +177,162 @@ async function lobby(params) {
   let list;
   try {
     const page = await api(`/games?${q}`);
-    const filt = (name, val, label) => h("a", { href: `#/?${new URLSearchParams({ ...(status ? { status } : {}), ...(players ? { players } : {}), [name]: val })}`,
-      class: `chip ${(name === "status" ? status : players) === val ? "on" : ""}` }, label);
+    const filt = (name, val, label) =>
+      h(
+        "a",
+        {
+          href: `#/?${new URLSearchParams({ ...(status ? { status } : {}), ...(players ? { players } : {}), [name]: val })}`,
+          class: `chip ${(name === "status" ? status : players) === val ? "on" : ""}`,
+        },
+        label,
+      );
     const mine = new Set(mySeats().map((m) => m.gid));
-    list = h("section", { "aria-labelledby": "games-title" }, h("h2", { id: "games-title" }, "Games"),
-      h("nav", { class: "filters", "aria-label": "Filters" }, "Show: ",
+    list = h(
+      "section",
+      { "aria-labelledby": "games-title" },
+      h("h2", { id: "games-title" }, "Games"),
+      h(
+        "nav",
+        { class: "filters", "aria-label": "Filters" },
+        "Show: ",
         h("a", { href: `#/?${players ? "players=" + players : ""}`, class: `chip ${status ? "" : "on"}` }, "all"),
-        filt("status", "active", "active"), filt("status", "finished", "finished"), " · players: ",
-        [2, 3, 4, 5].map((n) => filt("players", String(n), String(n)))),
-      page.items.length ? h("table", { class: "games" },
-        h("thead", {}, h("tr", {}, ["Game", "Status", "Seats", "Round", ""].map((t) => h("th", { scope: "col" }, t)))),
-        h("tbody", {}, page.items.map((g) => h("tr", {},
-          h("td", {}, h("code", {}, g.game_id), mine.has(g.game_id) ? " (yours)" : ""),
-          h("td", {}, g.status, g.end_reason === "abandoned" ? " — abandoned" : g.end_reason === "aborted" ? " — aborted" : g.winners && g.winners.length ? ` — won by ${g.winners.map((w) => seatName(g, w)).join(", ")}` : "", g.end_reason === "resigned" ? " (resignation)" : ""),
-          h("td", {}, g.seats.map((s) => s.kind === "bot" ? s.bot : s.kind === "external" ? (s.entrant || "bot") : s.claimed ? (s.name || "human") : s.invited ? "invited" : "open").join(", ")),
-          h("td", {}, g.round),
-          h("td", { class: "links" },
-            g.seats.filter((s) => tokenFor(g.game_id, s.seat)).map((s) => h("a", { class: "button", href: `#/games/${g.game_id}/seats/${s.seat}` }, `Play seat ${s.seat}`)),
-            g.status === "active" ? g.seats.filter((s) => s.kind === "human" && !s.claimed && !s.invited).map((s) =>
-              h("button", { type: "button", class: "secondary", onclick: async () => {
-                try {
-                  const name = lastName();
-                  const c = await api(`/games/${g.game_id}/seats/${s.seat}/claim`, { method: "POST", body: name ? { name } : {} });
-                  saveToken(g.game_id, s.seat, c.token);
-                  location.hash = `#/games/${g.game_id}/seats/${s.seat}`;
-                } catch (exc) { toast(exc.words || exc.message); }
-              } }, `Take seat ${s.seat}`)) : null,
-            h("a", { class: "button secondary", href: `#/watch/${g.game_id}` }, "Watch"),
-            g.status === "finished" ? h("a", { class: "button secondary", href: `#/replay/${g.game_id}` }, "Replay") : null))))) : h("p", { class: "muted" }, "No games yet."),
-      page.next_cursor ? h("p", {}, h("a", { href: `#/?${new URLSearchParams({ ...(status ? { status } : {}), ...(players ? { players } : {}), cursor: page.next_cursor })}` }, "Older games →")) : null);
-  } catch (exc) { list = problem(exc); }
+        filt("status", "active", "active"),
+        filt("status", "finished", "finished"),
+        " · players: ",
+        [2, 3, 4, 5].map((n) => filt("players", String(n), String(n))),
+      ),
+      page.items.length
+        ? h(
+            "table",
+            { class: "games" },
+            h(
+              "thead",
+              {},
+              h(
+                "tr",
+                {},
+                ["Game", "Status", "Seats", "Round", ""].map((t) => h("th", { scope: "col" }, t)),
+              ),
+            ),
+            h(
+              "tbody",
+              {},
+              page.items.map((g) =>
+                h(
+                  "tr",
+                  {},
+                  h("td", {}, h("code", {}, g.game_id), mine.has(g.game_id) ? " (yours)" : ""),
+                  h(
+                    "td",
+                    {},
+                    g.status,
+                    g.end_reason === "abandoned"
+                      ? " — abandoned"
+                      : g.end_reason === "aborted"
+                        ? " — aborted"
+                        : g.winners && g.winners.length
+                          ? ` — won by ${g.winners.map((w) => seatName(g, w)).join(", ")}`
+                          : "",
+                    g.end_reason === "resigned" ? " (resignation)" : "",
+                  ),
+                  h(
+                    "td",
+                    {},
+                    g.seats
+                      .map((s) =>
+                        s.kind === "bot"
+                          ? s.bot
+                          : s.kind === "external"
+                            ? s.entrant || "bot"
+                            : s.claimed
+                              ? s.name || "human"
+                              : s.invited
+                                ? "invited"
+                                : "open",
+                      )
+                      .join(", "),
+                  ),
+                  h("td", {}, g.round),
+                  h(
+                    "td",
+                    { class: "links" },
+                    g.seats
+                      .filter((s) => tokenFor(g.game_id, s.seat))
+                      .map((s) =>
+                        h(
+                          "a",
+                          { class: "button", href: `#/games/${g.game_id}/seats/${s.seat}` },
+                          `Play seat ${s.seat}`,
+                        ),
+                      ),
+                    g.status === "active"
+                      ? g.seats
+                          .filter((s) => s.kind === "human" && !s.claimed && !s.invited)
+                          .map((s) =>
+                            h(
+                              "button",
+                              {
+                                type: "button",
+                                class: "secondary",
+                                onclick: async () => {
+                                  try {
+                                    const name = lastName();
+                                    const c = await api(`/games/${g.game_id}/seats/${s.seat}/claim`, {
+                                      method: "POST",
+                                      body: name ? { name } : {},
+                                    });
+                                    saveToken(g.game_id, s.seat, c.token);
+                                    location.hash = `#/games/${g.game_id}/seats/${s.seat}`;
+                                  } catch (exc) {
+                                    toast(exc.words || exc.message);
+                                  }
+                                },
+                              },
+                              `Take seat ${s.seat}`,
+                            ),
+                          )
+                      : null,
+                    h("a", { class: "button secondary", href: `#/watch/${g.game_id}` }, "Watch"),
+                    g.status === "finished"
+                      ? h("a", { class: "button secondary", href: `#/replay/${g.game_id}` }, "Replay")
+                      : null,
+                  ),
+                ),
+              ),
+            ),
+          )
+        : h("p", { class: "muted" }, "No games yet."),
+      page.next_cursor
+        ? h(
+            "p",
+            {},
+            h(
+              "a",
+              {
+                href: `#/?${new URLSearchParams({ ...(status ? { status } : {}), ...(players ? { players } : {}), cursor: page.next_cursor })}`,
+              },
+              "Older games →",
+            ),
+          )
+        : null,
+    );
+  } catch (exc) {
+    list = problem(exc);
+  }
   const waiting = myChallenges();
-  show(h("h1", {}, "Lobby"),
-    waiting.length ? h("p", { class: "notice" }, "Your challenges waiting for an answer: ",
-      waiting.map((cid, k) => [k ? ", " : "", h("a", { href: `#/challenges/${cid}` }, cid)])) : null,
-    await liveGames(), h("div", { class: "lobby" }, form, list));
+  show(
+    h("h1", {}, "Lobby"),
+    waiting.length
+      ? h(
+          "p",
+          { class: "notice" },
+          "Your challenges waiting for an answer: ",
+          waiting.map((cid, k) => [k ? ", " : "", h("a", { href: `#/challenges/${cid}` }, cid)]),
+        )
+      : null,
+    await liveGames(),
+    h("div", { class: "lobby" }, form, list),
+  );
 }
 
 // ------------------------------------------------------------------------------ table
@@ -150,10 +341,23 @@ async function table(gid, seat) {
   const show = shower();
   const token = seat === null ? null : tokenFor(gid, seat);
   if (seat !== null && !token) {
-    show(h("h1", {}, "Not your seat"), h("p", {}, `This browser holds no token for seat ${seat} of game ${gid}. `,
-      "Take a free seat from the lobby, open the invite link the host sent you, or watch the game. ",
-      "Was it your seat on another device? Use its \u201cMove to another device\u201d there, or ask the host for a new invite."), h("p", {}, h("a", { class: "button", href: `#/watch/${gid}` }, "Watch this game"), " ",
-      h("a", { class: "button secondary", href: "#/" }, "Back to the lobby")));
+    show(
+      h("h1", {}, "Not your seat"),
+      h(
+        "p",
+        {},
+        `This browser holds no token for seat ${seat} of game ${gid}. `,
+        "Take a free seat from the lobby, open the invite link the host sent you, or watch the game. ",
+        "Was it your seat on another device? Use its \u201cMove to another device\u201d there, or ask the host for a new invite.",
+      ),
+      h(
+        "p",
+        {},
+        h("a", { class: "button", href: `#/watch/${gid}` }, "Watch this game"),
+        " ",
+        h("a", { class: "button secondary", href: "#/" }, "Back to the lobby"),
+      ),
+    );
     return;
   }
   await loadCatalogue();
@@ -179,19 +383,41 @@ async function table(gid, seat) {
     if (key === friendsKey) return;
     friendsKey = key;
     const mine = seat !== null && game.seats[seat] && game.seats[seat].host;
-    friendsBox.replaceChildren(...[mine ? invitePanel(gid, game, token, madeLinks) : null,
-      movePanel(gid, game, seat, token),
-      leaveControls(gid, game, seat, token, async () => { await reloadGame(); refresh(); })].filter(Boolean));
+    friendsBox.replaceChildren(
+      ...[
+        mine ? invitePanel(gid, game, token, madeLinks) : null,
+        movePanel(gid, game, seat, token),
+        leaveControls(gid, game, seat, token, async () => {
+          await reloadGame();
+          refresh();
+        }),
+      ].filter(Boolean),
+    );
   };
   const reloadGame = async () => {
-    try { game = await api(`/games/${gid}`); } catch { return; }
+    try {
+      game = await api(`/games/${gid}`);
+    } catch {
+      return;
+    }
     drawFriends();
     if (current) draw();
   };
-  show(h("h1", { class: "sr" }, seat === null ? "Watching" : "Your table"),
-    h("div", { class: "game-title" }, h("span", {}, seat === null ? "Spectating game " : "Game ", h("code", {}, gid)),
-      h("a", { href: `#/watch/${gid}`, class: "small-link" }, seat === null ? "" : "spectator view")),
-    top, errBox, panelBox, friendsBox, board, h("details", { class: "events", open: true }, h("summary", {}, "What happened"), logEl));
+  show(
+    h("h1", { class: "sr" }, seat === null ? "Watching" : "Your table"),
+    h(
+      "div",
+      { class: "game-title" },
+      h("span", {}, seat === null ? "Spectating game " : "Game ", h("code", {}, gid)),
+      h("a", { href: `#/watch/${gid}`, class: "small-link" }, seat === null ? "" : "spectator view"),
+    ),
+    top,
+    errBox,
+    panelBox,
+    friendsBox,
+    board,
+    h("details", { class: "events", open: true }, h("summary", {}, "What happened"), logEl),
+  );
 
   const draw = () => {
     const v = current.view;
@@ -206,16 +432,43 @@ async function table(gid, seat) {
       if (key !== decisionKey) {
         decisionKey = key;
         const me = (v.players || []).find((p) => p.seat === seat);
-        panelBox.replaceChildren(d ? decisionPanel(d, submit, { where: whereDice(me), player: me }) : h("section", { class: "waiting", role: "status" },
-          h("p", {}, "Waiting for the other players…"),
-          Object.keys(v.pending || {}).length ? h("p", { class: "muted" }, "Deciding now: ", Object.entries(v.pending).map(([s, k]) => `${seatName(game, Number(s))} (${k.replaceAll("_", " ")})`).join(", ")) : null));
-        if (d) { const first = panelBox.querySelector("input, button, select"); if (first && document.activeElement === document.body) first.focus({ preventScroll: true }); }
+        panelBox.replaceChildren(
+          d
+            ? decisionPanel(d, submit, { where: whereDice(me), player: me })
+            : h(
+                "section",
+                { class: "waiting", role: "status" },
+                h("p", {}, "Waiting for the other players…"),
+                Object.keys(v.pending || {}).length
+                  ? h(
+                      "p",
+                      { class: "muted" },
+                      "Deciding now: ",
+                      Object.entries(v.pending)
+                        .map(([s, k]) => `${seatName(game, Number(s))} (${k.replaceAll("_", " ")})`)
+                        .join(", "),
+                    )
+                  : null,
+              ),
+        );
+        if (d) {
+          const first = panelBox.querySelector("input, button, select");
+          if (first && document.activeElement === document.body) first.focus({ preventScroll: true });
+        }
       }
       // a kept panel's bag count follows the bag as the others scout: the same number as the header's
       for (const el of panelBox.querySelectorAll("[data-bag]")) el.textContent = String(v.bag);
     } else {
-      panelBox.replaceChildren(h("p", { class: "muted", role: "status" }, "Deciding now: ",
-        Object.entries(v.pending || {}).map(([s, k]) => `${seatName(game, Number(s))} (${k.replaceAll("_", " ")})`).join(", ") || "nobody"));
+      panelBox.replaceChildren(
+        h(
+          "p",
+          { class: "muted", role: "status" },
+          "Deciding now: ",
+          Object.entries(v.pending || {})
+            .map(([s, k]) => `${seatName(game, Number(s))} (${k.replaceAll("_", " ")})`)
+            .join(", ") || "nobody",
+        ),
+      );
     }
     board.replaceChildren(renderBoard(v, game, seat));
     document.title = `${over ? "Game over" : seat !== null && v.decision ? "Your move" : "Round " + v.round} — Roll for the Galaxy`;
@@ -224,7 +477,10 @@ async function table(gid, seat) {
   let inflight = null;
   let again = false;
   const refresh = async () => {
-    if (inflight) { again = true; return inflight; }
+    if (inflight) {
+      again = true;
+      return inflight;
+    }
     inflight = (async () => {
       do {
         again = false;
@@ -234,19 +490,31 @@ async function table(gid, seat) {
           // a view read before a turn signal drawn meanwhile is older than the table: keep the table
           if (!r.notModified && !(current && r.version < current.version)) {
             current = r;
-            if (r.view.step === "over" && game.status !== "finished") { game = await api(`/games/${gid}`); drawFriends(); }
+            if (r.view.step === "over" && game.status !== "finished") {
+              game = await api(`/games/${gid}`);
+              drawFriends();
+            }
             draw();
           }
           errBox.replaceChildren();
         } catch (exc) {
           // 401 on a seat: its token was revoked (the seat moved to another device, or the host
           // made a new invite for it)
-          errBox.replaceChildren(exc instanceof ApiError && exc.status === 401 && seat !== null
-            ? h("div", { class: "error", role: "alert", "data-signed-out": seat },
-              h("p", {}, `This browser is signed out of seat ${seat}: the seat moved to another device, or the host made a new invite for it. `,
-                "To play here again, open a new invite link from the host or a move link from the device that holds the seat."),
-              h("p", {}, h("a", { class: "button secondary", href: `#/watch/${gid}` }, "Watch this game")))
-            : problem(exc));
+          errBox.replaceChildren(
+            exc instanceof ApiError && exc.status === 401 && seat !== null
+              ? h(
+                  "div",
+                  { class: "error", role: "alert", "data-signed-out": seat },
+                  h(
+                    "p",
+                    {},
+                    `This browser is signed out of seat ${seat}: the seat moved to another device, or the host made a new invite for it. `,
+                    "To play here again, open a new invite link from the host or a move link from the device that holds the seat.",
+                  ),
+                  h("p", {}, h("a", { class: "button secondary", href: `#/watch/${gid}` }, "Watch this game")),
+                )
+              : problem(exc),
+          );
         }
       } while (again);
       inflight = null;
@@ -260,8 +528,11 @@ async function table(gid, seat) {
   async function submit(command) {
     for (let attempt = 0; ; attempt++) {
       try {
-        await api(`/games/${gid}/seats/${seat}/commands`, { method: "POST", token,
-          body: { command_id: newId(), expected_version: current.version, command } });
+        await api(`/games/${gid}/seats/${seat}/commands`, {
+          method: "POST",
+          token,
+          body: { command_id: newId(), expected_version: current.version, command },
+        });
         break;
       } catch (exc) {
         if (!(exc instanceof ApiError && exc.status === 409)) throw exc;
@@ -278,7 +549,10 @@ async function table(gid, seat) {
   }
 
   let timer = null;
-  const soon = () => { clearTimeout(timer); timer = setTimeout(refresh, 120); };
+  const soon = () => {
+    clearTimeout(timer);
+    timer = setTimeout(refresh, 120);
+  };
   // The turn signal (a seat stream's `decision` event, right after the events that made the
   // decision pending) carries the seat's view at that version: it is drawn as it came, and the
   // refresh those events asked for is not needed.
@@ -295,19 +569,29 @@ async function table(gid, seat) {
   const stream = new Stream(streamPath, {
     token,
     onEvent: (item, kind) => {
-      if (kind === "decision") { signalled(item); return; }
+      if (kind === "decision") {
+        signalled(item);
+        return;
+      }
       if (!item || !item.event) return;
       log.push(item);
       logEl.prepend(h("li", { value: item.seq, title: `event ${item.seq}` }, describe(item.event, game)));
       while (logEl.childElementCount > 80) logEl.lastChild.remove();
       soon();
     },
-    onEnd: () => { live = { state: "ended", text: "game over" }; refresh(); },
+    onEnd: () => {
+      live = { state: "ended", text: "game over" };
+      refresh();
+    },
     onStatus: (s) => {
-      live = s.state === "live" ? { state: "live", text: "● live" }
-        : s.state === "ended" ? { state: "ended", text: "game over" }
-          : s.state === "failed" ? { state: "failed", text: `stream refused: ${s.error.words}` }
-            : { state: "reconnecting", text: "reconnecting…" };
+      live =
+        s.state === "live"
+          ? { state: "live", text: "● live" }
+          : s.state === "ended"
+            ? { state: "ended", text: "game over" }
+            : s.state === "failed"
+              ? { state: "failed", text: `stream refused: ${s.error.words}` }
+              : { state: "reconnecting", text: "reconnecting…" };
       if (current) top.replaceChildren(header(current.view, game, live));
       if (s.state === "live") soon();
     },
@@ -317,16 +601,27 @@ async function table(gid, seat) {
     if (live.state !== "live" && live.state !== "ended") refresh();
     tickClocks(main);
     // a friend sitting down is no event: while a human seat is open, look again every 3 s
-    if (++ticks % 3 === 0 && game.status === "active" && game.seats.some((s) => s.kind === "human" && !s.claimed)) reloadGame();
+    if (++ticks % 3 === 0 && game.status === "active" && game.seats.some((s) => s.kind === "human" && !s.claimed))
+      reloadGame();
   }, 1000);
-  onLeave(() => { stream.close(); clearInterval(poll); clearTimeout(timer); });
+  onLeave(() => {
+    stream.close();
+    clearInterval(poll);
+    clearTimeout(timer);
+  });
 }
 
 // ------------------------------------------------------------------------------ router
 
 async function route() {
   routeCount += 1;
-  for (const fn of cleanup) { try { fn(); } catch { /* */ } }
+  for (const fn of cleanup) {
+    try {
+      fn();
+    } catch {
+      /* */
+    }
+  }
   cleanup = [];
   hideToast();
   const raw = location.hash.replace(/^#/, "") || "/";
@@ -344,7 +639,11 @@ async function route() {
     else if (parts[0] === "ladders") await laddersPage(main);
     else await lobby(params);
   } catch (exc) {
-    show(h("h1", {}, "Something went wrong"), problem(exc), h("p", {}, h("a", { href: "#/", class: "button" }, "Back to the lobby")));
+    show(
+      h("h1", {}, "Something went wrong"),
+      problem(exc),
+      h("p", {}, h("a", { href: "#/", class: "button" }, "Back to the lobby")),
+    );
   }
   for (const a of document.querySelectorAll("header.top nav a")) {
     a.toggleAttribute("aria-current", a.getAttribute("href") === `#/${parts[0] || ""}`);

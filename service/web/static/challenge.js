@@ -11,7 +11,11 @@ export const ACCOUNT_ID = /^[0-9a-f]{16}$/;
 const POLL_MS = 2000;
 
 function secrets() {
-  try { return JSON.parse(localStorage.getItem(SECRETS) || "{}"); } catch { return {}; }
+  try {
+    return JSON.parse(localStorage.getItem(SECRETS) || "{}");
+  } catch {
+    return {};
+  }
 }
 function saveSecret(cid, secret) {
   const all = secrets();
@@ -23,18 +27,32 @@ function forget(cid) {
   delete all[cid];
   localStorage.setItem(SECRETS, JSON.stringify(all));
 }
-export function myChallenges() { return Object.keys(secrets()); }
+export function myChallenges() {
+  return Object.keys(secrets());
+}
 
 // The new-game form's field for the account a "A bot account" seat challenges.
 export function accountField(value = null) {
-  return h("label", { class: "field" }, h("span", {}, "Bot account id, for a seat set to \"A bot account\" (its author has it)"),
-    h("input", { name: "account", placeholder: "16 hex digits", autocomplete: "off", spellcheck: "false", maxlength: 16, value }));
+  return h(
+    "label",
+    { class: "field" },
+    h("span", {}, 'Bot account id, for a seat set to "A bot account" (its author has it)'),
+    h("input", {
+      name: "account",
+      placeholder: "16 hex digits",
+      autocomplete: "off",
+      spellcheck: "false",
+      maxlength: 16,
+      value,
+    }),
+  );
 }
 
 // Sends the challenge (the form's body with the account's seat) and opens its waiting page.
 export async function challenge(body, saveToken) {
   const c = await api("/challenges", { method: "POST", body });
-  if (c.status === "accepted" && c.game_id) { // (only built-in bots: started at once)
+  if (c.status === "accepted" && c.game_id) {
+    // (only built-in bots: started at once)
     const seat = c.seats.findIndex((s) => s.kind === "human");
     saveToken(c.game_id, seat, c.challenge_secret);
     location.hash = `#/games/${c.game_id}/seats/${seat}`;
@@ -67,20 +85,36 @@ export async function challengePage(main, cid, saveToken, onLeave) {
   const secret = secrets()[cid];
   const back = h("p", {}, h("a", { href: "#/", class: "button" }, "Back to the lobby"));
   if (!secret) {
-    main.replaceChildren(h("h1", {}, "Not your challenge"),
-      h("p", {}, `This browser holds no secret for challenge ${cid}: only the browser that made it can follow it.`), back);
+    main.replaceChildren(
+      h("h1", {}, "Not your challenge"),
+      h("p", {}, `This browser holds no secret for challenge ${cid}: only the browser that made it can follow it.`),
+      back,
+    );
     return;
   }
   const state = h("p", { class: "challenge-state", role: "status", "aria-live": "polite" }, "Asking…");
   const err = h("div", {});
-  const cancel = h("button", { type: "button", class: "secondary", onclick: async () => {
-    try {
-      show(await api(`/challenges/${cid}/cancel`, { method: "POST", token: secret, body: {} }));
-    } catch (exc) { err.replaceChildren(h("p", { class: "error", role: "alert" }, exc.words || exc.message)); }
-  } }, "Cancel the challenge");
+  const cancel = h(
+    "button",
+    {
+      type: "button",
+      class: "secondary",
+      onclick: async () => {
+        try {
+          show(await api(`/challenges/${cid}/cancel`, { method: "POST", token: secret, body: {} }));
+        } catch (exc) {
+          err.replaceChildren(h("p", { class: "error", role: "alert" }, exc.words || exc.message));
+        }
+      },
+    },
+    "Cancel the challenge",
+  );
   main.replaceChildren(h("h1", {}, "Challenge"), state, cancel, err, back);
   let timer = null;
-  const stop = () => { clearTimeout(timer); timer = null; };
+  const stop = () => {
+    clearTimeout(timer);
+    timer = null;
+  };
   onLeave(stop);
   function show(c) {
     const who = c.challenged ? `bot account ${c.challenged}` : "the bots";
@@ -97,15 +131,17 @@ export async function challengePage(main, cid, saveToken, onLeave) {
       stop();
       forget(cid);
       const why = REASONS[c.reason];
-      state.replaceChildren(`${upper} ${ENDED[c.status] || `— the challenge is ${c.status}`}`, why ? ` (${why})` : "",
+      state.replaceChildren(
+        `${upper} ${ENDED[c.status] || `— the challenge is ${c.status}`}`,
+        why ? ` (${why})` : "",
         c.text ? `: “${c.text}”.` : ".",
-        " Start another game from the lobby.");
+        " Start another game from the lobby.",
+      );
       cancel.remove();
       return true;
     }
     const until = c.expires_at ? new Date(c.expires_at).toLocaleTimeString() : "";
-    state.replaceChildren(`Waiting for ${who} to accept`,
-      until ? ` (the challenge expires at ${until})` : "", "…");
+    state.replaceChildren(`Waiting for ${who} to accept`, until ? ` (the challenge expires at ${until})` : "", "…");
     return false;
   }
   async function poll() {

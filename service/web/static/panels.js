@@ -7,14 +7,28 @@ const nextId = (p) => `${p}-${++uid}`;
 
 function radios(name, legend, options, { value, onchange, cls = "" } = {}) {
   const gname = nextId(name);
-  return h("fieldset", { class: `choices ${cls}` }, h("legend", {}, legend),
+  return h(
+    "fieldset",
+    { class: `choices ${cls}` },
+    h("legend", {}, legend),
     options.map((o) => {
       const id = nextId(name);
-      return h("label", { for: id, class: "choice" },
-        h("input", { type: "radio", id, name: gname, value: String(o.value), checked: String(o.value) === String(value),
-          "data-value": String(o.value), onchange: onchange ? () => onchange(o.value) : null }),
-        h("span", {}, o.label));
-    }));
+      return h(
+        "label",
+        { for: id, class: "choice" },
+        h("input", {
+          type: "radio",
+          id,
+          name: gname,
+          value: String(o.value),
+          checked: String(o.value) === String(value),
+          "data-value": String(o.value),
+          onchange: onchange ? () => onchange(o.value) : null,
+        }),
+        h("span", {}, o.label),
+      );
+    }),
+  );
 }
 function picked(fs) {
   const el = fs.querySelector("input:checked");
@@ -22,17 +36,28 @@ function picked(fs) {
 }
 function select(label, options, value, onchange) {
   const id = nextId("sel");
-  const s = h("select", { id, onchange: onchange ? (e) => onchange(e.target.value) : null },
-    options.map((o) => h("option", { value: String(o.value), selected: String(o.value) === String(value) }, o.label)));
+  const s = h(
+    "select",
+    { id, onchange: onchange ? (e) => onchange(e.target.value) : null },
+    options.map((o) => h("option", { value: String(o.value), selected: String(o.value) === String(value) }, o.label)),
+  );
   return h("label", { for: id, class: "field" }, h("span", {}, label), s);
 }
 function checks(legend, options, checked, { max } = {}) {
-  const fs = h("fieldset", { class: "choices" }, h("legend", {}, legend),
+  const fs = h(
+    "fieldset",
+    { class: "choices" },
+    h("legend", {}, legend),
     options.map((o) => {
       const id = nextId("chk");
-      return h("label", { for: id, class: "choice" },
-        h("input", { type: "checkbox", id, "data-value": String(o.value), checked: checked.includes(o.value) }), h("span", {}, o.label));
-    }));
+      return h(
+        "label",
+        { for: id, class: "choice" },
+        h("input", { type: "checkbox", id, "data-value": String(o.value), checked: checked.includes(o.value) }),
+        h("span", {}, o.label),
+      );
+    }),
+  );
   if (max !== undefined) {
     fs.addEventListener("change", () => {
       const on = fs.querySelectorAll("input:checked").length;
@@ -51,11 +76,45 @@ function orderList(legend, items, render, onchange) {
   const ol = h("ol", {});
   box.append(ol);
   const draw = () => {
-    ol.replaceChildren(...order.map((it, i) => h("li", {}, render(it),
-      h("button", { type: "button", class: "small", disabled: i === 0, "aria-label": "move up",
-        onclick: () => { [order[i - 1], order[i]] = [order[i], order[i - 1]]; draw(); onchange && onchange(); } }, "↑"),
-      h("button", { type: "button", class: "small", disabled: i === order.length - 1, "aria-label": "move down",
-        onclick: () => { [order[i + 1], order[i]] = [order[i], order[i + 1]]; draw(); onchange && onchange(); } }, "↓"))));
+    ol.replaceChildren(
+      ...order.map((it, i) =>
+        h(
+          "li",
+          {},
+          render(it),
+          h(
+            "button",
+            {
+              type: "button",
+              class: "small",
+              disabled: i === 0,
+              "aria-label": "move up",
+              onclick: () => {
+                [order[i - 1], order[i]] = [order[i], order[i - 1]];
+                draw();
+                onchange && onchange();
+              },
+            },
+            "↑",
+          ),
+          h(
+            "button",
+            {
+              type: "button",
+              class: "small",
+              disabled: i === order.length - 1,
+              "aria-label": "move down",
+              onclick: () => {
+                [order[i + 1], order[i]] = [order[i], order[i + 1]];
+                draw();
+                onchange && onchange();
+              },
+            },
+            "↓",
+          ),
+        ),
+      ),
+    );
   };
   draw();
   return { el: box, order };
@@ -68,16 +127,35 @@ const whereIn = (ctx) => (x) => (ctx.where && ctx.where.get(typeof x === "number
 // a tile's two sides, each opening its tile card
 const tileRefs = (t) => {
   const tile = cat.tiles[t];
-  return tile ? h("span", { class: "refs" }, "cards: ", cardRef(tile.development.card, tile.development.name), " ", cardRef(tile.world.card, tile.world.name)) : null;
+  return tile
+    ? h(
+        "span",
+        { class: "refs" },
+        "cards: ",
+        cardRef(tile.development.card, tile.development.name),
+        " ",
+        cardRef(tile.world.card, tile.world.name),
+      )
+    : null;
 };
 
 // -------------------------------------------------------------------------------- per kind
 
 function startTiles(d) {
-  const fs = radios("start", "Choose your two start tiles: one goes in as a development, the other as a world",
-    d.options.map((o) => ({ value: o.development, label: ["Development: ", cardRef(o.development_card, cardLabel(o.development_card)),
-      " + World: ", cardRef(o.world_card, cardLabel(o.world_card))] })),
-    { value: d.options[0].development });
+  const fs = radios(
+    "start",
+    "Choose your two start tiles: one goes in as a development, the other as a world",
+    d.options.map((o) => ({
+      value: o.development,
+      label: [
+        "Development: ",
+        cardRef(o.development_card, cardLabel(o.development_card)),
+        " + World: ",
+        cardRef(o.world_card, cardLabel(o.world_card)),
+      ],
+    })),
+    { value: d.options[0].development },
+  );
   return { body: [fs], build: () => ({ kind: "start_tiles", development: Number(picked(fs)) }) };
 }
 
@@ -95,82 +173,239 @@ function assign(d) {
     if (state.selector !== null && state.phase) col[state.selector] = state.phase;
     const parked = [];
     for (const u of state.uses) {
-      if (u.via === "dictate" && u.park !== null) { parked.push(u.park); delete col[u.park]; }
-      for (const m of u.moves) if (m.die !== null && col[m.die] !== undefined) col[m.die] = m.to === "selected" ? state.phase : m.to;
+      if (u.via === "dictate" && u.park !== null) {
+        parked.push(u.park);
+        delete col[u.park];
+      }
+      for (const m of u.moves)
+        if (m.die !== null && col[m.die] !== undefined) col[m.die] = m.to === "selected" ? state.phase : m.to;
     }
     return { col, parked };
   };
   const redraw = () => {
     const { col, parked } = colsNow();
-    preview.replaceChildren(h("h4", {}, "Your workers after this assignment"),
-      h("div", { class: "strip" }, PHASES.map((ph) => h("div", { class: `col ${state.phase === ph ? "sel" : ""}` },
-        h("div", { class: "ph" }, PHASE_NAMES[ph], state.phase === ph ? " ★" : ""),
-        h("span", { class: "dice" }, Object.entries(col).filter(([, c]) => c === ph).map(([x]) => die(byId[x]))))),
-      parked.length ? h("div", { class: "col dictate" }, h("div", { class: "ph" }, "Dictate"), parked.map((x) => die(byId[x]))) : null));
+    preview.replaceChildren(
+      h("h4", {}, "Your workers after this assignment"),
+      h(
+        "div",
+        { class: "strip" },
+        PHASES.map((ph) =>
+          h(
+            "div",
+            { class: `col ${state.phase === ph ? "sel" : ""}` },
+            h("div", { class: "ph" }, PHASE_NAMES[ph], state.phase === ph ? " ★" : ""),
+            h(
+              "span",
+              { class: "dice" },
+              Object.entries(col)
+                .filter(([, c]) => c === ph)
+                .map(([x]) => die(byId[x])),
+            ),
+          ),
+        ),
+        parked.length
+          ? h(
+              "div",
+              { class: "col dictate" },
+              h("div", { class: "ph" }, "Dictate"),
+              parked.map((x) => die(byId[x])),
+            )
+          : null,
+      ),
+    );
   };
 
   const colWords = (x) => `in the ${PHASE_NAMES[x.column] || x.column} column`;
   const dieLabel = (x) => [die(x, { where: colWords(x) }), ` ${dieName(x, colWords(x))}`];
-  const selFs = radios("selector", "1. Pick the worker that selects a phase (its face is ignored)",
+  const selFs = radios(
+    "selector",
+    "1. Pick the worker that selects a phase (its face is ignored)",
     d.dice.map((x) => ({ value: x.die, label: dieLabel(x) })),
-    { onchange: (v) => { state.selector = Number(v); if (!state.phase) { const ph = byId[v].face === "wild" ? state.wild[v] : byId[v].column; setPhase(ph); } redraw(); } });
-  const phaseFs = radios("phase", "2. The phase it selects", d.phases.map((p) => ({ value: p, label: PHASE_NAMES[p] })),
-    { onchange: (v) => { state.phase = v; redraw(); } });
+    {
+      onchange: (v) => {
+        state.selector = Number(v);
+        if (!state.phase) {
+          const ph = byId[v].face === "wild" ? state.wild[v] : byId[v].column;
+          setPhase(ph);
+        }
+        redraw();
+      },
+    },
+  );
+  const phaseFs = radios(
+    "phase",
+    "2. The phase it selects",
+    d.phases.map((p) => ({ value: p, label: PHASE_NAMES[p] })),
+    {
+      onchange: (v) => {
+        state.phase = v;
+        redraw();
+      },
+    },
+  );
   const setPhase = (ph) => {
     state.phase = ph;
     const inp = phaseFs.querySelector(`input[data-value="${ph}"]`);
     if (inp) inp.checked = true;
   };
-  const wildFs = d.wild_dice.map((w, i) => radios("wild", `Wild face ${i + 1}, the ${dieName(byId[w] || w)}: put it in`, PHASES.map((p) => ({ value: p, label: PHASE_NAMES[p] })),
-    { value: "explore", cls: "inline", onchange: (v) => { state.wild[w] = v; redraw(); } }));
+  const wildFs = d.wild_dice.map((w, i) =>
+    radios(
+      "wild",
+      `Wild face ${i + 1}, the ${dieName(byId[w] || w)}: put it in`,
+      PHASES.map((p) => ({ value: p, label: PHASE_NAMES[p] })),
+      {
+        value: "explore",
+        cls: "inline",
+        onchange: (v) => {
+          state.wild[w] = v;
+          redraw();
+        },
+      },
+    ),
+  );
 
   const drawUses = () => {
-    usesBox.replaceChildren(...state.uses.map((u, ui) => {
-      const others = d.dice.filter((x) => x.die !== state.selector);
-      const dieOpts = [{ value: "", label: "— no move —" }, ...others.map((x) => ({ value: x.die, label: dieText(x, colWords(x)) }))];
-      const rows = u.moves.map((m, mi) => h("div", { class: "row" },
-        select(`Move`, dieOpts.filter((o) => o.value === "" || !u.allowed || u.allowed.includes(o.value)), m.die ?? "", (v) => { m.die = v === "" ? null : Number(v); redraw(); }),
-        select("to", u.targets.map((t) => ({ value: t, label: t === "selected" ? "the phase you select" : PHASE_NAMES[t] })), m.to, (v) => { m.to = v; redraw(); })));
-      return h("fieldset", { class: "use" }, h("legend", {}, u.title),
-        u.via === "dictate" ? select("Park this worker in the Dictate area", [{ value: "", label: "— choose —" }, ...others.map((x) => ({ value: x.die, label: dieText(x, colWords(x)) }))],
-          u.park ?? "", (v) => { u.park = v === "" ? null : Number(v); redraw(); }) : null,
-        rows,
-        h("button", { type: "button", class: "small", onclick: () => { state.uses.splice(ui, 1); drawUses(); redraw(); } }, "Remove this use"));
-    }));
+    usesBox.replaceChildren(
+      ...state.uses.map((u, ui) => {
+        const others = d.dice.filter((x) => x.die !== state.selector);
+        const dieOpts = [
+          { value: "", label: "— no move —" },
+          ...others.map((x) => ({ value: x.die, label: dieText(x, colWords(x)) })),
+        ];
+        const rows = u.moves.map((m) =>
+          h(
+            "div",
+            { class: "row" },
+            select(
+              `Move`,
+              dieOpts.filter((o) => o.value === "" || !u.allowed || u.allowed.includes(o.value)),
+              m.die ?? "",
+              (v) => {
+                m.die = v === "" ? null : Number(v);
+                redraw();
+              },
+            ),
+            select(
+              "to",
+              u.targets.map((t) => ({ value: t, label: t === "selected" ? "the phase you select" : PHASE_NAMES[t] })),
+              m.to,
+              (v) => {
+                m.to = v;
+                redraw();
+              },
+            ),
+          ),
+        );
+        return h(
+          "fieldset",
+          { class: "use" },
+          h("legend", {}, u.title),
+          u.via === "dictate"
+            ? select(
+                "Park this worker in the Dictate area",
+                [
+                  { value: "", label: "— choose —" },
+                  ...others.map((x) => ({ value: x.die, label: dieText(x, colWords(x)) })),
+                ],
+                u.park ?? "",
+                (v) => {
+                  u.park = v === "" ? null : Number(v);
+                  redraw();
+                },
+              )
+            : null,
+          rows,
+          h(
+            "button",
+            {
+              type: "button",
+              class: "small",
+              onclick: () => {
+                state.uses.splice(ui, 1);
+                drawUses();
+                redraw();
+              },
+            },
+            "Remove this use",
+          ),
+        );
+      }),
+    );
   };
-  const addButtons = means.map((m) => h("button", { type: "button", class: "secondary",
-    onclick: () => {
-      const used = state.uses.filter((u) => u.via === m.via).length;
-      if (used >= (m.uses ?? 1)) return;
-      if (m.via === "dictate") {
-        state.uses.push({ via: "dictate", title: `Dictate (park one worker, then reassign up to ${m.moves_per_use})`, park: null,
-          targets: [...PHASES], moves: Array.from({ length: m.moves_per_use }, () => ({ die: null, to: "explore" })) });
-      } else {
-        const from = m.from || {};
-        const allowed = d.dice.filter((x) => (!from.die_colors || from.die_colors.includes(x.color)) &&
-          !(from.exclude_die_colors || []).includes(x.color)).map((x) => x.die);
-        const targets = m.to === "selected" ? ["selected"] : m.to;
-        state.uses.push({ via: m.via, title: `${m.name || m.via}: reassign ${m.count_min === m.count_max ? m.count_min : `${m.count_min} to ${m.count_max}`} worker(s)${m.condition ? ` (${m.condition})` : ""}`,
-          allowed, targets, moves: Array.from({ length: m.count_max }, () => ({ die: null, to: targets[0] })) });
-      }
-      drawUses(); redraw();
-    } }, m.via === "dictate" ? "Use Dictate" : `Use ${m.name || m.via}`));
+  const addButtons = means.map((m) =>
+    h(
+      "button",
+      {
+        type: "button",
+        class: "secondary",
+        onclick: () => {
+          const used = state.uses.filter((u) => u.via === m.via).length;
+          if (used >= (m.uses ?? 1)) return;
+          if (m.via === "dictate") {
+            state.uses.push({
+              via: "dictate",
+              title: `Dictate (park one worker, then reassign up to ${m.moves_per_use})`,
+              park: null,
+              targets: [...PHASES],
+              moves: Array.from({ length: m.moves_per_use }, () => ({ die: null, to: "explore" })),
+            });
+          } else {
+            const from = m.from || {};
+            const allowed = d.dice
+              .filter(
+                (x) =>
+                  (!from.die_colors || from.die_colors.includes(x.color)) &&
+                  !(from.exclude_die_colors || []).includes(x.color),
+              )
+              .map((x) => x.die);
+            const targets = m.to === "selected" ? ["selected"] : m.to;
+            state.uses.push({
+              via: m.via,
+              title: `${m.name || m.via}: reassign ${m.count_min === m.count_max ? m.count_min : `${m.count_min} to ${m.count_max}`} worker(s)${m.condition ? ` (${m.condition})` : ""}`,
+              allowed,
+              targets,
+              moves: Array.from({ length: m.count_max }, () => ({ die: null, to: targets[0] })),
+            });
+          }
+          drawUses();
+          redraw();
+        },
+      },
+      m.via === "dictate" ? "Use Dictate" : `Use ${m.name || m.via}`,
+    ),
+  );
   redraw();
-  const body = [wildFs.length ? h("div", { class: "wilds" }, h("p", {}, "Wild faces: place each die in a column."), wildFs) : null,
-    selFs, phaseFs,
-    addButtons.length ? h("details", { class: "powers" }, h("summary", {}, "Optional: Dictate and Reassign powers"),
-      h("p", { class: "muted" }, "Uses apply in order, after your selection."), addButtons, usesBox) : null,
-    preview];
+  const body = [
+    wildFs.length ? h("div", { class: "wilds" }, h("p", {}, "Wild faces: place each die in a column."), wildFs) : null,
+    selFs,
+    phaseFs,
+    addButtons.length
+      ? h(
+          "details",
+          { class: "powers" },
+          h("summary", {}, "Optional: Dictate and Reassign powers"),
+          h("p", { class: "muted" }, "Uses apply in order, after your selection."),
+          addButtons,
+          usesBox,
+        )
+      : null,
+    preview,
+  ];
   return {
     body,
     build: () => {
       if (state.selector === null) throw new Invalid("Pick the worker that selects a phase (step 1).");
       if (!state.phase) throw new Invalid("Pick the phase it selects (step 2).");
-      const cmd = { kind: "assign", select: { die: state.selector, phase: state.phase },
-        wild: d.wild_dice.map((w) => ({ die: w, to: state.wild[w] })) };
+      const cmd = {
+        kind: "assign",
+        select: { die: state.selector, phase: state.phase },
+        wild: d.wild_dice.map((w) => ({ die: w, to: state.wild[w] })),
+      };
       const uses = [];
       for (const u of state.uses) {
-        const moves = u.moves.filter((m) => m.die !== null).map((m) => ({ die: m.die, to: m.to === "selected" ? state.phase : m.to }));
+        const moves = u.moves
+          .filter((m) => m.die !== null)
+          .map((m) => ({ die: m.die, to: m.to === "selected" ? state.phase : m.to }));
         if (u.via === "dictate") {
           if (u.park === null) throw new Invalid("Dictate: choose the worker to park, or remove the Dictate use.");
           uses.push({ via: "dictate", park: u.park, moves });
@@ -185,7 +420,11 @@ function assign(d) {
 function explore(d, ctx) {
   const at = whereIn(ctx);
   const abandon = d.abandonable.length
-    ? checks("Before scouting, abandon these construction-zone tiles (optional)", d.abandonable.map((t) => ({ value: t, label: [tileLabel(t), " ", tileRefs(t)] })), [])
+    ? checks(
+        "Before scouting, abandon these construction-zone tiles (optional)",
+        d.abandonable.map((t) => ({ value: t, label: [tileLabel(t), " ", tileRefs(t)] })),
+        [],
+      )
     : null;
   const options = [];
   const seen = new Set(); // explorers alike (colour, face, place, stock) are one choice
@@ -194,51 +433,136 @@ function explore(d, ctx) {
     const alike = `${who}|${x.stock}`;
     if (seen.has(alike)) return;
     seen.add(alike);
-    if (d.tasks.includes("stock")) options.push({ value: `stock:${i}`, label: [die(x), ` Stock with a ${who}: +$${x.stock}`] });
-    if (d.tasks.includes("scout")) options.push({ value: `scout:${i}`, label: [die(x), ` Scout with a ${who}: draw a tile`] });
+    if (d.tasks.includes("stock"))
+      options.push({ value: `stock:${i}`, label: [die(x), ` Stock with a ${who}: +$${x.stock}`] });
+    if (d.tasks.includes("scout"))
+      options.push({ value: `scout:${i}`, label: [die(x), ` Scout with a ${who}: draw a tile`] });
   });
   let rearrange = null;
   let ol = null;
   if (d.tasks.includes("rearrange") && d.stacks) {
     options.push({ value: "rearrange", label: "Rearrange my construction zone (Advanced Logistics), as set below" });
-    const tiles = [...d.stacks.development.map((t) => ({ t, as: "development" })), ...d.stacks.world.map((t) => ({ t, as: "world" }))];
-    ol = orderList("Advanced Logistics: order (top first) and side of every tile in your construction zone", tiles, (it) =>
-      select(tileLabel(it.t), [{ value: "development", label: "development" }, { value: "world", label: "world" }], it.as, (v) => { it.as = v; }));
+    const tiles = [
+      ...d.stacks.development.map((t) => ({ t, as: "development" })),
+      ...d.stacks.world.map((t) => ({ t, as: "world" })),
+    ];
+    ol = orderList(
+      "Advanced Logistics: order (top first) and side of every tile in your construction zone",
+      tiles,
+      (it) =>
+        select(
+          tileLabel(it.t),
+          [
+            { value: "development", label: "development" },
+            { value: "world", label: "world" },
+          ],
+          it.as,
+          (v) => {
+            it.as = v;
+          },
+        ),
+    );
     rearrange = ol.el;
   }
   if (d.tasks.includes("finish")) options.push({ value: "finish", label: "Done exploring (unused explorers return)" });
-  const fs = radios("explore", "What your next explorer does", options, { value: options.length ? options[0].value : null });
+  const fs = radios("explore", "What your next explorer does", options, {
+    value: options.length ? options[0].value : null,
+  });
   return {
-    body: [h("p", {}, "Tiles in the bag: ", h("span", { "data-bag": "" }, String(d.bag)), `. Each explorer either stocks (gains credits) or scouts (draws a tile); you use them one at a time.`),
-      fs, abandon, rearrange],
+    body: [
+      h(
+        "p",
+        {},
+        "Tiles in the bag: ",
+        h("span", { "data-bag": "" }, String(d.bag)),
+        `. Each explorer either stocks (gains credits) or scouts (draws a tile); you use them one at a time.`,
+      ),
+      fs,
+      abandon,
+      rearrange,
+    ],
     build: () => {
       const v = picked(fs);
       if (!v) throw new Invalid("Choose what your explorer does.");
       if (v === "finish") return { kind: "explore", task: "finish" };
       if (v === "rearrange") {
-        return { kind: "explore", task: "rearrange", development: ol.order.filter((i) => i.as === "development").map((i) => i.t),
-          world: ol.order.filter((i) => i.as === "world").map((i) => i.t) };
+        return {
+          kind: "explore",
+          task: "rearrange",
+          development: ol.order.filter((i) => i.as === "development").map((i) => i.t),
+          world: ol.order.filter((i) => i.as === "world").map((i) => i.t),
+        };
       }
       const [task, i] = v.split(":");
       const x = d.explorers[Number(i)];
-      return task === "stock" ? { kind: "explore", task: "stock", explorer: x.die }
+      return task === "stock"
+        ? { kind: "explore", task: "stock", explorer: x.die }
         : { kind: "explore", task: "scout", explorer: x.die, abandon: abandon ? checkedValues(abandon) : [] };
     },
   };
 }
 
 function placeTiles(d) {
-  const items = d.tiles.map((t) => ({ ...t, as: d.sides.includes("development") ? "development" : d.sides[0], on_top: false }));
-  const ol = orderList("Place every drawn tile (in this order) under its stack", items, (it) => h("span", { class: "tile" },
-    radios("side", `${cardName(it.development)} / ${cardName(it.world)}`, d.sides.map((s) => ({ value: s, label: s === "development" ? ["as development: ", cardRef(it.development, cardLabel(it.development))] : ["as world: ", cardRef(it.world, cardLabel(it.world))] })),
-      { value: it.as, cls: "inline", onchange: (v) => { it.as = v; } }),
-    d.on_top ? h("label", { class: "choice" }, h("input", { type: "checkbox", onchange: (e) => { it.on_top = e.target.checked; } }), "on top of the stack") : null));
-  return { body: [ol.el], build: () => ({ kind: "place_tiles", placements: ol.order.map((it) => (d.on_top && it.on_top ? { tile: it.tile, as: it.as, on_top: true } : { tile: it.tile, as: it.as })) }) };
+  const items = d.tiles.map((t) => ({
+    ...t,
+    as: d.sides.includes("development") ? "development" : d.sides[0],
+    on_top: false,
+  }));
+  const ol = orderList("Place every drawn tile (in this order) under its stack", items, (it) =>
+    h(
+      "span",
+      { class: "tile" },
+      radios(
+        "side",
+        `${cardName(it.development)} / ${cardName(it.world)}`,
+        d.sides.map((s) => ({
+          value: s,
+          label:
+            s === "development"
+              ? ["as development: ", cardRef(it.development, cardLabel(it.development))]
+              : ["as world: ", cardRef(it.world, cardLabel(it.world))],
+        })),
+        {
+          value: it.as,
+          cls: "inline",
+          onchange: (v) => {
+            it.as = v;
+          },
+        },
+      ),
+      d.on_top
+        ? h(
+            "label",
+            { class: "choice" },
+            h("input", {
+              type: "checkbox",
+              onchange: (e) => {
+                it.on_top = e.target.checked;
+              },
+            }),
+            "on top of the stack",
+          )
+        : null,
+    ),
+  );
+  return {
+    body: [ol.el],
+    build: () => ({
+      kind: "place_tiles",
+      placements: ol.order.map((it) =>
+        d.on_top && it.on_top ? { tile: it.tile, as: it.as, on_top: true } : { tile: it.tile, as: it.as },
+      ),
+    }),
+  };
 }
 
 function abandonOne(d) {
-  const fs = radios("abandon", "The bag ran out: abandon one construction-zone tile into it",
-    d.tiles.map((t) => ({ value: t, label: [tileLabel(t), " ", tileRefs(t)] })), { value: d.tiles[0] });
+  const fs = radios(
+    "abandon",
+    "The bag ran out: abandon one construction-zone tile into it",
+    d.tiles.map((t) => ({ value: t, label: [tileLabel(t), " ", tileRefs(t)] })),
+    { value: d.tiles[0] },
+  );
   return { body: [fs], build: () => ({ kind: "abandon_one", tile: Number(picked(fs)) }) };
 }
 
@@ -249,10 +573,20 @@ function construct(d, ctx) {
   const extras = h("div", {});
   const removes = d.removals.map((r, i) => ({ r, value: d.removable[i % Math.max(1, d.removable.length)] }));
   let returns = [];
-  const stackOrder = d.stack_choice ? orderList("Dice already on the stack, in the order they are used (the first complete the top tile)",
-    d.dice_on_stack, (x) => [die(x), ` ${dieName(x)}`], () => recompute()) : null;
-  const order = orderList(`Your ${d.kind === "develop" ? "developers" : "settlers"} in the order they go onto the stack`,
-    d.workers, (w) => [die(w, { where: at(w) }), ` ${dieName(w, at(w))}`], () => recompute());
+  const stackOrder = d.stack_choice
+    ? orderList(
+        "Dice already on the stack, in the order they are used (the first complete the top tile)",
+        d.dice_on_stack,
+        (x) => [die(x), ` ${dieName(x)}`],
+        () => recompute(),
+      )
+    : null;
+  const order = orderList(
+    `Your ${d.kind === "develop" ? "developers" : "settlers"} in the order they go onto the stack`,
+    d.workers,
+    (w) => [die(w, { where: at(w) }), ` ${dieName(w, at(w))}`],
+    () => recompute(),
+  );
   const recompute = () => {
     let seq = [...(stackOrder ? stackOrder.order : d.dice_on_stack), ...order.order.map((w) => w.die)];
     const done = [];
@@ -267,20 +601,61 @@ function construct(d, ctx) {
       done.push(c);
       plan.push({ c, used: used.filter((x) => x !== rm) });
     }
-    info.replaceChildren(h("h4", {}, "What happens"), plan.length
-      ? h("ul", {}, plan.map((p) => h("li", {}, `Completes ${cardName(p.c.card)} (cost ${p.c.cost})`)))
-      : h("p", {}, "No tile completes this time; the workers stay on the stack."));
-    returns = plan.map((p) => ({ p, fs: p.c.returns_max ? checks(`${cardName(p.c.card)}: send up to ${p.c.returns_max} of its dice to the cup instead of the Citizenry`,
-      p.used.map((x) => ({ value: x, label: dieText(x, at(x)) })), [], { max: p.c.returns_max }) : null }));
+    info.replaceChildren(
+      h("h4", {}, "What happens"),
+      plan.length
+        ? h(
+            "ul",
+            {},
+            plan.map((p) => h("li", {}, `Completes ${cardName(p.c.card)} (cost ${p.c.cost})`)),
+          )
+        : h("p", {}, "No tile completes this time; the workers stay on the stack."),
+    );
+    returns = plan.map((p) => ({
+      p,
+      fs: p.c.returns_max
+        ? checks(
+            `${cardName(p.c.card)}: send up to ${p.c.returns_max} of its dice to the cup instead of the Citizenry`,
+            p.used.map((x) => ({ value: x, label: dieText(x, at(x)) })),
+            [],
+            { max: p.c.returns_max },
+          )
+        : null,
+    }));
     extras.replaceChildren(...returns.map((x) => x.fs).filter(Boolean));
   };
-  const removeEls = removes.map((rm) => select(`${cardName(rm.r.card)} removes one of your dice when it completes:`,
-    d.removable.map((x) => ({ value: x, label: dieText(x, at(x) || (order.order.some((w) => w.die === x) ? "this phase's worker" : "")) })), rm.value, (v) => { rm.value = Number(v); recompute(); }));
+  const removeEls = removes.map((rm) =>
+    select(
+      `${cardName(rm.r.card)} removes one of your dice when it completes:`,
+      d.removable.map((x) => ({
+        value: x,
+        label: dieText(x, at(x) || (order.order.some((w) => w.die === x) ? "this phase's worker" : "")),
+      })),
+      rm.value,
+      (v) => {
+        rm.value = Number(v);
+        recompute();
+      },
+    ),
+  );
   recompute();
   return {
-    body: [h("p", {}, "Stack, top first: ", d.stack.length ? d.stack.map((t, i) => [i ? " → " : "", cardRef(t.card, `${cardName(t.card)} (${t.cost})`)]) : "empty",
-      d.dice_on_stack.length ? [" · already on it: ", d.dice_on_stack.map((x) => die(x))] : null),
-    stackOrder ? stackOrder.el : null, order.el, removeEls, info, extras],
+    body: [
+      h(
+        "p",
+        {},
+        "Stack, top first: ",
+        d.stack.length
+          ? d.stack.map((t, i) => [i ? " → " : "", cardRef(t.card, `${cardName(t.card)} (${t.cost})`)])
+          : "empty",
+        d.dice_on_stack.length ? [" · already on it: ", d.dice_on_stack.map((x) => die(x))] : null,
+      ),
+      stackOrder ? stackOrder.el : null,
+      order.el,
+      removeEls,
+      info,
+      extras,
+    ],
     build: () => {
       const cmd = { kind: d.kind, order: order.order.map((w) => w.die), remove: removes.map((r) => r.value) };
       if (new Set(cmd.remove).size !== cmd.remove.length) throw new Invalid("Choose a different die for each removal.");
@@ -297,17 +672,34 @@ function produce(d, ctx) {
   const at = whereIn(ctx);
   const slots = d.worlds.flatMap((w) => Array.from({ length: w.room }, () => w.world));
   const rows = Array.from({ length: d.count }, (_, i) => ({ die: d.producers[i].die, world: slots[i] }));
-  const worldOpts = d.worlds.map((w) => ({ value: w.world, label: `${cardName(w.world)} (${w.color}, room ${w.room})` }));
+  const worldOpts = d.worlds.map((w) => ({
+    value: w.world,
+    label: `${cardName(w.world)} (${w.color}, room ${w.room})`,
+  }));
   const prodOpts = d.producers.map((x) => ({ value: x.die, label: dieText(x, at(x)) }));
-  const body = [h("p", {}, `Put exactly ${d.count} good(s) on your worlds; unused producers return to the cup.`),
-    rows.map((r, i) => h("div", { class: "row" },
-      select(`Good ${i + 1}: producer`, prodOpts, r.die, (v) => { r.die = Number(v); }),
-      select("on world", worldOpts, r.world, (v) => { r.world = v; })))];
+  const body = [
+    h("p", {}, `Put exactly ${d.count} good(s) on your worlds; unused producers return to the cup.`),
+    rows.map((r, i) =>
+      h(
+        "div",
+        { class: "row" },
+        select(`Good ${i + 1}: producer`, prodOpts, r.die, (v) => {
+          r.die = Number(v);
+        }),
+        select("on world", worldOpts, r.world, (v) => {
+          r.world = v;
+        }),
+      ),
+    ),
+  ];
   return {
     body,
     build: () => {
-      if (new Set(rows.map((r) => r.die)).size !== rows.length) throw new Invalid("Each producer makes one good: choose different dice.");
-      for (const w of d.worlds) if (rows.filter((r) => r.world === w.world).length > w.room) throw new Invalid(`${cardName(w.world)} has room for ${w.room} good(s) only.`);
+      if (new Set(rows.map((r) => r.die)).size !== rows.length)
+        throw new Invalid("Each producer makes one good: choose different dice.");
+      for (const w of d.worlds)
+        if (rows.filter((r) => r.world === w.world).length > w.room)
+          throw new Invalid(`${cardName(w.world)} has room for ${w.room} good(s) only.`);
       return { kind: "produce", goods: rows.map((r) => ({ die: r.die, world: r.world })) };
     },
   };
@@ -315,42 +707,103 @@ function produce(d, ctx) {
 
 function ship(d, ctx) {
   const at = whereIn(ctx);
-  const rows = Array.from({ length: d.count }, (_, i) => ({ shipper: d.shippers[i].die, good: d.goods[i].die, action: d.actions[0], flags: {} }));
+  const rows = Array.from({ length: d.count }, (_, i) => ({
+    shipper: d.shippers[i].die,
+    good: d.goods[i].die,
+    action: d.actions[0],
+    flags: {},
+  }));
   const shipOpts = d.shippers.map((x) => ({ value: x.die, label: dieText(x, at(x)) }));
-  const goodOpts = d.goods.map((g) => ({ value: g.die, label: `${dieText(g)} on ${cardName(g.world)} — trade $${g.trade}, consume ${g.consume_vp.join("/")} VP` }));
-  const body = [h("p", {}, `Ship exactly ${d.count} good(s): trade for credits or consume for VP.`),
-    rows.map((r, i) => h("fieldset", { class: "use" }, h("legend", {}, `Shipment ${i + 1}`),
-      select("Shipper", shipOpts, r.shipper, (v) => { r.shipper = Number(v); }),
-      select("Good", goodOpts, r.good, (v) => { r.good = Number(v); }),
-      radios("action", "Action", d.actions.map((a) => ({ value: a, label: a === "trade" ? "Trade (credits)" : "Consume (VP)" })), { value: r.action, cls: "inline", onchange: (v) => { r.action = v; } }),
-      (d.options || []).map((o) => h("label", { class: "choice", title: o.help }, h("input", { type: "checkbox", onchange: (e) => { r.flags[o.option] = e.target.checked; } }), ` ${o.option} (${o.actions.join("/")} only): ${o.help || ""}`))))];
+  const goodOpts = d.goods.map((g) => ({
+    value: g.die,
+    label: `${dieText(g)} on ${cardName(g.world)} — trade $${g.trade}, consume ${g.consume_vp.join("/")} VP`,
+  }));
+  const body = [
+    h("p", {}, `Ship exactly ${d.count} good(s): trade for credits or consume for VP.`),
+    rows.map((r, i) =>
+      h(
+        "fieldset",
+        { class: "use" },
+        h("legend", {}, `Shipment ${i + 1}`),
+        select("Shipper", shipOpts, r.shipper, (v) => {
+          r.shipper = Number(v);
+        }),
+        select("Good", goodOpts, r.good, (v) => {
+          r.good = Number(v);
+        }),
+        radios(
+          "action",
+          "Action",
+          d.actions.map((a) => ({ value: a, label: a === "trade" ? "Trade (credits)" : "Consume (VP)" })),
+          {
+            value: r.action,
+            cls: "inline",
+            onchange: (v) => {
+              r.action = v;
+            },
+          },
+        ),
+        (d.options || []).map((o) =>
+          h(
+            "label",
+            { class: "choice", title: o.help },
+            h("input", {
+              type: "checkbox",
+              onchange: (e) => {
+                r.flags[o.option] = e.target.checked;
+              },
+            }),
+            ` ${o.option} (${o.actions.join("/")} only): ${o.help || ""}`,
+          ),
+        ),
+      ),
+    ),
+  ];
   return {
     body,
     build: () => {
-      if (new Set(rows.map((r) => r.shipper)).size !== rows.length) throw new Invalid("Each shipper ships one good: choose different shippers.");
-      if (new Set(rows.map((r) => r.good)).size !== rows.length) throw new Invalid("Each good can be shipped once: choose different goods.");
-      return { kind: "ship", tasks: rows.map((r) => {
-        const t = { shipper: r.shipper, good: r.good, action: r.action };
-        for (const o of d.options || []) if (r.flags[o.option] && o.actions.includes(r.action)) t[o.option] = true;
-        return t;
-      }) };
+      if (new Set(rows.map((r) => r.shipper)).size !== rows.length)
+        throw new Invalid("Each shipper ships one good: choose different shippers.");
+      if (new Set(rows.map((r) => r.good)).size !== rows.length)
+        throw new Invalid("Each good can be shipped once: choose different goods.");
+      return {
+        kind: "ship",
+        tasks: rows.map((r) => {
+          const t = { shipper: r.shipper, good: r.good, action: r.action };
+          for (const o of d.options || []) if (r.flags[o.option] && o.actions.includes(r.action)) t[o.option] = true;
+          return t;
+        }),
+      };
     },
   };
 }
 
 function manage(d, ctx) {
   const at = whereIn(ctx);
-  const recruit = checks(`Recruit exactly ${d.recruit_count} dice from your Citizenry into your cup ($1 each; you have $${d.credits})`,
-    d.citizenry.map((x) => ({ value: x.die, label: dieText(x) })), d.citizenry.slice(0, d.recruit_count).map((x) => x.die), { max: d.recruit_count });
-  const recall = checks("Recall to your cup (optional): developers, settlers and goods",
-    d.recallable.map((x) => ({ value: x.die, label: dieText(x, at(x)) })), d.must_recall && d.recallable.length ? [d.recallable[0].die] : []);
+  const recruit = checks(
+    `Recruit exactly ${d.recruit_count} dice from your Citizenry into your cup ($1 each; you have $${d.credits})`,
+    d.citizenry.map((x) => ({ value: x.die, label: dieText(x) })),
+    d.citizenry.slice(0, d.recruit_count).map((x) => x.die),
+    { max: d.recruit_count },
+  );
+  const recall = checks(
+    "Recall to your cup (optional): developers, settlers and goods",
+    d.recallable.map((x) => ({ value: x.die, label: dieText(x, at(x)) })),
+    d.must_recall && d.recallable.length ? [d.recallable[0].die] : [],
+  );
   return {
-    body: [d.recruit_count ? recruit : h("p", {}, d.citizenry.length ? "Nothing to recruit (no credits)." : "Your Citizenry is empty."),
+    body: [
+      d.recruit_count
+        ? recruit
+        : h("p", {}, d.citizenry.length ? "Nothing to recruit (no credits)." : "Your Citizenry is empty."),
       d.recallable.length ? recall : null,
-      d.must_recall ? h("p", { class: "warn" }, "Your cup would be empty: recall at least one die.") : null, h("p", { class: "muted" }, `Dice in your cup: ${Array.isArray(d.cup) ? d.cup.length : d.cup}`)],
+      d.must_recall ? h("p", { class: "warn" }, "Your cup would be empty: recall at least one die.") : null,
+      h("p", { class: "muted" }, `Dice in your cup: ${Array.isArray(d.cup) ? d.cup.length : d.cup}`),
+    ],
     build: () => {
       const r = checkedValues(recruit);
-      if (r.length !== d.recruit_count) throw new Invalid(`Recruit exactly ${d.recruit_count} dice (you must recruit as many as you can afford).`);
+      if (r.length !== d.recruit_count)
+        throw new Invalid(`Recruit exactly ${d.recruit_count} dice (you must recruit as many as you can afford).`);
       return { kind: "manage", recruit: r, recall: checkedValues(recall) };
     },
   };
@@ -362,30 +815,62 @@ function fallback(d) {
 }
 
 const TITLES = {
-  start_tiles: "Choose your start tiles", assign: "Assign your workers", explore: "Explore",
-  place_tiles: "Place your new tiles", abandon_one: "Abandon a tile", develop: "Develop", settle: "Settle",
-  produce: "Produce", ship: "Ship", manage: "Manage your empire",
+  start_tiles: "Choose your start tiles",
+  assign: "Assign your workers",
+  explore: "Explore",
+  place_tiles: "Place your new tiles",
+  abandon_one: "Abandon a tile",
+  develop: "Develop",
+  settle: "Settle",
+  produce: "Produce",
+  ship: "Ship",
+  manage: "Manage your empire",
 };
 const CONFIRM = {
-  start_tiles: "Confirm start tiles", assign: "Confirm assignment", explore: "Confirm this explorer",
-  place_tiles: "Confirm placement", abandon_one: "Confirm abandoning", develop: "Confirm developers", settle: "Confirm settlers",
-  produce: "Confirm production", ship: "Confirm shipping", manage: "Confirm recruiting",
+  start_tiles: "Confirm start tiles",
+  assign: "Confirm assignment",
+  explore: "Confirm this explorer",
+  place_tiles: "Confirm placement",
+  abandon_one: "Confirm abandoning",
+  develop: "Confirm developers",
+  settle: "Confirm settlers",
+  produce: "Confirm production",
+  ship: "Confirm shipping",
+  manage: "Confirm recruiting",
 };
 // Help for a person who knows the board game (the API's decision.help is written for programs).
 const HELP = {
-  start_tiles: "You were dealt two game tiles. One goes into your development construction stack, the other into your world stack: choose which tile you build as a development and which as a world. Tap a name to read its card.",
-  assign: "Behind your screen, every rolled die goes to the column of its face. Pick one worker to select a phase (it moves to that column; its face does not matter). Wild faces go to any column you like. You may then use Dictate (put one worker aside to move another to any column) and your Reassign powers.",
-  explore: "Each explorer either stocks (gains credits: $2, more with some powers) or scouts (draws a tile from the bag to place in your construction zone). Before scouting you may give back construction-zone tiles to draw that many more.",
-  place_tiles: "Put each tile you drew under your development stack (as its development side) or under your world stack (as its world side), in the order shown.",
-  abandon_one: "The bag is empty: give back one tile of your construction zone; the bag is refilled from the tiles given back.",
-  develop: "Your developers go onto the top tile of your development stack; when the dice on it equal its cost, it is completed and joins your tableau, and the dice go to your Citizenry.",
-  settle: "Your settlers go onto the top tile of your world stack; when the dice on it equal its cost, it is completed and joins your tableau, and the dice go to your Citizenry.",
+  start_tiles:
+    "You were dealt two game tiles. One goes into your development construction stack, the other into your world stack: choose which tile you build as a development and which as a world. Tap a name to read its card.",
+  assign:
+    "Behind your screen, every rolled die goes to the column of its face. Pick one worker to select a phase (it moves to that column; its face does not matter). Wild faces go to any column you like. You may then use Dictate (put one worker aside to move another to any column) and your Reassign powers.",
+  explore:
+    "Each explorer either stocks (gains credits: $2, more with some powers) or scouts (draws a tile from the bag to place in your construction zone). Before scouting you may give back construction-zone tiles to draw that many more.",
+  place_tiles:
+    "Put each tile you drew under your development stack (as its development side) or under your world stack (as its world side), in the order shown.",
+  abandon_one:
+    "The bag is empty: give back one tile of your construction zone; the bag is refilled from the tiles given back.",
+  develop:
+    "Your developers go onto the top tile of your development stack; when the dice on it equal its cost, it is completed and joins your tableau, and the dice go to your Citizenry.",
+  settle:
+    "Your settlers go onto the top tile of your world stack; when the dice on it equal its cost, it is completed and joins your tableau, and the dice go to your Citizenry.",
   produce: "Each producer becomes a good on one of your non-gray worlds that has room (one good per world).",
   ship: "Each shipper ships one good: trade it for credits (by the world's colour) or consume it for VP (more when the good and the shipper match the world). Used goods and shippers go to your Citizenry.",
-  manage: "Pay $1 for each die you move from your Citizenry into your cup (as many as you can afford, you must). You may also bring workers from your stacks and goods back to the cup.",
+  manage:
+    "Pay $1 for each die you move from your Citizenry into your cup (as many as you can afford, you must). You may also bring workers from your stacks and goods back to the cup.",
 };
-const BUILDERS = { start_tiles: startTiles, assign, explore, place_tiles: placeTiles, abandon_one: abandonOne,
-  develop: construct, settle: construct, produce, ship, manage };
+const BUILDERS = {
+  start_tiles: startTiles,
+  assign,
+  explore,
+  place_tiles: placeTiles,
+  abandon_one: abandonOne,
+  develop: construct,
+  settle: construct,
+  produce,
+  ship,
+  manage,
+};
 
 // The panel for ``d``; ``submit(command)`` sends it and resolves when done (throws ApiError).
 // ``ctx.where``: where each of the seat's dice lies, in words (ui.whereDice of its own side).
@@ -398,21 +883,40 @@ export function decisionPanel(d, submit, ctx = {}) {
     busy = true;
     error.textContent = "";
     panel.classList.add("busy");
-    try { await submit(cmd); } catch (exc) {
+    try {
+      await submit(cmd);
+    } catch (exc) {
       error.textContent = exc.words || exc.message;
-    } finally { busy = false; panel.classList.remove("busy"); }
+    } finally {
+      busy = false;
+      panel.classList.remove("busy");
+    }
   };
   const spec = (BUILDERS[d.kind] || fallback)(d, ctx);
   const go = h("button", { type: "submit", class: "primary" }, CONFIRM[d.kind] || "Confirm");
-  const panel = h("form", { class: "decision", "data-kind": d.kind, "aria-labelledby": "decision-title",
-    onsubmit: (e) => {
-      e.preventDefault();
-      let cmd;
-      try { cmd = spec.build(); } catch (exc) { error.textContent = exc.message; return; }
-      send(cmd);
-    } },
-  h("h2", { id: "decision-title" }, TITLES[d.kind] || "Your decision"),
-  HELP[d.kind] ? h("details", { class: "help" }, h("summary", {}, "Rules help"), h("p", {}, HELP[d.kind])) : null,
-  spec.body, error, go);
+  const panel = h(
+    "form",
+    {
+      class: "decision",
+      "data-kind": d.kind,
+      "aria-labelledby": "decision-title",
+      onsubmit: (e) => {
+        e.preventDefault();
+        let cmd;
+        try {
+          cmd = spec.build();
+        } catch (exc) {
+          error.textContent = exc.message;
+          return;
+        }
+        send(cmd);
+      },
+    },
+    h("h2", { id: "decision-title" }, TITLES[d.kind] || "Your decision"),
+    HELP[d.kind] ? h("details", { class: "help" }, h("summary", {}, "Rules help"), h("p", {}, HELP[d.kind])) : null,
+    spec.body,
+    error,
+    go,
+  );
   return panel;
 }

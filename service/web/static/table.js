@@ -4,42 +4,72 @@
 import { h, die, cardRef, PHASES, PHASE_NAMES, FACE_NAMES, seatName, fmtClock, whereDice } from "./ui.js";
 
 function dice(list, empty = "none", where = null) {
-  return list && list.length ? h("span", { class: "dice" }, list.map((d) => die(d, { where: where ? where.get(d.die) : "" })))
+  return list && list.length
+    ? h(
+        "span",
+        { class: "dice" },
+        list.map((d) => die(d, { where: where ? where.get(d.die) : "" })),
+      )
     : h("span", { class: "muted" }, empty);
 }
 
 const GOOD_NAMES = { novelty: "Novelty", rare: "Rare Elements", genes: "Genes", alien: "Alien Tech.", gray: "gray" };
 
 function card(c, goods) {
-  return h("li", { class: `card card-${c.kind} ${c.color ? "world-" + c.color : ""}` },
-    cardRef(c.card,
+  return h(
+    "li",
+    { class: `card card-${c.kind} ${c.color ? "world-" + c.color : ""}` },
+    cardRef(
+      c.card,
       h("span", { class: "cost", "aria-label": `cost ${c.cost}` }, c.cost),
       h("span", { class: "name" }, c.name),
-      c.color && c.kind === "world" ? h("span", { class: "tag" }, GOOD_NAMES[c.color] || c.color) : null),
-    goods && goods.length ? h("span", { class: "goods" }, "good: ", dice(goods)) : null);
+      c.color && c.kind === "world" ? h("span", { class: "tag" }, GOOD_NAMES[c.color] || c.color) : null,
+    ),
+    goods && goods.length ? h("span", { class: "goods" }, "good: ", dice(goods)) : null,
+  );
 }
 
 function stack(kind, st) {
   if (!st) return null;
   const label = kind === "development" ? "Development stack" : "World stack";
   const rest = Math.max(0, st.count - (st.top ? 1 : 0));
-  return h("div", { class: "stack" },
+  return h(
+    "div",
+    { class: "stack" },
     h("h4", {}, `${label} (${st.count})`),
-    st.top ? h("div", { class: "top" }, cardRef(st.top.card, h("span", { class: "cost" }, st.top.cost), " ", st.top.name))
+    st.top
+      ? h("div", { class: "top" }, cardRef(st.top.card, h("span", { class: "cost" }, st.top.cost), " ", st.top.name))
       : h("div", { class: "muted" }, "empty"),
     st.tiles && st.tiles.length > 1
-      ? h("ol", { class: "below", start: 2 }, st.tiles.slice(1).map((t) => h("li", {}, cardRef(t.card, `${t.name} (${t.cost})`))))
-      : rest ? h("div", { class: "muted" }, `+ ${rest} face down`) : null,
-    st.dice && st.dice.length ? h("div", {}, "Workers on it: ", dice(st.dice)) : null);
+      ? h(
+          "ol",
+          { class: "below", start: 2 },
+          st.tiles.slice(1).map((t) => h("li", {}, cardRef(t.card, `${t.name} (${t.cost})`))),
+        )
+      : rest
+        ? h("div", { class: "muted" }, `+ ${rest} face down`)
+        : null,
+    st.dice && st.dice.length ? h("div", {}, "Workers on it: ", dice(st.dice)) : null,
+  );
 }
 
 function phaseStrip(p, phases, name) {
   const cols = p.columns || {};
-  return h("div", { class: "strip", role: "group", "aria-label": `${name}: phase strip` },
-    PHASES.map((ph) => h("div", { class: `col ${phases.includes(ph) ? "on" : ""} ${p.selected === ph ? "sel" : ""}` },
-      h("div", { class: "ph" }, PHASE_NAMES[ph], p.selected === ph ? " ★" : ""),
-      dice(cols[ph], "·"))),
-    p.dictate && p.dictate.length ? h("div", { class: "col dictate" }, h("div", { class: "ph" }, "Dictate"), dice(p.dictate)) : null);
+  return h(
+    "div",
+    { class: "strip", role: "group", "aria-label": `${name}: phase strip` },
+    PHASES.map((ph) =>
+      h(
+        "div",
+        { class: `col ${phases.includes(ph) ? "on" : ""} ${p.selected === ph ? "sel" : ""}` },
+        h("div", { class: "ph" }, PHASE_NAMES[ph], p.selected === ph ? " ★" : ""),
+        dice(cols[ph], "·"),
+      ),
+    ),
+    p.dictate && p.dictate.length
+      ? h("div", { class: "col dictate" }, h("div", { class: "ph" }, "Dictate"), dice(p.dictate))
+      : null,
+  );
 }
 
 // The seats whose score breakdown the person opened: kept open when the same table is drawn again
@@ -51,14 +81,27 @@ let scoresTable = null;
 export function runningScore(p) {
   const sc = p.score;
   if (!sc) return null;
-  const remember = (ev) => { if (ev.target.open) openScores.add(p.seat); else openScores.delete(p.seat); };
-  return h("details", { class: "score", "data-score": sc.total, open: openScores.has(p.seat), ontoggle: remember },
-    h("summary", { title: "Score if the game ended now: show how it adds up" }, h("span", { class: "score-total" }, `Score ${sc.total}`)),
-    h("ul", { class: "breakdown" },
+  const remember = (ev) => {
+    if (ev.target.open) openScores.add(p.seat);
+    else openScores.delete(p.seat);
+  };
+  return h(
+    "details",
+    { class: "score", "data-score": sc.total, open: openScores.has(p.seat), ontoggle: remember },
+    h(
+      "summary",
+      { title: "Score if the game ended now: show how it adds up" },
+      h("span", { class: "score-total" }, `Score ${sc.total}`),
+    ),
+    h(
+      "ul",
+      { class: "breakdown" },
       h("li", {}, `VP chips: ${sc.vp_chips}`),
       h("li", {}, `Tile VP (printed costs): ${sc.tiles}`),
       (sc.bonus_cards || []).map((b) => h("li", { "data-bonus": b.card }, `${b.name} +${b.vp}`)),
-      h("li", { class: "muted" }, "(if the game ended now)")));
+      h("li", { class: "muted" }, "(if the game ended now)"),
+    ),
+  );
 }
 
 export function seatPanel(p, view, game, mine) {
@@ -67,45 +110,114 @@ export function seatPanel(p, view, game, mine) {
   const goodsOn = p.goods || {};
   const name = p.name || seatName(game, p.seat);
   const where = mine ? whereDice(p) : null;
-  return h("section", { class: `seat ${mine ? "mine" : ""}`, "aria-label": name, "data-seat": p.seat },
-    h("header", {},
+  return h(
+    "section",
+    { class: `seat ${mine ? "mine" : ""}`, "aria-label": name, "data-seat": p.seat },
+    h(
+      "header",
+      {},
       h("h3", {}, mine ? `You — ${name}` : name),
       h("span", { class: "faction" }, p.faction ? p.faction.name : ""),
-      h("span", { class: "stats" },
+      h(
+        "span",
+        { class: "stats" },
         runningScore(p),
         h("span", { class: "stat", title: "Credits" }, `Credits $${p.credits}`),
         h("span", { class: "stat", title: "VP chips" }, `VP chips ${p.vp_chips}`),
-        h("span", { class: "stat", title: "Tile squares in the tableau: 12 ends the game" }, `Tableau ${p.tile_squares ?? 0}/12 tiles`)),
+        h(
+          "span",
+          { class: "stat", title: "Tile squares in the tableau: 12 ends the game" },
+          `Tableau ${p.tile_squares ?? 0}/12 tiles`,
+        ),
+      ),
       pending ? h("span", { class: "pending" }, `deciding: ${pending.replaceAll("_", " ")}`) : null,
-      clock && clock.deadline ? h("span", { class: "clock", "data-deadline": clock.deadline }, fmtClock(clock.deadline)) : null,
-      clock && clock.abandoned ? h("span", { class: "pending" }, "abandoned (bot plays)") : null),
+      clock && clock.deadline
+        ? h("span", { class: "clock", "data-deadline": clock.deadline }, fmtClock(clock.deadline))
+        : null,
+      clock && clock.abandoned ? h("span", { class: "pending" }, "abandoned (bot plays)") : null,
+    ),
     phaseStrip(p, view.phases || [], name),
-    p.behind_screen ? h("p", { class: "muted" }, `${p.behind_screen} ${p.behind_screen === 1 ? "die" : "dice"} behind the screen`) : null,
-    h("div", { class: "zones" },
+    p.behind_screen
+      ? h("p", { class: "muted" }, `${p.behind_screen} ${p.behind_screen === 1 ? "die" : "dice"} behind the screen`)
+      : null,
+    h(
+      "div",
+      { class: "zones" },
       h("div", {}, h("h4", {}, `Cup (${(p.cup || []).length})`), dice(p.cup, "empty", where)),
       h("div", {}, h("h4", {}, `Citizenry (${(p.citizenry || []).length})`), dice(p.citizenry, "empty", where)),
       stack("development", (p.construction || {}).development),
-      stack("world", (p.construction || {}).world)),
-    h("div", { class: "tableau" },
-      h("div", {}, h("h4", {}, `Worlds (${(p.worlds || []).length})`), h("ul", { class: "cards" }, (p.worlds || []).map((c) => card(c, goodsOn[c.card])))),
-      h("div", {}, h("h4", {}, `Developments (${(p.developments || []).length})`), h("ul", { class: "cards" }, (p.developments || []).map((c) => card(c))))));
+      stack("world", (p.construction || {}).world),
+    ),
+    h(
+      "div",
+      { class: "tableau" },
+      h(
+        "div",
+        {},
+        h("h4", {}, `Worlds (${(p.worlds || []).length})`),
+        h(
+          "ul",
+          { class: "cards" },
+          (p.worlds || []).map((c) => card(c, goodsOn[c.card])),
+        ),
+      ),
+      h(
+        "div",
+        {},
+        h("h4", {}, `Developments (${(p.developments || []).length})`),
+        h(
+          "ul",
+          { class: "cards" },
+          (p.developments || []).map((c) => card(c)),
+        ),
+      ),
+    ),
+  );
 }
 
 export function header(view, game, live) {
   const phases = view.phases || [];
   const tpd = view.two_player_die;
-  return h("section", { class: "round", "aria-label": "Round" },
-    h("span", {}, h("b", {}, `Round ${view.round}`), " · ", view.step === "over" ? "game over" : `now: ${view.step.replaceAll("_", " ")}`),
-    phases.length === 0 ? h("span", { class: "muted" }, view.step === "over" ? "" : "phases: revealed after every seat has assigned") : h("span", { class: "phases", "aria-label": "Phases this round" },
-      PHASES.map((ph) => h("span", { class: `chip ${phases.includes(ph) ? "on" : "off"}` }, phases.includes(ph) ? "✓ " : "✗ ", PHASE_NAMES[ph]))),
-    h("span", {}, `VP chips left ${view.vp_pool} · tiles in the bag `, h("span", { class: "bag-count" }, String(view.bag))),
+  return h(
+    "section",
+    { class: "round", "aria-label": "Round" },
+    h(
+      "span",
+      {},
+      h("b", {}, `Round ${view.round}`),
+      " · ",
+      view.step === "over" ? "game over" : `now: ${view.step.replaceAll("_", " ")}`,
+    ),
+    phases.length === 0
+      ? h("span", { class: "muted" }, view.step === "over" ? "" : "phases: revealed after every seat has assigned")
+      : h(
+          "span",
+          { class: "phases", "aria-label": "Phases this round" },
+          PHASES.map((ph) =>
+            h(
+              "span",
+              { class: `chip ${phases.includes(ph) ? "on" : "off"}` },
+              phases.includes(ph) ? "✓ " : "✗ ",
+              PHASE_NAMES[ph],
+            ),
+          ),
+        ),
+    h(
+      "span",
+      {},
+      `VP chips left ${view.vp_pool} · tiles in the bag `,
+      h("span", { class: "bag-count" }, String(view.bag)),
+    ),
     tpd ? h("span", {}, `Extra Home die: ${FACE_NAMES[tpd] || tpd}`) : null,
-    live ? h("span", { class: `live ${live.state}`, role: "status" }, live.text) : null);
+    live ? h("span", { class: `live ${live.state}`, role: "status" }, live.text) : null,
+  );
 }
 
 function bonusWords(s) {
   const named = s.bonus_cards || Object.entries(s.bonuses || {}).map(([card, vp]) => ({ card, name: card, vp }));
-  return named.length ? named.map((b) => h("span", { class: "bonus", "data-bonus": b.card }, `${b.name} +${b.vp}`)) : h("span", { class: "muted" }, "none");
+  return named.length
+    ? named.map((b) => h("span", { class: "bonus", "data-bonus": b.card }, `${b.name} +${b.vp}`))
+    : h("span", { class: "muted" }, "none");
 }
 
 export function scores(view, game) {
@@ -113,36 +225,95 @@ export function scores(view, game) {
   if (!r) return null;
   const rows = [...r.scores].sort((a, b) => b.total - a.total || b.tiebreak - a.tiebreak);
   const nameOf = (seat) => ((view.players || []).find((p) => p.seat === seat) || {}).name || seatName(game, seat);
-  return h("section", { class: "scores", "aria-label": "Final scores" },
+  return h(
+    "section",
+    { class: "scores", "aria-label": "Final scores" },
     h("h2", {}, "Final scores"),
-    r.reason === "abandoned" ? h("p", {}, "The game was abandoned: nobody wins. The scores as they stood:")
-      : r.reason === "aborted" ? h("p", {}, "The game was aborted before its first round ended: no result, nobody wins. The scores as they stood:")
-      : h("p", {}, r.reason === "resigned" ? "The game ended by resignation. Winner: " : `The game ended (${r.reason.replaceAll("_", " ")}). Winner: `,
-        r.winners.map(nameOf).join(" and "), "."),
-    h("div", { class: "scroll" }, h("table", {},
-      h("thead", {}, h("tr", {}, ["Player", "Total", "VP chips", "Tile VP", "Development bonuses", "Tie-break (cup dice + credits)"].map((t) => h("th", { scope: "col" }, t)))),
-      h("tbody", {}, rows.map((s) => h("tr", { class: r.winners.includes(s.seat) ? "win" : "", "data-seat": s.seat },
-        h("th", { scope: "row" }, nameOf(s.seat), r.winners.includes(s.seat) ? " — winner" : ""),
-        h("td", { class: "total", "data-label": "Total" }, s.total), h("td", { "data-label": "VP chips" }, s.vp_chips),
-        h("td", { "data-label": "Tile VP" }, s.tiles), h("td", { class: "bonuses", "data-label": "Development bonuses" }, bonusWords(s)),
-        h("td", { "data-label": "Tie-break (cup dice + credits)" }, s.tiebreak)))))),
-    game && game.game_id ? h("p", {}, h("a", { href: `#/replay/${game.game_id}`, class: "button" }, "Watch the replay and verify the log")) : null);
+    r.reason === "abandoned"
+      ? h("p", {}, "The game was abandoned: nobody wins. The scores as they stood:")
+      : r.reason === "aborted"
+        ? h(
+            "p",
+            {},
+            "The game was aborted before its first round ended: no result, nobody wins. The scores as they stood:",
+          )
+        : h(
+            "p",
+            {},
+            r.reason === "resigned"
+              ? "The game ended by resignation. Winner: "
+              : `The game ended (${r.reason.replaceAll("_", " ")}). Winner: `,
+            r.winners.map(nameOf).join(" and "),
+            ".",
+          ),
+    h(
+      "div",
+      { class: "scroll" },
+      h(
+        "table",
+        {},
+        h(
+          "thead",
+          {},
+          h(
+            "tr",
+            {},
+            ["Player", "Total", "VP chips", "Tile VP", "Development bonuses", "Tie-break (cup dice + credits)"].map(
+              (t) => h("th", { scope: "col" }, t),
+            ),
+          ),
+        ),
+        h(
+          "tbody",
+          {},
+          rows.map((s) =>
+            h(
+              "tr",
+              { class: r.winners.includes(s.seat) ? "win" : "", "data-seat": s.seat },
+              h("th", { scope: "row" }, nameOf(s.seat), r.winners.includes(s.seat) ? " — winner" : ""),
+              h("td", { class: "total", "data-label": "Total" }, s.total),
+              h("td", { "data-label": "VP chips" }, s.vp_chips),
+              h("td", { "data-label": "Tile VP" }, s.tiles),
+              h("td", { class: "bonuses", "data-label": "Development bonuses" }, bonusWords(s)),
+              h("td", { "data-label": "Tie-break (cup dice + credits)" }, s.tiebreak),
+            ),
+          ),
+        ),
+      ),
+    ),
+    game && game.game_id
+      ? h("p", {}, h("a", { href: `#/replay/${game.game_id}`, class: "button" }, "Watch the replay and verify the log"))
+      : null,
+  );
 }
 
 export function renderBoard(view, game, mySeat) {
   const tableKey = `${(game && game.game_id) || view.game_id || ""}/${mySeat ?? "-"}`;
-  if (tableKey !== scoresTable) { scoresTable = tableKey; openScores.clear(); }
+  if (tableKey !== scoresTable) {
+    scoresTable = tableKey;
+    openScores.clear();
+  }
   const players = [...view.players];
-  if (mySeat !== null && mySeat !== undefined) players.sort((a, b) => (a.seat === mySeat ? -1 : b.seat === mySeat ? 1 : a.seat - b.seat));
-  return h("div", { class: "board" }, players.map((p) => seatPanel(p, view, game, p.seat === mySeat)));
+  if (mySeat !== null && mySeat !== undefined)
+    players.sort((a, b) => (a.seat === mySeat ? -1 : b.seat === mySeat ? 1 : a.seat - b.seat));
+  return h(
+    "div",
+    { class: "board" },
+    players.map((p) => seatPanel(p, view, game, p.seat === mySeat)),
+  );
 }
 
 // The whole table from one view JSON: the round bar, the final scores once the game is over, every
 // seat's side. `game`: the game resource (GET /games/{id}, for seat names), or null; `seat`: the
 // seat whose side is drawn in full first (null for a spectator); `live`: the stream's state, or null.
 export function drawTable(view, { game = null, seat = null, live = null } = {}) {
-  return h("div", { class: "table-view" }, header(view, game, live), view.step === "over" ? scores(view, game) : null,
-    renderBoard(view, game, seat));
+  return h(
+    "div",
+    { class: "table-view" },
+    header(view, game, live),
+    view.step === "over" ? scores(view, game) : null,
+    renderBoard(view, game, seat),
+  );
 }
 
 export function tickClocks(root) {

@@ -8,7 +8,8 @@ export function h(tag, attrs = {}, ...kids) {
     if (v === undefined || v === null || v === false) continue;
     if (k === "class") el.className = v;
     else if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
-    else if (k === "html") el.innerHTML = v; // only for trusted, static markup
+    else if (k === "html")
+      el.innerHTML = v; // only for trusted, static markup
     else if (v === true) el.setAttribute(k, "");
     else el.setAttribute(k, v);
   }
@@ -34,7 +35,13 @@ export function hideToast() {
 }
 
 export const PHASES = ["explore", "develop", "settle", "produce", "ship"];
-export const PHASE_NAMES = { explore: "Explore", develop: "Develop", settle: "Settle", produce: "Produce", ship: "Ship" };
+export const PHASE_NAMES = {
+  explore: "Explore",
+  develop: "Develop",
+  settle: "Settle",
+  produce: "Produce",
+  ship: "Ship",
+};
 // Colour-blind safe: every die carries a letter and its colour's name, not only its colour.
 export const DIE = {
   white: { letter: "H", name: "Home (white)" },
@@ -52,8 +59,14 @@ export const cat = { cards: {}, tiles: {}, factions: {}, dice: [], loaded: false
 export async function loadCatalogue() {
   if (cat.loaded) return cat;
   const c = await api("/catalogue");
-  const add = (card) => { cat.cards[card.card] = card; };
-  for (const t of c.tiles) { add(t.development); add(t.world); cat.tiles[t.tile] = t; }
+  const add = (card) => {
+    cat.cards[card.card] = card;
+  };
+  for (const t of c.tiles) {
+    add(t.development);
+    add(t.world);
+    cat.tiles[t.tile] = t;
+  }
   for (const f of c.factions) {
     for (const card of f.cards || []) add(card);
     cat.factions[f.number] = (f.cards || []).map((x) => x.card);
@@ -87,7 +100,14 @@ export function cardTitle(key) {
   return [c.name, c.description, c.endgame_bonus ? "End-game bonus" : ""].filter(Boolean).join(" — ");
 }
 
-export const FACE_NAMES = { explore: "Explore", develop: "Develop", settle: "Settle", produce: "Produce", ship: "Ship", wild: "Wild" };
+export const FACE_NAMES = {
+  explore: "Explore",
+  develop: "Develop",
+  settle: "Settle",
+  produce: "Produce",
+  ship: "Ship",
+  wild: "Wild",
+};
 
 // A die for people: its colour's name and letter, the face rolled (if known) and, given, where it
 // lies ("in your cup"). Dice ids stay out of every text a person reads: they travel in commands only.
@@ -105,9 +125,12 @@ export function die(d, extra = {}) {
   const info = DIE[color] || { letter: "?", name: color };
   const { where, ...attrs } = extra;
   const label = dieName(d, where);
-  return h("span", { class: `die die-${color}`, title: label, "aria-label": label, role: "img", ...attrs },
+  return h(
+    "span",
+    { class: `die die-${color}`, title: label, "aria-label": label, role: "img", ...attrs },
     h("b", { "aria-hidden": "true" }, info.letter),
-    face ? h("small", { "aria-hidden": "true" }, FACES[face] || face) : null);
+    face ? h("small", { "aria-hidden": "true" }, FACES[face] || face) : null,
+  );
 }
 export function dieText(d, where = "") {
   const id = typeof d === "number" ? d : d.die;
@@ -120,7 +143,9 @@ export function dieText(d, where = "") {
 export function whereDice(p) {
   const at = new Map();
   if (!p) return at;
-  const put = (list, words) => { for (const d of list || []) at.set(d.die, words); };
+  const put = (list, words) => {
+    for (const d of list || []) at.set(d.die, words);
+  };
   put(p.cup, "in your cup");
   put(p.citizenry, "in your Citizenry");
   for (const [ph, list] of Object.entries(p.columns || {})) put(list, `in the ${PHASE_NAMES[ph] || ph} column`);
@@ -137,8 +162,17 @@ export function whereDice(p) {
 
 // A tile card that opens on click, tap, Enter or Space: any element with data-card="<card key>".
 export function cardRef(key, ...kids) {
-  return h("button", { type: "button", class: "card-ref", "data-card": key, "aria-haspopup": "dialog",
-    title: `${cardName(key)}: show what it does` }, kids.length ? kids : cardName(key));
+  return h(
+    "button",
+    {
+      type: "button",
+      class: "card-ref",
+      "data-card": key,
+      "aria-haspopup": "dialog",
+      title: `${cardName(key)}: show what it does`,
+    },
+    kids.length ? kids : cardName(key),
+  );
 }
 
 function otherSide(c) {
@@ -160,17 +194,36 @@ export function openCard(key) {
   let dlg = document.getElementById("card-dialog");
   if (!dlg) {
     dlg = h("dialog", { id: "card-dialog", class: "card-dialog", "aria-labelledby": "card-dialog-title" });
-    dlg.addEventListener("click", (e) => { if (e.target === dlg) dlg.close(); }); // a tap outside closes it
+    dlg.addEventListener("click", (e) => {
+      if (e.target === dlg) dlg.close();
+    }); // a tap outside closes it
     document.body.append(dlg);
   }
   const other = c ? otherSide(c) : null;
-  dlg.replaceChildren(...[
-    h("h2", { id: "card-dialog-title" }, c ? c.name : "Unknown tile"),
-    c ? h("p", { class: `facts ${c.kind === "world" ? "world-" + c.color : ""}` }, cardFacts(c)) : null,
-    h("p", { class: "power" }, c ? (c.description || (c.kind === "world" ? "A world." : "No power.")) : "This tile is not in the catalogue."),
-    other ? h("p", { class: "other muted" }, `Other side of this tile: ${other.name} (${other.kind}, cost ${other.cost}). `,
-      h("button", { type: "button", class: "small secondary", onclick: () => openCard(other.card) }, `Show ${other.name}`)) : null,
-    h("form", { method: "dialog" }, h("button", { type: "submit", class: "primary", autofocus: true }, "Close"))].filter(Boolean));
+  dlg.replaceChildren(
+    ...[
+      h("h2", { id: "card-dialog-title" }, c ? c.name : "Unknown tile"),
+      c ? h("p", { class: `facts ${c.kind === "world" ? "world-" + c.color : ""}` }, cardFacts(c)) : null,
+      h(
+        "p",
+        { class: "power" },
+        c ? c.description || (c.kind === "world" ? "A world." : "No power.") : "This tile is not in the catalogue.",
+      ),
+      other
+        ? h(
+            "p",
+            { class: "other muted" },
+            `Other side of this tile: ${other.name} (${other.kind}, cost ${other.cost}). `,
+            h(
+              "button",
+              { type: "button", class: "small secondary", onclick: () => openCard(other.card) },
+              `Show ${other.name}`,
+            ),
+          )
+        : null,
+      h("form", { method: "dialog" }, h("button", { type: "submit", class: "primary", autofocus: true }, "Close")),
+    ].filter(Boolean),
+  );
   if (!dlg.open) dlg.showModal();
 }
 
@@ -186,55 +239,102 @@ export function seatName(game, seat) {
   if (!s) return `Seat ${seat}`;
   if (s.name) return s.name;
   if (s.kind === "bot") return `Seat ${seat} (${s.bot} bot)`;
-  if (s.kind === "external") return `Seat ${seat} (${s.entrant || (s.account ? `bot account ${s.account}` : "external bot")})`;
+  if (s.kind === "external")
+    return `Seat ${seat} (${s.entrant || (s.account ? `bot account ${s.account}` : "external bot")})`;
   return `Seat ${seat}`;
 }
 
 const list = (xs) => (xs || []).join(", ");
 const count = (x) => (Array.isArray(x) ? x.length : Number(x) || 0);
 const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
-const KIND_WORDS = { start_tiles: "start tiles", assign: "worker assignment", explore: "exploring", place_tiles: "tile placement",
-  abandon_one: "tile to abandon", develop: "developers", settle: "settlers", produce: "production", ship: "shipping",
-  manage: "empire management", resign: "resignation" };
+const KIND_WORDS = {
+  start_tiles: "start tiles",
+  assign: "worker assignment",
+  explore: "exploring",
+  place_tiles: "tile placement",
+  abandon_one: "tile to abandon",
+  develop: "developers",
+  settle: "settlers",
+  produce: "production",
+  ship: "shipping",
+  manage: "empire management",
+  resign: "resignation",
+};
 // One engine event in words (the public form, or the seat's own fuller one).
 export function describe(e, game) {
   const s = e.seat !== undefined ? seatName(game, e.seat) : "";
   const kind = (e.command && e.command.kind) || e.kind;
   switch (e.type) {
-    case "GameCreated": return `Game created for ${e.players} players`;
-    case "CommandSubmitted": return `${s} decided (${KIND_WORDS[kind] || "a choice"})`;
-    case "StartTilesChosen": return `${s} starts building ${cardName("T" + e.development + "d")} and ${cardName("T" + e.world + "w")}`;
-    case "RoundStarted": return `Round ${e.round} begins`;
-    case "DiceRolled": return `${s} rolls ${plural(e.faces ? e.faces.length : count(e.dice), "die", "dice")} behind the screen`;
-    case "AssignmentSealed": return e.selected ? `${s} assigns workers, selecting ${PHASE_NAMES[e.selected] || e.selected}` : `${s} has assigned workers`;
-    case "PhasesRevealed": return `Revealed: this round has ${list((e.phases || []).map((p) => PHASE_NAMES[p]))}`;
-    case "PhaseStarted": return `${PHASE_NAMES[e.phase] || e.phase} phase begins`;
-    case "PhaseEnded": return `${PHASE_NAMES[e.phase] || e.phase} phase ends`;
-    case "TilesScouted": return `${s} scouts: draws ${plural(count(e.drawn), "tile", "tiles")}${count(e.abandoned) ? ` after abandoning ${count(e.abandoned)}` : ""}`;
-    case "ShortfallDrawn": return `${s} draws ${plural(count(e.drawn), "tile", "tiles")} from the refilled bag`;
-    case "ExtraTilesDrawn": return `${s} draws ${plural(count(e.drawn), "more tile", "more tiles")} (a power)`;
-    case "ExplorerStocked": return `${s} stocks: +$${e.credits}`;
-    case "ExploreFinished": return `${s} is done exploring`;
-    case "ConstructionRearranged": return `${s} rearranges the construction zone`;
-    case "TileReturnedToBag": return `${s} gives a construction-zone tile back to the bag`;
-    case "TilesPlaced": return `${s} places tiles in the construction zone`;
-    case "WorkersPlaced": return `${s} puts ${plural(count(e.dice), "worker", "workers")} on the ${e.phase === "develop" ? "development" : "world"} stack`;
-    case "TileCompleted": return `${s} completes ${cardName(e.card)}${e.credits ? ` (+$${e.credits})` : ""}`;
-    case "GoodsProduced": return `${s} produces ${plural(count(e.goods), "good", "goods")}`;
-    case "GoodShipped": return e.action === "trade" ? `${s} trades a good for $${e.credits}` : `${s} consumes a good for ${e.vp} VP`;
-    case "PowerPaid": return `${s}: ${String(e.why || "a power pays").replace(/ \((?:[TF]\d+[dw]2?|H\d+)\)/g, "")}${e.vp ? ` (+${e.vp} VP)` : ""}${e.credits ? ` (+$${e.credits})` : ""}`;
-    case "WorkersReturned": return `${s}: ${plural(count(e.dice), "unused worker returns", "unused workers return")}`;
-    case "ManageStarted": return `Manage empire (round ${e.round})`;
-    case "EmpireManaged": return `${s} recruits ${count(e.recruited)} and recalls ${count(e.recalled)}`;
-    case "RoundEnded": return `Round ${e.round} ends${e.game_over ? ": the game is over" : ""}`;
-    case "GameEnded": return (e.winners || []).length
-      ? `Game over (${(e.reason || "").replaceAll("_", " ")}): ${e.winners.map((w) => seatName(game, w)).join(" and ")} win${e.winners.length > 1 ? "" : "s"}`
-      : `Game over (${(e.reason || "").replaceAll("_", " ")}): nobody wins`;
-    case "SeatResigned": return `${s} resigns: the game ends now`;
-    case "GameAbandoned": return "The game is abandoned: it ends with no winner";
-    case "GameAborted": return `${s} aborts the game before the first round ended: no result, no winner`;
-    case "SeatAbandoned": return `${s} was abandoned: a bot plays it now`;
-    default: return `${String(e.type || "Something happened").replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase()}${s ? ": " + s : ""}`;
+    case "GameCreated":
+      return `Game created for ${e.players} players`;
+    case "CommandSubmitted":
+      return `${s} decided (${KIND_WORDS[kind] || "a choice"})`;
+    case "StartTilesChosen":
+      return `${s} starts building ${cardName("T" + e.development + "d")} and ${cardName("T" + e.world + "w")}`;
+    case "RoundStarted":
+      return `Round ${e.round} begins`;
+    case "DiceRolled":
+      return `${s} rolls ${plural(e.faces ? e.faces.length : count(e.dice), "die", "dice")} behind the screen`;
+    case "AssignmentSealed":
+      return e.selected
+        ? `${s} assigns workers, selecting ${PHASE_NAMES[e.selected] || e.selected}`
+        : `${s} has assigned workers`;
+    case "PhasesRevealed":
+      return `Revealed: this round has ${list((e.phases || []).map((p) => PHASE_NAMES[p]))}`;
+    case "PhaseStarted":
+      return `${PHASE_NAMES[e.phase] || e.phase} phase begins`;
+    case "PhaseEnded":
+      return `${PHASE_NAMES[e.phase] || e.phase} phase ends`;
+    case "TilesScouted":
+      return `${s} scouts: draws ${plural(count(e.drawn), "tile", "tiles")}${count(e.abandoned) ? ` after abandoning ${count(e.abandoned)}` : ""}`;
+    case "ShortfallDrawn":
+      return `${s} draws ${plural(count(e.drawn), "tile", "tiles")} from the refilled bag`;
+    case "ExtraTilesDrawn":
+      return `${s} draws ${plural(count(e.drawn), "more tile", "more tiles")} (a power)`;
+    case "ExplorerStocked":
+      return `${s} stocks: +$${e.credits}`;
+    case "ExploreFinished":
+      return `${s} is done exploring`;
+    case "ConstructionRearranged":
+      return `${s} rearranges the construction zone`;
+    case "TileReturnedToBag":
+      return `${s} gives a construction-zone tile back to the bag`;
+    case "TilesPlaced":
+      return `${s} places tiles in the construction zone`;
+    case "WorkersPlaced":
+      return `${s} puts ${plural(count(e.dice), "worker", "workers")} on the ${e.phase === "develop" ? "development" : "world"} stack`;
+    case "TileCompleted":
+      return `${s} completes ${cardName(e.card)}${e.credits ? ` (+$${e.credits})` : ""}`;
+    case "GoodsProduced":
+      return `${s} produces ${plural(count(e.goods), "good", "goods")}`;
+    case "GoodShipped":
+      return e.action === "trade" ? `${s} trades a good for $${e.credits}` : `${s} consumes a good for ${e.vp} VP`;
+    case "PowerPaid":
+      return `${s}: ${String(e.why || "a power pays").replace(/ \((?:[TF]\d+[dw]2?|H\d+)\)/g, "")}${e.vp ? ` (+${e.vp} VP)` : ""}${e.credits ? ` (+$${e.credits})` : ""}`;
+    case "WorkersReturned":
+      return `${s}: ${plural(count(e.dice), "unused worker returns", "unused workers return")}`;
+    case "ManageStarted":
+      return `Manage empire (round ${e.round})`;
+    case "EmpireManaged":
+      return `${s} recruits ${count(e.recruited)} and recalls ${count(e.recalled)}`;
+    case "RoundEnded":
+      return `Round ${e.round} ends${e.game_over ? ": the game is over" : ""}`;
+    case "GameEnded":
+      return (e.winners || []).length
+        ? `Game over (${(e.reason || "").replaceAll("_", " ")}): ${e.winners.map((w) => seatName(game, w)).join(" and ")} win${e.winners.length > 1 ? "" : "s"}`
+        : `Game over (${(e.reason || "").replaceAll("_", " ")}): nobody wins`;
+    case "SeatResigned":
+      return `${s} resigns: the game ends now`;
+    case "GameAbandoned":
+      return "The game is abandoned: it ends with no winner";
+    case "GameAborted":
+      return `${s} aborts the game before the first round ended: no result, no winner`;
+    case "SeatAbandoned":
+      return `${s} was abandoned: a bot plays it now`;
+    default:
+      return `${String(e.type || "Something happened")
+        .replace(/([a-z])([A-Z])/g, "$1 $2")
+        .toLowerCase()}${s ? ": " + s : ""}`;
   }
 }
 
