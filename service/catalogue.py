@@ -5,7 +5,9 @@ scenario format of docs/scenarios.md): ``T<n>d`` / ``T<n>w`` for the development
 game tile n, ``F<n>d`` / ``F<n>w`` / ``F<n>w2`` for faction halves, ``H<n>`` for home worlds.
 Die ids are stable: the 111 dice are numbered colour by colour, in the order of ``dice``.
 A world's ``description`` says in words what it holds and brings (``world_text``); a
-development's is the catalogue's own text of its power.
+development's is the catalogue's own text of its power. Every card's ``phases`` (the phases its
+powers act in) and ``summary`` (one line of what it does, for the tableau's rows) come from
+``engine.powers.glance``, derived from the same effects the rules code reads.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from engine.catalogue import (
     TRADE_VALUE,
     Card,
 )
+from engine.powers import glance
 
 #: world colour -> the kind of good it makes, as the rulebook names it
 GOOD_NAMES = {
@@ -72,6 +75,8 @@ def _card(c: Card) -> dict[str, Any]:
         out["power_id"] = c.power_id
         out["description"] = c.description
         out["endgame_bonus"] = c.endgame_bonus
+    out["phases"] = list(glance.phases(c))
+    out["summary"] = glance.summary(c)
     return out
 
 

@@ -120,6 +120,27 @@ def test_catalogue_lists_every_tile_card_and_die(api: ValidatingClient) -> None:
     assert api.get("/catalogue", headers={"If-None-Match": r.headers["ETag"]}).status_code == 304
 
 
+def test_every_catalogue_card_has_a_one_line_power_and_its_phases(api: ValidatingClient) -> None:
+    """What a tableau row shows: one line for every card, and phase icons that match its powers
+    (a phase-end effect's phase; none for worlds, Reassign and immediate developments)."""
+    cat = api.get("/catalogue").get_json()
+    cards = [c for t in cat["tiles"] for c in (t["development"], t["world"])]
+    cards += [c for f in cat["factions"] for c in f["cards"]] + cat["home_worlds"]
+    assert len(cards) == len(CARDS)
+    for c in cards:
+        assert c["summary"].strip() and "\n" not in c["summary"], c
+        assert c["phases"] == [p for p in cat["phases"] if p in c["phases"]], c
+        effects = CARDS[c["card"]].effects
+        named = {e["phase"] for e in effects if "phase" in e}
+        assert named <= set(c["phases"]), c
+        if c["kind"] == "world" or c["development_kind"] in ("reassign", "immediate"):
+            assert c["phases"] == [], c
+        else:
+            assert c["phases"], c
+    piracy = next(c for c in cards if c["card"] == "F1d")
+    assert piracy["phases"] == ["ship"] and "Military" in piracy["summary"]
+
+
 def test_reference_endpoints(api: ValidatingClient) -> None:
     assert api.get("/bots").get_json() == {"bots": bot_names()}
     index = api.get("/").get_json()
