@@ -17,6 +17,7 @@ from .fold import Ctx, Event, ev, folds
 from .leaving import LEAVING
 from .phases import assign, develop_settle, explore, manage, produce, setup, ship
 from .powers import registry
+from .presence import PRESENCE
 from .scoring import final_scores
 from .state import GameState, PlayerState
 
@@ -114,6 +115,9 @@ def apply_command(state: GameState, seat: int, cmd: Any, ctx: Ctx) -> None:
     kind = cmd.get("kind")
     if kind in LEAVING:  # resign, abandon, abort: owed decision or not (``leaving``)
         LEAVING[kind](state, seat, cmd, ctx)
+        return
+    if kind in PRESENCE:  # back: a seat's player is at the table again (``presence``)
+        PRESENCE[kind](state, seat, cmd, ctx)
         return
     owes = owed(state, seat)
     if not owes:

@@ -123,6 +123,16 @@ _TYPES = [
         "(POST /games/{game_id}/seats/{seat}/resign).",
     ),
     ProblemType(
+        "back-unavailable",
+        "Not away",
+        409,
+        "The seat is not away, so there is nothing to come back from: it was never away or "
+        "came back already (code not_away: answer its decision, GET "
+        "/games/{game_id}/seats/{seat}/view), a bot took it for good (handed_over: the table "
+        "was created with hand_over: true), or the game is over (game_over); nothing was "
+        "stored.",
+    ),
+    ProblemType(
         "seat-unavailable",
         "Seat unavailable",
         409,

@@ -173,6 +173,8 @@ def summary(
         "end_reason": state.end_reason,
         "timeouts": [s.timeouts_total for s in seats] or [0 for _ in state.players],
         "abandoned": [s.seat for s in seats if s.abandoned],
+        "away": [s.seat for s in seats if s.away],
+        "bot_decisions": [s.bot_decisions for s in seats] or [0 for _ in state.players],
         "next_deadline": iso_utc(min(deadlines)) if deadlines else None,
         "bot_pace_seconds": table.get("bot_pace_seconds") or 0,
         "challenge": from_challenge(table),

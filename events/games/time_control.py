@@ -4,7 +4,8 @@ A game's table (``GameState.table``, recorded in ``GameCreated``) may carry::
 
     "time_control": {"per_decision": 30, "bank": 300, "increment": 5, "bank_max": 600},
     "timeout_policy": "heuristic",      # or "ismcts", "minimal"
-    "abandon_after": 3,                 # consecutive timeouts before a seat is abandoned; 0 = never
+    "abandon_after": 3,                 # timeouts in a row before a seat is away; 0 = never
+    "hand_over": false,                 # true: after them the seat is abandoned to a bot for good
     "bot_pace_seconds": 1.5,            # the least time between two bot decisions; 0 = at once
     "challenge": "3f9a0c1d2e4b5a69",    # the challenge the game was made from (its seats may
                                         # abort it until round 1 ends: engine.leaving)
@@ -28,15 +29,22 @@ it became pending; it restarts when the seat was not pending before, when the se
 acted (a multi-step decision), or when the kind of decision changed. Workers use it in their
 deterministic command ids (``bot:<seat>:<decision_id>``) so one decision is played once.
 
-Bot pace: with ``bot_pace_seconds`` > 0 the built-in bots (bot seats, abandoned seats) play one
+Bot pace: with ``bot_pace_seconds`` > 0 the built-in bots (bot seats, away and abandoned seats) play one
 decision at a time, each no earlier than the pace after the last bot decision (or the game's
 creation), so a person can follow an all-bot game live. ``Clocks.bot_due`` says when the next one
 may be played; the workers schedule it then (``workers.dispatch``). People are never paced.
 
-Timeouts and abandonment: a command whose envelopes carry the actor ``"timeout"`` counts as a
-timeout of its seat; a command by anyone else on a seat that is not abandoned resets the count.
-After ``abandon_after`` consecutive timeouts the seat is abandoned for the rest of the game (a bot
-plays it); the fact is derived from the log (actors + table), not stored separately.
+Timeouts, away and abandonment: a command whose envelopes carry the actor ``"timeout"`` counts
+as a timeout of its seat (its decision is played by the table's ``timeout_policy``); a command
+by the seat's own player (any actor but the timeout and the built-in bots) resets the count.
+After ``abandon_after`` timeouts in a row the seat is **away**: a built-in bot plays each of its
+decisions at once, until its player comes back (``POST /games/<id>/seats/<n>/back``: the engine's
+command ``back``, which changes nothing in the game; any command of the seat's own player ends
+the absence). A table created with ``hand_over: true`` instead hands the seat to the bot for
+good: it is **abandoned** for the rest of the game. Every decision the timeout policy or a bot
+makes for a person's seat (human or external) is counted (``bot_decisions``): the result and the
+replay say which decisions were not the player's. All of it is derived from the log (actors and
+table), not stored separately, so a replay shows it at every step.
 """
 
 from __future__ import annotations
@@ -154,6 +162,12 @@ def timeout_policy(table: Mapping[str, Any]) -> str:
     return str(table.get("timeout_policy") or DEFAULT_TIMEOUT_POLICY)
 
 
+def hands_over(table: Mapping[str, Any]) -> bool:
+    """Whether the table hands a seat that timed out ``abandon_after`` times in a row to a bot
+    for good (else the seat is away until its player comes back)."""
+    return table.get("hand_over") is True
+
+
 def abandon_after(table: Mapping[str, Any]) -> int:
     value = table.get("abandon_after", DEFAULT_ABANDON_AFTER)
     return DEFAULT_ABANDON_AFTER if value is None else int(value)
@@ -189,6 +203,11 @@ def validate_table(table: Mapping[str, Any] | None, players: int) -> None:
     k = table.get("abandon_after")
     if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 0):
         raise ValueError("table.abandon_after must be a whole number >= 0 (0: never abandon)")
+    if table.get("hand_over") not in (None, True, False):
+        raise ValueError(
+            "table.hand_over must be true (a bot takes a timed-out seat for good) or false "
+            "(the seat is away until its player comes back)"
+        )
     challenge = table.get("challenge")
     if challenge is not None and not (
         isinstance(challenge, str) and _CHALLENGE_ID.fullmatch(challenge)
@@ -226,6 +245,13 @@ class SeatClock:
     timeouts_total: int = 0
     abandoned: bool = False
     abandoned_at: int | None = None
+    #: a person's seat (human or external), whose decisions a bot may make for it
+    person: bool = True
+    #: away: a bot plays the seat until its player comes back (``away_at``: since that version)
+    away: bool = False
+    away_at: int | None = None
+    #: decisions the timeout policy or a bot made for this person's seat
+    bot_decisions: int = 0
 
     def copy(self) -> SeatClock:
         return SeatClock(
@@ -239,6 +265,10 @@ class SeatClock:
             self.timeouts_total,
             self.abandoned,
             self.abandoned_at,
+            self.person,
+            self.away,
+            self.away_at,
+            self.bot_decisions,
         )
 
 
@@ -255,6 +285,8 @@ class Clocks:
     pace_ms: int = 0
     #: the timestamp of the last bot decision, else of the game's creation (for the pace)
     bot_moved: str | None = None
+    #: whether ``abandon_after`` timeouts in a row abandon the seat for good (else: away)
+    hand_over: bool = False
 
     @classmethod
     def for_table(cls, table: Mapping[str, Any], players: int) -> Clocks:
@@ -262,11 +294,18 @@ class Clocks:
         kinds = seat_kinds(table, players)
         bank = control.bank_ms if control is not None else None
         seats = [
-            SeatClock(i, control is not None and kinds[i] != "bot", bank_ms=bank)
+            SeatClock(
+                i, control is not None and kinds[i] != "bot", bank_ms=bank, person=kinds[i] != "bot"
+            )
             for i in range(players)
         ]
         return cls(
-            control, timeout_policy(table), abandon_after(table), seats, pace_ms=bot_pace_ms(table)
+            control,
+            timeout_policy(table),
+            abandon_after(table),
+            seats,
+            pace_ms=bot_pace_ms(table),
+            hand_over=hands_over(table),
         )
 
     def copy(self) -> Clocks:
@@ -278,6 +317,7 @@ class Clocks:
             self.version,
             self.pace_ms,
             self.bot_moved,
+            self.hand_over,
         )
 
     # --- the fold ------------------------------------------------------------------------
@@ -308,17 +348,25 @@ class Clocks:
         if actor == TIMEOUT_ACTOR:
             sc.timeouts += 1
             sc.timeouts_total += 1
-            if self.abandon_after and sc.timeouts >= self.abandon_after and not sc.abandoned:
-                sc.abandoned, sc.abandoned_at = True, version
-        elif not sc.abandoned:
+            sc.bot_decisions += sc.person
+            out = sc.abandoned or sc.away
+            if self.abandon_after and sc.timeouts >= self.abandon_after and not out:
+                if self.hand_over:
+                    sc.abandoned, sc.abandoned_at = True, version
+                else:
+                    sc.away, sc.away_at = True, version
+        elif actor.startswith(BOT_ACTOR_PREFIX):
+            sc.bot_decisions += sc.person
+        elif not sc.abandoned:  # the seat's own player: back if it was away
             sc.timeouts = 0
+            sc.away, sc.away_at = False, None
 
     # --- questions ---------------------------------------------------------------------------
     def deadline(self, seat: int) -> datetime | None:
         """When the seat's current decision times out (None: no decision or no time control)."""
         sc = self.seats[seat]
         c = self.control
-        if c is None or not sc.timed or sc.abandoned or sc.since is None:
+        if c is None or not sc.timed or sc.abandoned or sc.away or sc.since is None:
             return None
         allowance = c.per_decision_ms + (sc.bank_ms or 0)
         return parse_ts(sc.since) + timedelta(milliseconds=allowance)
@@ -348,25 +396,29 @@ class Clocks:
                     "timeouts_total": sc.timeouts_total,
                     "abandoned": sc.abandoned,
                     "abandoned_at": sc.abandoned_at,
+                    "away": sc.away,
+                    "away_at": sc.away_at,
+                    "bot_decisions": sc.bot_decisions,
                 }
             )
         return {
             "time_control": self.control.to_dict() if self.control is not None else None,
             "timeout_policy": self.policy,
             "abandon_after": self.abandon_after,
+            "hand_over": self.hand_over,
             "seats": seats,
         }
 
 
 def worker_plays(state: GameState, clocks: Clocks, seat: int) -> str | None:
     """Who plays ``seat``'s pending decision if its person or program does not: ``"bot"`` (a bot
-    seat, or a seat abandoned to a bot), ``"timeout"`` (the table's policy, at the seat's
+    seat, or a seat away or abandoned to a bot), ``"timeout"`` (the table's policy, at the seat's
     deadline), or None (it owes no decision, or owes it with no deadline). ``clocks`` are the
     ones folded with ``state``."""
     sc = clocks.seats[seat]
     if sc.decision_id is None:
         return None
-    if sc.abandoned or seat_kinds(state.table, len(state.players))[seat] == "bot":
+    if sc.abandoned or sc.away or seat_kinds(state.table, len(state.players))[seat] == "bot":
         return "bot"
     return "timeout" if clocks.deadline(seat) is not None else None
 

@@ -387,6 +387,9 @@ def _start(store: Challenges, c: dict[str, Any]) -> str:
             seat["entrant"] = entrant
     # the log says where the game came from: its seats may abort it (``seats.abort``)
     table["challenge"] = c["challenge_id"]
+    # a program that timed out ``abandon_after`` times in a row is not waited for: a bot
+    # takes its seat for good, as a ladder's results expect (``events.games.time_control``)
+    table["hand_over"] = True
     options = c.get("options") or {}
     cfg = current_app.config
     b.games.create(

@@ -47,7 +47,7 @@ from service.tokens import Table
 
 bp = Blueprint("games", __name__)
 #: create-game fields recorded in the table (time control: events/games/time_control.py)
-TABLE_KEYS = ("time_control", "timeout_policy", "abandon_after", "bot_pace_seconds")
+TABLE_KEYS = ("time_control", "timeout_policy", "abandon_after", "hand_over", "bot_pace_seconds")
 _create = CreateGameSchema()
 _list = ListGamesQuerySchema()
 _empty = EmptyQuerySchema()

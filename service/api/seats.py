@@ -26,6 +26,10 @@ Friends at the table:
 * a seat holder resigns (``POST /games/<id>/seats/<n>/resign``): the command ``resign``, which
   ends the game at once, the best of the other seats winning (``engine.leaving`` has the house
   rule and its events);
+* a seat that timed out ``abandon_after`` times in a row is away (a bot plays it); its holder
+  comes back (``POST /games/<id>/seats/<n>/back``): the command ``back``, after which the seat's
+  decisions are its player's again (``events.games.time_control``); 409 ``back-unavailable``
+  saying why when the seat is not away;
 * a seat of a game made from a challenge (its table names the challenge: ``table.challenge``)
   aborts it until its first round ends (``POST /games/<id>/seats/<n>/abort``): the command
   ``abort``, which ends it with no result and nobody winning; later, or in another game, 409
@@ -43,6 +47,7 @@ from flask import Blueprint, Response
 import engine
 from engine.leaving import ABORT_UNTIL_ROUND
 from events.games.seeds import withholds
+from events.store import ConcurrencyConflict
 from service.api.games import game_state, read_summary
 from service.api.links import seat_links
 from service.api.steps import step_view
@@ -53,6 +58,7 @@ from service.http import etag, load_body, load_query, not_modified, not_modified
 from service.schemas.requests import (
     AbandonRequestSchema,
     AbortRequestSchema,
+    BackRequestSchema,
     ClaimSeatRequestSchema,
     ClaimSeatSchema,
     EmptyQuerySchema,
@@ -77,6 +83,7 @@ _invite_body = InviteRequestSchema()
 _resign_body = ResignRequestSchema()
 _abandon_body = AbandonRequestSchema()
 _abort_body = AbortRequestSchema()
+_back_body = BackRequestSchema()
 _invite = InviteSchema()
 _move_body = MoveRequestSchema()
 _move = MoveSchema()
@@ -369,6 +376,65 @@ def _abortable(summary: dict[str, Any], seat: int) -> None:
             f"a game can be aborted only until its first round ends, and this one is in round "
             f"{summary['round']}; to leave it, resign (POST {resign})",
             code="too_late",
+        )
+
+
+#: how often ``back`` decides again when a bot's decision for the seat landed first
+_BACK_ATTEMPTS = 3
+
+
+@bp.post("/games/<gid:game_id>/seats/<int:seat>/back")
+def back(game_id: str, seat: int) -> Response:
+    """The seat's player is back: the command ``back`` ends the seat's absence (a bot played it
+    since it timed out ``abandon_after`` times in a row), and its decisions are the player's
+    again, with a fresh clock. Answers the game as it now is; 409 ``back-unavailable`` when the
+    seat is not away (``code``: ``not_away``, ``handed_over``, ``game_over``)."""
+    load_query(_empty)
+    require_seat(game_id, seat)
+    load_body(_back_body, optional=True)
+    games = backend().games
+    for attempt in range(_BACK_ATTEMPTS):
+        state, version, clocks = games.load_clocks(game_id)
+        _away(game_id, seat, state.over, clocks.seats[seat].away, clocks.seats[seat].abandoned)
+        try:
+            games.submit(
+                game_id,
+                seat,
+                {"kind": "back"},
+                f"seat:{seat}:back-{version}",
+                expected_version=version,
+                actor=f"seat:{seat}",
+            )
+            break
+        except ConcurrencyConflict:  # a bot played the seat meanwhile: look again
+            if attempt == _BACK_ATTEMPTS - 1:
+                raise
+    _pos, summary = read_summary(game_id)
+    return respond(_game, game_state(game_id, summary), status=201)
+
+
+def _away(game_id: str, seat: int, over: bool, away: bool, abandoned: bool) -> None:
+    """Refuse (409, saying why and what to do instead) ``back`` for a seat that is not away."""
+    if over:
+        raise Problem(
+            "back-unavailable",
+            f"the game is over; there is no seat to come back to. GET /games/{game_id} has its "
+            "result",
+            code="game_over",
+        )
+    if abandoned:
+        raise Problem(
+            "back-unavailable",
+            f"seat {seat} was handed over to a bot for good after its timeouts (the table was "
+            "created with hand_over: true); a bot plays it to the end of the game",
+            code="handed_over",
+        )
+    if not away:
+        raise Problem(
+            "back-unavailable",
+            f"seat {seat} is not away: its decisions are yours. Read your seat view (GET "
+            f"/games/{game_id}/seats/{seat}/view) and answer its decision",
+            code="not_away",
         )
 
 

@@ -96,6 +96,9 @@ class CreateGameSchema(Strict):
         )
     )
     abandon_after = StrictInt(validate=Range(min=0, max=1000))
+    #: after ``abandon_after`` timeouts in a row: true, a bot takes the seat for good; false
+    #: (the default), the seat is away until its player comes back (events.games.time_control)
+    hand_over = StrictBool()
     #: the least time between two bot decisions, so a person can follow the bots (events.games.time_control)
     bot_pace_seconds = StrictNumber(validate=Range(min=0, max=MAX_BOT_PACE))
 
@@ -184,6 +187,10 @@ class AbandonRequestSchema(Strict):
 
 
 class AbortRequestSchema(Strict):
+    """No parameters; an empty object (or no body) is accepted."""
+
+
+class BackRequestSchema(Strict):
     """No parameters; an empty object (or no body) is accepted."""
 
 

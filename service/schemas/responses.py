@@ -67,6 +67,8 @@ class GameSchema(Schema):
     end_reason = fields.String(allow_none=True)
     timeouts = fields.List(fields.Integer())
     abandoned = fields.List(fields.Integer())
+    away = fields.List(fields.Integer())
+    bot_decisions = fields.List(fields.Integer())
     next_deadline = fields.String(allow_none=True)
     bot_pace_seconds = fields.Float()
     challenge = fields.String(allow_none=True)

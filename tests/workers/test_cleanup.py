@@ -19,7 +19,7 @@ from tests.conftest import REDIS_URL
 ROOT = Path(__file__).resolve().parents[2]
 SUBSET = [
     "tests/workers/test_processes.py::test_a_worker_killed_mid_turn_loses_and_duplicates_nothing",
-    "tests/workers/test_processes.py::test_an_absent_person_times_out_through_the_scheduler_and_is_abandoned",
+    "tests/workers/test_processes.py::test_an_absent_person_times_out_through_the_scheduler_and_is_away",
     "tests/rfgcli/test_ladder_cli.py::test_run_games_n_plays_exactly_n_games",
 ]
 

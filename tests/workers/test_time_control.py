@@ -135,6 +135,7 @@ def test_a_seat_that_never_acts_times_out_then_is_abandoned_and_the_game_finishe
         "time_control": {"per_decision": 60},
         "timeout_policy": policy,
         "abandon_after": k,
+        "hand_over": True,
     }
     gid, _ = fake_rt.games.create(2, seed=f"absent-{policy}", table=table)
     sweeper = Sweeper(fake_rt)
@@ -154,6 +155,7 @@ def test_a_seat_that_never_acts_times_out_then_is_abandoned_and_the_game_finishe
     later = [c for c in commands if c.seat == 0][k:]
     assert later and {c.actor for c in later} == {"bot:heuristic"}  # a bot plays it to the end
     assert summary["abandoned"] == [0] and summary["timeouts"] == [k, 0]
+    assert summary["away"] == [] and summary["bot_decisions"] == [len(later) + k, 0]
     public = json.loads(fake_rt.games.view(gid, "public")[1])
     assert public["clock"]["seats"][0]["abandoned"] and public["clock"]["seats"][0]["timeouts"] == k
     envs = fake_rt.store.read(gid)
