@@ -16,6 +16,12 @@ export class ApiError extends Error {
       const wait = p.retry_after ?? "a few";
       return `Too many requests: wait ${wait} s and try again. (${p.detail || ""})`;
     }
+    if (this.status === 409 && p.current_decision_id !== undefined) {
+      return (
+        "This decision was answered already or the game moved on before your answer arrived. " +
+        "Nothing was stored: the table now shows what you owe now."
+      );
+    }
     if (this.status === 409 && p.current_version !== undefined) {
       return (
         "The game moved on before your decision arrived (the bots play at the same time). " +

@@ -434,7 +434,7 @@ async function table(gid, seat) {
         const me = (v.players || []).find((p) => p.seat === seat);
         panelBox.replaceChildren(
           d
-            ? decisionPanel(d, submit, { where: whereDice(me), player: me })
+            ? decisionPanel(d, (command) => submit(d, command), { where: whereDice(me), player: me })
             : h(
                 "section",
                 { class: "waiting", role: "status" },
@@ -522,25 +522,26 @@ async function table(gid, seat) {
     return inflight;
   };
 
-  // A 409 means the game moved (other seats played) before the command arrived. When this seat's
-  // decision is still exactly the one the person answered, the answer still stands: resend it on
-  // the new version. Otherwise show the new decision and say why.
-  async function submit(command) {
+  // Each answer to a decision is one command: it names the decision it answers (its decision_id,
+  // so that other seats' moves meanwhile do not refuse it) and keeps one command id, so that a
+  // resend of the same answer (after a 409, a lost connection, a second press) is applied at most
+  // once. A 409 means this seat's decision changed before the command arrived, or (a command with
+  // a version) the game moved: when the seat still owes the very decision answered, the answer
+  // still stands and is sent again; otherwise the table shows the new decision and says why.
+  const commandIds = new Map();
+  async function submit(decision, command) {
+    const key = JSON.stringify([decision.decision_id, command]);
+    if (!commandIds.has(key)) commandIds.set(key, newId());
+    const body = { command_id: commandIds.get(key), decision_id: decision.decision_id, command };
     for (let attempt = 0; ; attempt++) {
       try {
-        await api(`/games/${gid}/seats/${seat}/commands`, {
-          method: "POST",
-          token,
-          body: { command_id: newId(), expected_version: current.version, command },
-        });
+        await api(`/games/${gid}/seats/${seat}/commands`, { method: "POST", token, body });
         break;
       } catch (exc) {
         if (!(exc instanceof ApiError && exc.status === 409)) throw exc;
         await refresh();
-        // the same kind of decision still owed: the person's answer still stands (the server checks
-        // it is still legal and says so in words if not)
         const now = current.view.decision;
-        if (attempt < 5 && now && now.kind === command.kind) continue;
+        if (attempt < 5 && now && now.decision_id === decision.decision_id) continue;
         toast(exc.words);
         return;
       }
