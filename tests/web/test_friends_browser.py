@@ -36,9 +36,12 @@ def _both_sizes(page: Any, name: str) -> None:
     page.set_viewport_size(was)
 
 
-def _context(browser: Any, viewport: dict[str, int] = DESKTOP) -> tuple[Any, Any]:
-    """A separate browser profile (its own local storage: its own seat tokens) and its page."""
-    ctx = browser.new_context(viewport=viewport)
+def _context(
+    browser: Any, viewport: dict[str, int] = DESKTOP, touch: bool = False
+) -> tuple[Any, Any]:
+    """A separate browser profile (its own local storage: its own seat tokens) and its page; with
+    ``touch``, a touch screen's."""
+    ctx = browser.new_context(viewport=viewport, has_touch=touch)
     page = ctx.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))

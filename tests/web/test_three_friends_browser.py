@@ -1,0 +1,177 @@
+"""Three friends play one game on their phones: the host (Ada, 390x844) and two friends (Grace,
+360x740, and Linus, 390x844), each on a touch screen in a browser of their own, play a 3-seat
+game through the real pages. Grace's browser loses its storage mid-game and she comes back through
+the host's "New invite", in the same seat under the same name.
+
+At every decision the page is exactly as wide as the screen. Each step is photographed at 360x740
+and 390x844 (``conftest.SHOTS``: three-friends-<step>-360.png and -390.png; the README shows them):
+table, signed-out, reinvite, back and final.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from .conftest import SHOTS, Site
+from .test_friends_browser import _context, _game, _quiet
+from .test_phone_width_browser import _act, _fits
+from .test_recover_browser import _token, _view_status
+
+pytestmark = [pytest.mark.browser, pytest.mark.redis, pytest.mark.xdist_group("web")]
+
+SIZES = {"360": {"width": 360, "height": 740}, "390": {"width": 390, "height": 844}}
+NAMES = ("Ada", "Grace", "Linus")
+
+
+def _shots(page: Any, step: str, showing: Any = None) -> None:
+    """The page at both phone sizes, each as wide as the screen, photographed scrolled to
+    ``showing`` (``three-friends-<step>-<width>.png``); the page is left at the size it had."""
+    was = page.viewport_size
+    _quiet(page)
+    for width, size in SIZES.items():
+        page.set_viewport_size(size)
+        if showing is not None:
+            showing.scroll_into_view_if_needed()
+        _fits(page, f"{step} at {width} px")
+        page.screenshot(path=str(SHOTS / f"three-friends-{step}-{width}.png"), full_page=False)
+    page.set_viewport_size(was)
+
+
+def _tap(page: Any, kind: str, assigns: int) -> None:
+    """Tap through the decision so that the game ends soon: the selecting worker picks Produce
+    and Ship in turn, every good shipped is consumed for VP (the VP pool runs out), everything
+    else as offered."""
+    if kind == "ship":
+        for action in page.locator("form.decision input[data-value='consume']").all():
+            action.check()
+    _act(page, kind, 2 * assigns + 1)  # its 4-turn cycle at its odd turns: Produce, then Ship
+
+
+class Table:
+    """The three browsers at one game: each seat's page, and how many times it assigned."""
+
+    def __init__(self, pages: list[Any]) -> None:
+        self.pages = pages
+        self.assigns = [0] * len(pages)
+        self.made = 0
+
+    def play(self, until: Callable[[], bool], seats: tuple[int, ...] = (0, 1, 2)) -> None:
+        """Tap through the decisions of ``seats``, whichever is owed first, until ``until()``
+        holds; at every decision the page is as wide as its screen."""
+        deadline = time.monotonic() + 240
+        while not until():
+            assert time.monotonic() < deadline, f"the game stalled ({self.made} decisions made)"
+            acted = False
+            for seat in seats:
+                if until():
+                    return
+                page = self.pages[seat]
+                form = page.locator("form.decision")
+                if page.locator("section.scores").count() or not form.count():
+                    continue
+                handle = form.element_handle()
+                kind = handle.get_attribute("data-kind")
+                _fits(page, f"{NAMES[seat]}'s {kind} decision")
+                if kind == "assign":
+                    self.assigns[seat] += 1
+                _tap(page, kind, self.assigns[seat])
+                self.made += 1
+                acted = True
+                for _ in range(400):  # the panel goes when the server took the command
+                    left = handle.evaluate(
+                        "e => e.isConnected ? (e.querySelector('p.error').textContent || '') : null"
+                    )
+                    if left is None:
+                        break
+                    assert not left.strip(), f"the server refused {NAMES[seat]}'s {kind}: {left}"
+                    time.sleep(0.05)
+            if not acted:
+                time.sleep(0.1)
+
+
+def _sit_down(page: Any, link: str, name: str, gid: str, seat: int) -> None:
+    page.goto(link)
+    page.get_by_role("heading", name="You are invited").wait_for()
+    page.locator("form.join [name=name]").fill(name)
+    page.get_by_role("button", name="Take my seat").tap()
+    page.wait_for_url(f"**/play/#/games/{gid}/seats/{seat}")
+    page.get_by_role("heading", name=f"You — {name}").wait_for()
+
+
+def test_three_friends_play_on_phones_and_one_comes_back_by_a_new_invite(
+    site: Site, browser: Any
+) -> None:
+    made = [
+        _context(browser, SIZES["390"], touch=True),
+        _context(browser, SIZES["360"], touch=True),
+        _context(browser, SIZES["390"], touch=True),
+    ]
+    ctxs = [c for c, _ in made]
+    ada, grace, linus = pages = [p for _, p in made]
+    try:
+        ada.goto(site.url + "/play/#/")
+        ada.get_by_role("heading", name="New game").wait_for()
+        _fits(ada, "the lobby")
+        ada.locator("#create-name").fill("Ada")
+        for seat, kind in ((1, "human"), (2, "human"), (3, "none"), (4, "none")):
+            ada.locator(f"select[data-seat='{seat}']").select_option(kind)
+        ada.get_by_role("button", name="Create game and take my seat").tap()
+        ada.wait_for_url("**/play/#/games/*/seats/0")
+        gid = ada.url.split("#/games/")[1].split("/")[0]
+        links = {}
+        for seat in (1, 2):
+            ada.locator(f"section.invites li[data-seat='{seat}'] button[data-invite]").tap()
+            box = ada.locator(f"input.invite-link[data-seat='{seat}']")
+            box.wait_for()
+            links[seat] = box.input_value()
+        for seat, page in ((1, grace), (2, linus)):
+            _sit_down(page, links[seat], NAMES[seat], gid, seat)
+        for name in NAMES[1:]:  # the host's table names both friends once they sat down
+            ada.locator("section.seat h3", has_text=name).wait_for(timeout=15000)
+        assert [s["name"] for s in _game(site, gid)["seats"]] == list(NAMES)
+
+        table = Table(pages)
+        table.play(lambda: _game(site, gid)["round"] >= 2)
+        grace.locator("form.decision, section.waiting").first.wait_for()
+        _shots(grace, "table")
+
+        # Grace's browser loses its storage mid-game: the seat's page says how to come back
+        lost = _token(grace, gid, 1)
+        ctxs[1].clear_cookies()
+        grace.evaluate("localStorage.clear(); sessionStorage.clear()")
+        grace.reload()
+        grace.get_by_role("heading", name="Not your seat").wait_for()
+        assert "new invite" in grace.locator("main").inner_text()
+        _shots(grace, "signed-out")
+
+        # the host makes a new invite for her seat; the old token is refused from then on
+        ada.locator("section.invites li[data-seat='1'] button[data-invite='1']").tap()
+        ada.locator("button[data-reinvite='1']").tap()
+        box = ada.locator("input.invite-link[data-seat='1']")
+        box.wait_for()
+        assert _view_status(site, gid, 1, lost) == 401
+        _shots(ada, "reinvite", ada.locator("section.invites li[data-seat='1']"))
+        _sit_down(grace, box.input_value(), "Grace", gid, 1)
+        assert _view_status(site, gid, 1, _token(grace, gid, 1)) == 200
+        assert _game(site, gid)["seats"][1]["name"] == "Grace"
+        grace.locator("form.decision, section.waiting").first.wait_for()
+        _shots(grace, "back")
+
+        # the three play on to the end from where they were
+        table.play(lambda: all(p.locator("section.scores").count() for p in pages))
+        game = _game(site, gid)
+        assert game["status"] == "finished" and game["end_reason"] not in ("resigned", "abandoned")
+        for page in pages:
+            scores = page.locator("section.scores")
+            _fits(page, "the final scores")
+            assert all(name in scores.inner_text() for name in NAMES)
+        _shots(linus, "final", linus.locator("section.scores"))
+        for page in pages:
+            assert not page.js_errors, page.js_errors
+    finally:
+        for ctx in ctxs:
+            ctx.close()
