@@ -3,6 +3,7 @@ import { api, ApiError, Stream, tokenFor, saveToken, mySeats, newId } from "./ap
 import { h, toast, hideToast, loadCatalogue, describe, seatName, whereDice } from "./ui.js";
 import { header, renderBoard, scores, tickClocks } from "./table.js";
 import { decisionPanel } from "./panels.js";
+import { decisionClock, handOver, handOverField } from "./clock.js";
 import { replayPage } from "./replay.js";
 import { laddersPage, ladderPage } from "./ladders.js";
 import {
@@ -92,6 +93,7 @@ async function lobby(params) {
         const body = { seats, options: { first_game: form.querySelector("[name=first_game]").checked } };
         const per = Number(form.querySelector("[name=per_decision]").value);
         if (per > 0) body.time_control = { per_decision: per };
+        if (per > 0 && handOver(form)) body.hand_over = true;
         if (paceOf(form)) body.bot_pace_seconds = paceOf(form);
         if (seats.some((s) => s.kind === "external")) {
           // a bot account plays: it is asked first
@@ -169,6 +171,7 @@ async function lobby(params) {
     h("button", { type: "submit", class: "primary" }, "Create game and take my seat"),
     err,
   );
+  form.querySelector("[name=per_decision]").closest("label").after(handOverField(form));
 
   const q = new URLSearchParams({ limit: "25" });
   if (status) q.set("status", status);
@@ -372,6 +375,7 @@ async function table(gid, seat) {
   const logEl = h("ol", { class: "log", "aria-label": "What happened", reversed: true });
   const top = h("div", {});
   const panelBox = h("div", { class: "panel-box" });
+  const clock = seat === null ? null : decisionClock(gid, seat, token, () => refresh());
   const board = h("div", {});
   const errBox = h("div", {});
   const friendsBox = h("div", { class: "friends" });
@@ -413,6 +417,7 @@ async function table(gid, seat) {
     ),
     top,
     errBox,
+    clock ? clock.el : null,
     panelBox,
     friendsBox,
     board,
@@ -423,6 +428,7 @@ async function table(gid, seat) {
     const v = current.view;
     top.replaceChildren(header(v, game, live));
     const over = v.step === "over";
+    if (clock) clock.update(v);
     if (over) {
       panelBox.replaceChildren(...[scores(v, game)].filter(Boolean));
       decisionKey = null;
@@ -601,6 +607,7 @@ async function table(gid, seat) {
   const poll = setInterval(() => {
     if (live.state !== "live" && live.state !== "ended") refresh();
     tickClocks(main);
+    if (clock) clock.tick();
     // a friend sitting down is no event: while a human seat is open, look again every 3 s
     if (++ticks % 3 === 0 && game.status === "active" && game.seats.some((s) => s.kind === "human" && !s.claimed))
       reloadGame();

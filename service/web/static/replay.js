@@ -38,6 +38,22 @@ function parseLog(text) {
   return events;
 }
 
+// A decision a bot made for a person (its actor the clock's policy, or a bot on a seat that is not
+// a bot's: the seat was away or handed over), marked on its step; nothing for any other step.
+function botMark(it, game) {
+  const e = it.event;
+  if (e.type !== "CommandSubmitted" || !it.actor) return null;
+  const seat = ((game && game.seats) || [])[e.seat];
+  if (it.actor !== "timeout" && !(it.actor.startsWith("bot:") && seat && seat.kind !== "bot")) return null;
+  return h(
+    "span",
+    { class: "bot-decided", "data-bot-decided": it.actor },
+    it.actor === "timeout"
+      ? " · time ran out: the table decided for them"
+      : ` · a bot (${it.actor.slice(4)}) decided for them`,
+  );
+}
+
 // What a viewer sees of an event: a seat sees its own events whole, others their public part.
 function seen(e, pov) {
   if (e.seat === undefined || !e.public) return e;
@@ -319,6 +335,7 @@ export async function replayPage(main, gid, onLeave, params = new URLSearchParam
       now.replaceChildren(
         h("b", {}, "This step: "),
         describe(seen(it.event, pov), game),
+        botMark(it, game),
         it.ts ? h("span", { class: "muted" }, ` · ${new Date(it.ts).toLocaleTimeString()}`) : null,
       );
       const lo = Math.max(0, pos - 5);
@@ -330,6 +347,7 @@ export async function replayPage(main, gid, onLeave, params = new URLSearchParam
               "li",
               { value: x.seq, class: lo + k === pos ? "now" : "", "aria-current": lo + k === pos ? "step" : null },
               describe(seen(x.event, pov), game),
+              botMark(x, game),
             ),
           ),
       );

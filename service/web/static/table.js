@@ -135,6 +135,7 @@ export function seatPanel(p, view, game, mine) {
         ? h("span", { class: "clock", "data-deadline": clock.deadline }, fmtClock(clock.deadline))
         : null,
       clock && clock.abandoned ? h("span", { class: "pending" }, "abandoned (bot plays)") : null,
+      clock && clock.away ? h("span", { class: "pending" }, "away (a bot plays until they are back)") : null,
     ),
     phaseStrip(p, view.phases || [], name),
     p.behind_screen
@@ -225,6 +226,9 @@ export function scores(view, game) {
   if (!r) return null;
   const rows = [...r.scores].sort((a, b) => b.total - a.total || b.tiebreak - a.tiebreak);
   const nameOf = (seat) => ((view.players || []).find((p) => p.seat === seat) || {}).name || seatName(game, seat);
+  // decisions the clock's policy or a bot made for a person (a timeout, or a seat away or handed over)
+  const byBot = Object.fromEntries(((view.clock || {}).seats || []).map((c) => [c.seat, c.bot_decisions || 0]));
+  const botColumn = Object.values(byBot).some((n) => n > 0);
   return h(
     "section",
     { class: "scores", "aria-label": "Final scores" },
@@ -261,6 +265,7 @@ export function scores(view, game) {
             ["Player", "Total", "VP chips", "Tile VP", "Development bonuses", "Tie-break (cup dice + credits)"].map(
               (t) => h("th", { scope: "col" }, t),
             ),
+            botColumn ? h("th", { scope: "col" }, "Decisions a bot made for them") : null,
           ),
         ),
         h(
@@ -276,6 +281,13 @@ export function scores(view, game) {
               h("td", { "data-label": "Tile VP" }, s.tiles),
               h("td", { class: "bonuses", "data-label": "Development bonuses" }, bonusWords(s)),
               h("td", { "data-label": "Tie-break (cup dice + credits)" }, s.tiebreak),
+              botColumn
+                ? h(
+                    "td",
+                    { "data-label": "Decisions a bot made for them", "data-bot-decisions": byBot[s.seat] || 0 },
+                    byBot[s.seat] || 0,
+                  )
+                : null,
             ),
           ),
         ),

@@ -268,6 +268,7 @@ export function describe(e, game) {
     case "GameCreated":
       return `Game created for ${e.players} players`;
     case "CommandSubmitted":
+      if (kind === "back") return `${s} is back and plays on`;
       return `${s} decided (${KIND_WORDS[kind] || "a choice"})`;
     case "StartTilesChosen":
       return `${s} starts building ${cardName("T" + e.development + "d")} and ${cardName("T" + e.world + "w")}`;
