@@ -1,11 +1,16 @@
 """Three friends play one game on their phones: the host (Ada, 390x844) and two friends (Grace,
 360x740, and Linus, 390x844), each on a touch screen in a browser of their own, play a 3-seat
-game through the real pages. Grace's browser loses its storage mid-game and she comes back through
-the host's "New invite", in the same seat under the same name.
+game with a 10 s clock through the real pages.
+
+* Grace's browser loses its storage mid-game and she comes back through the host's "New invite",
+  in the same seat under the same name.
+* Ada steps away for 40 s: her decision panel warns with a quarter of her time left, after three
+  timeouts in a row she is away and a bot plays her seat, then she presses "I'm back" and plays
+  on; the final scores count the decisions a bot made for her.
 
 At every decision the page is exactly as wide as the screen. Each step is photographed at 360x740
 and 390x844 (``conftest.SHOTS``: three-friends-<step>-360.png and -390.png; the README shows them):
-table, signed-out, reinvite, back and final.
+table, signed-out, reinvite, back, clock-warning, away, back-from-away and final.
 """
 
 from __future__ import annotations
@@ -18,13 +23,14 @@ import pytest
 
 from .conftest import SHOTS, Site
 from .test_friends_browser import _context, _game, _quiet
-from .test_phone_width_browser import _act, _fits
+from .test_phone_width_browser import _fits
 from .test_recover_browser import _token, _view_status
 
 pytestmark = [pytest.mark.browser, pytest.mark.redis, pytest.mark.xdist_group("web")]
 
 SIZES = {"360": {"width": 360, "height": 740}, "390": {"width": 390, "height": 844}}
 NAMES = ("Ada", "Grace", "Linus")
+PHASES = ("produce", "ship", "settle")
 
 
 def _shots(page: Any, step: str, showing: Any = None) -> None:
@@ -41,14 +47,21 @@ def _shots(page: Any, step: str, showing: Any = None) -> None:
     page.set_viewport_size(was)
 
 
-def _tap(page: Any, kind: str, assigns: int) -> None:
-    """Tap through the decision so that the game ends soon: the selecting worker picks Produce
-    and Ship in turn, every good shipped is consumed for VP (the VP pool runs out), everything
-    else as offered."""
+def _tap(page: Any, kind: str, phase: str) -> None:
+    """Tap through the decision on screen: the first worker selects ``phase``, every good shipped
+    is consumed for VP (so that the VP pool runs out soon), everything else as offered."""
+    form = page.locator("form.decision")
+    if kind == "assign":
+        form.locator("fieldset.choices").filter(has_text="Pick the worker").locator(
+            "label.choice"
+        ).first.tap()
+        form.locator("fieldset.choices").filter(has_text="The phase it selects").locator(
+            f"input[data-value='{phase}']"
+        ).check()
     if kind == "ship":
-        for action in page.locator("form.decision input[data-value='consume']").all():
+        for action in form.locator("input[data-value='consume']").all():
             action.check()
-    _act(page, kind, 2 * assigns + 1)  # its 4-turn cycle at its odd turns: Produce, then Ship
+    form.get_by_role("button", name="Confirm").tap()
 
 
 class Table:
@@ -70,6 +83,9 @@ class Table:
                 if until():
                     return
                 page = self.pages[seat]
+                assert not page.locator("section.away").count(), (
+                    f"{NAMES[seat]}'s 10 s clock ran out three times in a row unasked"
+                )
                 form = page.locator("form.decision")
                 if page.locator("section.scores").count() or not form.count():
                     continue
@@ -78,7 +94,8 @@ class Table:
                 _fits(page, f"{NAMES[seat]}'s {kind} decision")
                 if kind == "assign":
                     self.assigns[seat] += 1
-                _tap(page, kind, self.assigns[seat])
+                # the seats select different phases each round: every round produces and ships
+                _tap(page, kind, PHASES[(seat + self.assigns[seat]) % len(PHASES)])
                 self.made += 1
                 acted = True
                 for _ in range(400):  # the panel goes when the server took the command
@@ -102,7 +119,7 @@ def _sit_down(page: Any, link: str, name: str, gid: str, seat: int) -> None:
     page.get_by_role("heading", name=f"You — {name}").wait_for()
 
 
-def test_three_friends_play_on_phones_and_one_comes_back_by_a_new_invite(
+def test_three_friends_play_a_game_on_phones_through_a_lost_seat_and_a_clock(
     site: Site, browser: Any
 ) -> None:
     made = [
@@ -119,6 +136,9 @@ def test_three_friends_play_on_phones_and_one_comes_back_by_a_new_invite(
         ada.locator("#create-name").fill("Ada")
         for seat, kind in ((1, "human"), (2, "human"), (3, "none"), (4, "none")):
             ada.locator(f"select[data-seat='{seat}']").select_option(kind)
+        ada.locator("[name=per_decision]").fill("10")
+        # the form says what a seat's timeouts lead to: away until "I'm back", unless chosen
+        assert ada.locator("fieldset.hand-over input[value=away]").is_checked()
         ada.get_by_role("button", name="Create game and take my seat").tap()
         ada.wait_for_url("**/play/#/games/*/seats/0")
         gid = ada.url.split("#/games/")[1].split("/")[0]
@@ -161,6 +181,27 @@ def test_three_friends_play_on_phones_and_one_comes_back_by_a_new_invite(
         grace.locator("form.decision, section.waiting").first.wait_for()
         _shots(grace, "back")
 
+        # Ada steps away from her 10 s clock while the friends play on: her decision panel counts
+        # down and warns with a quarter of her time left; after three timeouts in a row she is
+        # away and a bot plays her seat; 40 s after she left she is back, and plays on herself
+        left = time.monotonic()
+        warning = ada.locator("[data-clock-warning]")
+        table.play(lambda: warning.count() > 0, seats=(1, 2))
+        assert "quarter" in warning.inner_text()
+        _shots(ada, "clock-warning", ada.locator("[data-decision-clock]"))
+        back = ada.get_by_role("button", name="I'm back")
+        table.play(lambda: back.count() > 0 and time.monotonic() - left >= 40, seats=(1, 2))
+        game = _game(site, gid)
+        assert game["away"] == [0] and game["bot_decisions"][0] > 0, game
+        grace.locator("section.seat .pending", has_text="away").wait_for(state="attached")
+        _shots(ada, "away", ada.locator("section.away"))
+        back.tap()
+        ada.locator("section.away").wait_for(state="detached")
+        assert _game(site, gid)["away"] == []
+        table.play(lambda: ada.locator("form.decision").count() > 0, seats=(1, 2))
+        assert ada.locator("[data-decision-clock]").is_visible()
+        _shots(ada, "back-from-away")
+
         # the three play on to the end from where they were
         table.play(lambda: all(p.locator("section.scores").count() for p in pages))
         game = _game(site, gid)
@@ -169,6 +210,8 @@ def test_three_friends_play_on_phones_and_one_comes_back_by_a_new_invite(
             scores = page.locator("section.scores")
             _fits(page, "the final scores")
             assert all(name in scores.inner_text() for name in NAMES)
+        ada_row = ada.locator("section.scores tbody tr", has_text="Ada")
+        assert int(ada_row.locator("[data-bot-decisions]").inner_text()) >= 3
         _shots(linus, "final", linus.locator("section.scores"))
         for page in pages:
             assert not page.js_errors, page.js_errors
