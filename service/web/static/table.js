@@ -1,7 +1,7 @@
 // The table: every seat's side of the board (own seat in full), the round's phases, clocks, the
 // running and the final scores. Used by the seated player and the spectator alike; `drawTable`
 // draws the whole table from one view JSON (GET .../view), for any page that has one.
-import { h, die, cardRef, PHASES, PHASE_NAMES, FACE_NAMES, seatName, fmtClock, whereDice } from "./ui.js";
+import { h, die, cardRef, cat, PHASES, PHASE_NAMES, FACE_NAMES, FACES, seatName, fmtClock, whereDice } from "./ui.js";
 
 function dice(list, empty = "none", where = null) {
   return list && list.length
@@ -15,6 +15,31 @@ function dice(list, empty = "none", where = null) {
 
 const GOOD_NAMES = { novelty: "Novelty", rare: "Rare Elements", genes: "Genes", alien: "Alien Tech.", gray: "gray" };
 
+// A card at a glance (the catalogue's phases and summary): the phases its powers act in, marked
+// with the die faces' abbreviations, a Reassign power and an end-game bonus, then one line of
+// what it does. The card itself (tap the name) keeps the full wording.
+function icon(cls, letters, words) {
+  return h(
+    "span",
+    { class: `phase-icon ${cls}`, role: "img", "aria-label": words, title: words },
+    h("span", { "aria-hidden": "true" }, letters),
+  );
+}
+
+function phaseIcons(key) {
+  const c = cat.cards[key];
+  if (!c) return null;
+  const icons = (c.phases || []).map((ph) => icon(`phase-${ph}`, FACES[ph], `${PHASE_NAMES[ph]} phase`));
+  if (c.development_kind === "reassign") icons.push(icon("reassign", "⇄", "Reassign power, used while assigning"));
+  if (c.endgame_bonus) icons.push(icon("endgame", "VP", "End-game bonus"));
+  return icons.length ? h("span", { class: "phase-icons" }, icons) : null;
+}
+
+function powerLine(key) {
+  const c = cat.cards[key];
+  return c && c.summary ? h("span", { class: "power-line" }, c.summary) : null;
+}
+
 function card(c, goods) {
   return h(
     "li",
@@ -25,7 +50,9 @@ function card(c, goods) {
       h("span", { class: "name" }, c.name),
       c.color && c.kind === "world" ? h("span", { class: "tag" }, GOOD_NAMES[c.color] || c.color) : null,
     ),
+    phaseIcons(c.card),
     goods && goods.length ? h("span", { class: "goods" }, "good: ", dice(goods)) : null,
+    powerLine(c.card),
   );
 }
 
@@ -38,7 +65,13 @@ function stack(kind, st) {
     { class: "stack" },
     h("h4", {}, `${label} (${st.count})`),
     st.top
-      ? h("div", { class: "top" }, cardRef(st.top.card, h("span", { class: "cost" }, st.top.cost), " ", st.top.name))
+      ? h(
+          "div",
+          { class: "top" },
+          cardRef(st.top.card, h("span", { class: "cost" }, st.top.cost), " ", st.top.name),
+          phaseIcons(st.top.card),
+          powerLine(st.top.card),
+        )
       : h("div", { class: "muted" }, "empty"),
     st.tiles && st.tiles.length > 1
       ? h(

@@ -52,7 +52,8 @@ export const DIE = {
   green: { letter: "G", name: "Genes (green)" },
   yellow: { letter: "A", name: "Alien Technology (yellow)" },
 };
-const FACES = { explore: "Exp", develop: "Dev", settle: "Set", produce: "Pro", ship: "Shp", wild: "Wild" };
+// The short names of die faces, also the phase icons of a tile row.
+export const FACES = { explore: "Exp", develop: "Dev", settle: "Set", produce: "Pro", ship: "Shp", wild: "Wild" };
 
 export const cat = { cards: {}, tiles: {}, factions: {}, dice: [], loaded: false };
 
