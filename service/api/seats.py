@@ -379,8 +379,9 @@ def _abortable(summary: dict[str, Any], seat: int) -> None:
         )
 
 
-#: how often ``back`` decides again when a bot's decision for the seat landed first
-_BACK_ATTEMPTS = 3
+#: how often ``back`` decides again when a bot's decision landed first (an away seat in a game of
+#: otherwise bots is played on by one job, decision after decision: a few tries may meet one)
+_BACK_ATTEMPTS = 8
 
 
 @bp.post("/games/<gid:game_id>/seats/<int:seat>/back")
