@@ -545,6 +545,12 @@ async function table(gid, seat) {
         break;
       } catch (exc) {
         if (!(exc instanceof ApiError && exc.status === 409)) throw exc;
+        // decision-changed names the decision owed now: the stream signals it, no read needed
+        const owed = exc.problem.current_decision_id;
+        if (owed !== undefined && owed !== decision.decision_id && live.state === "live") {
+          toast(exc.words);
+          return;
+        }
         await refresh();
         const now = current.view.decision;
         if (attempt < 5 && now && now.decision_id === decision.decision_id) continue;
@@ -552,7 +558,8 @@ async function table(gid, seat) {
         return;
       }
     }
-    await refresh();
+    // a live stream brings the events the command made and the next turn signal
+    if (live.state !== "live") await refresh();
   }
 
   let timer = null;
@@ -560,9 +567,11 @@ async function table(gid, seat) {
     clearTimeout(timer);
     timer = setTimeout(refresh, 120);
   };
-  // The turn signal (a seat stream's `decision` event, right after the events that made the
-  // decision pending) carries the seat's view at that version: it is drawn as it came, and the
-  // refresh those events asked for is not needed.
+  // The stream drives the table: the turn signal (a seat stream's `decision` event, right after
+  // the events that made the decision pending) carries the seat's view at that version: it is
+  // drawn as it came, and the read those events asked for is not needed. Other events (other
+  // seats' moves, a spectator's whole feed) ask for one read of the view once they stop coming.
+  // The page reads the view every second only while the stream is not live.
   const signalled = (turn) => {
     if (!turn || !turn.view || (current && current.version > turn.game_version)) return;
     clearTimeout(timer);
