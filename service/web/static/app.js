@@ -4,6 +4,17 @@ import { h, toast, hideToast, loadCatalogue, describe, seatName, whereDice } fro
 import { header, renderBoard, scores, tickClocks } from "./table.js";
 import { decisionPanel } from "./panels.js";
 import { decisionClock, handOver, handOverField } from "./clock.js";
+import {
+  LOG_KEPT,
+  commandFor,
+  decisionKey,
+  eventSeen,
+  polls,
+  streamStatus,
+  tableState,
+  turnSignalled,
+  viewRead,
+} from "./state.js";
 import { replayPage } from "./replay.js";
 import { laddersPage, ladderPage } from "./ladders.js";
 import {
@@ -340,27 +351,78 @@ async function lobby(params) {
 
 // ------------------------------------------------------------------------------ table
 
+function notYourSeat(gid, seat) {
+  return [
+    h("h1", {}, "Not your seat"),
+    h(
+      "p",
+      {},
+      `This browser holds no token for seat ${seat} of game ${gid}. `,
+      "Take a free seat from the lobby, open the invite link the host sent you, or watch the game. ",
+      "Was it your seat on another device? Use its \u201cMove to another device\u201d there, or ask the host for a new invite.",
+    ),
+    h(
+      "p",
+      {},
+      h("a", { class: "button", href: `#/watch/${gid}` }, "Watch this game"),
+      " ",
+      h("a", { class: "button secondary", href: "#/" }, "Back to the lobby"),
+    ),
+  ];
+}
+
+// 401 on a seat: its token was revoked (the seat moved to another device, or the host made a new
+// invite for it)
+function readFailed(exc, gid, seat) {
+  if (!(exc instanceof ApiError && exc.status === 401 && seat !== null)) return problem(exc);
+  return h(
+    "div",
+    { class: "error", role: "alert", "data-signed-out": seat },
+    h(
+      "p",
+      {},
+      `This browser is signed out of seat ${seat}: the seat moved to another device, or the host made a new invite for it. `,
+      "To play here again, open a new invite link from the host or a move link from the device that holds the seat.",
+    ),
+    h("p", {}, h("a", { class: "button secondary", href: `#/watch/${gid}` }, "Watch this game")),
+  );
+}
+
+function decidingNow(v, game) {
+  return Object.entries(v.pending || {})
+    .map(([s, k]) => `${seatName(game, Number(s))} (${k.replaceAll("_", " ")})`)
+    .join(", ");
+}
+
+function waiting(v, game) {
+  const now = decidingNow(v, game);
+  return h(
+    "section",
+    { class: "waiting", role: "status" },
+    h("p", {}, "Waiting for the other players…"),
+    now ? h("p", { class: "muted" }, "Deciding now: ", now) : null,
+  );
+}
+
+// The decision panel of a seat's table, drawn again only when the decision changed (the same
+// decision keeps its panel, and the person's choices, while the others move).
+function drawDecision(panelBox, v, game, seat, submit) {
+  const d = v.decision;
+  const me = (v.players || []).find((p) => p.seat === seat);
+  panelBox.replaceChildren(
+    d ? decisionPanel(d, (command) => submit(d, command), { where: whereDice(me), player: me }) : waiting(v, game),
+  );
+  if (d) {
+    const first = panelBox.querySelector("input, button, select");
+    if (first && document.activeElement === document.body) first.focus({ preventScroll: true });
+  }
+}
+
 async function table(gid, seat) {
   const show = shower();
   const token = seat === null ? null : tokenFor(gid, seat);
   if (seat !== null && !token) {
-    show(
-      h("h1", {}, "Not your seat"),
-      h(
-        "p",
-        {},
-        `This browser holds no token for seat ${seat} of game ${gid}. `,
-        "Take a free seat from the lobby, open the invite link the host sent you, or watch the game. ",
-        "Was it your seat on another device? Use its \u201cMove to another device\u201d there, or ask the host for a new invite.",
-      ),
-      h(
-        "p",
-        {},
-        h("a", { class: "button", href: `#/watch/${gid}` }, "Watch this game"),
-        " ",
-        h("a", { class: "button secondary", href: "#/" }, "Back to the lobby"),
-      ),
-    );
+    show(notYourSeat(gid, seat));
     return;
   }
   await loadCatalogue();
@@ -368,10 +430,7 @@ async function table(gid, seat) {
   if (show.stale()) return; // the person went on meanwhile: no stream for a page not on screen
   const viewPath = seat === null ? `/games/${gid}/view` : `/games/${gid}/seats/${seat}/view`;
   const streamPath = seat === null ? `/games/${gid}/events/stream` : `/games/${gid}/seats/${seat}/events/stream`;
-  let current = null;
-  let decisionKey = null;
-  let live = { state: "connecting", text: "connecting…" };
-  const log = [];
+  let st = tableState();
   const logEl = h("ol", { class: "log", "aria-label": "What happened", reversed: true });
   const top = h("div", {});
   const panelBox = h("div", { class: "panel-box" });
@@ -405,7 +464,7 @@ async function table(gid, seat) {
       return;
     }
     drawFriends();
-    if (current) draw();
+    if (st.shown) draw();
   };
   show(
     h("h1", { class: "sr" }, seat === null ? "Watching" : "Your table"),
@@ -425,59 +484,33 @@ async function table(gid, seat) {
   );
 
   const draw = () => {
-    const v = current.view;
-    top.replaceChildren(header(v, game, live));
+    const v = st.shown.view;
+    top.replaceChildren(header(v, game, st.live));
     const over = v.step === "over";
     if (clock) clock.update(v);
-    if (over) {
-      panelBox.replaceChildren(...[scores(v, game)].filter(Boolean));
-      decisionKey = null;
-    } else if (seat !== null) {
-      const d = v.decision;
-      const key = d ? JSON.stringify({ ...d, bag: null }) : null; // the same decision keeps its panel (and the person's choices) while others move
-      if (key !== decisionKey) {
-        decisionKey = key;
-        const me = (v.players || []).find((p) => p.seat === seat);
-        panelBox.replaceChildren(
-          d
-            ? decisionPanel(d, (command) => submit(d, command), { where: whereDice(me), player: me })
-            : h(
-                "section",
-                { class: "waiting", role: "status" },
-                h("p", {}, "Waiting for the other players…"),
-                Object.keys(v.pending || {}).length
-                  ? h(
-                      "p",
-                      { class: "muted" },
-                      "Deciding now: ",
-                      Object.entries(v.pending)
-                        .map(([s, k]) => `${seatName(game, Number(s))} (${k.replaceAll("_", " ")})`)
-                        .join(", "),
-                    )
-                  : null,
-              ),
-        );
-        if (d) {
-          const first = panelBox.querySelector("input, button, select");
-          if (first && document.activeElement === document.body) first.focus({ preventScroll: true });
-        }
-      }
-      // a kept panel's bag count follows the bag as the others scout: the same number as the header's
-      for (const el of panelBox.querySelectorAll("[data-bag]")) el.textContent = String(v.bag);
-    } else {
+    const key = over || seat === null ? null : decisionKey(v.decision);
+    if (over) panelBox.replaceChildren(...[scores(v, game)].filter(Boolean));
+    else if (seat === null)
       panelBox.replaceChildren(
-        h(
-          "p",
-          { class: "muted", role: "status" },
-          "Deciding now: ",
-          Object.entries(v.pending || {})
-            .map(([s, k]) => `${seatName(game, Number(s))} (${k.replaceAll("_", " ")})`)
-            .join(", ") || "nobody",
-        ),
+        h("p", { class: "muted", role: "status" }, "Deciding now: ", decidingNow(v, game) || "nobody"),
       );
-    }
+    else if (key !== st.decisionKey) drawDecision(panelBox, v, game, seat, submit);
+    st = { ...st, decisionKey: key };
+    // a kept panel's bag count follows the bag as the others scout: the same number as the header's
+    for (const el of panelBox.querySelectorAll("[data-bag]")) el.textContent = String(v.bag);
     board.replaceChildren(renderBoard(v, game, seat));
     document.title = `${over ? "Game over" : seat !== null && v.decision ? "Your move" : "Round " + v.round} — Roll for the Galaxy`;
+  };
+  // the table drawn again when ``next`` shows another view than the one on screen
+  const shown = async (next) => {
+    const before = st.shown;
+    st = next;
+    if (st.shown === before) return;
+    if (st.shown.view.step === "over" && game.status !== "finished") {
+      game = await api(`/games/${gid}`);
+      drawFriends();
+    }
+    draw();
   };
 
   let inflight = null;
@@ -491,36 +524,12 @@ async function table(gid, seat) {
       do {
         again = false;
         try {
-          const headers = current && current._etag ? { "If-None-Match": current._etag } : {};
-          const r = await api(viewPath, { token, headers });
-          // a view read before a turn signal drawn meanwhile is older than the table: keep the table
-          if (!r.notModified && !(current && r.version < current.version)) {
-            current = r;
-            if (r.view.step === "over" && game.status !== "finished") {
-              game = await api(`/games/${gid}`);
-              drawFriends();
-            }
-            draw();
-          }
+          const headers = st.shown ? { "If-None-Match": st.shown.etag } : {};
+          const read = await api(viewPath, { token, headers });
+          await shown(viewRead(st, read)); // (st as it is now: a turn signal may have come meanwhile)
           errBox.replaceChildren();
         } catch (exc) {
-          // 401 on a seat: its token was revoked (the seat moved to another device, or the host
-          // made a new invite for it)
-          errBox.replaceChildren(
-            exc instanceof ApiError && exc.status === 401 && seat !== null
-              ? h(
-                  "div",
-                  { class: "error", role: "alert", "data-signed-out": seat },
-                  h(
-                    "p",
-                    {},
-                    `This browser is signed out of seat ${seat}: the seat moved to another device, or the host made a new invite for it. `,
-                    "To play here again, open a new invite link from the host or a move link from the device that holds the seat.",
-                  ),
-                  h("p", {}, h("a", { class: "button secondary", href: `#/watch/${gid}` }, "Watch this game")),
-                )
-              : problem(exc),
-          );
+          errBox.replaceChildren(readFailed(exc, gid, seat));
         }
       } while (again);
       inflight = null;
@@ -536,9 +545,7 @@ async function table(gid, seat) {
   // still stands and is sent again; otherwise the table shows the new decision and says why.
   const commandIds = new Map();
   async function submit(decision, command) {
-    const key = JSON.stringify([decision.decision_id, command]);
-    if (!commandIds.has(key)) commandIds.set(key, newId());
-    const body = { command_id: commandIds.get(key), decision_id: decision.decision_id, command };
+    const body = commandFor(commandIds, decision, command, newId);
     for (let attempt = 0; ; attempt++) {
       try {
         await api(`/games/${gid}/seats/${seat}/commands`, { method: "POST", token, body });
@@ -547,19 +554,19 @@ async function table(gid, seat) {
         if (!(exc instanceof ApiError && exc.status === 409)) throw exc;
         // decision-changed names the decision owed now: the stream signals it, no read needed
         const owed = exc.problem.current_decision_id;
-        if (owed !== undefined && owed !== decision.decision_id && live.state === "live") {
+        if (owed !== undefined && owed !== decision.decision_id && st.live.state === "live") {
           toast(exc.words);
           return;
         }
         await refresh();
-        const now = current.view.decision;
+        const now = st.shown.view.decision;
         if (attempt < 5 && now && now.decision_id === decision.decision_id) continue;
         toast(exc.words);
         return;
       }
     }
     // a live stream brings the events the command made and the next turn signal
-    if (live.state !== "live") await refresh();
+    if (polls(st)) await refresh();
   }
 
   let timer = null;
@@ -572,49 +579,38 @@ async function table(gid, seat) {
   // drawn as it came, and the read those events asked for is not needed. Other events (other
   // seats' moves, a spectator's whole feed) ask for one read of the view once they stop coming.
   // The page reads the view every second only while the stream is not live.
-  const signalled = (turn) => {
-    if (!turn || !turn.view || (current && current.version > turn.game_version)) return;
-    clearTimeout(timer);
-    current = { game_id: gid, seat, version: turn.game_version, view: turn.view };
-    Object.defineProperty(current, "_etag", { value: `"${turn.game_version}"`, enumerable: false });
-    errBox.replaceChildren();
-    draw();
-  };
   drawFriends();
   await refresh();
   const stream = new Stream(streamPath, {
     token,
     onEvent: (item, kind) => {
       if (kind === "decision") {
-        signalled(item);
+        const next = turnSignalled(st, item);
+        if (next === st) return;
+        clearTimeout(timer);
+        errBox.replaceChildren();
+        shown(next);
         return;
       }
       if (!item || !item.event) return;
-      log.push(item);
+      st = eventSeen(st, item);
       logEl.prepend(h("li", { value: item.seq, title: `event ${item.seq}` }, describe(item.event, game)));
-      while (logEl.childElementCount > 80) logEl.lastChild.remove();
+      while (logEl.childElementCount > LOG_KEPT) logEl.lastChild.remove();
       soon();
     },
     onEnd: () => {
-      live = { state: "ended", text: "game over" };
+      st = streamStatus(st, { state: "ended" });
       refresh();
     },
     onStatus: (s) => {
-      live =
-        s.state === "live"
-          ? { state: "live", text: "● live" }
-          : s.state === "ended"
-            ? { state: "ended", text: "game over" }
-            : s.state === "failed"
-              ? { state: "failed", text: `stream refused: ${s.error.words}` }
-              : { state: "reconnecting", text: "reconnecting…" };
-      if (current) top.replaceChildren(header(current.view, game, live));
+      st = streamStatus(st, s);
+      if (st.shown) top.replaceChildren(header(st.shown.view, game, st.live));
       if (s.state === "live") soon();
     },
   });
   let ticks = 0;
   const poll = setInterval(() => {
-    if (live.state !== "live" && live.state !== "ended") refresh();
+    if (polls(st)) refresh();
     tickClocks(main);
     if (clock) clock.tick();
     // a friend sitting down is no event: while a human seat is open, look again every 3 s

@@ -7,6 +7,7 @@
 import { api, ApiError } from "./api.js";
 import { h, loadCatalogue, describe, seatName, PHASE_NAMES } from "./ui.js";
 import * as table from "./table.js";
+import { nextStop, prevStop, replayCursor, seenBy, stepTo } from "./state.js";
 
 const STEP_NAMES = {
   setup: "Setup",
@@ -277,8 +278,7 @@ export async function replayPage(main, gid, onLeave, params = new URLSearchParam
     }
     const marks = landmarks(events);
     const last = events.length - 1;
-    let pos = last;
-    let pov = "public";
+    let cur = replayCursor(events.length);
     let asked = 0;
     const views = new Map();
     const scrub = h("input", {
@@ -294,6 +294,7 @@ export async function replayPage(main, gid, onLeave, params = new URLSearchParam
     const list = h("ol", { class: "log replay-log", "aria-label": "Events around this step" });
     const board = h("div", { class: "replay-board", "aria-label": "The table at this step" });
     const viewOf = (seq) => {
+      const { pov } = cur;
       const key = `${pov}:${seq}`;
       if (!views.has(key)) {
         const path =
@@ -317,7 +318,7 @@ export async function replayPage(main, gid, onLeave, params = new URLSearchParam
       try {
         const r = await viewOf(seq);
         if (mine !== asked) return;
-        board.replaceChildren(drawStep(r.view, game, pov));
+        board.replaceChildren(drawStep(r.view, game, cur.pov));
         board.dataset.at = String(r.at);
       } catch (exc) {
         if (mine === asked) board.replaceChildren(h("p", { class: "error", role: "alert" }, words(exc)));
@@ -327,7 +328,8 @@ export async function replayPage(main, gid, onLeave, params = new URLSearchParam
     };
     let timer = null;
     const go = (i, { soon = false } = {}) => {
-      pos = Math.max(0, Math.min(last, i));
+      cur = stepTo(cur, i);
+      const { pos, pov } = cur;
       scrub.value = pos;
       const it = events[pos];
       const m = marks.at[pos];
@@ -356,8 +358,8 @@ export async function replayPage(main, gid, onLeave, params = new URLSearchParam
       if (soon) timer = setTimeout(() => drawBoard(it.seq), 90);
       else drawBoard(it.seq);
     };
-    const next = (stops) => stops.find((k) => k > pos) ?? last;
-    const prev = (stops) => [...stops].reverse().find((k) => k < pos) ?? 0;
+    const next = (stops) => nextStop(cur, stops);
+    const prev = (stops) => prevStop(cur, stops);
     scrub.addEventListener("input", () => go(Number(scrub.value), { soon: true }));
     const btn = (label, fn, aria) =>
       h("button", { type: "button", class: "secondary", onclick: fn, "aria-label": aria, title: aria }, label);
@@ -366,8 +368,8 @@ export async function replayPage(main, gid, onLeave, params = new URLSearchParam
       {
         id: "pov",
         onchange: (e) => {
-          pov = e.target.value;
-          go(pos);
+          cur = seenBy(cur, e.target.value);
+          go(cur.pos);
         },
       },
       h("option", { value: "public" }, "Spectator (public)"),
@@ -383,8 +385,8 @@ export async function replayPage(main, gid, onLeave, params = new URLSearchParam
           onkeydown: (e) => {
             if (e.target.tagName === "SELECT" || e.target.tagName === "INPUT") return;
             const keys = {
-              ArrowRight: () => go(pos + 1),
-              ArrowLeft: () => go(pos - 1),
+              ArrowRight: () => go(cur.pos + 1),
+              ArrowLeft: () => go(cur.pos - 1),
               End: () => go(last),
               Home: () => go(0),
               PageDown: () => go(next(marks.phases)),
@@ -406,8 +408,8 @@ export async function replayPage(main, gid, onLeave, params = new URLSearchParam
             btn("|◀ Start", () => go(0), "first event"),
             btn("◀ Round", () => go(prev(marks.rounds)), "previous round"),
             btn("◀ Phase", () => go(prev(marks.phases)), "previous phase"),
-            btn("◀ Event", () => go(pos - 1), "previous event"),
-            btn("Event ▶", () => go(pos + 1), "next event"),
+            btn("◀ Event", () => go(cur.pos - 1), "previous event"),
+            btn("Event ▶", () => go(cur.pos + 1), "next event"),
             btn("Phase ▶", () => go(next(marks.phases)), "next phase"),
             btn("Round ▶", () => go(next(marks.rounds)), "next round"),
             btn("End ▶|", () => go(last), "last event"),
