@@ -62,11 +62,18 @@ ts-client: $(TS)/node_modules/.package-lock.json
 $(TS)/node_modules/.package-lock.json: $(TS)/package-lock.json
 	cd $(TS) && npm ci --no-audit --no-fund
 
-# The browser client (service/web/static: plain ES modules, no build step): ESLint and Prettier,
-# with the npm packages and configs of clients/typescript.
-lint-web: $(TS)/node_modules/.package-lock.json
+# The browser client (service/web/static: plain ES modules, no build step): ESLint, Prettier and
+# tsc --checkJs against the types generated from openapi.yaml (the JSDoc types of its API calls
+# and state; tsconfig.web.json), with the npm packages and configs of clients/typescript.
+lint-web: $(TS)/node_modules/.package-lock.json $(TS)/src/generated/api.ts
 	$(TS)/node_modules/.bin/eslint -c $(TS)/eslint.config.js service/web/static
 	$(TS)/node_modules/.bin/prettier --config $(TS)/.prettierrc.json --check "service/web/static/*.{js,css,html}"
+	$(TS)/node_modules/.bin/tsc -p $(TS)/tsconfig.web.json
+
+# The types generated from openapi.yaml (npm run generate; not committed): made again when the
+# spec changes, so that lint-web works on a fresh clone before make ts-client.
+$(TS)/src/generated/api.ts: openapi.yaml $(TS)/node_modules/.package-lock.json
+	cd $(TS) && npm run --silent generate
 
 simulate: install
 	$(BIN)/rfg simulate --players 4 --games 200 --seed 7 --json

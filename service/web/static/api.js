@@ -1,8 +1,20 @@
 // The REST API as any third-party client uses it: fetch + problem+json errors, seat tokens kept in
 // the browser, and a Server-Sent Events reader that can send a bearer token and reconnects.
 
+/**
+ * @typedef {import("../../../clients/typescript/src/generated/api").components["schemas"]} Schemas
+ * @typedef {Partial<Schemas["ConflictProblem"]> & { retry_after?: number, errors?: Record<string, string | string[]> }} Problem
+ * @typedef {Schemas["FeedItem"] | Schemas["TurnSignal"] | string} StreamData
+ */
+
 export class ApiError extends Error {
+  /**
+   * @param {number} status the HTTP status (0: the server could not be reached)
+   * @param {Problem | null} problem the problem+json body, if any
+   * @param {string} [fallback] the message without one
+   */
   constructor(status, problem, fallback) {
+    /** @type {Problem} */
     const p = problem || {};
     super(p.detail || p.title || fallback || `the server answered ${status}`);
     this.status = status;
@@ -49,9 +61,19 @@ export function tokens() {
     return {};
   }
 }
+/**
+ * @param {string} gid
+ * @param {number} seat
+ * @returns {string | null}
+ */
 export function tokenFor(gid, seat) {
   return tokens()[`${gid}/${seat}`] || null;
 }
+/**
+ * @param {string} gid
+ * @param {number} seat
+ * @param {string} token
+ */
 export function saveToken(gid, seat, token) {
   const all = tokens();
   all[`${gid}/${seat}`] = token;
@@ -64,13 +86,32 @@ export function mySeats() {
   });
 }
 
+/** A fresh command id. @returns {string} */
 export function newId() {
   const b = new Uint8Array(12);
   crypto.getRandomValues(b);
   return "web-" + Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
 }
 
+/**
+ * @typedef {object} RequestOptions
+ * @property {string} [method]
+ * @property {unknown} [body] an object sent as JSON, or text or a Blob sent as it is
+ * @property {string | null} [token] a seat's (or bot's) token
+ * @property {Record<string, string>} [headers]
+ * @property {boolean} [raw] the Response itself
+ * @property {string} [contentType] of a text or Blob body (application/x-ndjson)
+ */
+
+/**
+ * One request; its JSON answer (with its ETag as ``_etag``), ``{notModified: true}`` for a 304,
+ * null for a 204. Throws ApiError.
+ * @param {string} path
+ * @param {RequestOptions} [options]
+ * @returns {Promise<any>}
+ */
 export async function api(path, { method = "GET", body, token, headers = {}, raw = false, contentType } = {}) {
+  /** @type {Record<string, string>} */
   const h = { Accept: "application/json, application/problem+json", ...headers };
   if (token) h.Authorization = `Bearer ${token}`;
   let payload;
@@ -112,8 +153,23 @@ export async function api(path, { method = "GET", body, token, headers = {}, raw
 // Server-Sent Events over fetch (EventSource cannot send Authorization). Resumes after the last
 // event id it saw; reconnects by itself after the server closes the stream or the network fails.
 export class Stream {
+  /**
+   * @param {string} path
+   * @param {object} [handlers]
+   * @param {string | null} [handlers.token]
+   * @param {(data: any, kind: string) => void} [handlers.onEvent] each event's data (a FeedItem; a seat stream's ``decision`` event: a TurnSignal) and its kind
+   * @param {() => void} [handlers.onEnd] the game ended (the stream's ``end`` event)
+   * @param {(status: { state: string, error?: ApiError }) => void} [handlers.onStatus]
+   */
   constructor(path, { token, onEvent, onEnd, onStatus } = {}) {
-    Object.assign(this, { path, token, onEvent, onEnd, onStatus });
+    this.path = path;
+    this.token = token;
+    this.onEvent = onEvent;
+    this.onEnd = onEnd;
+    this.onStatus = onStatus;
+    /** @type {AbortController | null} */
+    this.ctrl = null;
+    /** @type {string | null} */
     this.lastId = null;
     this.closed = false;
     this.retry = 2000;
@@ -130,6 +186,7 @@ export class Stream {
   async run() {
     while (!this.closed) {
       this.ctrl = new AbortController();
+      /** @type {Record<string, string>} */
       const headers = { Accept: "text/event-stream" };
       if (this.token) headers.Authorization = `Bearer ${this.token}`;
       if (this.lastId !== null) headers["Last-Event-ID"] = this.lastId;

@@ -9,6 +9,7 @@ import {
   commandFor,
   decisionKey,
   eventSeen,
+  owed,
   polls,
   streamStatus,
   tableState,
@@ -89,6 +90,7 @@ async function lobby(params) {
       onsubmit: async (e) => {
         e.preventDefault();
         err.replaceChildren();
+        /** @type {Array<{ kind: string, account?: string, bot?: string, name?: string }>} */
         const seats = [];
         const account = form.querySelector("[name=account]").value.trim().toLowerCase();
         for (const s of form.querySelectorAll("select[data-seat]")) {
@@ -488,7 +490,7 @@ async function table(gid, seat) {
     top.replaceChildren(header(v, game, st.live));
     const over = v.step === "over";
     if (clock) clock.update(v);
-    const key = over || seat === null ? null : decisionKey(v.decision);
+    const key = over || seat === null ? null : decisionKey(owed(v));
     if (over) panelBox.replaceChildren(...[scores(v, game)].filter(Boolean));
     else if (seat === null)
       panelBox.replaceChildren(
@@ -499,7 +501,7 @@ async function table(gid, seat) {
     // a kept panel's bag count follows the bag as the others scout: the same number as the header's
     for (const el of panelBox.querySelectorAll("[data-bag]")) el.textContent = String(v.bag);
     board.replaceChildren(renderBoard(v, game, seat));
-    document.title = `${over ? "Game over" : seat !== null && v.decision ? "Your move" : "Round " + v.round} — Roll for the Galaxy`;
+    document.title = `${over ? "Game over" : seat !== null && owed(v) ? "Your move" : "Round " + v.round} — Roll for the Galaxy`;
   };
   // the table drawn again when ``next`` shows another view than the one on screen
   const shown = async (next) => {
@@ -553,13 +555,13 @@ async function table(gid, seat) {
       } catch (exc) {
         if (!(exc instanceof ApiError && exc.status === 409)) throw exc;
         // decision-changed names the decision owed now: the stream signals it, no read needed
-        const owed = exc.problem.current_decision_id;
-        if (owed !== undefined && owed !== decision.decision_id && st.live.state === "live") {
+        const owesNow = exc.problem.current_decision_id;
+        if (owesNow !== undefined && owesNow !== decision.decision_id && st.live.state === "live") {
           toast(exc.words);
           return;
         }
         await refresh();
-        const now = st.shown.view.decision;
+        const now = owed(st.shown.view);
         if (attempt < 5 && now && now.decision_id === decision.decision_id) continue;
         toast(exc.words);
         return;

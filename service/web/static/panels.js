@@ -5,6 +5,12 @@ import { h, die, dieName, dieText, cardName, cardLabel, cardRef, tileLabel, cat,
 let uid = 0;
 const nextId = (p) => `${p}-${++uid}`;
 
+/**
+ * @param {string} name
+ * @param {any} legend
+ * @param {any[]} options
+ * @param {{ value?: unknown, onchange?: (value: string) => void, cls?: string }} [opts]
+ */
 function radios(name, legend, options, { value, onchange, cls = "" } = {}) {
   const gname = nextId(name);
   return h(
@@ -43,6 +49,12 @@ function select(label, options, value, onchange) {
   );
   return h("label", { for: id, class: "field" }, h("span", {}, label), s);
 }
+/**
+ * @param {any} legend
+ * @param {any[]} options
+ * @param {any} checked
+ * @param {{ max?: number }} [opts]
+ */
 function checks(legend, options, checked, { max } = {}) {
   const fs = h(
     "fieldset",

@@ -2,6 +2,15 @@
 // and events told in words.
 import { api } from "./api.js";
 
+/**
+ * An element: its tag, attributes (``class``, ``on<event>`` listeners, ``html`` for trusted static
+ * markup, others as attributes; null, undefined and false left out) and children (nested arrays,
+ * nodes, text; null, undefined and false left out).
+ * @param {string} tag
+ * @param {Record<string, any> | null} [attrs]
+ * @param {...any} kids
+ * @returns {any} the element (any: its properties depend on the tag)
+ */
 export function h(tag, attrs = {}, ...kids) {
   const el = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs || {})) {
@@ -20,17 +29,18 @@ export function h(tag, attrs = {}, ...kids) {
   return el;
 }
 
+let toastTimer = null;
 export function toast(text) {
   const t = document.getElementById("toast");
   t.textContent = text;
   t.classList.add("show");
-  clearTimeout(toast.timer);
-  toast.timer = setTimeout(() => t.classList.remove("show"), 4000);
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => t.classList.remove("show"), 4000);
 }
 
 // A notice belongs to the page it was raised on: gone when the person goes to another page.
 export function hideToast() {
-  clearTimeout(toast.timer);
+  clearTimeout(toastTimer);
   document.getElementById("toast").classList.remove("show");
 }
 
@@ -192,7 +202,7 @@ function cardFacts(c) {
 
 export function openCard(key) {
   const c = cat.cards[key];
-  let dlg = document.getElementById("card-dialog");
+  let dlg = /** @type {HTMLDialogElement | null} */ (document.getElementById("card-dialog"));
   if (!dlg) {
     dlg = h("dialog", { id: "card-dialog", class: "card-dialog", "aria-labelledby": "card-dialog-title" });
     dlg.addEventListener("click", (e) => {
@@ -230,7 +240,8 @@ export function openCard(key) {
 
 document.addEventListener("click", (e) => {
   const el = e.target instanceof Element ? e.target.closest("[data-card]") : null;
-  if (!el || el.closest("dialog")) return;
+  if (!(el instanceof HTMLElement)) return;
+  if (el.closest("dialog")) return;
   e.preventDefault();
   openCard(el.dataset.card);
 });
