@@ -179,6 +179,8 @@ class CatalogueSchema(Schema):
     factions = fields.Raw()
     home_worlds = fields.Raw()
     tiles = fields.Raw()
+    names = fields.Raw()
+    decisions = fields.Raw()
 
 
 class ProblemTypeSchema(Schema):

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import yaml
 from flask import Flask
 
 from bots.base import bot_names
 from engine.catalogue import CARDS, TILES
 
-from .conftest import ValidatingClient, new_game
+from .conftest import SPEC_PATH, ValidatingClient, new_game
 
 
 def test_create_a_game_with_humans_and_bots(api: ValidatingClient) -> None:
@@ -118,6 +119,23 @@ def test_catalogue_lists_every_tile_card_and_die(api: ValidatingClient) -> None:
     assert sum(d["count"] for d in cat["dice"]) == 111
     assert cat["dice"][0]["first_id"] == 0 and cat["dice"][-1]["last_id"] == 110
     assert api.get("/catalogue", headers={"If-None-Match": r.headers["ETag"]}).status_code == 304
+
+
+def test_the_catalogue_names_every_phase_face_good_and_decision(api: ValidatingClient) -> None:
+    """The words clients show, served once: a name for every phase and die face, every good, and a
+    title and help for every decision kind the API documents."""
+    cat = api.get("/catalogue").get_json()
+    names = cat["names"]
+    assert list(names["phases"]) == cat["phases"]
+    faces = {f for d in cat["dice"] for f in d["faces"]}
+    assert faces <= set(names["faces"]) and set(names["faces"]) == set(cat["phases"]) | {"wild"}
+    worlds = {c["color"] for t in cat["tiles"] for c in [t["world"]]} - {"gray"}
+    assert set(names["goods"]) == worlds
+    spec = yaml.safe_load(SPEC_PATH.read_text())
+    kinds = spec["components"]["schemas"]["DecisionKind"]["enum"]
+    assert set(cat["decisions"]) == set(kinds)
+    for kind, words in cat["decisions"].items():
+        assert words["title"].strip() and len(words["help"]) > 40, kind
 
 
 def test_every_catalogue_card_has_a_one_line_power_and_its_phases(api: ValidatingClient) -> None:

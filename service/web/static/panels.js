@@ -1,6 +1,19 @@
 // One panel per decision kind, built from the decision's legal choices (engine.legal as the seat
 // view carries it): the person picks among what the rules allow, and the panel builds the command.
-import { h, die, dieName, dieText, cardName, cardLabel, cardRef, tileLabel, cat, PHASES, PHASE_NAMES } from "./ui.js";
+import {
+  h,
+  die,
+  dieName,
+  dieText,
+  cardName,
+  cardLabel,
+  cardRef,
+  tileLabel,
+  cat,
+  PHASES,
+  PHASE_NAMES,
+  DECISIONS,
+} from "./ui.js";
 
 let uid = 0;
 const nextId = (p) => `${p}-${++uid}`;
@@ -826,18 +839,6 @@ function fallback(d) {
   return { body: [h("pre", {}, JSON.stringify(d, null, 1)), ta], build: () => JSON.parse(ta.value) };
 }
 
-const TITLES = {
-  start_tiles: "Choose your start tiles",
-  assign: "Assign your workers",
-  explore: "Explore",
-  place_tiles: "Place your new tiles",
-  abandon_one: "Abandon a tile",
-  develop: "Develop",
-  settle: "Settle",
-  produce: "Produce",
-  ship: "Ship",
-  manage: "Manage your empire",
-};
 const CONFIRM = {
   start_tiles: "Confirm start tiles",
   assign: "Confirm assignment",
@@ -849,27 +850,6 @@ const CONFIRM = {
   produce: "Confirm production",
   ship: "Confirm shipping",
   manage: "Confirm recruiting",
-};
-// Help for a person who knows the board game (the API's decision.help is written for programs).
-const HELP = {
-  start_tiles:
-    "You were dealt two game tiles. One goes into your development construction stack, the other into your world stack: choose which tile you build as a development and which as a world. Tap a name to read its card.",
-  assign:
-    "Behind your screen, every rolled die goes to the column of its face. Pick one worker to select a phase (it moves to that column; its face does not matter). Wild faces go to any column you like. You may then use Dictate (put one worker aside to move another to any column) and your Reassign powers.",
-  explore:
-    "Each explorer either stocks (gains credits: $2, more with some powers) or scouts (draws a tile from the bag to place in your construction zone). Before scouting you may give back construction-zone tiles to draw that many more.",
-  place_tiles:
-    "Put each tile you drew under your development stack (as its development side) or under your world stack (as its world side), in the order shown.",
-  abandon_one:
-    "The bag is empty: give back one tile of your construction zone; the bag is refilled from the tiles given back.",
-  develop:
-    "Your developers go onto the top tile of your development stack; when the dice on it equal its cost, it is completed and joins your tableau, and the dice go to your Citizenry.",
-  settle:
-    "Your settlers go onto the top tile of your world stack; when the dice on it equal its cost, it is completed and joins your tableau, and the dice go to your Citizenry.",
-  produce: "Each producer becomes a good on one of your non-gray worlds that has room (one good per world).",
-  ship: "Each shipper ships one good: trade it for credits (by the world's colour) or consume it for VP (more when the good and the shipper match the world). Used goods and shippers go to your Citizenry.",
-  manage:
-    "Pay $1 for each die you move from your Citizenry into your cup (as many as you can afford, you must). You may also bring workers from your stacks and goods back to the cup.",
 };
 const BUILDERS = {
   start_tiles: startTiles,
@@ -905,6 +885,8 @@ export function decisionPanel(d, submit, ctx = {}) {
     }
   };
   const spec = (BUILDERS[d.kind] || fallback)(d, ctx);
+  // help for a person who knows the board game (the decision's own help is written for programs)
+  const help = DECISIONS[d.kind] && DECISIONS[d.kind].help;
   const go = h("button", { type: "submit", class: "primary" }, CONFIRM[d.kind] || "Confirm");
   const panel = h(
     "form",
@@ -924,8 +906,8 @@ export function decisionPanel(d, submit, ctx = {}) {
         send(cmd);
       },
     },
-    h("h2", { id: "decision-title" }, TITLES[d.kind] || "Your decision"),
-    HELP[d.kind] ? h("details", { class: "help" }, h("summary", {}, "Rules help"), h("p", {}, HELP[d.kind])) : null,
+    h("h2", { id: "decision-title" }, (DECISIONS[d.kind] && DECISIONS[d.kind].title) || "Your decision"),
+    help ? h("details", { class: "help" }, h("summary", {}, "Rules help"), h("p", {}, help)) : null,
     spec.body,
     error,
     go,

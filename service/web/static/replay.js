@@ -15,9 +15,8 @@ const STEP_NAMES = {
   assign: "Assign",
   manage: "Manage",
   over: "Game over",
-  ...PHASE_NAMES,
 };
-const stepName = (s) => STEP_NAMES[s] || String(s || "").replaceAll("_", " ");
+const stepName = (s) => STEP_NAMES[s] || PHASE_NAMES[s] || String(s || "").replaceAll("_", " ");
 const words = (exc) => (exc instanceof ApiError ? exc.words : exc.message);
 
 function parseLog(text) {

@@ -1,7 +1,20 @@
 // The table: every seat's side of the board (own seat in full), the round's phases, clocks, the
 // running and the final scores. Used by the seated player and the spectator alike; `drawTable`
 // draws the whole table from one view JSON (GET .../view), for any page that has one.
-import { h, die, cardRef, cat, PHASES, PHASE_NAMES, FACE_NAMES, FACES, seatName, fmtClock, whereDice } from "./ui.js";
+import {
+  h,
+  die,
+  cardRef,
+  cat,
+  PHASES,
+  PHASE_NAMES,
+  FACE_NAMES,
+  FACES,
+  GOOD_NAMES,
+  seatName,
+  fmtClock,
+  whereDice,
+} from "./ui.js";
 
 function dice(list, empty = "none", where = null) {
   return list && list.length
@@ -12,8 +25,6 @@ function dice(list, empty = "none", where = null) {
       )
     : h("span", { class: "muted" }, empty);
 }
-
-const GOOD_NAMES = { novelty: "Novelty", rare: "Rare Elements", genes: "Genes", alien: "Alien Tech.", gray: "gray" };
 
 // A card at a glance (the catalogue's phases and summary): the phases its powers act in, marked
 // with the die faces' abbreviations, a Reassign power and an end-game bonus, then one line of

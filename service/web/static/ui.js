@@ -45,13 +45,13 @@ export function hideToast() {
 }
 
 export const PHASES = ["explore", "develop", "settle", "produce", "ship"];
-export const PHASE_NAMES = {
-  explore: "Explore",
-  develop: "Develop",
-  settle: "Settle",
-  produce: "Produce",
-  ship: "Ship",
-};
+// The words every page shows, served once by the API (GET /catalogue: `names`, `decisions`);
+// loadCatalogue fills them before a page that shows a game draws.
+export const PHASE_NAMES = {};
+export const FACE_NAMES = {};
+export const GOOD_NAMES = {};
+/** @type {Record<string, { title: string, help: string }>} */
+export const DECISIONS = {};
 // Colour-blind safe: every die carries a letter and its colour's name, not only its colour.
 export const DIE = {
   white: { letter: "H", name: "Home (white)" },
@@ -69,6 +69,7 @@ export const cat = { cards: {}, tiles: {}, factions: {}, dice: [], loaded: false
 
 export async function loadCatalogue() {
   if (cat.loaded) return cat;
+  /** @type {import("../../../clients/typescript/src/generated/api").components["schemas"]["Catalogue"]} */
   const c = await api("/catalogue");
   const add = (card) => {
     cat.cards[card.card] = card;
@@ -84,6 +85,10 @@ export async function loadCatalogue() {
   }
   for (const hw of c.home_worlds) add(hw);
   cat.dice = c.dice;
+  Object.assign(PHASE_NAMES, c.names.phases);
+  Object.assign(FACE_NAMES, c.names.faces);
+  Object.assign(GOOD_NAMES, c.names.goods);
+  Object.assign(DECISIONS, c.decisions);
   cat.loaded = true;
   return cat;
 }
@@ -110,15 +115,6 @@ export function cardTitle(key) {
   if (!c) return key;
   return [c.name, c.description, c.endgame_bonus ? "End-game bonus" : ""].filter(Boolean).join(" — ");
 }
-
-export const FACE_NAMES = {
-  explore: "Explore",
-  develop: "Develop",
-  settle: "Settle",
-  produce: "Produce",
-  ship: "Ship",
-  wild: "Wild",
-};
 
 // A die for people: its colour's name and letter, the face rolled (if known) and, given, where it
 // lies ("in your cup"). Dice ids stay out of every text a person reads: they travel in commands only.
