@@ -18,6 +18,8 @@
  */
 
 export const LOG_KEPT = 80;
+/** @type {Live} */
+const OVER = { state: "ended", text: "game over" };
 
 /** @returns {TableState} */
 export function tableState() {
@@ -34,7 +36,7 @@ export function tableState() {
 export function viewRead(state, read) {
   if ("notModified" in read) return state;
   if (state.shown && read.version < state.shown.version) return state;
-  return { ...state, shown: { version: read.version, view: read.view, etag: read._etag || `"${read.version}"` } };
+  return showing(state, { version: read.version, view: read.view, etag: read._etag || `"${read.version}"` });
 }
 
 // A turn signal (a seat stream's `decision` event) carries the seat's view at its version.
@@ -46,7 +48,17 @@ export function viewRead(state, read) {
 export function turnSignalled(state, turn) {
   if (!turn || !turn.view) return state;
   if (state.shown && state.shown.version > turn.game_version) return state;
-  return { ...state, shown: { version: turn.game_version, view: turn.view, etag: `"${turn.game_version}"` } };
+  return showing(state, { version: turn.game_version, view: turn.view, etag: `"${turn.game_version}"` });
+}
+
+// A view that shows the game over ends the table's live state, whatever the stream is doing.
+/**
+ * @param {TableState} state
+ * @param {Shown} shown
+ * @returns {TableState}
+ */
+function showing(state, shown) {
+  return { ...state, shown, live: shown.view.step === "over" ? OVER : state.live };
 }
 
 // An event of the stream, kept for the log (the newest LOG_KEPT).
@@ -59,19 +71,21 @@ export function eventSeen(state, item) {
   return { ...state, log: [...state.log.slice(-(LOG_KEPT - 1)), item] };
 }
 
-// The stream's status, in the words the header shows.
+// The stream's status, in the words the header shows; a game over stays over (a stream that
+// reconnects meanwhile is only told so by its `end` event).
 /**
  * @param {TableState} state
  * @param {StreamStatus} status
  * @returns {TableState}
  */
 export function streamStatus(state, status) {
+  if (state.live.state === "ended") return state;
   /** @type {Live} */
   const live =
     status.state === "live"
       ? { state: "live", text: "● live" }
       : status.state === "ended"
-        ? { state: "ended", text: "game over" }
+        ? OVER
         : status.state === "failed"
           ? { state: "failed", text: `stream refused: ${status.error.words}` }
           : { state: "reconnecting", text: "reconnecting…" };
