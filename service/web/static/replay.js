@@ -334,10 +334,12 @@ export async function replayPage(main, gid, onLeave, params = new URLSearchParam
       const m = marks.at[pos];
       where.textContent = `Step ${pos + 1} of ${events.length} · ${m.round ? `round ${m.round} · ` : ""}${stepName(m.step)}`;
       now.replaceChildren(
-        h("b", {}, "This step: "),
-        describe(seen(it.event, pov), game),
-        botMark(it, game),
-        it.ts ? h("span", { class: "muted" }, ` · ${new Date(it.ts).toLocaleTimeString()}`) : null,
+        ...[
+          h("b", {}, "This step: "),
+          describe(seen(it.event, pov), game),
+          botMark(it, game),
+          it.ts ? h("span", { class: "muted" }, ` · ${new Date(it.ts).toLocaleTimeString()}`) : null,
+        ].filter(Boolean), // (replaceChildren writes a null as the text "null")
       );
       const lo = Math.max(0, pos - 5);
       list.replaceChildren(
