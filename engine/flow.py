@@ -14,7 +14,7 @@ from typing import Any
 from .catalogue import PHASE_INDEX, PHASES, phantom_id
 from .errors import InvalidEvent, NotYourDecision, refuse
 from .fold import Ctx, Event, ev, folds
-from .leaving import LEAVING
+from .leaving import LEAVING, refuse_resigned
 from .phases import assign, develop_settle, explore, manage, produce, setup, ship
 from .powers import registry
 from .presence import PRESENCE
@@ -113,8 +113,10 @@ def apply_command(state: GameState, seat: int, cmd: Any, ctx: Ctx) -> None:
     if not isinstance(cmd, dict):
         refuse("command", "a command must be a JSON object with a 'kind'", None, cmd)
     kind = cmd.get("kind")
+    refuse_resigned(state, seat, kind)
     if kind in LEAVING:  # resign, abandon, abort: owed decision or not (``leaving``)
         LEAVING[kind](state, seat, cmd, ctx)
+        advance(state, ctx)  # a seat that resigned owes nothing: the others may play on
         return
     if kind in PRESENCE:  # back: a seat's player is at the table again (``presence``)
         PRESENCE[kind](state, seat, cmd, ctx)
@@ -175,7 +177,7 @@ def _start_next_phase(state: GameState, ctx: Ctx) -> None:
         phase = PHASES[state.phases[state.phase_pos + 1]]
         phantoms: list[list[Any]] = []
         powers: list[str] = []
-        for p in state.players:
+        for p in state.playing():
             k = 0
             for pid, h in registry.handlers(p, "virtual_workers"):
                 for color in h(state, p, phase):
@@ -219,7 +221,7 @@ def _phase_started(state: GameState, e: Event) -> None:
     for seat, die, _pid in e.get("phantoms", ()):
         state.players[seat].columns[PHASE_INDEX[phase]].append(die)
     waiting = WAITING[phase]
-    for p in state.players:
+    for p in state.playing():
         p.waiting = waiting(state, p)
 
 

@@ -125,6 +125,7 @@ def _public_side(p: PlayerState, screens_down: bool) -> dict[str, Any]:
         },
         "dice_by_color": _by_color(p.owned_dice()),
         "pending": p.waiting or None,
+        "resigned": dict(p.resigned) or None,
     }
     if screens_down:
         _screen(out, p)

@@ -170,6 +170,7 @@ class Sampler:
         p.worlds = [c["card"] for c in pv["worlds"]]
         p.goods = {w: _ids(g) for w, g in pv["goods"].items()}
         p.waiting = pv["pending"] or ""
+        p.resigned = dict(pv.get("resigned") or {})
         p.start_tiles = [int(t["tile"]) for t in pv.get("start_tiles", ())]
         cz = pv["construction"]
         dev, world = cz["development"], cz["world"]

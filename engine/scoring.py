@@ -3,7 +3,8 @@
 Score = VP chips + the printed costs of every tableau tile (both numbers of the faction tile; no
 construction-zone tile) + the bonuses of 6-cost developments, each ``multiplier * ceil(X / divisor)``
 (fractions round up), or for Galactic Renaissance the number of thresholds its VP chips reach. Every
-number comes from the tile's ``endgame_bonus`` in ``engine/data/tiles.yaml``. Ties: most (cup dice + credits) wins; still tied, all tied players win.
+number comes from the tile's ``endgame_bonus`` in ``engine/data/tiles.yaml``. Ties: most (cup dice + credits) wins; still tied, all tied players win. A seat that
+resigned (``engine.leaving``) is scored but never wins.
 
 Readings (rulebook silent, noted): faction development halves count as developments for the
 bonuses; "dice owned" means cup, Citizenry, construction stacks and goods (everything a seat owns).
@@ -109,7 +110,11 @@ def score(p: PlayerState) -> dict[str, Any]:
 
 
 def final_scores(state: GameState) -> tuple[list[dict[str, Any]], list[int]]:
+    """Every seat's score, and the winners: the best of the seats that did not resign (a seat
+    that resigned is scored but never wins; ``engine.leaving``)."""
     scores = [score(p) for p in state.players]
-    best = max((s["total"], s["tiebreak"]) for s in scores)
-    winners = [s["seat"] for s in scores if (s["total"], s["tiebreak"]) == best]
+    staying = {p.seat for p in state.playing()}
+    contenders = [s for s in scores if s["seat"] in staying]
+    best = max((s["total"], s["tiebreak"]) for s in contenders)
+    winners = [s["seat"] for s in contenders if (s["total"], s["tiebreak"]) == best]
     return scores, winners

@@ -69,6 +69,9 @@ class PlayerState:
     start_tiles: list[int] = field(default_factory=list)
     #: facts kept for powers: scouts by an Alien explorer this phase, goods shipped, ...
     marks: dict[str, int] = field(default_factory=dict)
+    #: when this seat resigned (``{"round", "step"}``; empty while it plays): a resigned seat
+    #: takes no further part (``engine.leaving``)
+    resigned: dict[str, Any] = field(default_factory=dict)
 
     def copy(self) -> PlayerState:
         return PlayerState(
@@ -96,6 +99,7 @@ class PlayerState:
             self.used[:],
             self.start_tiles[:],
             dict(self.marks),
+            dict(self.resigned),
         )
 
     def with_own_tableau(self) -> PlayerState:
@@ -126,6 +130,7 @@ class PlayerState:
             self.used,
             self.start_tiles,
             self.marks,
+            self.resigned,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -154,6 +159,7 @@ class PlayerState:
             "used": self.used[:],
             "start_tiles": self.start_tiles[:],
             "marks": dict(sorted(self.marks.items())),
+            "resigned": dict(self.resigned) or None,
         }
 
     @classmethod
@@ -183,6 +189,7 @@ class PlayerState:
             used=list(d["used"]),
             start_tiles=list(d["start_tiles"]),
             marks=dict(d["marks"]),
+            resigned=dict(d.get("resigned") or {}),
         )
 
     # --- queries in the rulebook's words -------------------------------------------------
@@ -250,6 +257,10 @@ class GameState:
     @property
     def over(self) -> bool:
         return self.step == "over"
+
+    def playing(self) -> list[PlayerState]:
+        """The seats still in the game: every seat but those that resigned (``engine.leaving``)."""
+        return [p for p in self.players if not p.resigned]
 
     def copy(self) -> GameState:
         return GameState(

@@ -11,9 +11,9 @@ they and the code disagree). Where each fact comes from:
   the module that folds it: the registered fold function's module;
 * the fields and their JSON types: the events of real play, collected here (``samples``): bot
   games of 2 to 5 seats (with and without the first-game arrangement), every scenario under
-  ``tests/scenarios/``, a resignation, an abandonment and an abort. A field present in every
-  sample is required; fields a call site names (``ev(..., field=...)``) but no sample showed are
-  listed too;
+  ``tests/scenarios/``, resignations (3 and 2 seats; rules 5 and 4), an abandonment and an
+  abort. A field present in every sample is required; fields a call site names
+  (``ev(..., field=...)``) but no sample showed are listed too;
 * the visibility: ``engine.observe.VISIBILITY`` and what ``engine.redact`` leaves another viewer
   of each sample.
 
@@ -106,8 +106,18 @@ def samples() -> Iterator[dict[str, Any]]:
         yield from play_game(f"eventdoc:{n}:{int(first)}", n, options={"first_game": first}).events
     for path in scenario_files():
         yield from scenario.run(load(str(path)))["events"]
-    for kind in ("resign", "abandon", "abort"):
-        state, events = engine.new_game(f"eventdoc:{kind}", 3)
+    # a resignation the others play on after, one that ends the game, one of rules version 4
+    # (its SeatResigned names no step), an abandonment and an abort
+    for kind, players, rules in (
+        ("resign", 3, None),
+        ("resign", 2, None),
+        ("resign", 3, 4),
+        ("abandon", 3, None),
+        ("abort", 3, None),
+    ):
+        name = f"eventdoc:{kind}" + (f":{players}" if players != 3 else "")
+        name += f":rules{rules}" if rules else ""
+        state, events = engine.new_game(name, players, rules=rules)
         yield from events
         cmd = {"kind": kind}
         record = engine.command_submitted(1, cmd)
@@ -276,7 +286,8 @@ def markdown(cat: dict[str, Entry]) -> str:
         "the types the engine folds (`@folds` / `@creates`, `engine/fold.py`), the",
         '`ev("Type", ...)` calls that emit them, the visibility table (`engine/observe.py`) and the',
         f"fields seen in {len(GAMES)} bot games of 2 to 5 seats, every scenario under",
-        "`tests/scenarios/`, a resignation, an abandonment and an abort.",
+        "`tests/scenarios/`, resignations (3 and 2 seats; rules 5 and 4), an abandonment and an",
+        "abort.",
         "`tests/engine/test_event_catalogue.py` fails when this file and the code disagree.",
         "",
         "Every event also has `type` (string: its name) and `v` (integer: the event schema version,",

@@ -26,7 +26,7 @@ DICTATE = "dictate"
 
 def roll(state: GameState, ctx: Ctx) -> None:
     ctx.emit(ev("RoundStarted", round=state.round + 1))
-    for p in state.players:
+    for p in state.playing():  # a seat that resigned rolls no more (``engine.leaving``)
         r = state.rng
         faces = []
         for die in sorted(p.cup):
@@ -329,7 +329,7 @@ def _sealed(state: GameState, e: Event) -> None:
 
 
 def reveal(state: GameState, ctx: Ctx) -> None:
-    selected = {p.selected for p in state.players if p.selected >= 0}
+    selected = {p.selected for p in state.playing() if p.selected >= 0}
     extra = None
     if len(state.players) == 2:
         if state.forced.get("two_player_die"):

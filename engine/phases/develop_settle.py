@@ -614,7 +614,7 @@ def _returned(state: GameState, e: Event) -> None:
 def start(state: GameState, ctx: Ctx) -> None:
     """Resolve every seat that has work but no real choice (automatic, recorded as events)."""
     phase: str = state.phase  # type: ignore[assignment]
-    for p in state.players:
+    for p in state.playing():
         if not p.waiting and has_work(state, p, phase):
             tiles, _ = stack_of(p, phase)
             ws = sorted(workers(p, phase))
@@ -639,7 +639,7 @@ def finish(state: GameState, ctx: Ctx) -> None:
     """End-of-phase powers (Galactic Investors, Robot Surveyors, Galactic Religion) pay every
     owner, workers or not, then the phase ends."""
     phase: str = state.phase  # type: ignore[assignment]
-    for p in state.players:
+    for p in state.playing():
         for _pid, h in registry.handlers(p, f"{phase}_end"):
             h(state, p, ctx)
     ctx.emit(ev("PhaseEnded", phase=phase))

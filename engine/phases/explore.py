@@ -377,7 +377,7 @@ def _placed(state: GameState, e: Event) -> None:
 def _open_shortfall(state: GameState) -> None:
     """Every player with 3+ construction tiles must abandon one into the bag (very rare rule)."""
     state.shortfall["open"] = 1
-    for q in state.players:
+    for q in state.playing():
         if q.construction_tiles() >= 3:
             q.marks["resume"] = 1 if q.waiting else 0
             q.waiting = "abandon_one"
@@ -569,12 +569,12 @@ def finish(state: GameState, ctx: Ctx) -> None:
     (``explore_draw`` handlers check that), and ``explore_end`` runs once, in the call that ends
     the phase. It also runs when nobody had an explorer (e.g. Explore added by the 2-player die).
     """
-    for p in state.players:
+    for p in state.playing():
         for _pid, h in registry.handlers(p, "explore_draw"):
             h(state, p, ctx)
     if any(p.waiting for p in state.players):
         return  # a power opened a decision (Alien Research Team); finish again when it is made
-    for p in state.players:
+    for p in state.playing():
         for _pid, h in registry.handlers(p, "explore_end"):
             h(state, p, ctx)
     if any(p.waiting for p in state.players):  # pragma: no cover - a handler broke the contract

@@ -126,13 +126,13 @@ def _managed(state: GameState, e: Event) -> None:
 def _manage_started(state: GameState, e: Event) -> None:
     state.step = "manage"
     state.phase_pos = len(state.phases)
-    for p in state.players:
+    for p in state.playing():
         p.waiting = waiting_for(state, p)
 
 
 def start(state: GameState, ctx: Ctx) -> None:
     ctx.emit(ev("ManageStarted", round=state.round))
-    for p in state.players:
+    for p in state.playing():
         if not p.waiting:
             n = recruit_count(p)
             emit_managed(p, sorted(p.citizenry)[:n], [], ctx, auto=True)

@@ -142,7 +142,7 @@ def _produced(state: GameState, e: Event) -> None:
 
 
 def start(state: GameState, ctx: Ctx) -> None:
-    for p in state.players:
+    for p in state.playing():
         if p.waiting or not p.columns[PRODUCE]:
             continue
         slots = free_slots(state, p)
@@ -156,7 +156,7 @@ def start(state: GameState, ctx: Ctx) -> None:
 
 
 def finish(state: GameState, ctx: Ctx) -> None:
-    for p in state.players:
+    for p in state.playing():
         for _pid, h in registry.handlers(p, "produce_end"):
             h(state, p, ctx)
     ctx.emit(ev("PhaseEnded", phase="produce"))

@@ -79,7 +79,9 @@ def deal(seed: str, players: int, rules: int) -> tuple[int, list[dict[str, Any]]
 #:      (``engine.rng``): nothing public predicts a roll or a draw any more
 #:   4  GameCreated names the game (``game``: the service's game id) and the commitment binds
 #:      it with the seed, so games dealt one seed (a duplicate set) publish unrelated commitments
-RULES_VERSION = 4
+#:   5  a seat of three or more that resigns leaves and the others play on (``engine.leaving``);
+#:      under version 4 and before every resignation ended the game
+RULES_VERSION = 5
 
 
 def create(

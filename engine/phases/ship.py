@@ -306,7 +306,7 @@ def _shipped(state: GameState, e: Event) -> None:
 
 
 def start(state: GameState, ctx: Ctx) -> None:
-    for p in state.players:
+    for p in state.playing():
         if not p.waiting and p.columns[SHIP]:
             ctx.emit(
                 ev(
@@ -321,7 +321,7 @@ def start(state: GameState, ctx: Ctx) -> None:
 
 def finish(state: GameState, ctx: Ctx) -> None:
     """End-of-Ship powers pay every seat that has them, with or without shippers."""
-    for p in state.players:
+    for p in state.playing():
         for _pid, h in registry.handlers(p, "ship_end"):
             h(state, p, ctx)
     ctx.emit(ev("PhaseEnded", phase="ship"))

@@ -175,6 +175,7 @@ def summary(
         "abandoned": [s.seat for s in seats if s.abandoned],
         "away": [s.seat for s in seats if s.away],
         "bot_decisions": [s.bot_decisions for s in seats] or [0 for _ in state.players],
+        "resigned": [p.seat for p in state.players if p.resigned],
         "next_deadline": iso_utc(min(deadlines)) if deadlines else None,
         "bot_pace_seconds": table.get("bot_pace_seconds") or 0,
         "challenge": from_challenge(table),

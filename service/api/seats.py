@@ -23,9 +23,10 @@ Friends at the table:
   a new token, and the old one stops working at that moment;
 * the host or the admin abandons a game everyone walked away from
   (``POST /games/<id>/abandon``): the command ``abandon``, which ends it with nobody winning;
-* a seat holder resigns (``POST /games/<id>/seats/<n>/resign``): the command ``resign``, which
-  ends the game at once, the best of the other seats winning (``engine.leaving`` has the house
-  rule and its events);
+* a seat holder resigns (``POST /games/<id>/seats/<n>/resign``): the command ``resign``; with
+  three or more seats the seat leaves and the others play on (it owes no decision any more, so
+  no clock runs and no bot plays for it), with two it ends the game at once, the other seat
+  winning (``engine.leaving`` has the house rule and its events);
 * a seat that timed out ``abandon_after`` times in a row is away (a bot plays it); its holder
   comes back (``POST /games/<id>/seats/<n>/back``): the command ``back``, after which the seat's
   decisions are its player's again (``events.games.time_control``); 409 ``back-unavailable``
@@ -309,8 +310,9 @@ def require_host(game_id: str, what: str) -> str:
 
 @bp.post("/games/<gid:game_id>/seats/<int:seat>/resign")
 def resign(game_id: str, seat: int) -> Response:
-    """The seat resigns: the game ends at once and the best of the others wins
-    (``engine.leaving``). Answers the game as it now is."""
+    """The seat resigns (``engine.leaving``): with three or more seats it leaves and the others
+    play on, with two the game ends at once and the other seat wins. Answers the game as it
+    now is."""
     load_query(_empty)
     require_seat(game_id, seat)
     load_body(_resign_body, optional=True)

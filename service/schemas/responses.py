@@ -69,6 +69,7 @@ class GameSchema(Schema):
     abandoned = fields.List(fields.Integer())
     away = fields.List(fields.Integer())
     bot_decisions = fields.List(fields.Integer())
+    resigned = fields.List(fields.Integer())
     next_deadline = fields.String(allow_none=True)
     bot_pace_seconds = fields.Float()
     challenge = fields.String(allow_none=True)

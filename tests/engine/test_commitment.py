@@ -17,9 +17,9 @@ def _sha(data: bytes) -> str:
 
 
 def test_a_new_game_names_its_game_and_commits_to_seed_and_game() -> None:
-    assert RULES_VERSION == 4
+    assert RULES_VERSION >= 4
     created = engine.create("s3cret", 3, game="g-1")[0]
-    assert created["rules"] == 4 and created["game"] == "g-1"
+    assert created["rules"] == RULES_VERSION and created["game"] == "g-1"
     assert created["seed_commitment"] == _sha(b"rfg/commit\x00s3cret\x00g-1")
     state = engine.replay(engine.create("s3cret", 3, game="g-1"))
     assert state.game == "g-1"

@@ -27,8 +27,10 @@ def _game(api: Any, seats: list[dict[str, Any]] | None = None) -> str:
     return gid
 
 
-def _host(api: Any, name: str = "Ada") -> tuple[str, str]:
-    gid = _game(api)
+def _host(
+    api: Any, name: str = "Ada", seats: list[dict[str, Any]] | None = None
+) -> tuple[str, str]:
+    gid = _game(api, seats)
     r = api.post(f"/games/{gid}/seats/0/claim", json={"name": name})
     assert r.status_code == 201, r.get_json()
     return gid, r.get_json()["token"]
@@ -218,8 +220,13 @@ def _log(api: Any, gid: str) -> str:
     return text
 
 
+#: two people: a resignation ends the game (with three or more seats the others play on:
+#: tests/service/test_resign_play_on.py)
+TWO = [{"kind": "human"}, {"kind": "human"}]
+
+
 def test_resigning_ends_the_game_the_others_win_and_the_log_verifies(api: Any) -> None:
-    gid, host = _host(api)
+    gid, host = _host(api, seats=TWO)
     guest = api.post(f"/games/{gid}/seats/1/claim", json={"name": "Bob"}).get_json()["token"]
     r = api.post(f"/games/{gid}/seats/1/resign", headers=bearer(guest))
     assert r.status_code == 201, r.get_json()
@@ -272,7 +279,7 @@ def test_rfg_replay_verifies_a_signed_log_that_ends_by_resign_or_abandon(
     api: Any, tmp_path: Any, how: str
 ) -> None:
     """``rfg replay --key`` re-runs the resign/abandon command and checks the server's signature."""
-    gid, host = _host(api)
+    gid, host = _host(api, seats=TWO)
     api.post(f"/games/{gid}/seats/1/claim")
     if how == "resign":
         r = api.post(f"/games/{gid}/seats/0/resign", headers=bearer(host))
