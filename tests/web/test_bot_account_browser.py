@@ -2,8 +2,9 @@
 seat of the new-game form to "A bot account" and types its id; the form sends a challenge
 (``POST /challenges``) and waits on the challenge's page. The example bot
 (``examples/random_bot.py``, a real process following its decisions stream) accepts it; the
-person's table opens with the challenge's secret as the seat's token, the bot plays its seat, and
-the person resigns (that challenge made from a ladder's page, where each bot account entrant has a
+person's table opens with the challenge's secret as the seat's token, the bot plays its seat, the
+person resigns (four seats: the others play on) and abandons the game as its host (that challenge
+made from a ladder's page, where each bot account entrant has a
 "play it" link to the form). Another account declines with a reason, which the waiting page shows; a third
 challenge is canceled from its page; a malformed id is refused before anything is sent.
 
@@ -117,16 +118,26 @@ def test_a_person_plays_a_bot_account_from_its_challenge(
             time.sleep(0.3)
         challenge = _call(site, "GET", "/bots/me/challenges", token=bot_token)
         assert challenge == {"in": [], "out": []}  # nothing left open
+        # four seats: the person leaves and the others play on; then the host abandons it
         page.get_by_role("button", name="Resign").click()
         page.get_by_role("button", name="Yes, resign").click()
+        page.locator("#toast.show", has_text="You resigned: the others play on.").wait_for(
+            timeout=15000
+        )
+        page.locator("section.waiting.resigned", has_text="You resigned in round").wait_for()
+        page.locator("section.seat.mine span.resigned", has_text="resigned in round").wait_for()
+        assert _call(site, "GET", f"/games/{gid}")["resigned"] == [0]
+        assert page.get_by_role("button", name="Resign").count() == 0
+        page.get_by_role("button", name="Abandon game").click()
+        page.get_by_role("button", name="Yes, abandon game").click()
         page.locator("#toast.show", has_text="The game is over.").wait_for(timeout=15000)
         page.goto(site.url + "/play/#/")  # the finished table's notice stays with its page
         page.get_by_role("heading", name="New game").wait_for()
         assert not _toast_shown(page)
         page.go_back()
         page.locator("section.scores").wait_for(timeout=15000)
-        assert "ended by resignation" in page.locator("section.scores").inner_text()
-        assert _call(site, "GET", f"/games/{gid}")["end_reason"] == "resigned"
+        assert "Resigned: Ada in round" in page.locator("section.scores").inner_text()
+        assert _call(site, "GET", f"/games/{gid}")["end_reason"] == "abandoned"
         # the accepted challenge's secret is the seat's token now, no longer a challenge's
         assert page.evaluate("localStorage.getItem('rfg.challenges')") == "{}"
 

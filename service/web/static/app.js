@@ -396,7 +396,14 @@ function decidingNow(v, game) {
     .join(", ");
 }
 
-function waiting(v, game) {
+function waiting(v, game, me) {
+  if (me && me.resigned)
+    return h(
+      "section",
+      { class: "waiting resigned", role: "status" },
+      h("p", {}, `You resigned in round ${me.resigned.round}: the others play on.`),
+      h("p", { class: "muted" }, "Your tableau stays and is scored at the end, but a resigned seat cannot win."),
+    );
   const now = decidingNow(v, game);
   return h(
     "section",
@@ -412,7 +419,7 @@ function drawDecision(panelBox, v, game, seat, submit) {
   const d = v.decision;
   const me = (v.players || []).find((p) => p.seat === seat);
   panelBox.replaceChildren(
-    d ? decisionPanel(d, (command) => submit(d, command), { where: whereDice(me), player: me }) : waiting(v, game),
+    d ? decisionPanel(d, (command) => submit(d, command), { where: whereDice(me), player: me }) : waiting(v, game, me),
   );
   if (d) {
     const first = panelBox.querySelector("input, button, select");
@@ -443,8 +450,8 @@ async function table(gid, seat) {
   let friendsKey = null;
   const madeLinks = new Map(); // the invite links made on this page, kept across redraws
   const drawFriends = () => {
-    // redrawn only when a seat was taken or the game ended: a link on screen stays there
-    const key = JSON.stringify([game.status, game.seats.map((x) => x.claimed)]);
+    // redrawn only when a seat was taken, resigned or the game ended: a link on screen stays there
+    const key = JSON.stringify([game.status, game.seats.map((x) => x.claimed), game.resigned || []]);
     if (key === friendsKey) return;
     friendsKey = key;
     const mine = seat !== null && game.seats[seat] && game.seats[seat].host;
@@ -490,7 +497,8 @@ async function table(gid, seat) {
     top.replaceChildren(header(v, game, st.live));
     const over = v.step === "over";
     if (clock) clock.update(v);
-    const key = over || seat === null ? null : decisionKey(owed(v));
+    const me = seat === null ? null : (v.players || []).find((p) => p.seat === seat);
+    const key = over || seat === null ? null : (decisionKey(owed(v)) ?? (me && me.resigned ? "resigned" : null));
     if (over) panelBox.replaceChildren(...[scores(v, game)].filter(Boolean));
     else if (seat === null)
       panelBox.replaceChildren(

@@ -367,10 +367,13 @@ export async function joinPage(main, gid, seat, code) {
 }
 
 // Abort (a seat of a challenge's game in its first round), resign (the seat holder) and abandon
-// (the host), each asked twice: they end the game for all.
+// (the host), each asked twice. Abort and abandon end the game for all; a resignation ends it only
+// when one seat would be left (engine/leaving.py: with three or more the others play on).
 export function leaveControls(gid, game, seat, token, after) {
   if (game.status !== "active" || seat === null || !token) return null;
   const me = game.seats[seat] || {};
+  const resigned = game.resigned || [];
+  const playOn = game.players - resigned.length >= 3;
   const box = h("div", { class: "leave" });
   const confirmThen = (label, question, run) =>
     h(
@@ -392,8 +395,8 @@ export function leaveControls(gid, game, seat, token, after) {
                 class: "danger",
                 onclick: async () => {
                   try {
-                    await run();
-                    toast("The game is over.");
+                    const now = await run();
+                    toast(now && now.status === "active" ? "You resigned: the others play on." : "The game is over.");
                     if (after) after();
                   } catch (exc) {
                     toast(words(exc));
@@ -410,7 +413,7 @@ export function leaveControls(gid, game, seat, token, after) {
       },
       label,
     );
-  if (game.challenge && game.round <= 1) {
+  if (game.challenge && game.round <= 1 && !resigned.includes(seat)) {
     // a challenge's game, its first round: called off without a result
     box.append(
       confirmThen("Abort", "Abort the game? It ends now with no result and nobody wins.", () =>
@@ -419,11 +422,16 @@ export function leaveControls(gid, game, seat, token, after) {
       " ",
     );
   }
-  box.append(
-    confirmThen("Resign", "Resign? The game ends now and the best of the others wins.", () =>
-      api(`/games/${gid}/seats/${seat}/resign`, { method: "POST", token, body: {} }),
-    ),
-  );
+  if (!resigned.includes(seat)) {
+    const question = playOn
+      ? "Resign? You leave the game and the others play on; your tableau is scored, but you cannot win."
+      : "Resign? The game ends now and the best of the others wins.";
+    box.append(
+      confirmThen("Resign", question, () =>
+        api(`/games/${gid}/seats/${seat}/resign`, { method: "POST", token, body: {} }),
+      ),
+    );
+  }
   if (me.host) {
     box.append(
       " ",

@@ -179,6 +179,7 @@ export function seatPanel(p, view, game, mine) {
         ? h("span", { class: "clock", "data-deadline": clock.deadline }, fmtClock(clock.deadline))
         : null,
       clock && clock.abandoned ? h("span", { class: "pending" }, "abandoned (bot plays)") : null,
+      p.resigned ? h("span", { class: "pending resigned" }, `resigned in round ${p.resigned.round}`) : null,
       clock && clock.away ? h("span", { class: "pending" }, "away (a bot plays until they are back)") : null,
     ),
     phaseStrip(p, view.phases || [], name),
@@ -265,6 +266,23 @@ function bonusWords(s) {
     : h("span", { class: "muted" }, "none");
 }
 
+// When a seat resigned ({round, step}), or null (engine/leaving.py: it is scored, never wins).
+const resignedIn = (view, seat) => ((view.players || []).find((p) => p.seat === seat) || {}).resigned || null;
+
+// Who resigned and in which round, in the order they left ("Resigned: Bob in round 4.").
+function resignedNote(view, nameOf) {
+  const gone = (view.players || []).filter((p) => p.resigned);
+  if (!gone.length) return null;
+  gone.sort((a, b) => a.resigned.round - b.resigned.round);
+  return h(
+    "p",
+    { class: "resigned-note" },
+    "Resigned: ",
+    gone.map((p) => `${nameOf(p.seat)} in round ${p.resigned.round}`).join(", "),
+    ".",
+  );
+}
+
 export function scores(view, game) {
   const r = view.result;
   if (!r) return null;
@@ -294,6 +312,7 @@ export function scores(view, game) {
             r.winners.map(nameOf).join(" and "),
             ".",
           ),
+    resignedNote(view, nameOf),
     h(
       "div",
       { class: "scroll" },
@@ -319,7 +338,13 @@ export function scores(view, game) {
             h(
               "tr",
               { class: r.winners.includes(s.seat) ? "win" : "", "data-seat": s.seat },
-              h("th", { scope: "row" }, nameOf(s.seat), r.winners.includes(s.seat) ? " — winner" : ""),
+              h(
+                "th",
+                { scope: "row" },
+                nameOf(s.seat),
+                r.winners.includes(s.seat) ? " — winner" : "",
+                resignedIn(view, s.seat) ? ` — resigned in round ${resignedIn(view, s.seat).round}` : "",
+              ),
               h("td", { class: "total", "data-label": "Total" }, s.total),
               h("td", { "data-label": "VP chips" }, s.vp_chips),
               h("td", { "data-label": "Tile VP" }, s.tiles),

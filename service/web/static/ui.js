@@ -333,7 +333,7 @@ export function describe(e, game) {
         ? `Game over (${(e.reason || "").replaceAll("_", " ")}): ${e.winners.map((w) => seatName(game, w)).join(" and ")} win${e.winners.length > 1 ? "" : "s"}`
         : `Game over (${(e.reason || "").replaceAll("_", " ")}): nobody wins`;
     case "SeatResigned":
-      return `${s} resigns: the game ends now`;
+      return `${s} resigns in round ${e.round}`;
     case "GameAbandoned":
       return "The game is abandoned: it ends with no winner";
     case "GameAborted":
