@@ -24,6 +24,7 @@ SEAT_ENDPOINTS: list[tuple[str, str, dict[str, Any]]] = [
     ("POST", "/resign", {}),
     ("POST", "/abort", {}),
     ("POST", "/move", {}),
+    ("POST", "/back", {}),
 ]
 
 
