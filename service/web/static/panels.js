@@ -490,8 +490,11 @@ function explore(d, ctx) {
     rearrange = ol.el;
   }
   if (d.tasks.includes("finish")) options.push({ value: "finish", label: "Done exploring (unused explorers return)" });
+  // the first explorer's task is offered first; a rearrangement only on purpose (the present order
+  // again is refused)
+  const first = options.find((o) => o.value !== "rearrange") || options[0];
   const fs = radios("explore", "What your next explorer does", options, {
-    value: options.length ? options[0].value : null,
+    value: first ? first.value : null,
   });
   return {
     body: [
