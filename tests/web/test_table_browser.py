@@ -99,7 +99,8 @@ def _running_scores_match(page: Any, site: Site, gid: str, size: str) -> int:
         assert sc["total"] == sc["vp_chips"] + sc["tiles"] + sum(b["vp"] for b in sc["bonus_cards"])
         box = page.locator(f"section.seat[data-seat='{p['seat']}'] details.score")
         assert box.get_attribute("data-score") == str(sc["total"])
-        assert box.locator("summary").inner_text().startswith(f"Score {sc['total']}")
+        # (on a phone an opponent's board is folded: its words are on the page, not drawn)
+        assert box.locator("summary").text_content().startswith(f"Score {sc['total']}")
         words = box.locator("ul.breakdown").text_content()
         assert (
             f"VP chips: {sc['vp_chips']}" in words and f"Tile VP (printed costs): {tiles}" in words

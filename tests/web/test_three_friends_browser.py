@@ -151,7 +151,7 @@ def test_three_friends_play_a_game_on_phones_through_a_lost_seat_and_a_clock(
         for seat, page in ((1, grace), (2, linus)):
             _sit_down(page, links[seat], NAMES[seat], gid, seat)
         for name in NAMES[1:]:  # the host's table names both friends once they sat down
-            ada.locator("section.seat h3", has_text=name).wait_for(timeout=15000)
+            ada.locator("section.opponents .opponent-name", has_text=name).wait_for(timeout=15000)
         assert [s["name"] for s in _game(site, gid)["seats"]] == list(NAMES)
 
         table = Table(pages)

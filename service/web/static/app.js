@@ -1,7 +1,7 @@
 // The web client's pages (fragment routes of /play/): lobby, table, spectator, replay, ladders.
 import { api, ApiError, Stream, tokenFor, saveToken, mySeats, newId } from "./api.js";
 import { h, toast, hideToast, loadCatalogue, describe, seatName, whereDice } from "./ui.js";
-import { header, renderBoard, scores, tickClocks } from "./table.js";
+import { header, opponentBoards, opponentStrip, ownBoard, renderBoard, scores, tickClocks } from "./table.js";
 import { decisionPanel } from "./panels.js";
 import { decisionClock, handOver, handOverField } from "./clock.js";
 import {
@@ -444,6 +444,8 @@ async function table(gid, seat) {
   const top = h("div", {});
   const panelBox = h("div", { class: "panel-box" });
   const clock = seat === null ? null : decisionClock(gid, seat, token, () => refresh());
+  const stripBox = h("div", { class: "strip-box" });
+  const ownBox = h("div", {});
   const board = h("div", {});
   const errBox = h("div", {});
   const friendsBox = h("div", { class: "friends" });
@@ -486,7 +488,10 @@ async function table(gid, seat) {
     top,
     errBox,
     clock ? clock.el : null,
-    panelBox,
+    // a seated person's decision with the opponents at a glance beside it (under it on a phone),
+    // then their own side, then the rest: on a phone the first two screens hold all they decide by
+    h("div", { class: seat === null ? "" : "play-area" }, panelBox, stripBox),
+    ownBox,
     friendsBox,
     board,
     h("details", { class: "events", open: true }, h("summary", {}, "What happened"), logEl),
@@ -508,7 +513,12 @@ async function table(gid, seat) {
     st = { ...st, decisionKey: key };
     // a kept panel's bag count follows the bag as the others scout: the same number as the header's
     for (const el of panelBox.querySelectorAll("[data-bag]")) el.textContent = String(v.bag);
-    board.replaceChildren(renderBoard(v, game, seat));
+    if (seat === null) board.replaceChildren(renderBoard(v, game, null));
+    else {
+      stripBox.replaceChildren(...[opponentStrip(v, game, seat)].filter(Boolean));
+      ownBox.replaceChildren(...[ownBoard(v, game, seat)].filter(Boolean));
+      board.replaceChildren(opponentBoards(v, game, seat));
+    }
     document.title = `${over ? "Game over" : seat !== null && owed(v) ? "Your move" : "Round " + v.round} — Roll for the Galaxy`;
   };
   // the table drawn again when ``next`` shows another view than the one on screen

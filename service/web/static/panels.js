@@ -241,12 +241,25 @@ function assign(d) {
   };
 
   const colWords = (x) => `in the ${PHASE_NAMES[x.column] || x.column} column`;
-  const dieLabel = (x) => [die(x, { where: colWords(x) }), ` ${dieName(x, colWords(x))}`];
+  // workers alike (colour, face, column) are one choice: any of them selects the same way; a wild
+  // one stays apart (each is placed on its own)
+  const workers = new Map();
+  for (const x of d.dice) {
+    const key = x.face === "wild" ? `die ${x.die}` : `${x.color}|${x.face}|${x.column}`;
+    if (workers.has(key)) workers.get(key).count += 1;
+    else workers.set(key, { x, count: 1 });
+  }
+  const dieLabel = ({ x, count }) => [
+    die(x, { where: colWords(x) }),
+    count > 1 ? h("span", { class: "count", "aria-hidden": "true" }, ` ×${count}`) : null,
+    h("span", { class: "words" }, ` ${dieName(x, colWords(x))}${count > 1 ? ` (${count} alike)` : ""}`),
+  ];
   const selFs = radios(
     "selector",
     "1. Pick the worker that selects a phase (its face is ignored)",
-    d.dice.map((x) => ({ value: x.die, label: dieLabel(x) })),
+    [...workers.values()].map((w) => ({ value: w.x.die, label: dieLabel(w) })),
     {
+      cls: "workers",
       onchange: (v) => {
         state.selector = Number(v);
         if (!state.phase) {
@@ -276,7 +289,12 @@ function assign(d) {
   const wildFs = d.wild_dice.map((w, i) =>
     radios(
       "wild",
-      `Wild face ${i + 1}, the ${dieName(byId[w] || w)}: put it in`,
+      [
+        byId[w] ? die(byId[w]) : null,
+        ` Wild face ${i + 1}`,
+        h("span", { class: "words" }, `, the ${dieName(byId[w] || w)}`),
+        ": put it in",
+      ],
       PHASES.map((p) => ({ value: p, label: PHASE_NAMES[p] })),
       {
         value: "explore",

@@ -174,7 +174,7 @@ export function seatPanel(p, view, game, mine) {
           `Tableau ${p.tile_squares ?? 0}/12 tiles`,
         ),
       ),
-      pending ? h("span", { class: "pending" }, `deciding: ${pending.replaceAll("_", " ")}`) : null,
+      pending ? h("span", { class: "pending deciding" }, `deciding: ${pending.replaceAll("_", " ")}`) : null,
       clock && clock.deadline
         ? h("span", { class: "clock", "data-deadline": clock.deadline }, fmtClock(clock.deadline))
         : null,
@@ -368,12 +368,19 @@ export function scores(view, game) {
   );
 }
 
-export function renderBoard(view, game, mySeat) {
+// A new table (another game, or another seat's side of it) starts with every breakdown closed and
+// every opponent's board as the screen's width has it.
+function sameTable(view, game, mySeat) {
   const tableKey = `${(game && game.game_id) || view.game_id || ""}/${mySeat ?? "-"}`;
   if (tableKey !== scoresTable) {
     scoresTable = tableKey;
     openScores.clear();
+    openBoards.clear();
   }
+}
+
+export function renderBoard(view, game, mySeat) {
+  sameTable(view, game, mySeat);
   const players = [...view.players];
   if (mySeat !== null && mySeat !== undefined)
     players.sort((a, b) => (a.seat === mySeat ? -1 : b.seat === mySeat ? 1 : a.seat - b.seat));
@@ -382,6 +389,98 @@ export function renderBoard(view, game, mySeat) {
     { class: "board" },
     players.map((p) => seatPanel(p, view, game, p.seat === mySeat)),
   );
+}
+
+// The opponents at a glance, by the decision panel: each one's faction, running score, credits,
+// the phase it chose this round (once revealed) and whether it is deciding now. A name opens that
+// opponent's full board below.
+export function opponentStrip(view, game, mySeat) {
+  const pending = view.pending || {};
+  const revealed = (view.phases || []).length > 0;
+  const others = view.players.filter((p) => p.seat !== mySeat);
+  if (!others.length) return null;
+  return h(
+    "section",
+    { class: "opponents", "aria-label": "Opponents" },
+    h(
+      "ul",
+      {},
+      others.map((p) => {
+        const name = p.name || seatName(game, p.seat);
+        const deciding = pending[String(p.seat)];
+        return h(
+          "li",
+          { class: "opponent", "data-seat": p.seat },
+          h(
+            "button",
+            {
+              type: "button",
+              class: "opponent-name",
+              title: `Show ${name}'s board`,
+              onclick: () => showBoard(p.seat),
+            },
+            name,
+          ),
+          p.score ? h("span", { class: "stat", "data-score": p.score.total }, `Score ${p.score.total}`) : null,
+          h("span", { class: "stat", "data-credits": p.credits, title: "Credits" }, `$${p.credits}`),
+          revealed && p.selected
+            ? h("span", { class: "chose", "data-phase": p.selected }, `chose ${PHASE_NAMES[p.selected]}`)
+            : null,
+          deciding ? h("span", { class: "pending" }, `deciding: ${deciding.replaceAll("_", " ")}`) : null,
+          h("span", { class: "faction" }, p.faction ? p.faction.name : ""),
+        );
+      }),
+    ),
+  );
+}
+
+// Whether an opponent's board is open: as the person left it, else open on a wide screen and
+// folded on a phone (the strip above tells the essentials).
+const openBoards = new Map();
+const WIDE = "(min-width: 821px)";
+
+function showBoard(seat) {
+  const box = document.querySelector(`details.opponent-board[data-seat='${seat}']`);
+  if (!(box instanceof HTMLDetailsElement)) return;
+  box.open = true;
+  box.scrollIntoView({ block: "start" });
+}
+
+// Every opponent's full board, each folded under its name: the seated table's boards after the
+// person's own seat.
+export function opponentBoards(view, game, mySeat) {
+  sameTable(view, game, mySeat);
+  const wide = window.matchMedia(WIDE).matches;
+  return h(
+    "div",
+    { class: "board opponent-boards" },
+    view.players
+      .filter((p) => p.seat !== mySeat)
+      .map((p) => {
+        const name = p.name || seatName(game, p.seat);
+        return h(
+          "details",
+          {
+            class: "opponent-board",
+            "data-seat": p.seat,
+            open: openBoards.has(p.seat) ? openBoards.get(p.seat) : wide,
+            ontoggle: (ev) => {
+              if (ev.target.open === wide) openBoards.delete(p.seat);
+              else openBoards.set(p.seat, ev.target.open);
+            },
+          },
+          h("summary", {}, `${name}: board`),
+          seatPanel(p, view, game, false),
+        );
+      }),
+  );
+}
+
+// The seated person's own side, in full.
+export function ownBoard(view, game, mySeat) {
+  sameTable(view, game, mySeat);
+  const me = view.players.find((p) => p.seat === mySeat);
+  return me ? h("div", { class: "board own-board" }, seatPanel(me, view, game, true)) : null;
 }
 
 // The whole table from one view JSON: the round bar, the final scores once the game is over, every
