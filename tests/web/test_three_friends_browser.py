@@ -7,10 +7,12 @@ game with a 10 s clock through the real pages.
 * Ada steps away for 40 s: her decision panel warns with a quarter of her time left, after three
   timeouts in a row she is away and a bot plays her seat, then she presses "I'm back" and plays
   on; the final scores count the decisions a bot made for her.
+* Linus resigns: he leaves the game, Ada and Grace play on to its end, and the final table names
+  him and the round he resigned in.
 
 At every decision the page is exactly as wide as the screen. Each step is photographed at 360x740
 and 390x844 (``conftest.SHOTS``: three-friends-<step>-360.png and -390.png; the README shows them):
-table, signed-out, reinvite, back, clock-warning, away, back-from-away and final.
+table, signed-out, reinvite, back, clock-warning, away, back-from-away, resigned and final.
 """
 
 from __future__ import annotations
@@ -35,12 +37,15 @@ PHASES = ("produce", "ship", "settle")
 
 def _shots(page: Any, step: str, showing: Any = None) -> None:
     """The page at both phone sizes, each as wide as the screen, photographed scrolled to
-    ``showing`` (``three-friends-<step>-<width>.png``); the page is left at the size it had."""
+    ``showing`` (else to its top: ``three-friends-<step>-<width>.png``); the page is left at the
+    size it had."""
     was = page.viewport_size
     _quiet(page)
     for width, size in SIZES.items():
         page.set_viewport_size(size)
-        if showing is not None:
+        if showing is None:
+            page.evaluate("scrollTo(0, 0)")
+        else:
             showing.scroll_into_view_if_needed()
         _fits(page, f"{step} at {width} px")
         page.screenshot(path=str(SHOTS / f"three-friends-{step}-{width}.png"), full_page=False)
@@ -119,7 +124,7 @@ def _sit_down(page: Any, link: str, name: str, gid: str, seat: int) -> None:
     page.get_by_role("heading", name=f"You — {name}").wait_for()
 
 
-def test_three_friends_play_a_game_on_phones_through_a_lost_seat_and_a_clock(
+def test_three_friends_play_on_phones_through_a_lost_seat_a_clock_and_a_resignation(
     site: Site, browser: Any
 ) -> None:
     made = [
@@ -202,14 +207,30 @@ def test_three_friends_play_a_game_on_phones_through_a_lost_seat_and_a_clock(
         assert ada.locator("[data-decision-clock]").is_visible()
         _shots(ada, "back-from-away")
 
-        # the three play on to the end from where they were
-        table.play(lambda: all(p.locator("section.scores").count() for p in pages))
+        # Linus resigns: he leaves the game, and Ada and Grace play on to its end
+        linus.get_by_role("button", name="Resign").tap()
+        linus.get_by_role("button", name="Yes, resign").tap()
+        note = linus.locator("section.waiting.resigned")
+        note.wait_for(timeout=20000)
+        resigned_in = int(note.inner_text().split("You resigned in round ")[1].split(":")[0])
+        assert "the others play on" in note.inner_text()
+        game = _game(site, gid)
+        assert game["status"] == "active" and game["resigned"] == [2], game
+        ada.locator(".pending.resigned", has_text=f"resigned in round {resigned_in}").wait_for(
+            state="attached"
+        )
+        _shots(linus, "resigned", note)
+        table.play(lambda: all(p.locator("section.scores").count() for p in pages), seats=(0, 1))
         game = _game(site, gid)
         assert game["status"] == "finished" and game["end_reason"] not in ("resigned", "abandoned")
+        assert 2 not in game["winners"] and game["resigned"] == [2]
         for page in pages:
             scores = page.locator("section.scores")
             _fits(page, "the final scores")
-            assert all(name in scores.inner_text() for name in NAMES)
+            text = scores.inner_text()
+            assert all(name in text for name in NAMES)
+            assert f"Resigned: Linus in round {resigned_in}." in text, text
+            assert f"Linus — resigned in round {resigned_in}" in text, text
         ada_row = ada.locator("section.scores tbody tr", has_text="Ada")
         assert int(ada_row.locator("[data-bot-decisions]").inner_text()) >= 3
         _shots(linus, "final", linus.locator("section.scores"))
