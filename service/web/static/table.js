@@ -129,12 +129,18 @@ export function runningScore(p) {
     if (ev.target.open) openScores.add(p.seat);
     else openScores.delete(p.seat);
   };
+  // a click on the summary is remembered at once: the table may be drawn again before the
+  // details element's toggle event comes, and would then draw it closed
+  const clicked = (ev) => {
+    if (ev.currentTarget.parentElement.open) openScores.delete(p.seat);
+    else openScores.add(p.seat);
+  };
   return h(
     "details",
     { class: "score", "data-score": sc.total, open: openScores.has(p.seat), ontoggle: remember },
     h(
       "summary",
-      { title: "Score if the game ended now: show how it adds up" },
+      { title: "Score if the game ended now: show how it adds up", onclick: clicked },
       h("span", { class: "score-total" }, `Score ${sc.total}`),
     ),
     h(
@@ -469,7 +475,18 @@ export function opponentBoards(view, game, mySeat) {
               else openBoards.set(p.seat, ev.target.open);
             },
           },
-          h("summary", {}, `${name}: board`),
+          h(
+            "summary",
+            {
+              // remembered at once (see runningScore)
+              onclick: (ev) => {
+                const open = !ev.currentTarget.parentElement.open;
+                if (open === wide) openBoards.delete(p.seat);
+                else openBoards.set(p.seat, open);
+              },
+            },
+            `${name}: board`,
+          ),
           seatPanel(p, view, game, false),
         );
       }),
