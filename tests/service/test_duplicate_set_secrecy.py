@@ -20,6 +20,7 @@ from typing import Any
 import engine
 from bots import get_bot
 from engine import rng as rngmod
+from engine.phases.setup import RULES_VERSION
 from engine.rng import Rng
 from events.verify.replay import verify_text
 from events.verify.signing import load_public_key
@@ -77,7 +78,7 @@ def _sha256(*parts: str) -> str:
 
 def _opens(candidate: str, commitment: str, gids: list[str]) -> bool:
     """Whether ``candidate``, as a seed, gives ``commitment`` in a form ever published: rules 1-2
-    sha256(seed), rules 3 sha256("rfg/commit" 0 seed), rules 4 the same bound to a game id."""
+    sha256(seed), rules 3 sha256("rfg/commit" 0 seed), rules 4 and later the same bound to a game id."""
     forms = {_sha256(candidate), _sha256("rfg/commit", candidate)}
     forms |= {_sha256("rfg/commit", candidate, g) for g in gids}
     return commitment in forms
@@ -175,7 +176,8 @@ def test_a_spectator_learns_nothing_of_a_duplicate_set_until_it_has_ended(
     for gid in gids:
         view = api.get(f"/games/{gid}/view").get_json()["view"]
         assert view["seed"] == seed and "seed_withheld" not in view
-        assert view["seed_commitment"] == _sha256("rfg/commit", seed, gid) and view["rules"] == 4
+        assert view["seed_commitment"] == _sha256("rfg/commit", seed, gid)
+        assert view["rules"] == RULES_VERSION
         kind, lines = _log(api, gid)
         assert kind == "full"
         text = "\n".join(lines) + "\n"

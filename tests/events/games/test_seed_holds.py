@@ -12,6 +12,7 @@ import fakeredis
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 import engine
+from engine.phases.setup import RULES_VERSION
 from events.envelope import Envelope, seal_batch
 from events.games.seeds import WITHHELD
 from events.games.service import GameService
@@ -148,7 +149,7 @@ def test_the_verifier_checks_the_game_the_commitment_binds() -> None:
     assert verdict.verdict == "inconsistent" and "field game" in verdict.reason
 
 
-def test_a_signed_rules_4_export_verifies_with_its_key() -> None:
+def test_a_signed_export_of_the_current_rules_verifies_with_its_key() -> None:
     signer = Signer(Ed25519PrivateKey.generate(), "test")
     games = _games()
     gid, _ = games.create(2, seed="signed")
@@ -156,4 +157,4 @@ def test_a_signed_rules_4_export_verifies_with_its_key() -> None:
     text = "\n".join(games.export(gid, "public", signer))
     verdict = verify_text(text, signer.public, require_signature=True)
     assert verdict.ok and verdict.authentic, verdict.reason
-    assert verdict.summary["rules"] == 4
+    assert verdict.summary["rules"] == RULES_VERSION
