@@ -69,6 +69,9 @@ def test_a_friend_joins_by_invite_link_under_a_name_and_the_link_works_once(
         host.get_by_role("heading", name="New game").wait_for()
         host.locator("#create-name").fill("Ada")
         host.locator("select[data-seat='1']").select_option("human")  # "A friend (invite by link)"
+        # two seats, so that the friend's resignation below ends the game
+        for other in host.locator("select[data-seat]").all()[2:]:
+            other.select_option("none")
         host.get_by_role("button", name="Create game and take my seat").click()
         host.wait_for_url("**/play/#/games/*/seats/0")
         gid = host.url.split("#/games/")[1].split("/")[0]
