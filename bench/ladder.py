@@ -19,7 +19,9 @@ compacted, and the bot decision latency two ways: from enqueue to the job's own 
 (the workers' histogram, ``events.store.job_latency``, that ``/metrics`` reports: upper bounds of
 its buckets; with playing on, one job per game stretch) and from the
 append that made a decision pending to the append of its command (envelope timestamps). Figures
-only; nothing is asserted. Every key written is deleted at the end.
+only; nothing is asserted. Everything the run writes to Redis is deleted at the end, RQ's
+queue (``Queue.delete``: its entry in ``rq:queues`` too) and its workers' keys included
+(``tests/workers/test_ladder_bench.py`` checks it).
 """
 
 from __future__ import annotations
@@ -40,7 +42,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from rq import Worker  # noqa: E402
+from rq import Queue, Worker  # noqa: E402
+from rq.group import Group  # noqa: E402
 
 import engine  # noqa: E402
 import events.store  # noqa: E402
@@ -111,18 +114,40 @@ def stop_workers(procs: list[subprocess.Popen[bytes]]) -> None:
             os.killpg(p.pid, signal.SIGKILL)
 
 
-def purge(client: Any, prefix: str) -> None:
+def wait_for_workers(rt: Runtime, n: int, logdir: Path) -> list[str]:
+    """Wait until ``n`` workers serve the run's queue; return their keys (for ``purge``)."""
+    deadline = time.monotonic() + 30
+    while len(workers := Worker.all(queue=rt.queue)) < n:
+        if time.monotonic() > deadline:
+            raise SystemExit(f"workers did not start; see {logdir}")
+        time.sleep(0.05)
+    return [w.key for w in workers]
+
+
+def purge(client: Any, queue: Queue, worker_keys: list[str], cleaning_lock: bool) -> None:
+    """Delete everything the run wrote: the store's keys under its prefix (the queue's name); the
+    queue itself and its entry in RQ's set of queues (``Queue.delete``); its registries, jobs,
+    results and executions; the keys of the stopped workers that served it (RQ keeps a dead
+    worker's for a minute); and RQ's group-cleaning lock when the run's workers took it
+    (``cleaning_lock``: it did not exist before they started)."""
+    prefix = queue.name
+    queue.delete(delete_jobs=True)
+    doomed = set(worker_keys)
+    if cleaning_lock:
+        doomed.add(Group.REDIS_GROUP_CLEANING_KEY)
     for pattern in (
         f"{prefix}:*",
         f"rq:job:{prefix}-*",
         f"rq:*:{prefix}",
         f"rq:*:{prefix}:*",
         f"rq:results:{prefix}-*",
+        f"rq:execution:{prefix}-*",
         f"rq:executions:{prefix}-*",
     ):
-        keys = list(client.scan_iter(match=pattern, count=1000))
-        for i in range(0, len(keys), 1000):
-            client.delete(*keys[i : i + 1000])
+        doomed.update(client.scan_iter(match=pattern, count=1000))
+    keys = list(doomed)
+    for i in range(0, len(keys), 1000):
+        client.delete(*keys[i : i + 1000])
 
 
 def decision_latencies(rt: Runtime, game_id: str) -> list[float]:
@@ -154,15 +179,13 @@ def run_service(args: argparse.Namespace) -> dict[str, Any]:
     client = events.store.connect(args.url)
     rt = Runtime(client, settings)
     logdir = Path(tempfile.mkdtemp(prefix="rfg-ladder-"))
+    cleaning_lock = not client.exists(Group.REDIS_GROUP_CLEANING_KEY)
     procs = spawn_workers(args.url, prefix, args.workers, logdir)
+    worker_keys: list[str] = []
     create = _creator(args, rt, client, prefix)
     table = {"seats": [{"kind": "bot", "bot": args.bot}] * args.players}
     try:
-        deadline = time.monotonic() + 30
-        while len(Worker.all(queue=rt.queue)) < args.workers:
-            if time.monotonic() > deadline:
-                raise SystemExit(f"workers did not start; see {logdir}")
-            time.sleep(0.05)
+        worker_keys = wait_for_workers(rt, args.workers, logdir)
         started = time.perf_counter()
         created = 0
         in_flight: list[str] = []
@@ -212,7 +235,7 @@ def run_service(args: argparse.Namespace) -> dict[str, Any]:
         }
     finally:
         stop_workers(procs)
-        purge(client, prefix)
+        purge(client, rt.queue, worker_keys, cleaning_lock)
 
 
 def run_ladder(args: argparse.Namespace) -> dict[str, Any]:
@@ -230,8 +253,11 @@ def run_ladder(args: argparse.Namespace) -> dict[str, Any]:
     for i in range(args.players + 1):
         ladders.add_entrant(name, f"{args.bot}-{i}", bot=args.bot)
     logdir = Path(tempfile.mkdtemp(prefix="rfg-ladder-"))
+    cleaning_lock = not client.exists(Group.REDIS_GROUP_CLEANING_KEY)
     procs = spawn_workers(args.url, prefix, args.workers, logdir)
+    worker_keys: list[str] = []
     try:
+        worker_keys = wait_for_workers(rt, args.workers, logdir)
         started = time.perf_counter()
         while len(ladders.results(name)) < args.games:
             time.sleep(0.1)
@@ -250,9 +276,7 @@ def run_ladder(args: argparse.Namespace) -> dict[str, Any]:
         }
     finally:
         stop_workers(procs)
-        purge(client, prefix)
-        for k in list(client.scan_iter(match=f"{prefix}:*", count=1000)):
-            client.delete(k)
+        purge(client, rt.queue, worker_keys, cleaning_lock)
 
 
 def rating_updates(args: argparse.Namespace, n: int = 2000) -> tuple[float, float]:
@@ -297,9 +321,9 @@ def rating_updates(args: argparse.Namespace, n: int = 2000) -> tuple[float, floa
             [{"total": t, "tiebreak": b} for t, b in zip(x.totals, x.tiebreaks, strict=True)],
         )
     stored = m / (time.perf_counter() - t0)
-    for k in list(client.scan_iter(match=f"{prefix}:*", count=1000)):
-        client.delete(k)
-    client.srem(f"{prefix}:ladders", "rates")
+    keys = list(client.scan_iter(match=f"{prefix}:*", count=1000))
+    for i in range(0, len(keys), 1000):
+        client.delete(*keys[i : i + 1000])
     return pure, stored
 
 

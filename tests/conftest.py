@@ -112,6 +112,7 @@ WHOLE_SUITE_TESTS = (
     "workers/test_ladder_scheduler.py",
     "workers/test_cleanup.py",
     "workers/test_processes.py",
+    "workers/test_ladder_bench.py",
     "rfgcli/test_ladder_cli.py",
     "rfgcli/test_store_cli.py",
     "workers/test_bot_secrecy.py",
