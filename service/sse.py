@@ -12,7 +12,9 @@ request's credential, asked once a keep-alive interval) says the token was revok
 or when the process stops (``stop_streams``: gunicorn's hooks in ``service.gunicorn_conf`` call
 it as a worker begins to stop): every open stream of the process then sends a last comment and
 ends at once, whatever it waits on, and its client reconnects after ``retry`` ms, resuming with
-``Last-Event-ID`` (on another process, or on the server started again).
+``Last-Event-ID`` (on another process, or on the server started again). A stream ended so also
+closes its connection (``response``): left open, an HTTP/1.1 connection would wait for another
+request until the head timeout, holding the worker's stop for that long.
 While Redis does not answer the stream stays open and says so in a comment every second or so,
 and carries on when Redis answers again (an ``EventSource`` would not reconnect after the 503 a
 new request gets meanwhile). Every frame's data is written by orjson, the one JSON library on the
@@ -40,6 +42,7 @@ the dev server and the test client give it a thread.
 from __future__ import annotations
 
 import logging
+import socket
 import threading
 import time
 from collections import OrderedDict
@@ -47,12 +50,14 @@ from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
 import orjson
+from flask import Response, request
 
 from events.games.projections import Viewer
 from events.games.service import GameService
 from events.store import RedisStore
 from service import fanout as _fanout
 from service.fanout import STORE_ERRORS, Fanout
+from service.limits import hold_stream
 
 PAGE = 200
 log = logging.getLogger(__name__)
@@ -90,6 +95,30 @@ def still_allowed(allowed: Callable[[], bool]) -> bool:
         return allowed()
     except STORE_ERRORS:
         return True
+
+
+def response(stream: Iterator[str]) -> Response:
+    """The HTTP response of an event stream (every stream endpoint's): counted among the
+    client's open streams while it runs (``service.limits.hold_stream``), never buffered by a
+    proxy, and its connection closed once a stopping process ended it."""
+    resp = Response(_closing(hold_stream(stream), request.environ), mimetype="text/event-stream")
+    resp.headers["Cache-Control"] = "no-cache"
+    resp.headers["X-Accel-Buffering"] = "no"
+    return resp
+
+
+def _closing(body: Iterator[str], environ: dict[str, Any]) -> Iterator[str]:
+    """``body``; then, if the process is stopping, the end of reading from its client's
+    connection (gunicorn's ``gunicorn.socket``): the server sends the body's last chunk, finds no
+    further request and closes it at once, instead of keeping it for the client's next request
+    (up to the head timeout, as long as a stop then waits)."""
+    yield from body
+    sock = environ.get("gunicorn.socket")
+    if _Stop.requested and isinstance(sock, socket.socket):
+        try:
+            sock.shutdown(socket.SHUT_RD)
+        except OSError:
+            pass  # the client is gone already
 
 
 def frame(data: Any, event: str | None = None, ident: str | None = None) -> str:

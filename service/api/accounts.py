@@ -32,7 +32,6 @@ from service.backend import backend
 from service.decisions import decision_stream
 from service.errors import Problem
 from service.http import load_body, load_query, respond
-from service.limits import hold_stream
 from service.players import challenge_seats
 from service.schemas.requests import AccountGamesQuerySchema, EmptyQuerySchema, RegisterBotSchema
 from service.schemas.responses import (
@@ -41,6 +40,7 @@ from service.schemas.responses import (
     BotRegistrationSchema,
     BotTokenSchema,
 )
+from service.sse import response
 
 bp = Blueprint("accounts", __name__)
 #: an events stream's id: a notices stream entry id
@@ -168,7 +168,7 @@ def decisions() -> Response:
         fanout=b.fanout,
         served=lambda seats, ladder, entrants: challenge_seats(b, seats, ladder, entrants),
     )
-    return _sse(gen)
+    return response(gen)
 
 
 def _last_event_id(what: str) -> str | None:
@@ -180,13 +180,6 @@ def _last_event_id(what: str) -> str | None:
             "you had (or none)",
         )
     return last
-
-
-def _sse(gen: Any) -> Response:
-    resp = Response(hold_stream(gen), mimetype="text/event-stream")
-    resp.headers["Cache-Control"] = "no-cache"
-    resp.headers["X-Accel-Buffering"] = "no"
-    return resp
 
 
 def _event_id(text: str) -> bool:
@@ -217,7 +210,7 @@ def events() -> Response:
         allowed=credential_check(),
         resource=lambda c: challenge_resource(c, b),
     )
-    return _sse(gen)
+    return response(gen)
 
 
 @bp.get("/bots/me/games")

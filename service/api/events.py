@@ -24,11 +24,10 @@ from service.auth import credential_check, require_seat
 from service.backend import backend
 from service.errors import Problem
 from service.http import load_query, respond
-from service.limits import hold_stream
 from service.players import game_players
 from service.schemas.requests import MAX_SEQ, FeedQuerySchema, StreamQuerySchema
 from service.schemas.responses import FeedSchema
-from service.sse import GameFeed, TurnReader, serve
+from service.sse import GameFeed, TurnReader, response, serve
 
 bp = Blueprint("events", __name__)
 _feed_q = FeedQuerySchema()
@@ -143,10 +142,7 @@ def _stream(game_id: str, viewer: Viewer) -> Response:
         allowed=allowed,
         name=game_id,
     )
-    resp = Response(hold_stream(gen), mimetype="text/event-stream")
-    resp.headers["Cache-Control"] = "no-cache"
-    resp.headers["X-Accel-Buffering"] = "no"
-    return resp
+    return response(gen)
 
 
 @bp.get("/games/<gid:game_id>/events")

@@ -206,3 +206,36 @@ def test_a_body_sent_too_slowly_gets_408(
     assert Client(base, admin_token=ADMIN, timeout=10).create_game(
         [{"kind": "human"}, {"kind": "human"}]
     )["game_id"]
+
+
+def test_a_stop_ends_every_stream_with_a_resumable_last_frame_within_3_s(
+    own_redis: RedisServer, start_api: Callable[..., tuple[Proc, str]]
+) -> None:
+    """SIGTERM with streams open: each gets the stopping comment after its events (its client
+    resumes with ``Last-Event-ID``) and its connection closed, and the server exits within 3 s,
+    well inside its 15 s graceful timeout (before, each ended stream kept its connection open
+    for another request until the 5 s head timeout, holding the stop that long)."""
+    url = f"redis://127.0.0.1:{own_redis.port}/0"
+    proc, base = start_api(url, "stop", workers=2, RFG_SSE_MAX_SECONDS="120")
+    host, port = urlsplit(base).hostname or "", urlsplit(base).port or 0
+    api = Client(base, admin_token=ADMIN, timeout=10)
+    gid = api.create_game([{"kind": "human"}, {"kind": "human"}], seed="stop")["game_id"]
+    streams = [
+        _open_stream(host, port, f"/games/{gid}/events/stream", _addr(i % 25)) for i in range(100)
+    ]
+    try:
+        firsts = [_read_until(s, b"\nid: 1\n", 30) for s in streams]
+        assert all(b"id: 1" in got for got in firsts), proc.log()[-2000:]
+        started = time.monotonic()
+        proc.send_signal(15)
+        ends = [_read_until(s, b"\r\n0\r\n\r\n", 10) for s in streams]
+        proc.wait(10)
+        took = time.monotonic() - started
+    finally:
+        for s in streams:
+            s.close()
+    stopped = [got for got in ends if b"the server is stopping" in got]
+    assert len(stopped) == len(streams), f"{len(stopped)} of {len(streams)} got the last frame"
+    # the last frame is a comment: the client's Last-Event-ID is still its last event's seq
+    assert all(b"\nid: " not in got for got in ends)
+    assert took < 3.0, f"the server took {took:.1f} s to stop\n{proc.log()[-2000:]}"
