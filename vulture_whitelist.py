@@ -89,3 +89,7 @@ _.do_PUT
 _.do_PATCH
 _.do_DELETE
 _.do_HEAD
+
+# Ambition objectives (engine/ambition/components.py): the talent counters an objective awards,
+# read by the objectives rules
+_.talents

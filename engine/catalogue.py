@@ -8,21 +8,36 @@ Card keys (stable, used in commands, events and views):
   ``T<n>d`` / ``T<n>w``  development / world side of game tile n (1-55)
   ``F<n>d`` / ``F<n>w`` / ``F<n>w2``  halves of faction tile n (1-9)
   ``H<n>``  home world n (1-9)
+
+Ambition (``install``): a host's component file (``engine.ambition.components``) adds, once per
+process, the Leader (black) and Entrepreneur (orange) dice, the Ambition box's extra dice of the
+base colours, factions ``F10``-``F23``, home worlds ``H10``-``H16``, game tiles ``T56``- and the
+objectives. A base game never sees them: it deals from the base pools (``faction_ids``,
+``home_ids``, ``tile_ids``, ``supply_piles`` with ``ambition=False``) and its dice keep ids 0-110.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
+
+if TYPE_CHECKING:
+    from .ambition.components import Components, Objective
 
 PHASES: tuple[str, ...] = ("explore", "develop", "settle", "produce", "ship")
 PHASE_INDEX: dict[str, int] = {p: i for i, p in enumerate(PHASES)}
 WILD = "wild"
 
 DIE_COLORS: tuple[str, ...] = ("white", "red", "purple", "blue", "brown", "green", "yellow")
+#: Ambition's new die colours: Leader (black) and Entrepreneur (orange)
+AMBITION_DIE_COLORS: tuple[str, ...] = ("black", "orange")
+#: every die colour; a game's supply has a pile per colour in this order (7 piles in a base game,
+#: 9 in an Ambition game)
+ALL_DIE_COLORS: tuple[str, ...] = DIE_COLORS + AMBITION_DIE_COLORS
+COLOR_INDEX: dict[str, int] = {c: i for i, c in enumerate(ALL_DIE_COLORS)}
 WORLD_COLORS: tuple[str, ...] = ("novelty", "rare", "genes", "alien", "gray")
 TRADE_VALUE: dict[str, int] = {"novelty": 3, "rare": 4, "genes": 5, "alien": 6}
 
@@ -114,6 +129,16 @@ def _development(key: str, rec: dict[str, Any], tile: int | None = None) -> Card
     )
 
 
+def _faction(rec: dict[str, Any]) -> Faction:
+    n = int(rec["id"])
+    fcards: list[Card] = []
+    for i, d in enumerate(rec.get("developments") or []):
+        fcards.append(_development(f"F{n}d" + ("" if i == 0 else str(i + 1)), d))
+    for i, w in enumerate(rec.get("worlds") or []):
+        fcards.append(_world(f"F{n}w" + ("" if i == 0 else str(i + 1)), w))
+    return Faction(n, tuple(fcards))
+
+
 class CatalogueError(ValueError):
     """The packaged catalogue is inconsistent (a broken install, never bad user input)."""
 
@@ -128,6 +153,7 @@ def _build() -> tuple[
     dice_doc = _load("dice.yaml")
     dice: dict[str, DieType] = {}
     for rec in dice_doc["dice"]:
+        AMBITION_EXTRA[rec["key"]] = int(rec["count_ambition"])
         faces = tuple(f["phases"][0] for f in rec["faces"])
         dice[rec["key"]] = DieType(
             rec["key"], rec["name"], faces, int(rec["count_base"]), rec["matches_world_on_consume"]
@@ -136,13 +162,7 @@ def _build() -> tuple[
     cards: dict[str, Card] = {}
     factions: dict[int, Faction] = {}
     for rec in tiles_doc["factions"]:
-        n = int(rec["id"])
-        fcards: list[Card] = []
-        for i, d in enumerate(rec.get("developments") or []):
-            fcards.append(_development(f"F{n}d" + ("" if i == 0 else str(i + 1)), d))
-        for i, w in enumerate(rec.get("worlds") or []):
-            fcards.append(_world(f"F{n}w" + ("" if i == 0 else str(i + 1)), w))
-        factions[n] = Faction(n, tuple(fcards))
+        factions[int(rec["id"])] = _faction(rec)
     homes: dict[int, Card] = {}
     for rec in tiles_doc["home_worlds"]:
         n = int(rec["id"])
@@ -191,17 +211,32 @@ def _validate(
             raise CatalogueError(f"world {w.name} has colour {w.color}")
 
 
+#: the Ambition box's extra dice of each base colour (filled by ``_build`` from dice.yaml)
+AMBITION_EXTRA: dict[str, int] = {}
+
 DICE, FACTIONS, HOME_WORLDS, TILES, CARDS = _build()
 
-#: die id -> colour. Ids are stable: the 111 dice are numbered colour by colour in DIE_COLORS order.
-DIE_COLOR: tuple[str, ...] = tuple(c for c in DIE_COLORS for _ in range(DICE[c].count))
-#: die id -> its six faces
-DIE_FACES: tuple[tuple[str, ...], ...] = tuple(DICE[c].faces for c in DIE_COLOR)
-DIE_COUNT = len(DIE_COLOR)
+#: die id -> colour. Ids are stable: the 111 base dice are numbered colour by colour in DIE_COLORS
+#: order; ``install`` appends the Ambition dice (ids 111 on: the extra base-colour dice, then
+#: black, then orange), so a base game's dice never change.
+DIE_COLOR: list[str] = [c for c in DIE_COLORS for _ in range(DICE[c].count)]
+#: die id -> its six face codes (see ``face_phases``)
+DIE_FACES: list[tuple[str, ...]] = [DICE[c].faces for c in DIE_COLOR]
 DICE_OF_COLOR: dict[str, tuple[int, ...]] = {
     c: tuple(i for i, col in enumerate(DIE_COLOR) if col == c) for c in DIE_COLORS
 }
+#: the dice of each colour in an Ambition game (filled by ``install``)
+AMBITION_DICE_OF_COLOR: dict[str, tuple[int, ...]] = {}
+#: the base game's tiles, factions and home worlds
 TILE_IDS: tuple[int, ...] = tuple(sorted(TILES))
+BASE_FACTION_IDS: tuple[int, ...] = tuple(sorted(FACTIONS))
+BASE_HOME_IDS: tuple[int, ...] = tuple(sorted(HOME_WORLDS))
+#: the card keys ``install`` added (factions 10 on, home worlds 10 on, game tiles 56 on)
+AMBITION_CARDS: set[str] = set()
+#: the objective tiles of the installed component file, by id (filled by ``install``)
+OBJECTIVES: dict[int, Objective] = {}
+#: the installed component file (at most one per process)
+_INSTALLED: list[Components] = []
 
 
 def dev_card(tile: int) -> Card:
@@ -240,3 +275,159 @@ def consume_matches(die: int, world_color: str) -> bool:
     """Whether a die earns the Consume colour bonus on a world of this colour (purple matches all)."""
     m = DICE[color_of(die)].consume_match
     return m == "all" or m == world_color
+
+
+# --- face codes -------------------------------------------------------------------------------
+
+
+def face_phases(face: str) -> tuple[str, ...]:
+    """The phases a face shows: ``"wild"`` all five, ``"explore/produce$"`` explore and produce."""
+    if face == WILD:
+        return PHASES
+    return tuple(face.rstrip("$").split("/"))
+
+
+def face_dollar(face: str) -> bool:
+    """Whether a face shows the $ symbol (Ambition): ``"produce$"``, ``"explore/produce$"``."""
+    return face.endswith("$")
+
+
+# --- Ambition -----------------------------------------------------------------------------------
+
+
+def installed() -> Components | None:
+    """The installed Ambition component file, or None (then no game can be an Ambition game)."""
+    return _INSTALLED[0] if _INSTALLED else None
+
+
+def is_ambition(options: dict[str, Any]) -> bool:
+    """Whether a game's options make it an Ambition game."""
+    return bool(options.get("ambition", False))
+
+
+def install(components: Components) -> bool:
+    """Add an Ambition component file to the catalogue, once per process.
+
+    Returns True when it was installed now, False when the same file (same digest) already was.
+    A different file raises CatalogueError: a process plays with one set of components. Base-game
+    ids, dice and deals are untouched.
+    """
+    if _INSTALLED:
+        if _INSTALLED[0].digest == components.digest:
+            return False
+        raise CatalogueError(
+            f"the Ambition components {_INSTALLED[0].name!r} ({_INSTALLED[0].digest}) are "
+            f"installed; {components.name!r} ({components.digest}) cannot be installed beside them"
+        )
+    factions: dict[int, Faction] = {}
+    for rec in components.factions:
+        factions[int(rec["id"])] = _faction(rec)
+    homes = {
+        int(rec["id"]): _world(f"H{rec['id']}", rec["world"]) for rec in components.home_worlds
+    }
+    tiles: dict[int, tuple[Card, Card]] = {}
+    for rec in components.game_tiles:
+        n = int(rec["id"])
+        tiles[n] = (
+            _development(f"T{n}d", rec["development"], n),
+            _world(f"T{n}w", rec["world"], n),
+        )
+    clash = (
+        (set(factions) & set(FACTIONS))
+        | (set(homes) & set(HOME_WORLDS))
+        | (set(tiles) & set(TILES))
+    )
+    if clash:
+        raise CatalogueError(f"Ambition tile numbers {sorted(clash)} are base-game numbers")
+    # dice: the extra base-colour dice first, then black, then orange (ids 111 on)
+    extra: dict[str, list[int]] = {c: [] for c in ALL_DIE_COLORS}
+    for color in DIE_COLORS:
+        for _ in range(AMBITION_EXTRA.get(color, 0)):
+            extra[color].append(len(DIE_COLOR))
+            DIE_COLOR.append(color)
+            DIE_FACES.append(DICE[color].faces)
+    for color in AMBITION_DIE_COLORS:
+        die = components.dice[color]
+        # Ambition rulebook, New Die Colors: "a Leader (black) die always matches the world's
+        # color ... An Entrepreneur (orange) die does not match any world colors during Consume"
+        DICE[color] = DieType(
+            color, die.name, die.faces, die.count, "all" if color == "black" else "none"
+        )
+        for _ in range(die.count):
+            extra[color].append(len(DIE_COLOR))
+            DIE_COLOR.append(color)
+            DIE_FACES.append(die.faces)
+    for color in ALL_DIE_COLORS:
+        AMBITION_DICE_OF_COLOR[color] = DICE_OF_COLOR.get(color, ()) + tuple(extra[color])
+    FACTIONS.update(factions)
+    HOME_WORLDS.update(homes)
+    TILES.update(tiles)
+    for f in factions.values():
+        for c in f.cards:
+            CARDS[c.key] = c
+    for c in homes.values():
+        CARDS[c.key] = c
+    for d, w in tiles.values():
+        CARDS[d.key] = d
+        CARDS[w.key] = w
+    AMBITION_CARDS.update(c.key for f in factions.values() for c in f.cards)
+    AMBITION_CARDS.update(c.key for c in homes.values())
+    AMBITION_CARDS.update(c.key for pair in tiles.values() for c in pair)
+    for o in components.objectives:
+        OBJECTIVES[o.id] = o
+    _INSTALLED.append(components)
+    return True
+
+
+def is_ambition_card(key: str) -> bool:
+    """Whether a card key is one of Ambition's (added by ``install``)."""
+    return key in AMBITION_CARDS
+
+
+def _ambition_ready() -> Components:
+    comp = installed()
+    if comp is None:
+        raise CatalogueError("no Ambition components are installed (catalogue.install)")
+    return comp
+
+
+def faction_ids(ambition: bool) -> list[int]:
+    """The factions a game deals from: the base nine, plus Ambition's in an Ambition game.
+
+    Ambition rulebook, Setup: "Add the new dice and the faction and home world tiles to those in
+    the base game."""
+    if not ambition:
+        return list(BASE_FACTION_IDS)
+    _ambition_ready()
+    return sorted(FACTIONS)
+
+
+def home_ids(ambition: bool) -> list[int]:
+    """The home worlds a game deals from (see ``faction_ids``)."""
+    if not ambition:
+        return list(BASE_HOME_IDS)
+    _ambition_ready()
+    return sorted(HOME_WORLDS)
+
+
+def tile_ids(ambition: bool) -> list[int]:
+    """The game tiles in a game's bag. Ambition rulebook, Setup: "Add the 5 new game tiles to the
+    bag" (the shipped tiles hold four of them)."""
+    if not ambition:
+        return list(TILE_IDS)
+    _ambition_ready()
+    return sorted(TILES)
+
+
+def supply_piles(ambition: bool) -> list[list[int]]:
+    """A game's dice supply at the start, a pile per colour (``ALL_DIE_COLORS`` order): the base
+    game's 111 dice, or with Ambition its 38 dice too ("Add the new dice")."""
+    if not ambition:
+        return [list(DICE_OF_COLOR[c]) for c in DIE_COLORS]
+    _ambition_ready()
+    return [list(AMBITION_DICE_OF_COLOR[c]) for c in ALL_DIE_COLORS]
+
+
+def die_ids(ambition: bool) -> list[int]:
+    """Every die of a game."""
+    return sorted(d for pile in supply_piles(ambition) for d in pile)

@@ -5,7 +5,7 @@ Every phase uses these, so each rule has exactly one home here.
 
 from __future__ import annotations
 
-from .catalogue import DIE_COLOR, DIE_COLORS
+from .catalogue import COLOR_INDEX, DIE_COLOR
 from .state import GameState, PlayerState
 
 CREDIT_CAP = 10
@@ -35,17 +35,17 @@ def award_vp(state: GameState, p: PlayerState, amount: int) -> None:
 
 def supply_peek(state: GameState, color: str) -> int | None:
     """The die a gain of this colour would take (the lowest free id), or None if none is left."""
-    pile = state.supply[DIE_COLORS.index(color)]
+    pile = state.supply[COLOR_INDEX[color]]
     return pile[0] if pile else None
 
 
 def supply_take(state: GameState, die: int) -> None:
-    pile = state.supply[DIE_COLORS.index(DIE_COLOR[die])]
+    pile = state.supply[COLOR_INDEX[DIE_COLOR[die]]]
     pile.remove(die)
 
 
 def supply_return(state: GameState, die: int) -> None:
-    pile = state.supply[DIE_COLORS.index(DIE_COLOR[die])]
+    pile = state.supply[COLOR_INDEX[DIE_COLOR[die]]]
     pile.append(die)
     pile.sort()
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .canonical import canonical_bytes
-from .catalogue import DIE_COLORS, PHASES
+from .catalogue import ALL_DIE_COLORS, PHASES
 
 STEPS = (
     "start_tiles",
@@ -72,6 +72,9 @@ class PlayerState:
     #: when this seat resigned (``{"round", "step"}``; empty while it plays): a resigned seat
     #: takes no further part (``engine.leaving``)
     resigned: dict[str, Any] = field(default_factory=dict)
+    #: Ambition: the dice a start tile removes, until the start tiles are chosen: per removing
+    #: card ``{"card", "choices"}`` (``engine.phases.setup``); never set in a base game
+    start_removals: list[dict[str, Any]] = field(default_factory=list)
 
     def copy(self) -> PlayerState:
         return PlayerState(
@@ -100,6 +103,7 @@ class PlayerState:
             self.start_tiles[:],
             dict(self.marks),
             dict(self.resigned),
+            [dict(r) for r in self.start_removals],
         )
 
     def with_own_tableau(self) -> PlayerState:
@@ -131,10 +135,11 @@ class PlayerState:
             self.start_tiles,
             self.marks,
             self.resigned,
+            self.start_removals,
         )
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "seat": self.seat,
             "faction": self.faction,
             "home": self.home,
@@ -161,6 +166,9 @@ class PlayerState:
             "marks": dict(sorted(self.marks.items())),
             "resigned": dict(self.resigned) or None,
         }
+        if self.start_removals:  # Ambition only: a base game's state is unchanged
+            out["start_removals"] = [dict(r) for r in self.start_removals]
+        return out
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> PlayerState:
@@ -190,6 +198,7 @@ class PlayerState:
             start_tiles=list(d["start_tiles"]),
             marks=dict(d["marks"]),
             resigned=dict(d.get("resigned") or {}),
+            start_removals=[dict(r) for r in d.get("start_removals", ())],
         )
 
     # --- queries in the rulebook's words -------------------------------------------------
@@ -221,7 +230,7 @@ class GameState:
     players: list[PlayerState]
     options: dict[str, Any]
     bag: list[int]
-    supply: list[list[int]]  # per DIE_COLORS index
+    supply: list[list[int]]  # per ALL_DIE_COLORS index (7 piles in a base game, 9 with Ambition)
     vp_pool: int
     step: str = "start_tiles"
     round: int = 0
@@ -247,6 +256,11 @@ class GameState:
     #: the name the seed's commitment binds from rules version 4 (``GameCreated.game``: the
     #: service's game id); empty before
     game: str = ""
+    #: Ambition: the component file the game is played with (``{"name", "digest"}``, from
+    #: GameCreated); empty in a base game
+    components: dict[str, str] = field(default_factory=dict)
+    #: Ambition with objectives: the objective tiles in play (ids), dealt at setup
+    objectives: list[int] = field(default_factory=list)
 
     @property
     def phase(self) -> str | None:
@@ -287,16 +301,18 @@ class GameState:
             self.table,
             self.rules,
             self.game,
+            self.components,
+            self.objectives[:],
         )
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "seed": self.seed,
             "rng": self.rng,
             "players": [p.to_dict() for p in self.players],
             "options": dict(self.options),
             "bag": self.bag[:],
-            "supply": {c: self.supply[i][:] for i, c in enumerate(DIE_COLORS)},
+            "supply": {c: pile[:] for c, pile in zip(ALL_DIE_COLORS, self.supply, strict=False)},
             "vp_pool": self.vp_pool,
             "step": self.step,
             "round": self.round,
@@ -315,6 +331,10 @@ class GameState:
             "rules": self.rules,
             "game": self.game,
         }
+        if self.components:  # Ambition only: a base game's state is unchanged
+            out["components"] = dict(self.components)
+            out["objectives"] = self.objectives[:]
+        return out
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> GameState:
@@ -324,7 +344,7 @@ class GameState:
             players=[PlayerState.from_dict(p) for p in d["players"]],
             options=dict(d["options"]),
             bag=list(d["bag"]),
-            supply=[list(d["supply"][c]) for c in DIE_COLORS],
+            supply=[list(d["supply"][c]) for c in ALL_DIE_COLORS if c in d["supply"]],
             vp_pool=d["vp_pool"],
             step=d["step"],
             round=d["round"],
@@ -342,6 +362,8 @@ class GameState:
             table=dict(d.get("table", {})),
             rules=d.get("rules", 1),
             game=d.get("game", ""),
+            components=dict(d.get("components", {})),
+            objectives=list(d.get("objectives", ())),
         )
 
 

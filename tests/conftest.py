@@ -19,6 +19,7 @@ import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, NoReturn
 
 import pytest
@@ -40,6 +41,25 @@ def unavailable(reason: str) -> NoReturn:
     if in_ci():
         pytest.fail(f"{reason} (CI is set, so this is a failure, not a skip)")
     pytest.skip(reason)
+
+
+#: the synthetic Ambition component file of the tests: MADE-UP faces and objectives (the printed
+#: ones are not known to the project), with the engine's shipped tiles
+AMBITION_SYNTHETIC = Path(__file__).resolve().parent / "data" / "ambition-synthetic.yaml"
+
+
+@pytest.fixture(scope="session")
+def ambition() -> Any:
+    """Install the synthetic Ambition components in this process (once; they stay installed) and
+    return them. A test that plays Ambition takes this fixture and creates its game with
+    ``options={"ambition": True}`` (plus ``"objectives": True`` for objectives). Base games in
+    the same process are unchanged: they never deal Ambition tiles or dice."""
+    from engine import catalogue
+    from engine.ambition import components
+
+    comp = components.load_file(AMBITION_SYNTHETIC)
+    catalogue.install(comp)
+    return comp
 
 
 @pytest.fixture(scope="session")

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import rng as rngmod
-from ..catalogue import DICE, DIE_FACES, PHASE_INDEX, PHASES, WILD, color_of
+from ..catalogue import DICE, DIE_FACES, PHASE_INDEX, PHASES, WILD, color_of, face_phases
 from ..errors import ChanceMismatch, refuse
 from ..fold import Ctx, Event, ev, folds
 from ..powers import registry
@@ -63,8 +63,9 @@ def _dice_rolled(state: GameState, e: Event) -> None:
                 f"DiceRolled: die {die} of seat {p.seat} shows face {face}, the seed gives {expect}"
             )
         p.faces[die] = face
-        phase = DIE_FACES[die][face]
-        p.columns[PHASE_INDEX[phase] if phase != WILD else 0].append(die)
+        # a rolled die lies in the column of its face's (first) phase; a wild die in Explore's
+        phase = face_phases(DIE_FACES[die][face])[0]
+        p.columns[PHASE_INDEX[phase]].append(die)
     state.rng = r
     p.cup = []
     p.waiting = "assign" if e["faces"] else ""

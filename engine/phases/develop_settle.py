@@ -52,6 +52,7 @@ from typing import Any
 
 from ..catalogue import (
     CARDS,
+    COLOR_INDEX,
     DIE_COLORS,
     PHANTOM_BASE,
     PHASE_INDEX,
@@ -549,7 +550,7 @@ def _dice_gained(state: GameState, card: Card) -> list[dict[str, Any]]:
 
 
 def _peek_excluding(state: GameState, color: str, taken: set[int]) -> int | None:
-    for d in state.supply[DIE_COLORS.index(color)]:
+    for d in state.supply[COLOR_INDEX[color]]:
         if d not in taken:
             return d
     return None

@@ -4,6 +4,19 @@ Rulebook "Setup": each player gets a random faction and home world, draws two ga
 development side up, one world side up; the first game puts the lower-cost sides up, later games
 let the player choose), 3 Home dice in the cup, 2 in the Citizenry, plus the dice granted by the
 faction and home world; $1 (Doomed World: $8); a VP pool of 12 chips per player.
+
+Ambition (options ``ambition: true``, ``objectives: true|false``; the component file installed by
+``engine.catalogue.install``), Ambition rulebook, Setup:
+  "Add the new dice and the faction and home world tiles to those in the base game. Add the 5 new
+  game tiles to the bag."                              -> the Ambition pools of ``deal``
+  "each player puts 2 Home (white) dice and 1 Leader (black) die in the cup (not 3 Home dice)"
+                                                       -> ``_take_start_dice``
+  "Die Removal. If a faction or home world instructs you to remove a die, you may choose any of
+  your starting dice or dice granted by other tiles. (Typically, you will choose to remove a Home
+  (white) die from your Citizenry.)"                   -> ``removal_choices``; the player picks in
+                                                          the start_tiles decision (``remove``)
+  Objectives: "As part of step 1, shuffle the objective tiles face down. Select 6 to use and flip
+  them face up."                                       -> ``deal`` (``objectives``)
 """
 
 from __future__ import annotations
@@ -13,21 +26,30 @@ from typing import Any
 from .. import rng as rngmod
 from ..catalogue import (
     CARDS,
-    DICE_OF_COLOR,
-    DIE_COLORS,
+    DIE_COLOR,
     FACTIONS,
     HOME_WORLDS,
-    TILE_IDS,
+    OBJECTIVES,
     dev_card,
+    faction_ids,
+    home_ids,
+    installed,
+    is_ambition,
+    supply_piles,
+    tile_ids,
     world_card,
 )
-from ..economy import VP_PER_PLAYER, supply_peek, supply_take
+from ..economy import VP_PER_PLAYER, supply_peek, supply_return, supply_take, take_die_from
 from ..errors import ChanceMismatch, InvalidEvent, refuse
 from ..fold import Ctx, Event, creates, ev, folds
 from ..state import GameState, PlayerState
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 5
 OPTIONS = {"first_game": False}
+#: options of an Ambition game; a base game's options hold neither (its GameCreated is unchanged)
+AMBITION_OPTIONS = {"ambition": False, "objectives": False}
+#: Ambition rulebook, Objectives: "Select 6 to use"
+OBJECTIVES_IN_PLAY = 6
 
 
 def check_config(players: int, options: dict[str, Any]) -> dict[str, Any]:
@@ -37,11 +59,12 @@ def check_config(players: int, options: dict[str, Any]) -> dict[str, Any]:
         or not MIN_PLAYERS <= players <= MAX_PLAYERS
     ):
         refuse("players", f"a game has 2 to 5 players, not {players!r}", "players", players)
-    unknown = sorted(set(options) - set(OPTIONS))
+    known = {**OPTIONS, **AMBITION_OPTIONS}
+    unknown = sorted(set(options) - set(known))
     if unknown:
         refuse(
             "options",
-            f"unknown option(s) {unknown}; known options: {sorted(OPTIONS)}",
+            f"unknown option(s) {unknown}; known options: {sorted(known)}",
             "options",
             unknown,
         )
@@ -50,15 +73,38 @@ def check_config(players: int, options: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(v, bool):
             refuse("options", f"option {k} must be true or false", f"options.{k}", v)
         out[k] = v
+    if not out.get("ambition"):
+        if out.pop("objectives", False):
+            refuse(
+                "options",
+                "objectives are part of Ambition: set ambition too",
+                "options.objectives",
+                True,
+            )
+        out.pop("ambition", None)  # a base game records only the base options
+        return out
+    if installed() is None:
+        refuse(
+            "ambition-unavailable",
+            "Ambition needs its component file (die faces, objectives) and none is installed",
+            "options.ambition",
+            True,
+        )
+    out.setdefault("objectives", False)
     return out
 
 
-def deal(seed: str, players: int, rules: int) -> tuple[int, list[dict[str, Any]]]:
-    """The chance outcomes of setup: per seat a faction, a home world and two tiles."""
+def deal(
+    seed: str, players: int, rules: int, options: dict[str, Any] | None = None
+) -> tuple[int, list[dict[str, Any]], list[int]]:
+    """The chance outcomes of setup: per seat a faction, a home world and two tiles; with
+    Ambition's objectives, the objective tiles in play (drawn after the tiles)."""
+    opts = options or {}
+    ambition = is_ambition(opts)
     r = rngmod.Rng(rngmod.start_state(seed, rules))
-    factions = sorted(FACTIONS)
-    homes = sorted(HOME_WORLDS)
-    bag = list(TILE_IDS)
+    factions = faction_ids(ambition)
+    homes = home_ids(ambition)
+    bag = tile_ids(ambition)
     seats: list[dict[str, Any]] = []
     for _ in range(players):
         f = factions.pop(r.below(len(factions)))
@@ -66,7 +112,12 @@ def deal(seed: str, players: int, rules: int) -> tuple[int, list[dict[str, Any]]
         seats.append({"faction": f, "home": h})
     for s in seats:
         s["tiles"] = [bag.pop(r.below(len(bag))), bag.pop(r.below(len(bag)))]
-    return r.state, seats
+    objectives: list[int] = []
+    if ambition and opts.get("objectives"):
+        pool = sorted(OBJECTIVES)
+        for _ in range(min(OBJECTIVES_IN_PLAY, len(pool))):
+            objectives.append(pool.pop(r.below(len(pool))))
+    return r.state, seats, objectives
 
 
 #: The rules version a new game is played under, recorded in its GameCreated event, so that a
@@ -108,7 +159,7 @@ def create(
         game = seed
     if not isinstance(game, str) or not game or "\x00" in game:
         refuse("game", "the game's name must be a non-empty string without NUL", "game", game)
-    _, seats = deal(seed, players, rules)
+    _, seats, objectives = deal(seed, players, rules, opts)
     ctx = Ctx(None)
     # the commitment's field name says what it is: a bare sha256 of the seed before version 3
     commit_field = "seed_commitment" if rules >= rngmod.KEYED_SINCE_RULES else "seed_sha256"
@@ -124,11 +175,19 @@ def create(
         created["rules"] = rules
     if rules >= rngmod.BOUND_SINCE_RULES:  # nor do logs before version 4 name their game
         created["game"] = game
+    comp = installed()
+    if is_ambition(opts) and comp is not None:  # check_config refused Ambition without it
+        created["components"] = comp.summary()
+        if opts["objectives"]:
+            created["objectives"] = objectives
     ctx.emit(ev("GameCreated", **created))
     if opts["first_game"]:
         for p in ctx.state.players:
             dev, world = first_game_arrangement(p.start_tiles)
-            ctx.emit(ev("StartTilesChosen", seat=p.seat, development=dev, world=world, auto=True))
+            chosen: dict[str, Any] = {"development": dev, "world": world}
+            if p.start_removals:
+                chosen["removed"] = default_removals(p)
+            ctx.emit(ev("StartTilesChosen", seat=p.seat, **chosen, auto=True))
     return ctx
 
 
@@ -145,27 +204,35 @@ def _created(e: Event) -> GameState:
     seed: str = e["seed"]
     n: int = e["players"]
     rules: int = e.get("rules", 1)
-    rng_state, seats = deal(seed, n, rules)
-    if seats != e["seats"]:
+    options: dict[str, Any] = dict(e["options"])
+    ambition = is_ambition(options)
+    if ambition:
+        _check_components(e)
+    rng_state, seats, objectives = deal(seed, n, rules, options)
+    if seats != e["seats"] or objectives != e.get("objectives", []):
         raise ChanceMismatch(
-            "GameCreated: the factions, home worlds or tiles are not the ones the seed deals"
+            "GameCreated: the factions, home worlds, tiles or objectives are not the ones the "
+            "seed deals"
         )
     used = {t for s in seats for t in s["tiles"]}
     state = GameState(
         seed=seed,
         rng=rng_state,
         players=[],
-        options=dict(e["options"]),
-        bag=[t for t in TILE_IDS if t not in used],
-        supply=[list(DICE_OF_COLOR[c]) for c in DIE_COLORS],
+        options=options,
+        bag=[t for t in tile_ids(ambition) if t not in used],
+        supply=supply_piles(ambition),
         vp_pool=VP_PER_PLAYER * n,
     )
+    if ambition:
+        state.components = dict(e["components"])
+        state.objectives = list(objectives)
     for seat, s in enumerate(seats):
         p = PlayerState(seat=seat, faction=s["faction"], home=s["home"])
         p.start_tiles = list(s["tiles"])
         p.waiting = "start_tiles"
         state.players.append(p)
-        _take_start_dice(state, p)
+        _take_start_dice(state, p, ambition)
     state.step = "start_tiles"
     state.table = dict(e.get("table") or {})
     state.rules = rules
@@ -177,10 +244,25 @@ def _created(e: Event) -> GameState:
     return state
 
 
-def _give(state: GameState, p: PlayerState, color: str, where: str, world_key: str) -> None:
+def _check_components(e: Event) -> None:
+    """An Ambition log replays only with the component file it was played with."""
+    recorded = e.get("components")
+    if not isinstance(recorded, dict) or not isinstance(recorded.get("digest"), str):
+        raise InvalidEvent("GameCreated: an Ambition game records its components {name, digest}")
+    comp = installed()
+    if comp is None or comp.digest != recorded["digest"]:
+        now = "none is installed" if comp is None else f"{comp.name!r} ({comp.digest}) is installed"
+        raise InvalidEvent(
+            f"GameCreated: this Ambition game was played with the component file "
+            f"{recorded.get('name')!r} (digest {recorded['digest']}), and {now}; start with that "
+            f"component file to replay it"
+        )
+
+
+def _give(state: GameState, p: PlayerState, color: str, where: str, world_key: str) -> int | None:
     die = supply_peek(state, color)
     if die is None:
-        return
+        return None
     supply_take(state, die)
     if where == "cup":
         p.cup.append(die)
@@ -188,24 +270,48 @@ def _give(state: GameState, p: PlayerState, color: str, where: str, world_key: s
         p.citizenry.append(die)
     else:
         p.goods.setdefault(world_key, []).append(die)
+    return die
 
 
-def _take_start_dice(state: GameState, p: PlayerState) -> None:
-    for _ in range(3):
-        _give(state, p, "white", "cup", "")
-    for _ in range(2):
-        _give(state, p, "white", "citizenry", "")
+def _take_start_dice(state: GameState, p: PlayerState, ambition: bool = False) -> None:
+    # Rulebook Setup 4a: 3 Home dice in the cup, 2 in the Citizenry. Ambition rulebook, Setup:
+    # "each player puts 2 Home (white) dice and 1 Leader (black) die in the cup (not 3 Home dice)"
+    cup = ["white", "white", "black"] if ambition else ["white", "white", "white"]
+    starting = [_give(state, p, color, "cup", "") for color in cup]
+    starting += [_give(state, p, "white", "citizenry", "") for _ in range(2)]
+    granted: dict[str, list[int]] = {}
+    removing: list[tuple[str, int]] = []
     start_cards = [c.key for c in FACTIONS[p.faction].cards] + [HOME_WORLDS[p.home].key]
     for key in start_cards:
         c = CARDS[key]
         (p.worlds if c.is_world else p.devs).append(key)
         imm = c.immediate
-        for g in imm.get("dice_gained") or []:
-            _give(state, p, g["color"], g["to"], key)
+        got = [_give(state, p, g["color"], g["to"], key) for g in imm.get("dice_gained") or []]
+        granted[key] = [d for d in got if d is not None]
         if imm.get("start_credits"):
             p.credits = int(imm["start_credits"])
+        if ambition and imm.get("dice_removed"):
+            removing += [(key, 1)] * int(imm["dice_removed"])
     p.cup.sort()
     p.citizenry.sort()
+    # Ambition rulebook, Die Removal: "you may choose any of your starting dice or dice granted
+    # by other tiles" (a base game's factions and home worlds remove no dice)
+    for key, _ in removing:
+        others = [d for k, ds in granted.items() if k != key for d in ds]
+        choices = sorted(d for d in starting + others if d is not None)
+        p.start_removals.append({"card": key, "choices": choices})
+
+
+def default_removals(p: PlayerState) -> list[int]:
+    """The dice removed when the player does not choose: each time the rulebook's typical choice,
+    "a Home (white) die from your Citizenry", else a Home die, else the lowest-numbered choice."""
+    out: list[int] = []
+    for r in p.start_removals:
+        choices = [d for d in r["choices"] if d not in out]
+        citizens = [d for d in choices if d in p.citizenry and DIE_COLOR[d] == "white"]
+        homes = [d for d in choices if DIE_COLOR[d] == "white"]
+        out.append((citizens or homes or choices)[0])
+    return out
 
 
 # --- the start_tiles decision ------------------------------------------------------------
@@ -213,7 +319,7 @@ def _take_start_dice(state: GameState, p: PlayerState) -> None:
 
 def legal(state: GameState, p: PlayerState) -> dict[str, Any]:
     a, b = p.start_tiles
-    return {
+    out: dict[str, Any] = {
         "kind": "start_tiles",
         "options": [
             {
@@ -230,6 +336,11 @@ def legal(state: GameState, p: PlayerState) -> dict[str, Any]:
             },
         ],
     }
+    if p.start_removals:
+        # Ambition: the die each removing start tile takes, in order ("remove": [die, ...])
+        out["removals"] = [dict(r) for r in p.start_removals]
+        out["default_remove"] = default_removals(p)
+    return out
 
 
 def apply(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx) -> None:
@@ -242,7 +353,39 @@ def apply(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx) -> No
             dev,
         )
     world = p.start_tiles[1] if dev == p.start_tiles[0] else p.start_tiles[0]
-    ctx.emit(ev("StartTilesChosen", seat=p.seat, development=dev, world=world))
+    chosen: dict[str, Any] = {"development": dev, "world": world}
+    if p.start_removals:
+        chosen["removed"] = _removals(p, cmd.get("remove"))
+    elif cmd.get("remove") not in (None, []):
+        refuse("start_tiles", "none of your start tiles removes a die", "remove", cmd.get("remove"))
+    ctx.emit(ev("StartTilesChosen", seat=p.seat, **chosen))
+
+
+def _removals(p: PlayerState, remove: Any) -> list[int]:
+    """The dice the player removes (``remove``: one die per removal, in order; default: the
+    rulebook's typical Home die from the Citizenry)."""
+    if remove is None:
+        return default_removals(p)
+    n = len(p.start_removals)
+    if not isinstance(remove, list) or len(remove) != n:
+        refuse(
+            "start_tiles",
+            f"'remove' must list {n} die id(s), one per start tile that removes a die",
+            "remove",
+            remove,
+        )
+    taken: list[int] = []
+    for i, (r, die) in enumerate(zip(p.start_removals, remove, strict=True)):
+        if die not in r["choices"] or die in taken:
+            refuse(
+                "start_tiles",
+                f"{r['card']} removes one of your starting dice or a die another start tile "
+                f"granted: one of {[d for d in r['choices'] if d not in taken]}, not {die!r}",
+                f"remove[{i}]",
+                die,
+            )
+        taken.append(die)
+    return taken
 
 
 @folds("StartTilesChosen")
@@ -252,3 +395,8 @@ def _start_tiles(state: GameState, e: Event) -> None:
     p.world_stack = [e["world"]]
     p.start_tiles = []
     p.waiting = ""
+    for die in e.get("removed", ()):
+        # Ambition, Die Removal: returned to the supply (rulebook: "return it ... to the center")
+        take_die_from(p, die)
+        supply_return(state, die)
+    p.start_removals = []

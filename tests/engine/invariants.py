@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.catalogue import DIE_COUNT, TILE_IDS
+from engine.catalogue import die_ids, is_ambition, tile_ids
 from engine.economy import VP_PER_PLAYER
 from engine.state import GameState
 
@@ -15,13 +15,14 @@ def check(state: GameState, event: dict[str, Any]) -> None:
     seen: list[int] = [d for pile in state.supply for d in pile]
     for p in state.players:
         seen += [d for d in p.owned_dice() if d < 1000]
-    assert sorted(seen) == list(range(DIE_COUNT)), f"dice not conserved {where}"
+    ambition = is_ambition(state.options)
+    assert sorted(seen) == die_ids(ambition), f"dice not conserved {where}"
     # tiles: bag + abandoned + construction zones + tableaux + drawn + start tiles = all tiles
     tiles = state.bag + state.abandoned
     for p in state.players:
         tiles += p.dev_stack + p.world_stack + p.drawn + p.start_tiles
         tiles += [int(k[1:-1]) for k in p.devs + p.worlds if k[0] == "T"]
-    assert sorted(tiles) == list(TILE_IDS), f"tiles duplicated or lost {where}"
+    assert sorted(tiles) == tile_ids(ambition), f"tiles duplicated or lost {where}"
     # credits
     for p in state.players:
         assert 0 <= p.credits <= 10, f"seat {p.seat} has ${p.credits} {where}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 import engine
+from engine import catalogue
 from engine.errors import IllegalCommand, NotYourDecision
 
 
@@ -75,8 +76,14 @@ def test_sealed_seat_owes_nothing_until_everyone_seals(game: engine.GameState) -
         engine.play(game, 0, {"kind": "assign", "select": {"die": 0, "phase": "explore"}})
 
 
-def test_game_config_errors() -> None:
+def test_game_config_errors(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(IllegalCommand, match="2 to 5 players"):
         engine.create("x", 6)
     with pytest.raises(IllegalCommand, match="unknown option"):
+        engine.create("x", 2, {"expansion": True})
+    with pytest.raises(IllegalCommand, match="objectives are part of Ambition"):
+        engine.create("x", 2, {"objectives": True})
+    monkeypatch.setattr(catalogue, "_INSTALLED", [])  # as in a process given no component file
+    with pytest.raises(IllegalCommand, match="none is installed") as refused:
         engine.create("x", 2, {"ambition": True})
+    assert refused.value.code == "ambition-unavailable"
