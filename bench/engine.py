@@ -10,6 +10,9 @@ The first line says which build was measured: pure Python, or the compiled exten
 ``make fast`` builds in place. ``--profile`` plays the 4-player games again under pyinstrument and
 prints where their time goes, per part of the engine (each sample counted once, in the innermost
 part it falls in); the compiled modules are opaque to it, so profile the pure-Python build.
+``--instructions`` also counts the instructions a 4-player game takes, with valgrind's callgrind
+(N games minus a run of none, which is the interpreter's start-up and imports, divided by N):
+unlike seconds, the count does not depend on what else the machine is doing.
 """
 
 from __future__ import annotations
@@ -24,7 +27,10 @@ sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _HERE]
 import argparse
 import gc
 import json
+import re
+import shutil
 import statistics
+import subprocess
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -144,6 +150,34 @@ def profile(players: int, games: int, rules: int | None, cpu_per_game: float) ->
         print(f"  {label:<36} {share * cpu_per_game * 1e3:6.2f} ms {share:6.1%}")
 
 
+#: one process playing argv[2] random-bot games of argv[1] players, as ``play`` plays them
+_PLAY = (
+    "import sys; from bots import arena; p, n = int(sys.argv[1]), int(sys.argv[2]); "
+    "r = int(sys.argv[3]) or None; "
+    "[arena.play_game(f'bench:{p}:{i}', p, ['random'], rules=r) for i in range(n)]"
+)
+
+
+def _callgrind(players: int, games: int, rules: int | None) -> int:
+    run = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"]
+        + [sys.executable, "-c", _PLAY, str(players), str(games), str(rules or 0)],
+        cwd=os.path.dirname(_HERE),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    found = re.search(r"Collected : (\d+)", run.stderr)
+    if found is None:
+        raise SystemExit(f"callgrind printed no instruction count:\n{run.stderr[-2000:]}")
+    return int(found.group(1))
+
+
+def instructions_per_game(players: int, games: int, rules: int | None) -> float:
+    """Instructions per game, callgrind's count of ``games`` games minus that of none."""
+    return (_callgrind(players, games, rules) - _callgrind(players, 0, rules)) / games
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--games", type=int, default=200, help="games per player count (default 200)")
@@ -160,7 +194,17 @@ def main() -> None:
     ap.add_argument(
         "--profile", action="store_true", help="also print where a 4-player game's time goes"
     )
+    ap.add_argument(
+        "--instructions",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also count the instructions of a 4-player game under callgrind, over N games "
+        "(4 is enough: the count repeats; about a minute under valgrind)",
+    )
     args = ap.parse_args()
+    if args.instructions and shutil.which("valgrind") is None:
+        ap.error("--instructions needs valgrind (Debian: apt-get install valgrind)")
     counts = [int(x) for x in args.players.split(",")]
     print(
         f"engine benchmark: {describe()}; {args.games} random-bot games per player count, rules "
@@ -207,6 +251,12 @@ def main() -> None:
         f"full event log as JSON Lines ({n} players): mean {statistics.mean(logs):,.0f} bytes, "
         f"{statistics.mean(len(r.events) for r in recs):.0f} events"
     )
+    if args.instructions:
+        per_game = instructions_per_game(4, args.instructions, args.rules)
+        print(
+            f"instructions per 4-player game (callgrind, {args.instructions} games minus none): "
+            f"{per_game / 1e6:.1f} M"
+        )
     if args.profile:
         four = runs.get(4) or play(4, args.games, args.rules)
         profile(4, min(args.games, 100), args.rules, four.cpu / four.games)
