@@ -83,9 +83,10 @@ bench: install
 
 # Optional compiled engine (docs/engine-speed.md): mypyc compiles the rules modules and the random
 # bot into C extension modules next to their sources (*.so, git-ignored; the list is in
-# engine/compiled.py), which Python then imports instead of the .py files; same results, about twice
-# the games per second. The .py files stay the reference: edit them, then run `make fast` again (a
-# stale module is refused at import). Back to pure Python: find engine bots -name '*.so' -delete
+# engine/compiled.py), which Python then imports instead of the .py files; same results, fewer
+# instructions per game (figures, with their machine and date: docs/engine-speed.md). The .py
+# files stay the reference: edit them, then run `make fast` again (a stale module is refused at
+# import). Back to pure Python: find engine bots -name '*.so' -delete
 fast: install
 	find engine bots -name '*.so' -delete
 	$(BIN)/python -m engine.compiled
