@@ -10,8 +10,8 @@ with ``workers.attach`` on the app's ``GameService``), so its first bot jobs are
 ``--workers`` real ``rfg worker`` processes (RQ SimpleWorker + scheduler + sweep) play every
 decision: an RQ job takes the game's keeper lease and plays on (``workers.turns``), decision
 after decision: bot -> ``GameService.submit`` (hash-chained envelopes, views, one Lua append per
-command) until the game ends or ``--play-on`` (2 s) is spent, then hands the game back to the
-queue. ``--concurrency`` games are kept in flight. The workers compact each finished game
+command) until the game ends or the workers' play-on time is spent (``RFG_PLAY_ON``, which the
+workers inherit, default 2 s; 0: a job per decision), then hands the game back to the queue. ``--concurrency`` games are kept in flight. The workers compact each finished game
 ``COMPACT_AFTER`` seconds after it ends.
 
 Prints games per hour, events per second, Redis memory per finished game as played and once
@@ -382,7 +382,7 @@ def main() -> None:
     )
     print(
         f"path measured: {path}GameService + Redis + RQ workers (one job plays a game's bot decisions "
-        f"on for up to --play-on seconds; every command appended with the lobby summary, the "
+        f"on for up to RFG_PLAY_ON seconds; every command appended with the lobby summary, the "
         f"other views rendered at the end and when read)"
     )
     for name, r in (("service (workers)", svc), ("in-process arena", local)):
