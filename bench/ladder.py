@@ -11,7 +11,8 @@ with ``workers.attach`` on the app's ``GameService``), so its first bot jobs are
 decision: an RQ job takes the game's keeper lease and plays on (``workers.turns``), decision
 after decision: bot -> ``GameService.submit`` (hash-chained envelopes, views, one Lua append per
 command) until the game ends or the workers' play-on time is spent (``RFG_PLAY_ON``, which the
-workers inherit, default 2 s; 0: a job per decision), then hands the game back to the queue. ``--concurrency`` games are kept in flight. The workers compact each finished game
+workers inherit, default 2 s; 0: a job per decision), then hands the game back to the queue.
+``--concurrency`` games are kept in flight. The workers compact each finished game
 ``COMPACT_AFTER`` seconds after it ends.
 
 Prints games per hour, events per second, Redis memory per finished game as played and once
