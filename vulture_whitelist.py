@@ -23,6 +23,8 @@ _.max_connection_wait_time  # workers/process.py: RQ worker setting
 _.death_penalty_class  # tests/workers/conftest.py: RQ worker setting
 _.test_client_class  # tests/service/conftest.py: Flask's test client class
 hello_app  # bench/api.py: started by gunicorn as "bench.api:hello_app()"
+sse_anchor_app  # bench/api.py: started by gunicorn as "bench.api:sse_anchor_app()"
+healthz  # bench/api.py sse_anchor_app: a Flask route
 play_decision  # workers/jobs.py: the RQ job, enqueued by name (workers/dispatch.py JOB_FUNC)
 
 # marshmallow: schema options and fields are read from the class, _serialize by the Field base

@@ -115,6 +115,7 @@ ADMIN = "bench-admin"
 WORKER_CLASSES = ("gevent", "sync", "gthread")
 HELLO_APP = "bench.api:hello_app()"
 API_APP = "rfgcli.wsgi:create_app()"
+SSE_ANCHOR_APP = "bench.api:sse_anchor_app()"
 #: the baselines: the bare hello-world app's route, the API's own /healthz (same app and hooks)
 HELLO_PATHS = {"hello": "/hello", "healthz": "/healthz"}
 Script = list[tuple[int, dict[str, Any], int, int]]  # (seat, command, expected, new version)
@@ -131,6 +132,57 @@ def hello_app() -> Any:
     @app.get("/hello")
     def hello() -> Any:
         return jsonify(status="ok")
+
+    return app
+
+
+def sse_anchor_app() -> Any:
+    """The anchor of ``bench/streams.py``'s ``crowd``: the least a Flask app does to push one
+    Redis stream's entries to many event streams under the same server - one reader per process
+    (``XREAD BLOCK``), a condition its streams wait on, and the same bytes written to every one.
+    ``POST /publish?id=N`` appends entry N (201 once it is stored); ``GET /stream`` follows."""
+    import threading
+
+    import redis
+    from flask import Flask, Response, request
+
+    app, r = Flask("anchor"), redis.Redis.from_url(os.environ["REDIS_URL"])
+    key, cond, latest = (
+        os.environ["RFG_STORE_PREFIX"] + ":anchor",
+        threading.Condition(),
+        [b"$", b""],
+    )
+
+    def reader() -> None:
+        while True:
+            for _, entries in r.xread({key: latest[0]}, block=1000) or []:
+                for eid, fields in entries:
+                    with cond:
+                        latest[:] = [eid, b"id: %s\ndata: {}\n\n" % fields[b"id"]]
+                        cond.notify_all()
+
+    threading.Thread(target=reader, daemon=True).start()
+
+    @app.get("/healthz")
+    def healthz() -> Any:
+        return {"status": "ok"}
+
+    @app.post("/publish")
+    def publish() -> Any:
+        return {"id": r.xadd(key, {"id": request.args["id"]}).decode()}, 201
+
+    @app.get("/stream")
+    def stream() -> Any:
+        def events() -> Any:
+            yield b"retry: 2000\n\n"
+            seen = [latest[0]]
+            while True:
+                with cond:
+                    moved = cond.wait_for(lambda: latest[0] != seen[0], 15)
+                    seen[0], frame = latest[0], latest[1] if moved else b": keep-alive\n\n"
+                yield frame
+
+        return Response(events(), mimetype="text/event-stream")
 
     return app
 

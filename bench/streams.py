@@ -61,7 +61,10 @@ import argparse
 import asyncio
 import multiprocessing
 import os
+import re
+import select
 import shutil
+import socket
 import sys
 import tempfile
 import threading
@@ -76,6 +79,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from api import (  # noqa: E402  (bench/api.py: servers, addresses, games, the open loop)
     API_APP,
+    SSE_ANCHOR_APP,
     Addresses,
     Code,
     Server,
@@ -86,7 +90,10 @@ from api import (  # noqa: E402  (bench/api.py: servers, addresses, games, the o
     free_port,
     host_env,
     open_loop_jobs,
+    prepare,
     purge,
+    raw_request,
+    request,
     rss_bytes,
     run_queue_seconds,
     side_by_side,
@@ -716,7 +723,179 @@ def scenario_slow(run: Run) -> None:
     ]
 
 
-SCENARIOS = {"streams": scenario_streams, "many": scenario_many, "slow": scenario_slow}
+# --- crowd: one game, many spectators -----------------------------------------------------------
+
+CROWD_COMMANDS = 20  # commands sent to the followed game, one every CROWD_GAP s
+CROWD_GAP = 0.3
+CROWD_CLIENTS = 2  # client processes holding the streams
+_ID = re.compile(rb"id: ([0-9]+)\n")
+
+
+def crowd_client(conn: Connection, port: int, specs: list[tuple[str, str]]) -> None:
+    """A client process of ``crowd``: opens its streams (source address, path) and notes when
+    each first sees each ``id: N`` (raw sockets on one epoll: as little client work per frame as
+    Python allows, since the client shares the CPUs with the server)."""
+    ep = select.epoll()
+    socks: dict[int, tuple[int, socket.socket]] = {}
+    seen: list[dict[int, float]] = [{} for _ in specs]
+    tails = [b""] * len(specs)
+    status = [0] * len(specs)
+    for i, (source, path) in enumerate(specs):
+        s = socket.socket()
+        try:
+            s.bind((source, 0))
+            s.connect(("127.0.0.1", port))
+            s.sendall(
+                f"GET {path} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n".encode()
+            )
+        except OSError:
+            s.close()
+            continue
+        s.setblocking(False)
+        socks[s.fileno()] = (i, s)
+        ep.register(s.fileno(), select.EPOLLIN)
+    ep.register(conn.fileno(), select.EPOLLIN)
+    while True:
+        for fd, _ in ep.poll(1.0):
+            if fd == conn.fileno():
+                if conn.recv() == "opened":  # how many streams have their response head
+                    conn.send(sum(1 for st in status if st))
+                    continue
+                conn.send({"seen": seen, "status": status, "cpu": time.process_time()})
+                return
+            i, s = socks[fd]
+            try:
+                data = s.recv(262144)
+            except OSError:
+                data = b""
+            now = time.monotonic()
+            if not data:
+                ep.unregister(fd)
+                continue
+            if not status[i]:
+                status[i] = int(data[9:12]) if data.startswith(b"HTTP/1.1 ") else -1
+            buf = tails[i] + data
+            for m in _ID.finditer(buf):
+                seen[i].setdefault(int(m.group(1)), now)
+            tails[i] = buf[-24:]
+
+
+def _crowd_phase(port: int, specs: list[tuple[str, str]], send: Any) -> dict[str, Any]:
+    """Open ``specs`` in ``CROWD_CLIENTS`` client processes, wait until every stream has its
+    response head (60 s at most) and 2 s more, then ``send(k)`` each command (-> the monotonic
+    time of its 201 and the first id it made) and gather the arrivals."""
+    ctx = multiprocessing.get_context("fork")
+    procs, conns = [], []
+    for k in range(CROWD_CLIENTS):
+        parent, child = ctx.Pipe()
+        proc = ctx.Process(target=crowd_client, args=(child, port, specs[k::CROWD_CLIENTS]))
+        proc.start()
+        procs.append(proc)
+        conns.append(parent)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        opened = 0
+        for conn in conns:
+            conn.send("opened")
+            opened += conn.recv() if conn.poll(30) else 0
+        if opened >= len(specs):
+            break
+        time.sleep(0.5)
+    time.sleep(2.0)
+    sent = []
+    for k in range(CROWD_COMMANDS):
+        sent.append(send(k))
+        time.sleep(CROWD_GAP)
+    time.sleep(2.0)
+    seen: list[dict[int, float]] = []
+    statuses: list[int] = []
+    for conn in conns:
+        conn.send("report")
+        got = conn.recv() if conn.poll(60) else {"seen": [], "status": []}
+        seen += got["seen"]
+        statuses += got["status"]
+    for proc in procs:
+        proc.join(5)
+        if proc.is_alive():
+            proc.kill()
+    lat, missing = [], 0
+    for at, ident in sent:
+        for stream in seen:
+            if ident in stream:
+                lat.append(max(0.0, stream[ident] - at))
+            else:
+                missing += 1
+    return {
+        "opened": sum(1 for st in statuses if st == 200),
+        "lat": sorted(lat),
+        "missing": missing,
+    }
+
+
+def scenario_crowd(run: Run) -> None:
+    """``--spectators`` public streams on one game (each count on a fresh set of streams); a
+    command every 0.3 s to that game; per stream and command, how long after the command's 201
+    its first event arrived. Beside it the anchor (``bench.api:sse_anchor_app``) served the same
+    way, its publishes in place of the commands, in the same run."""
+    args = run.args
+    assert run.server is not None
+    env = host_env(args.url, run.prefix)
+    anchor_port = free_port()
+    anchor = start_command(SSE_ANCHOR_APP, anchor_port, env, run.log_dir, 2, name="anchor")
+    try:
+        for n in [int(x) for x in args.spectators.split(",")]:
+            n = args.scale(n)
+            game = prepare(run.port, 2, 1, f"crowd{n}{run.prefix}", run.addresses)[0]
+            gid = game[0][0].split(b" ")[1].split(b"/")[2].decode()
+            m = re.search(rb'"expected_version": ?([0-9]+)', game[0][0])
+            base = int(m.group(1)) if m else 0
+            sources = run.addresses.next((n + PER_ADDRESS - 1) // PER_ADDRESS)
+            specs = [(sources[i // PER_ADDRESS], f"/games/{gid}/events/stream") for i in range(n)]
+
+            def command(k: int, game: Any = game, base: int = base) -> tuple[float, int]:
+                payload, _, source = game[k]
+                status, _ = raw_request(run.port, payload, source)
+                at = time.monotonic()
+                assert status == 201, f"command {k}: {status}"
+                prev = base if k == 0 else game[k - 1][1]
+                return at, prev + 1
+
+            def publish(k: int) -> tuple[float, int]:
+                status, _ = request(anchor_port, "POST", f"/publish?id={k + 1}")
+                assert status == 201
+                return time.monotonic(), k + 1
+
+            anchor_specs = [(source, "/stream") for source, _ in specs]
+            for label, port, send, follow in (
+                ("rfg", run.port, command, specs),
+                ("anchor", anchor_port, publish, anchor_specs),
+            ):
+                got = _crowd_phase(port, follow, send)
+                lat = got["lat"]
+                run.row(
+                    f"{n} spectators, {label}: arrival after 201 p50/p99/max",
+                    f"{q(lat, 0.5) * 1e3:.0f}/{q(lat, 0.99) * 1e3:.0f}/{lat[-1] * 1e3:.0f} ms"
+                    if lat
+                    else "-",
+                    "p99 < " + ("30" if n <= 500 else "100") + " ms" if label == "rfg" else "",
+                    (q(lat, 0.99) < (0.03 if n <= 500 else 0.1))
+                    if label == "rfg" and lat
+                    else None,
+                )
+                run.notes.append(
+                    f"{n} spectators on {label}: {got['opened']} opened, "
+                    f"{got['missing']} events missing of {CROWD_COMMANDS * n}; load {_load()}"
+                )
+    finally:
+        stop(anchor)
+
+
+SCENARIOS = {
+    "streams": scenario_streams,
+    "many": scenario_many,
+    "slow": scenario_slow,
+    "crowd": scenario_crowd,
+}
 
 
 def _mib(n: int | None) -> str:
@@ -738,6 +917,9 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="a fifth of the counts")
     ap.add_argument("--url", default="redis://127.0.0.1:6379/13", help="the store (real Redis)")
     ap.add_argument("--rate", type=float, default=300.0, help="commands per second (open loop)")
+    ap.add_argument(
+        "--spectators", default="500,5000", help="crowd: the counts of spectators, one by one"
+    )
     ap.add_argument("--keep-logs", action="store_true", help="keep the servers' logs")
     ap.add_argument(
         "--baseline",

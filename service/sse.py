@@ -25,7 +25,8 @@ JSON>`` (the default ``message`` event, so ``EventSource.onmessage`` sees them a
 reconnecting client sends ``Last-Event-ID`` and the stream resumes after it. After the game's last
 event an ``end`` event is sent and the stream closes. Items come from ``GameService.feed`` only,
 so redaction is the engine's ``redact``. Streams of one process that wait at the same place with
-the same eyes (spectators of one game) share one read of the feed (``FeedPages``).
+the same eyes (the spectators of one game, the streams of one seat) share one read of the feed,
+redacted and framed once (``FeedPages``): each then writes the same text.
 
 **The turn signal** (seat streams only, ``service.api.events.turn_signal``): after a batch of
 events (the events one read returned, the stream caught up), the seat's view is read once (the
@@ -47,6 +48,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import orjson
@@ -206,48 +208,76 @@ def _pause(deadline: float) -> None:
     time.sleep(min(1.0, max(0.0, deadline - time.monotonic())))
 
 
+@dataclass(frozen=True)
+class Page:
+    """Up to ``PAGE`` items of a game's feed for one viewer, framed once (``id: <seq>`` and
+    ``data: <item>`` each) for every stream of the process that sends them: one text, so one
+    write per stream."""
+
+    text: str
+    last: int | None  # the seq of its last item (None: no item)
+    ended: bool  # it holds the game's ``GameEnded``
+    full: bool  # ``PAGE`` items: more may be ready at once
+
+
+def _page(items: list[dict[str, Any]]) -> Page:
+    return Page(
+        "".join(frame(item, ident=str(item["seq"])) for item in items),
+        items[-1]["seq"] if items else None,
+        any(item["type"] == "GameEnded" for item in items),
+        len(items) >= PAGE,
+    )
+
+
 class FeedPages:
-    """Pages of a game's feed read for one stream and kept for the others of the process that
-    ask for the same page (game, viewer, after) before the game moves again: a thousand
-    spectators of one game read each new event from Redis once, not a thousand times.
+    """Pages of a game's feed read and framed for one stream and kept for the others of the
+    process that ask for the same page (game, viewer, after) before the game moves again: a
+    thousand spectators of one game (or the streams of one seat) read each new event from Redis
+    once and encode it once, then each writes the same text.
 
     A page is kept with the ``Fanout`` generation of its game's key when it was read, and used
     only while that generation holds; at most ``size`` pages, the least recently used go."""
 
     def __init__(self, games: GameService, fanout: Fanout, size: int = 512) -> None:
         self.games, self.fanout, self.size = games, fanout, size
-        self._pages: OrderedDict[tuple[str, str, int], tuple[int, list[dict[str, Any]]]] = (
-            OrderedDict()
-        )
+        self._pages: OrderedDict[tuple[str, Viewer, int], tuple[int, Page]] = OrderedDict()
         self._lock = threading.Lock()
-        self._reading: dict[tuple[str, str, int], threading.Lock] = {}
+        self._reading: dict[tuple[str, Viewer, int], threading.Lock] = {}
 
-    def read(self, game_id: str, key: str, viewer: Viewer, after: int) -> list[dict[str, Any]]:
-        """Up to ``PAGE`` feed items after ``after`` (from Redis, or a page read since the game's
-        stream last moved)."""
-        if not isinstance(viewer, str):  # a seat's page serves one stream only: not kept
-            return self.games.feed(game_id, viewer, after=after, limit=PAGE)
+    def read(self, game_id: str, key: str, viewer: Viewer, after: int) -> Page:
+        """The page after ``after`` (from Redis, or one read since the game's stream last
+        moved)."""
         name = (game_id, viewer, after)
+        kept = self._kept(name, key)
+        if kept is not None:
+            return kept
         with self._lock:
             reading = self._reading.setdefault(name, threading.Lock())
         with reading:  # one read per page at a time: the others wait for it and share it
+            kept = self._kept(name, key)
+            if kept is not None:
+                return kept
             gen = self.fanout.generation(key)
-            with self._lock:
-                kept = self._pages.get(name)
-                if kept is not None and kept[0] == gen and gen >= 0:
-                    self._pages.move_to_end(name)
-                    return kept[1]
             try:
-                items = self.games.feed(game_id, viewer, after=after, limit=PAGE)
+                page = _page(self.games.feed(game_id, viewer, after=after, limit=PAGE))
             finally:
                 with self._lock:
                     self._reading.pop(name, None)
             with self._lock:
-                self._pages[name] = (gen, items)
+                self._pages[name] = (gen, page)
                 self._pages.move_to_end(name)
                 while len(self._pages) > self.size:
                     self._pages.popitem(last=False)
-            return items
+            return page
+
+    def _kept(self, name: tuple[str, Viewer, int], key: str) -> Page | None:
+        gen = self.fanout.generation(key)
+        with self._lock:
+            kept = self._pages.get(name)
+            if kept is not None and kept[0] == gen and gen >= 0:
+                self._pages.move_to_end(name)
+                return kept[1]
+        return None
 
 
 class GameFeed:
@@ -277,19 +307,17 @@ class GameFeed:
         self.ended = False
 
     def ready(self) -> list[str]:
-        items = self.pages.read(self.game_id, self.key, self.viewer, self.cursor)
-        self.ask_turn = self.ask_turn or bool(items)
-        last_page = len(items) < PAGE
+        page = self.pages.read(self.game_id, self.key, self.viewer, self.cursor)
+        self.ask_turn = self.ask_turn or page.last is not None
         pending = None
-        if self.turn is not None and self.ask_turn and last_page and not self.finished:
+        if self.turn is not None and self.ask_turn and not page.full and not self.finished:
             pending = self.turn()  # read after the events: never behind them
-        out = []
-        for item in items:
-            self.cursor = self.version = item["seq"]
-            self.finished = self.finished or item["type"] == "GameEnded"
-            out.append(frame(item, ident=str(item["seq"])))
-        self.full_page = not last_page
-        if not last_page:
+        if page.last is not None:
+            self.cursor = self.version = page.last
+        self.finished = self.finished or page.ended
+        out = [page.text] if page.text else []
+        self.full_page = page.full
+        if page.full:
             return out
         self.ask_turn = False
         if pending is not None and pending[0] != self.signalled and not self.finished:
