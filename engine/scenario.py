@@ -15,16 +15,26 @@ from typing import Any
 
 from . import flow
 from .catalogue import (
+    ALL_DIE_COLORS,
     CARDS,
+    COLOR_INDEX,
     DIE_COLOR,
     DIE_COLORS,
     DIE_FACES,
     FACTIONS,
     HOME_WORLDS,
+    OBJECTIVES,
     PHASE_INDEX,
     PHASES,
-    TILE_IDS,
     WILD,
+    face_phases,
+    faction_ids,
+    home_ids,
+    installed,
+    is_ambition,
+    is_ambition_card,
+    supply_piles,
+    tile_ids,
 )
 from .economy import VP_PER_PLAYER
 from .errors import EngineError, IllegalCommand
@@ -34,7 +44,9 @@ from .rng import seed_state
 from .scoring import score
 from .state import GameState, PlayerState
 
-STEPS = ("assign", "explore", "develop", "settle", "produce", "ship", "manage")
+STEPS = ("setup", "assign", "explore", "develop", "settle", "produce", "ship", "manage")
+#: what a seat of a ``step: setup`` scenario may give: the rest is what setup deals
+SETUP_SEAT_FIELDS = ("faction", "home", "start_tiles")
 DICE_PLACES = ("cup", "citizenry", "dictate", "dev_dice", "world_dice")
 
 
@@ -62,6 +74,8 @@ TOP_FIELDS = (
     "vp_pool",
     "rules",
     "seed",
+    "ambition",
+    "objectives",
     "bag",
     "chance",
     "seats",
@@ -86,6 +100,7 @@ SEAT_FIELDS = (
     "world_dice",
     "goods",
     "selected",
+    "start_tiles",
 )
 SCRIPT_FIELDS = ("seat", "command", "error")
 
@@ -138,21 +153,21 @@ def _text(v: Any, where: str, choices: tuple[str, ...] | None = None) -> str:
     return v
 
 
-def _tiles(v: Any, where: str) -> None:
+def _tiles(v: Any, where: str, ambition: bool = False) -> None:
+    ids = tile_ids(ambition)
     for j, t in enumerate(_list(v, where)):
-        if isinstance(t, bool) or not isinstance(t, int) or t not in TILE_IDS:
+        if isinstance(t, bool) or not isinstance(t, int) or t not in ids:
             raise ScenarioError(
-                f"{where}[{j}]: unknown tile {t!r}; tiles are numbered "
-                f"{min(TILE_IDS)}-{max(TILE_IDS)}"
+                f"{where}[{j}]: unknown tile {t!r}; tiles are numbered {min(ids)}-{max(ids)}"
             )
     dup = sorted(t for t, k in Counter(v).items() if k > 1)
     if dup:
         raise ScenarioError(f"{where}: tiles {dup} are listed twice")
 
 
-def _dice(v: Any, where: str) -> None:
+def _dice(v: Any, where: str, ambition: bool = False) -> None:
     for j, d in enumerate(_list(v, where)):
-        _die_spec(d, f"{where}[{j}]")
+        _die_spec(d, f"{where}[{j}]", ambition)
 
 
 def _depth(v: Any, where: str, depth: int = 0) -> None:
@@ -191,11 +206,12 @@ def validate(spec: Any) -> None:
         _int(spec["round"], "round", 1, MAX_ROUNDS)
     if "rules" in spec:
         _int(spec["rules"], "rules", 1, RULES_VERSION)
+    amb = _ambition(spec)
     if "bag" in spec:
-        _tiles(spec["bag"], "bag")
+        _tiles(spec["bag"], "bag", amb)
     chance = _mapping(spec.get("chance") or {}, "chance", ("tiles", "two_player_die"))
     if "tiles" in chance:
-        _tiles(chance["tiles"], "chance.tiles")
+        _tiles(chance["tiles"], "chance.tiles", amb)
     faces = (*PHASES, WILD)  # the white die's faces, and wild (any phase)
     for j, f in enumerate(_list(chance.get("two_player_die", []), "chance.two_player_die")):
         _text(f, f"chance.two_player_die[{j}]", faces)
@@ -208,40 +224,74 @@ def validate(spec: Any) -> None:
     if "vp_pool" in spec:
         _int(spec["vp_pool"], "vp_pool", 0, max_vp)
     for i, seat in enumerate(seats):
-        _validate_seat(seat, f"seats[{i}]", max_vp)
+        _validate_seat(seat, f"seats[{i}]", max_vp, amb)
     _validate_script(spec.get("script", []) or [], len(seats))
     _mapping(spec.get("expect", {}), "expect")
 
 
-def _validate_seat(seat: Any, where: str, max_vp: int) -> None:
+def _ambition(spec: dict[str, Any]) -> bool:
+    """Whether the scenario is an Ambition game (``ambition: true``, ``objectives: [ids]``); an
+    Ambition scenario needs the component file installed (``rfg scenario run --components``)."""
+    amb = spec.get("ambition", False)
+    if not isinstance(amb, bool):
+        raise ScenarioError(f"ambition: must be true or false, not {_type_name(amb)}")
+    if "objectives" in spec and not amb:
+        raise ScenarioError("objectives: objectives are part of Ambition; set ambition: true")
+    if not amb:
+        return False
+    if installed() is None:
+        raise ScenarioError(
+            "ambition: an Ambition scenario needs the Ambition component file; run it with "
+            "rfg scenario run --components FILE (or RFG_AMBITION_COMPONENTS=FILE)"
+        )
+    for j, o in enumerate(_list(spec.get("objectives", []), "objectives")):
+        if isinstance(o, bool) or o not in OBJECTIVES:
+            raise ScenarioError(
+                f"objectives[{j}]: unknown objective {o!r}; the component file's objectives "
+                f"are {sorted(OBJECTIVES)}"
+            )
+    return True
+
+
+def _validate_seat(seat: Any, where: str, max_vp: int, amb: bool = False) -> None:
     """One seat: faction, home world, credits, VP, tableau, stacks, dice and goods."""
     s = _mapping(seat, where, SEAT_FIELDS)
+    if "start_tiles" in s:
+        _tiles(s["start_tiles"], f"{where}.start_tiles", amb)
+        if len(s["start_tiles"]) != 2:
+            raise ScenarioError(f"{where}.start_tiles: a seat starts with 2 tiles")
+    factions, homes = faction_ids(amb), home_ids(amb)
     if "faction" in s:
-        _int(s["faction"], f"{where}.faction", min(FACTIONS), max(FACTIONS))
+        _int(s["faction"], f"{where}.faction", min(factions), max(factions))
+        if s["faction"] not in factions:
+            raise ScenarioError(f"{where}.faction: no faction {s['faction']}")
     if "home" in s:
-        _int(s["home"], f"{where}.home", min(HOME_WORLDS), max(HOME_WORLDS))
+        _int(s["home"], f"{where}.home", min(homes), max(homes))
+        if s["home"] not in homes:
+            raise ScenarioError(f"{where}.home: no home world {s['home']}")
     if "credits" in s:
         _int(s["credits"], f"{where}.credits", 0, 99)
     if "vp" in s:
         _int(s["vp"], f"{where}.vp", 0, max_vp)
     for j, key in enumerate(_list(s.get("tableau", []), f"{where}.tableau")):
         _text(key, f"{where}.tableau[{j}]")
-        if key not in CARDS:
+        if key not in CARDS or (is_ambition_card(key) and not amb):
             raise ScenarioError(
                 f"{where}.tableau[{j}]: unknown card {key!r}; cards are "
                 f"written T<n>d, T<n>w, F<n>d, F<n>w or H<n>"
+                + ("" if amb else " (Ambition's only with ambition: true)")
             )
     for name in ("dev_stack", "world_stack"):
         if name in s:
-            _tiles(s[name], f"{where}.{name}")
+            _tiles(s[name], f"{where}.{name}", amb)
     for place in DICE_PLACES:
         if place in s:
-            _dice(s[place], f"{where}.{place}")
+            _dice(s[place], f"{where}.{place}", amb)
     for ph, dice in _mapping(s.get("columns") or {}, f"{where}.columns").items():
         _text(ph, f"{where}.columns.{ph}", PHASES)
-        _dice(dice, f"{where}.columns.{ph}")
+        _dice(dice, f"{where}.columns.{ph}", amb)
     for w, dice in _mapping(s.get("goods") or {}, f"{where}.goods").items():
-        _dice(dice, f"{where}.goods.{w}")
+        _dice(dice, f"{where}.goods.{w}", amb)
     if s.get("selected") is not None:
         _text(s["selected"], f"{where}.selected", PHASES)
 
@@ -284,17 +334,20 @@ class _BoundedCtx(Ctx):
         super().emit(event)
 
 
-def _die_spec(spec: Any, where: str) -> tuple[str, str | None, str | None]:
-    """'blue', 'blue:a', 'blue@ship' or 'blue:a@ship' -> (colour, label, face)."""
+def _die_spec(spec: Any, where: str, ambition: bool = False) -> tuple[str, str | None, str | None]:
+    """'blue', 'blue:a', 'blue@ship' or 'blue:a@ship' -> (colour, label, face); Ambition's faces
+    are written as the engine names them: 'black@explore/produce', 'orange@produce$'."""
     if not isinstance(spec, str):
         raise ScenarioError(f"{where}: a die is a string like 'blue' or 'blue:a', not {spec!r}")
     face = None
     if "@" in spec:
         spec, face = spec.split("@", 1)
     color, _, label = spec.partition(":")
-    if color not in DIE_COLORS:
+    colors = ALL_DIE_COLORS if ambition else DIE_COLORS
+    if color not in colors:
         raise ScenarioError(
-            f"{where}: unknown die colour {color!r}; colours: {', '.join(DIE_COLORS)}"
+            f"{where}: unknown die colour {color!r}; colours: {', '.join(colors)}"
+            + ("" if ambition else " (black and orange with ambition: true)")
         )
     return color, label or None, face
 
@@ -305,8 +358,8 @@ class Builder:
         self.labels: dict[str, int] = {}
 
     def die(self, spec: Any, where: str) -> int:
-        color, label, face = _die_spec(spec, where)
-        pile = self.state.supply[DIE_COLORS.index(color)]
+        color, label, face = _die_spec(spec, where, len(self.state.supply) > len(DIE_COLORS))
+        pile = self.state.supply[COLOR_INDEX[color]]
         if not pile:
             raise ScenarioError(f"{where}: no {color} die left in the supply")
         d = pile.pop(0)
@@ -336,26 +389,40 @@ def build(spec: dict[str, Any]) -> tuple[GameState, dict[str, int]]:
     step = spec.get("step", "assign")
     if step not in STEPS:
         raise ScenarioError(f"'step' must be one of {STEPS}, not {step!r}")
+    amb = _ambition(spec)
+    options: dict[str, Any] = {"first_game": False}
+    if amb:
+        options.update(ambition=True, objectives="objectives" in spec)
     state = GameState(
         seed=str(spec.get("seed", "scenario")),
         rng=seed_state(str(spec.get("seed", "scenario"))),
         players=[],
-        options={"first_game": False},
+        options=options,
         bag=[],
-        supply=[list(range(len(DIE_COLOR)))[0:0] for _ in DIE_COLORS],
+        supply=supply_piles(amb),
         vp_pool=int(spec.get("vp_pool", VP_PER_PLAYER * n)),
     )
-    from .catalogue import DICE_OF_COLOR
+    comp = installed()
+    if amb and comp is not None:
+        state.components = comp.summary()
+        state.objectives = [int(o) for o in spec.get("objectives", [])]
     from .phases.setup import RULES_VERSION
 
     state.rules = int(spec.get("rules", RULES_VERSION))
     if not 1 <= state.rules <= RULES_VERSION:
         raise ScenarioError(f"'rules' must be a rules version from 1 to {RULES_VERSION}")
-    state.supply = [list(DICE_OF_COLOR[c]) for c in DIE_COLORS]
     b = Builder(state)
     b._faces = {}
     used_tiles: list[int] = []
+    if step == "setup":
+        for i, s in enumerate(seats):
+            state.players.append(_setup_seat(b, i, s, used_tiles))
+        _fill_bag(state, spec, used_tiles)
+        state.step = "start_tiles"
+        return state, b.labels
     for i, s in enumerate(seats):
+        if "start_tiles" in s:
+            raise ScenarioError(f"seats[{i}].start_tiles: only a step: setup scenario has them")
         state.players.append(_build_seat(b, i, s, used_tiles))
     _fill_bag(state, spec, used_tiles)
     state.round = int(spec.get("round", 1))
@@ -374,6 +441,40 @@ def build(spec: dict[str, Any]) -> tuple[GameState, dict[str, int]]:
     return state, b.labels
 
 
+def _setup_seat(b: Builder, i: int, s: Any, used_tiles: list[int]) -> PlayerState:
+    """Seat ``i`` of a ``step: setup`` scenario: its faction, home world and two start tiles; the
+    starting dice, credits and the dice the start tiles grant are setup's own
+    (``engine.phases.setup``). Commands name the seat's dice by automatic labels
+    ``$<seat>.<place>.<k>``: the k-th die (from 0, lowest id first) in ``cup``, ``citizenry`` or
+    ``goods``, as setup left them (``$0.citizenry.0``)."""
+    from .phases import setup
+
+    where = f"seats[{i}]"
+    extra = sorted(set(s) - set(SETUP_SEAT_FIELDS))
+    if extra:
+        raise ScenarioError(
+            f"{where}.{extra[0]}: a step: setup scenario gives only "
+            f"{', '.join(SETUP_SEAT_FIELDS)}; setup deals the rest"
+        )
+    amb = is_ambition(b.state.options)
+    faction = int(s.get("faction", i + 1))
+    home = int(s.get("home", i + 1))
+    if faction not in faction_ids(amb) or home not in home_ids(amb):
+        raise ScenarioError(f"{where}: no such faction {faction} or home world {home}")
+    if "start_tiles" not in s:
+        raise ScenarioError(f"{where}.start_tiles: a setup seat needs its two start tiles")
+    p = PlayerState(seat=i, faction=faction, home=home)
+    p.start_tiles = [int(t) for t in s["start_tiles"]]
+    used_tiles += p.start_tiles
+    p.waiting = "start_tiles"
+    setup._take_start_dice(b.state, p, amb)
+    goods = sorted(d for g in p.goods.values() for d in g)
+    for place, dice in (("cup", p.cup), ("citizenry", p.citizenry), ("goods", goods)):
+        for k, d in enumerate(sorted(dice)):
+            b.labels[f"{i}.{place}.{k}"] = d
+    return p
+
+
 def _build_seat(b: Builder, i: int, s: Any, used_tiles: list[int]) -> PlayerState:
     """Seat ``i``: its faction and home world, tableau, tile stacks, dice and goods.
 
@@ -383,8 +484,9 @@ def _build_seat(b: Builder, i: int, s: Any, used_tiles: list[int]) -> PlayerStat
         raise ScenarioError(f"{where} must be a mapping")
     faction = int(s.get("faction", i + 1))
     home = int(s.get("home", i + 1))
-    if faction not in FACTIONS or home not in HOME_WORLDS:
-        raise ScenarioError(f"{where}: faction and home must be 1-9")
+    amb = len(b.state.supply) > len(DIE_COLORS)
+    if faction not in faction_ids(amb) or home not in home_ids(amb):
+        raise ScenarioError(f"{where}: no such faction {faction} or home world {home}")
     p = PlayerState(
         seat=i,
         faction=faction,
@@ -443,7 +545,7 @@ def _fill_bag(state: GameState, spec: dict[str, Any], used_tiles: list[int]) -> 
             raise ScenarioError(f"bag: tiles {placed} are also in a seat's tableau or stacks")
         state.bag = sorted(int(t) for t in spec["bag"])
     else:
-        state.bag = [t for t in TILE_IDS if t not in used_tiles]
+        state.bag = [t for t in tile_ids(is_ambition(state.options)) if t not in used_tiles]
 
 
 def enter(state: GameState, spec: dict[str, Any]) -> list[dict[str, Any]]:
@@ -454,17 +556,22 @@ def enter(state: GameState, spec: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _natural_face(d: int, p: PlayerState) -> int:
-    """A face showing the die's column when it has one (else wild, else the first face)."""
+    """A face showing the die's column when it has one (else a face showing that phase among
+    others, an Ambition two-phase or $ face; else wild, else the first face)."""
     col = next(i for i, c in enumerate(p.columns) if d in c)
     faces = DIE_FACES[d]
-    for want in (PHASES[col], WILD):
-        if want in faces:
-            return faces.index(want)
-    return 0
+    if PHASES[col] in faces:
+        return faces.index(PHASES[col])
+    for i, f in enumerate(faces):
+        if f != WILD and PHASES[col] in face_phases(f):
+            return i
+    return faces.index(WILD) if WILD in faces else 0
 
 
 def _prepare(state: GameState, step: str, spec: dict[str, Any]) -> None:
     """Set the round's phases and the step the scenario opens (no events yet)."""
+    if step == "setup":
+        return
     if step == "assign":
         state.step = "assign"
         for p in state.players:
@@ -488,7 +595,7 @@ def _prepare(state: GameState, step: str, spec: dict[str, Any]) -> None:
 def _enter(state: GameState, step: str, spec: dict[str, Any], ctx: Ctx) -> None:
     if step == "manage":
         manage.start(state, ctx)
-    elif step != "assign":
+    elif step not in ("assign", "setup"):
         flow._start_next_phase(state, ctx)
     flow.advance(state, ctx)
 
@@ -507,7 +614,8 @@ def _resolve_labels(obj: Any, labels: dict[str, int]) -> Any:
 
 def snapshot(state: GameState, labels: dict[str, int]) -> dict[str, Any]:
     """The observable facts a scenario can check, in scenario vocabulary."""
-    names = {d: f"{DIE_COLOR[d]}:{lab}" for lab, d in labels.items()}
+    # a setup scenario's automatic labels ("0.cup.1") name dice in commands, not in results
+    names = {d: f"{DIE_COLOR[d]}:{lab}" for lab, d in labels.items() if "." not in lab}
 
     def dice(ds: list[int]) -> list[str]:
         return sorted(names.get(d, DIE_COLOR[d]) for d in ds)

@@ -11,8 +11,9 @@ they and the code disagree). Where each fact comes from:
   the module that folds it: the registered fold function's module;
 * the fields and their JSON types: the events of real play, collected here (``samples``): bot
   games of 2 to 5 seats (with and without the first-game arrangement), every scenario under
-  ``tests/scenarios/``, resignations (3 and 2 seats; rules 5 and 4), an abandonment and an
-  abort. A field present in every sample is required; fields a call site names
+  ``tests/scenarios/``, resignations (3 and 2 seats; rules 5 and 4), an abandonment, an
+  abort, and the setup of Ambition games (with the tests' synthetic component file,
+  ``tests/data/ambition-synthetic.yaml``, which the Ambition scenarios use too). A field present in every sample is required; fields a call site names
   (``ev(..., field=...)``) but no sample showed are listed too;
 * the visibility: ``engine.observe.VISIBILITY`` and what ``engine.redact`` leaves another viewer
   of each sample.
@@ -34,7 +35,9 @@ from typing import Any
 
 import engine
 from bots.arena import play_game
+from engine import catalogue as engine_catalogue
 from engine import fold, scenario
+from engine.ambition import components
 from engine.observe import SERVER_FIELDS, VISIBILITY
 
 from . import logschema
@@ -45,6 +48,8 @@ DOC = ROOT / "docs" / "events.md"
 SCHEMA = ROOT / "docs" / "events.schema.json"
 _ENGINE = Path(engine.__file__).resolve().parent
 _SCENARIOS = ROOT / "tests" / "scenarios"
+#: the Ambition component file of the samples: made-up faces and objectives (tests/ambition.py)
+_AMBITION = ROOT / "tests" / "data" / "ambition-synthetic.yaml"
 #: the bot games sampled: (seats, first-game arrangement)
 GAMES = [(n, first) for n in range(2, 6) for first in (False, True)]
 #: fields every event has
@@ -104,6 +109,10 @@ def samples() -> Iterator[dict[str, Any]]:
     """Every event of the sampled play, in a fixed order (the same events on every run)."""
     for n, first in GAMES:
         yield from play_game(f"eventdoc:{n}:{int(first)}", n, options={"first_game": first}).events
+    engine_catalogue.install(components.load_file(_AMBITION))
+    for objectives in (False, True):
+        options = {"ambition": True, "objectives": objectives, "first_game": True}
+        yield from engine.create(f"eventdoc:ambition:{int(objectives)}", 4, options)
     for path in scenario_files():
         yield from scenario.run(load(str(path)))["events"]
     # a resignation the others play on after, one that ends the game, one of rules version 4

@@ -19,7 +19,6 @@ import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any, NoReturn
 
 import pytest
@@ -43,23 +42,15 @@ def unavailable(reason: str) -> NoReturn:
     pytest.skip(reason)
 
 
-#: the synthetic Ambition component file of the tests: MADE-UP faces and objectives (the printed
-#: ones are not known to the project), with the engine's shipped tiles
-AMBITION_SYNTHETIC = Path(__file__).resolve().parent / "data" / "ambition-synthetic.yaml"
-
-
 @pytest.fixture(scope="session")
 def ambition() -> Any:
-    """Install the synthetic Ambition components in this process (once; they stay installed) and
-    return them. A test that plays Ambition takes this fixture and creates its game with
+    """Install the synthetic Ambition components (tests/ambition.py: made-up faces and objectives)
+    in this process (once; they stay installed) and return them. A test that plays Ambition takes this fixture and creates its game with
     ``options={"ambition": True}`` (plus ``"objectives": True`` for objectives). Base games in
     the same process are unchanged: they never deal Ambition tiles or dice."""
-    from engine import catalogue
-    from engine.ambition import components
+    from tests.ambition import install_synthetic
 
-    comp = components.load_file(AMBITION_SYNTHETIC)
-    catalogue.install(comp)
-    return comp
+    return install_synthetic()
 
 
 @pytest.fixture(scope="session")

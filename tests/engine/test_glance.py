@@ -12,6 +12,7 @@ import yaml
 from engine import scenario
 from engine.catalogue import CARDS, PHASES, Card, is_ambition_card
 from engine.powers.glance import phases, summary
+from tests.ambition import install_synthetic
 
 from .test_power_coverage import fired
 
@@ -28,6 +29,8 @@ def _phases_fired() -> dict[str, set[str | None]]:
     out: dict[str, set[str | None]] = defaultdict(set)
     for path in sorted(ROOT.rglob("*.yaml")):
         spec = yaml.safe_load(path.read_text(encoding="utf-8"))
+        if spec.get("ambition"):
+            install_synthetic()
         if not spec.get("powers"):
             continue
         phase: str | None = None

@@ -9,6 +9,7 @@ import yaml
 from engine import scenario
 from engine.catalogue import CARDS
 from engine.powers.registry import all_power_ids
+from tests.ambition import install_synthetic
 
 ROOT = Path(__file__).resolve().parents[1] / "scenarios"
 
@@ -27,6 +28,8 @@ def test_every_power_fires_in_a_scenario() -> None:
     missing_fire: list[str] = []
     for path in sorted(ROOT.rglob("*.yaml")):
         spec = yaml.safe_load(path.read_text(encoding="utf-8"))
+        if spec.get("ambition"):
+            install_synthetic()
         powers = spec.get("powers") or []
         if not powers:
             continue

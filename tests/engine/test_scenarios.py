@@ -8,6 +8,7 @@ import pytest
 import yaml
 
 from engine import scenario
+from tests.ambition import install_synthetic
 
 ROOT = Path(__file__).resolve().parents[1] / "scenarios"
 FILES = sorted(ROOT.rglob("*.yaml"))
@@ -19,7 +20,10 @@ def load(path: Path) -> dict:
 
 @pytest.mark.parametrize("path", FILES, ids=[str(p.relative_to(ROOT)) for p in FILES])
 def test_scenario_passes(path: Path) -> None:
-    report = scenario.run(load(path))
+    spec = load(path)
+    if spec.get("ambition"):
+        install_synthetic()  # Ambition files are written against the synthetic components
+    report = scenario.run(spec)
     assert report["ok"], "\n".join(report["diffs"])
 
 
