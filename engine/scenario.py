@@ -437,6 +437,10 @@ def build(spec: dict[str, Any]) -> tuple[GameState, dict[str, int]]:
     for p in state.players:
         for d in [d for col in p.columns for d in col]:
             p.faces[d] = b._faces.get(d, _natural_face(d, p))
+        if amb:  # a face given to a die on a stack or to a good: its $ matters (economy)
+            for d in p.owned_dice():
+                if d in b._faces:
+                    p.faces[d] = b._faces[d]
     _prepare(state, spec.get("step", "assign"), spec)
     return state, b.labels
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from typing import Any
 
 import yaml
@@ -32,6 +33,13 @@ def add_parser(sub: Any) -> None:
     r.add_argument("files", nargs="+", metavar="FILE", help="scenario files (YAML or JSON)")
     r.add_argument(
         "--verbose", "-v", action="store_true", help="also print the events of each scenario"
+    )
+    r.add_argument(
+        "--components",
+        metavar="FILE",
+        default=os.environ.get("RFG_AMBITION_COMPONENTS") or None,
+        help="the Ambition component file the scenarios with 'ambition: true' play with "
+        "(default: $RFG_AMBITION_COMPONENTS; the tests use tests/data/ambition-synthetic.yaml)",
     )
     r.set_defaults(func=run)
 
@@ -108,6 +116,15 @@ def load(path: str) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.components:
+        from engine import catalogue
+        from engine.ambition import components
+
+        try:
+            catalogue.install(components.load_file(args.components))
+        except (components.ComponentsError, catalogue.CatalogueError) as exc:
+            print(f"ERROR {exc}")
+            return 2
     failed = broken = 0
     for path in args.files:
         try:

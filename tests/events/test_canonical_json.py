@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import orjson
+import pytest
 import yaml
 
 import engine
@@ -24,7 +25,9 @@ _REFERENCE = json.JSONEncoder(
 SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
 
 
-def test_the_canonical_json_is_the_reference_on_every_event_and_view() -> None:
+def test_the_canonical_json_is_the_reference_on_every_event_and_view(
+    request: pytest.FixtureRequest,
+) -> None:
     seen: set[str] = set()
     for players in (2, 3, 4, 5):
         rec = arena.play_game(f"canonical-{players}", players, ["heuristic", "random"])
@@ -46,7 +49,10 @@ def test_the_canonical_json_is_the_reference_on_every_event_and_view() -> None:
             seen.add(event["type"])
             assert canonical_json(event) == _REFERENCE.encode(event), event["type"]
     for path in sorted(SCENARIOS.rglob("*.yaml")):  # the rare events: shortfalls, returned tiles
-        for event in scenario.run(yaml.safe_load(path.read_text(encoding="utf-8")))["events"]:
+        spec = yaml.safe_load(path.read_text(encoding="utf-8"))
+        if spec.get("ambition"):  # the synthetic Ambition components (tests/conftest.py)
+            request.getfixturevalue("ambition")
+        for event in scenario.run(spec)["events"]:
             seen.add(event["type"])
             assert canonical_json(event) == _REFERENCE.encode(event), (path.name, event["type"])
     assert seen == set(fold._FOLDS) | set(fold._CREATORS)  # every event type there is
