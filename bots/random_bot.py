@@ -37,6 +37,12 @@ class RandomBot:
             to = rng.choice(PHASES)
             wild.append({"die": die, "to": to})
             col[die] = to
+        two_phase = []  # Ambition: a die showing two phases goes to either column
+        for x in d.get("two_phase_dice", ()):
+            to = rng.choice(x["phases"])
+            if to != col[x["die"]]:
+                two_phase.append({"die": x["die"], "to": to})
+                col[x["die"]] = to
         dice = sorted(col)
         selector = rng.choice(dice)
         phase = rng.choice(PHASES)
@@ -57,6 +63,8 @@ class RandomBot:
             "select": {"die": selector, "phase": phase},
             "wild": wild,
         }
+        if two_phase:
+            cmd["two_phase"] = two_phase
         if uses:
             cmd["reassign"] = uses
         return cmd

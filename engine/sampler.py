@@ -355,8 +355,7 @@ class Sampler:
         for die in dice:
             face = r.below(6)
             p.faces[die] = face
-            ph = DIE_FACES[die][face]
-            p.columns[PHASE_INDEX[ph] if ph != WILD else 0].append(die)
+            p.columns[assign.rolled_column(DIE_FACES[die][face])].append(die)
         if p.waiting or not seal:  # still to assign: the dice lie where they were rolled
             return
         wild = [d for d in dice if DIE_FACES[d][p.faces[d]] == WILD]

@@ -5,6 +5,12 @@ faces in Explore until placed. Assign: the sealed ``assign`` decision places wil
 phase with one worker (its face is then ignored), and applies Dictate and Reassign powers in the
 order given. Reveal: the selected phases (plus, with 2 players, the phase of a spare Home die) will
 happen; workers under other phases and dice in the Dictate area go back to the cup.
+
+Ambition's dice (rulebook, Two Phase Faces and $ Faces): a die showing two phases is rolled into
+the column of its first phase and may be placed in either (``two_phase``); a worker in one of its
+two phases that does not occur moves at Reveal to the other one if that occurs. A $ has no effect
+here; the faces of dice left on the construction stacks or as goods are kept from round to round,
+since a $ there matters when they finish their task (``economy.finish_task``).
 """
 
 from __future__ import annotations
@@ -12,7 +18,16 @@ from __future__ import annotations
 from typing import Any
 
 from .. import rng as rngmod
-from ..catalogue import DICE, DIE_FACES, PHASE_INDEX, PHASES, WILD, color_of, face_phases
+from ..catalogue import (
+    DICE,
+    DIE_FACES,
+    PHANTOM_BASE,
+    PHASE_INDEX,
+    PHASES,
+    WILD,
+    color_of,
+    face_phases,
+)
 from ..errors import ChanceMismatch, refuse
 from ..fold import Ctx, Event, ev, folds
 from ..powers import registry
@@ -42,12 +57,35 @@ def _round_started(state: GameState, e: Event) -> None:
     state.phases = []
     state.phase_pos = -1
     state.two_player_die = None
+    ambition = state.options.get("ambition")
     for p in state.players:
-        p.faces = {}
+        p.faces = _kept_faces(p) if ambition else {}
         p.selected = -1
         p.selector = -1
         p.used = []
         p.marks = {}
+
+
+def _kept_faces(p: PlayerState) -> dict[int, int]:
+    """Ambition: the faces still shown by dice on the construction stacks and by goods (their $
+    takes effect when they finish their task in a later round); the others are rolled again."""
+    keep = p.dev_dice + p.world_dice
+    for g in p.goods.values():
+        keep = keep + g
+    return {d: p.faces[d] for d in keep if d in p.faces}
+
+
+#: face code -> the column a die showing it is rolled into (wild faces wait in Explore)
+_ROLLED_COLUMN: dict[str, int] = {**PHASE_INDEX, WILD: 0}
+
+
+def rolled_column(face: str) -> int:
+    """The column a die showing ``face`` lands in when rolled: its phase, the first of two phases
+    (Ambition; the owner may move it to the second at Assign), Explore for a wild face."""
+    col = _ROLLED_COLUMN.get(face)
+    if col is None:
+        col = _ROLLED_COLUMN[face] = PHASE_INDEX[face_phases(face)[0]]
+    return col
 
 
 @folds("DiceRolled")
@@ -63,9 +101,9 @@ def _dice_rolled(state: GameState, e: Event) -> None:
                 f"DiceRolled: die {die} of seat {p.seat} shows face {face}, the seed gives {expect}"
             )
         p.faces[die] = face
-        # a rolled die lies in the column of its face's (first) phase; a wild die in Explore's
-        phase = face_phases(DIE_FACES[die][face])[0]
-        p.columns[PHASE_INDEX[phase]].append(die)
+        phase = DIE_FACES[die][face]
+        col = _ROLLED_COLUMN.get(phase)
+        p.columns[col if col is not None else rolled_column(phase)].append(die)
     state.rng = r
     p.cup = []
     p.waiting = "assign" if e["faces"] else ""
@@ -88,7 +126,7 @@ def dictate_moves(state: GameState, p: PlayerState) -> int:
 
 def legal(state: GameState, p: PlayerState) -> dict[str, Any]:
     faces = p.faces
-    dice = [
+    dice: list[dict[str, Any]] = [
         {"die": d, "color": color_of(d), "face": DIE_FACES[d][faces[d]], "column": PHASES[i]}
         for d, i in sorted([(d, i) for i, col in enumerate(p.columns) for d in col])
     ]
@@ -100,7 +138,7 @@ def legal(state: GameState, p: PlayerState) -> dict[str, Any]:
     # same_phase?} ({} = any worker), to ([phases] or "selected"), condition? (why, Mad Scientists)}
     for _pid, h in registry.handlers(p, "reassign_info"):
         means.append(h(state, p))
-    return {
+    out: dict[str, Any] = {
         "kind": "assign",
         "dice": dice,
         "wild_dice": [x["die"] for x in dice if x["face"] == WILD],
@@ -108,6 +146,20 @@ def legal(state: GameState, p: PlayerState) -> dict[str, Any]:
         "means": means,
         "help": "select one worker for a phase; place wild dice; then optional Dictate/Reassign uses in order",
     }
+    if state.options.get("ambition"):
+        # Ambition: each die showing two phases and the two columns it may be placed in
+        out["two_phase_dice"] = [
+            {"die": x["die"], "phases": list(two)}
+            for x in dice
+            if len(two := _two_phases(x["face"])) == 2
+        ]
+        out["help"] += "; two_phase: [{die, to}] places a die showing two phases in either one"
+    return out
+
+
+def _two_phases(face: str) -> tuple[str, ...]:
+    """The phases of a two-phase face (Ambition), else ``()``."""
+    return face_phases(face) if "/" in face else ()
 
 
 def _phase(value: Any, field: str) -> int:
@@ -174,6 +226,8 @@ def apply(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx) -> No
     """Wild dice to their columns, one worker selects a phase, then the Reassign uses, in order."""
     plan = Plan(p)
     _place_wild(p, plan, cmd.get("wild") or [])
+    if cmd.get("two_phase"):
+        _place_two_phase(p, plan, cmd["two_phase"])
     _select(plan, cmd.get("select"))
     _reassign(state, p, plan, cmd.get("reassign") or [])
     for _pid, check in registry.handlers(p, "assign_done"):
@@ -214,6 +268,44 @@ def _place_wild(p: PlayerState, plan: Plan, wild: Any) -> None:
             refuse("wild", f"wild[{i}].die: die {die} is placed twice", f"wild[{i}].die", die)
         seen.add(die)
         plan.col[die] = _phase(w.get("to"), f"wild[{i}].to")
+
+
+def _place_two_phase(p: PlayerState, plan: Plan, moves: Any) -> None:
+    """Ambition rulebook, Two Phase Faces: "During the Assign step, if a die face shows two phase
+    icons (for example, Explore and Produce), assign it to either of these columns. **Reassign**
+    powers may then be applied to this worker, based on the column it is assigned to." A die not
+    placed here stays in the column it was rolled into (its first phase)."""
+    if not isinstance(moves, list):
+        refuse("two_phase", "'two_phase' must be a list of {die, to}", "two_phase", moves)
+    seen: set[int] = set()
+    for i, m in enumerate(moves):
+        die = m.get("die") if isinstance(m, dict) else None
+        two = _two_phases(face_of(p, die)) if die in plan.col and die in p.faces else ()
+        if die is None or not two:
+            refuse(
+                "two_phase",
+                f"two_phase[{i}].die: die {die!r} is not one of your dice showing two phases",
+                f"two_phase[{i}].die",
+                die,
+            )
+        if die in seen:
+            refuse(
+                "two_phase",
+                f"two_phase[{i}].die: die {die} is placed twice",
+                f"two_phase[{i}].die",
+                die,
+            )
+        seen.add(die)
+        to = m.get("to")
+        if to not in two:
+            refuse(
+                "two_phase",
+                f"two_phase[{i}].to: die {die} shows {' and '.join(two)}; place it in one of "
+                f"those columns, not {to!r}",
+                f"two_phase[{i}].to",
+                to,
+            )
+        plan.col[die] = PHASE_INDEX[to]
 
 
 def _select(plan: Plan, sel: Any) -> None:
@@ -377,11 +469,31 @@ def _revealed(state: GameState, e: Event) -> None:
     state.phases = [PHASE_INDEX[ph] for ph in e["phases"]]
     state.phase_pos = -1
     happening = set(state.phases)
+    ambition = state.options.get("ambition")
     for p in state.players:
         for i, col in enumerate(p.columns):
             if i not in happening and col:
+                if ambition:
+                    col[:] = _shift_two_phase(p, i, col, happening)
                 p.cup.extend(col)
                 col.clear()
         p.cup.extend(p.dictate)
         p.dictate = []
         p.cup.sort()
+
+
+def _shift_two_phase(p: PlayerState, i: int, col: list[int], happening: set[int]) -> list[int]:
+    """Ambition rulebook, Two Phase Faces: "During the Reveal step, if this worker is assigned to
+    either of its two displayed phases and that phase does *not* occur, immediately shift it to
+    the other displayed phase - if it occurred - instead of the cup." Moves such workers of column
+    ``i`` (a phase that does not occur) and returns the workers left for the cup."""
+    rest = []
+    for d in col:
+        f = p.faces.get(d)
+        two = _two_phases(DIE_FACES[d][f]) if f is not None and d < PHANTOM_BASE else ()
+        other = [PHASE_INDEX[ph] for ph in two if PHASE_INDEX[ph] != i]
+        if len(other) == 1 and PHASES[i] in two and other[0] in happening:
+            p.columns[other[0]].append(d)
+        else:
+            rest.append(d)
+    return rest

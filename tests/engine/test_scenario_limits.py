@@ -140,3 +140,40 @@ def test_a_good_file_still_passes(tmp_path: Path) -> None:
         timeout=60,
     )
     assert out.returncode == 0, out.stdout.decode() + out.stderr.decode()
+
+
+AMBITION_FILE = ROOT / "tests/scenarios/ambition/two-phase-reveal-shift.yaml"
+SYNTHETIC = ROOT / "tests/data/ambition-synthetic.yaml"
+
+
+def test_an_ambition_scenario_without_components_names_the_option() -> None:
+    assert_refused(AMBITION_FILE, "ambition:", "--components FILE")
+
+
+def test_ambition_dice_in_a_base_scenario_are_refused(tmp_path: Path) -> None:
+    f = tmp_path / "base.yaml"
+    f.write_text("step: ship\nseats: [{cup: [black]}, {}]\n")
+    assert_refused(f, "seats[0].cup[0]", "'black'", "ambition: true")
+
+
+def test_an_ambition_scenario_passes_with_a_component_file() -> None:
+    out = subprocess.run(
+        [RFG, "scenario", "run", "--components", str(SYNTHETIC), str(AMBITION_FILE)],
+        cwd=ROOT,
+        capture_output=True,
+        timeout=60,
+    )
+    assert out.returncode == 0, out.stdout.decode() + out.stderr.decode()
+
+
+def test_a_broken_component_file_is_named(tmp_path: Path) -> None:
+    bad = tmp_path / "components.yaml"
+    bad.write_text("format: rfg-ambition-components/1\nname: x\n")
+    out = subprocess.run(
+        [RFG, "scenario", "run", "--components", str(bad), str(AMBITION_FILE)],
+        cwd=ROOT,
+        capture_output=True,
+        timeout=60,
+    )
+    assert out.returncode == 2
+    assert out.stdout.decode().startswith(f"ERROR {bad}: "), out.stdout.decode()
