@@ -61,7 +61,14 @@ from ..catalogue import (
     dev_card,
     world_card,
 )
-from ..economy import gain_credits, supply_return, supply_take, take_die_from
+from ..economy import (
+    finish_task,
+    gain_credits,
+    supply_return,
+    supply_take,
+    take_die_from,
+    worker_kinds,
+)
 from ..errors import refuse
 from ..fold import Ctx, Event, ev, folds
 from ..powers import registry
@@ -168,7 +175,8 @@ def stack_choice(state: GameState, p: PlayerState, phase: str) -> dict[str, Any]
     on the stack for the next tile (before the workers).
     """
     _, dice = stack_of(p, phase)
-    if state.rules < 2 or len({color_of(d) for d in dice}) < 2:  # version 1: oldest first, unasked
+    # version 1: oldest first, unasked; one kind of die (one colour, Ambition: one $ outcome)
+    if state.rules < 2 or worker_kinds(state, p, dice, phase) < 2:
         return None
     ready: list[dict[str, Any]] = []
     left = len(dice)
@@ -202,7 +210,7 @@ def waiting_for(state: GameState, p: PlayerState, phase: str) -> str:
     ws = workers(p, phase)
     on_stack = len(stack_of(p, phase)[1])
     used = sum(x["cost"] for x in done) - on_stack
-    if 0 < used < len(ws) and len({color_of(d) for d in ws}) >= 2:
+    if 0 < used < len(ws) and worker_kinds(state, p, ws, phase) >= 2:
         return phase
     if used < 0 and stack_choice(state, p, phase):  # rules version 2 on
         return phase
@@ -579,7 +587,12 @@ def _completed(state: GameState, e: Event) -> None:
         dice.remove(d)
         if d >= PHANTOM_BASE:
             continue
-        (p.cup if d in back else p.citizenry).append(d)
+        if d in back:
+            p.cup.append(d)
+        else:
+            # Ambition, $ faces: "Develop and Settle tasks are finished after that die has been
+            # used to complete a tile in the construction stack" (``economy.finish_task``)
+            finish_task(state, p, d, e["phase"])
     if back:
         p.cup.sort()
     card = CARDS[e["card"]]
@@ -595,6 +608,8 @@ def _completed(state: GameState, e: Event) -> None:
             p.citizenry.append(g["die"])
         else:
             p.goods.setdefault(card.key, []).append(g["die"])
+            if state.options.get("ambition"):  # a good a tile gives shows no rolled face ($)
+                p.faces.pop(g["die"], None)
     gain_credits(p, e["credits"])
     p.waiting = ""
 

@@ -28,7 +28,7 @@ from typing import Any
 
 from .. import rng as rngmod
 from ..catalogue import PHANTOM_BASE, color_of, dev_card, phantom_id, world_card
-from ..economy import gain_credits
+from ..economy import finish_task, gain_credits
 from ..errors import ChanceMismatch, refuse
 from ..fold import Ctx, Event, ev, folds
 from ..powers import registry
@@ -281,7 +281,8 @@ def _stocked(state: GameState, e: Event) -> None:
     p = state.players[e["seat"]]
     p.columns[EXPLORE].remove(e["explorer"])
     if e["explorer"] < 1000:  # phantom explorers never reach the Citizenry
-        p.citizenry.append(e["explorer"])
+        # Ambition: "Explore and Ship tasks are finished upon the die being used"
+        finish_task(state, p, e["explorer"], "explore")
     gain_credits(p, e["credits"])
     p.waiting = waiting_for(state, p)
 
@@ -295,7 +296,7 @@ def _scouted(state: GameState, e: Event) -> None:
     _fold_draw(state, e["drawn"], e["refilled_at"], "TilesScouted")
     p.columns[EXPLORE].remove(e["explorer"])
     if e["explorer"] < 1000:
-        p.citizenry.append(e["explorer"])
+        finish_task(state, p, e["explorer"], "explore")
     if color_of(e["explorer"]) == "yellow":
         p.marks[ALIEN_SCOUTS] = p.marks.get(ALIEN_SCOUTS, 0) + 1
     p.drawn = list(e["drawn"])

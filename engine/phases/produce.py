@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..catalogue import CARDS, color_of
+from ..economy import worker_kinds
 from ..errors import refuse
 from ..fold import Ctx, Event, ev, folds
 from ..powers import registry
@@ -54,7 +55,7 @@ def waiting_for(state: GameState, p: PlayerState) -> str:
     total = sum(slots.values())
     if total == 0:
         return ""
-    if len({color_of(d) for d in ps}) == 1 and len(ps) >= total:
+    if worker_kinds(state, p, ps, "produce") == 1 and len(ps) >= total:
         return ""  # identical producers fill every slot: nothing to choose
     if len(slots) == 1 and len(ps) <= total:
         return ""  # every producer must go to the only world with room: nothing to choose

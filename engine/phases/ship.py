@@ -27,7 +27,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..catalogue import CARDS, TRADE_VALUE, color_of, consume_matches, is_phantom, phantom_id
-from ..economy import CREDIT_CAP, award_vp, gain_credits
+from ..economy import CREDIT_CAP, award_vp, finish_task, gain_credits
 from ..errors import refuse
 from ..fold import Ctx, Event, ev, folds
 from ..powers import registry
@@ -296,9 +296,11 @@ def _shipped(state: GameState, e: Event) -> None:
     p.goods[e["world"]].remove(e["good"])
     if not p.goods[e["world"]]:
         del p.goods[e["world"]]
+    # Ambition, $ faces: "Explore and Ship tasks are finished upon the die being used ... A
+    # Produce task is finished after that good is shipped" (``economy.finish_task``)
     if not is_phantom(e["shipper"]):
-        p.citizenry.append(e["shipper"])
-    p.citizenry.append(e["good"])
+        finish_task(state, p, e["shipper"], "ship")
+    finish_task(state, p, e["good"], "produce")
     gain_credits(p, e["credits"])
     award_vp(state, p, e["vp"])
     p.marks["shipped"] = p.marks.get("shipped", 0) + 1
