@@ -37,6 +37,18 @@ def _thresholds_reached(thresholds: list[int], x: int) -> int:
     return reached
 
 
+def diversity_color(color: str) -> str:
+    """The colour a die counts as where colours are counted for diversity: Galactic Exchange's
+    bonus and the Diverse Workforce objective's condition.
+
+    Ambition rulebook, New Die Colors: "A Leader (black) die is treated as a Home (white) die
+    when checking *Diverse Workforce's* condition or scoring *Galactic Exchange*. Having at least
+    one Entrepreneur (orange) die scores +1 VP at game end for *Galactic Exchange*, despite this
+    color die not being shown": black counts as white, orange as a colour of its own.
+    """
+    return "white" if color == "black" else color
+
+
 def _filtered_cards(keys: list[str], flt: dict[str, Any] | None) -> list[Card]:
     cards = [CARDS[k] for k in keys]
     if not flt:
@@ -86,7 +98,7 @@ def bonus_of(
             colors = [c for c in colors if c in flt["die_colors"]]
         x = len(colors)
     elif of == "distinct_die_colors_owned":
-        x = len(set(dice_colors))
+        x = len({diversity_color(c) for c in dice_colors})
     elif of == "goods_on_own_worlds":
         x = goods
     else:

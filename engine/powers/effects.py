@@ -6,7 +6,7 @@ and takes VP chips from the pool like any other gain.
 
 from __future__ import annotations
 
-from ..economy import award_vp, gain_credits
+from ..economy import award_vp, gain_credits, spend_credits
 from ..fold import Ctx, Event, ev, folds
 from ..state import GameState, PlayerState
 
@@ -35,6 +35,6 @@ def _paid(state: GameState, e: Event) -> None:
     p = state.players[e["seat"]]
     if e["credits"] >= 0:
         gain_credits(p, e["credits"])
-    else:
-        p.credits += e["credits"]
+    else:  # a cost: with Ambition, $0 becomes $1 right after this effect (``spend_credits``)
+        spend_credits(state, p, -e["credits"])
     award_vp(state, p, e["vp"])
