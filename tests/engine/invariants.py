@@ -4,18 +4,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.catalogue import die_ids, is_ambition, tile_ids
+from engine.catalogue import PHASES, die_ids, is_ambition, tile_ids
 from engine.economy import VP_PER_PLAYER
 from engine.state import GameState
 
 
 def check(state: GameState, event: dict[str, Any]) -> None:
     where = f"after event {state.seq} ({event['type']}, round {state.round})"
-    # dice: every die is in exactly one place, and none is created or lost
+    ambition = is_ambition(state.options)
+    # dice: every die is in exactly one place, and none is created or lost (an Ambition game:
+    # the base dice and the Ambition box's 38; talent counters and phantoms are not dice)
     seen: list[int] = [d for pile in state.supply for d in pile]
     for p in state.players:
         seen += [d for d in p.owned_dice() if d < 1000]
-    ambition = is_ambition(state.options)
     assert sorted(seen) == die_ids(ambition), f"dice not conserved {where}"
     # tiles: bag + abandoned + construction zones + tableaux + drawn + start tiles = all tiles
     tiles = state.bag + state.abandoned
@@ -23,9 +24,18 @@ def check(state: GameState, event: dict[str, Any]) -> None:
         tiles += p.dev_stack + p.world_stack + p.drawn + p.start_tiles
         tiles += [int(k[1:-1]) for k in p.devs + p.worlds if k[0] == "T"]
     assert sorted(tiles) == tile_ids(ambition), f"tiles duplicated or lost {where}"
-    # credits
+    # Reveal: no worker stays under a phase that does not occur (Ambition: a two-phase worker
+    # shifted to its other phase, or went to the cup)
+    if event["type"] == "PhasesRevealed":
+        happening = set(event["phases"])
+        for p in state.players:
+            for i, ph in enumerate(PHASES):
+                assert ph in happening or not p.columns[i], (
+                    f"seat {p.seat} has workers under {ph}, which does not occur {where}"
+                )
+    # credits (Ambition: $0 becomes $1 at once, so a seat always has at least $1)
     for p in state.players:
-        assert 0 <= p.credits <= 10, f"seat {p.seat} has ${p.credits} {where}"
+        assert (1 if ambition else 0) <= p.credits <= 10, f"seat {p.seat} has ${p.credits} {where}"
         if event["type"] == "EmpireManaged" and event["seat"] == p.seat:
             assert 1 <= p.credits <= 10, f"seat {p.seat} has ${p.credits} after Manage {where}"
     # VP chips: earned chips = chips taken from the pool + from the 10-VP reserve
