@@ -10,6 +10,14 @@ powers act in) and ``summary`` (one line of what it does, for the tableau's rows
 ``engine.powers.glance``, derived from the same effects the rules code reads. ``names`` (of the
 phases, a die's faces and the goods) and ``decisions`` (each decision's title and help for people)
 are the words every client shows, kept here once.
+
+``ambition`` says whether this server can play the Ambition expansion (a component file is
+installed, ``engine.catalogue.install``): the file's name, its dice (the Leader and Entrepreneur
+dice and the box's extra dice of base colours, by id: they are not numbered colour by colour)
+and its objective tiles in words. The titles and help of the decisions only Ambition games owe
+are in ``decisions`` once the engine has them. With Ambition installed, its factions, home
+worlds and game tiles are listed with the base game's (their numbers are Ambition's: F10..,
+H10.., T56..).
 """
 
 from __future__ import annotations
@@ -19,7 +27,11 @@ import json
 from functools import lru_cache
 from typing import Any
 
+from engine import flow
+from engine.ambition.components import Components, Objective
 from engine.catalogue import (
+    ALL_DIE_COLORS,
+    AMBITION_DICE_OF_COLOR,
     DICE,
     DICE_OF_COLOR,
     DIE_COLORS,
@@ -29,6 +41,8 @@ from engine.catalogue import (
     TILES,
     TRADE_VALUE,
     Card,
+    installed,
+    is_ambition_card,
 )
 from engine.powers import glance
 
@@ -109,6 +123,39 @@ DECISIONS = {
         "cup.",
     },
 }
+#: the decisions only an Ambition game owes (listed once the engine has them)
+AMBITION_DECISIONS = {
+    "forecast": {
+        "title": "Psi-Crystal Forecasters",
+        "help": "The screens are lifted: you see every phase the others selected (and, with two "
+        "players, the spare Home die). You may move your phase selection die to another phase, as "
+        "if you had selected that phase before Reveal, or keep the phase you selected.",
+    },
+    "buy_vp": {
+        "title": "Buy VP chips",
+        "help": "At the end of Ship, a power lets you pay credits for VP chips at the rate shown, "
+        "in one payment. Choose how much to spend ($0 to buy none).",
+    },
+}
+#: Ambition rulebook, Objectives: "check each objective at the end of the listed phases (or as
+#: indicated during a step)"; the words of each check point of the component file
+OBJECTIVE_CHECKS = {
+    "assign": "After Assign, before Reveal",
+    "reveal": "After Reveal",
+    **{p: f"At the end of {n}" for p, n in PHASE_NAMES.items()},
+    "manage": "At the end of Manage Empire",
+}
+_DIE_COLOR_NAMES = {
+    "white": "Home",
+    "red": "Military",
+    "purple": "Consumption",
+    "blue": "Novelty",
+    "brown": "Rare Elements",
+    "green": "Genes",
+    "yellow": "Alien Technology",
+    "black": "Leader",
+    "orange": "Entrepreneur",
+}
 _PLACES = {"cup": "to your cup", "citizenry": "to your Citizenry", "good": "on it as a good"}
 
 
@@ -147,13 +194,118 @@ def _card(c: Card) -> dict[str, Any]:
         out["power_id"] = c.power_id
         out["description"] = c.description
         out["endgame_bonus"] = c.endgame_bonus
-    out["phases"] = list(glance.phases(c))
-    out["summary"] = glance.summary(c)
+    out["phases"], out["summary"] = _glance(c)
     return out
 
 
-@lru_cache(maxsize=1)
+def _glance(c: Card) -> tuple[list[str], str]:
+    """A card's phases and one line; an Ambition power the one-line reader does not know yet
+    shows no phase icons and the first sentence of its catalogue text."""
+    try:
+        return list(glance.phases(c)), glance.summary(c)
+    except ValueError:
+        if not is_ambition_card(c.key):
+            raise
+        first = (c.description or c.name).split(". ")[0].strip().rstrip(".")
+        return [], first.replace("\n", " ")
+
+
+def _or(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
+
+
+def condition_text(cond: dict[str, Any]) -> str:
+    """An objective's condition in words (the vocabulary of engine.ambition.components)."""
+    kind = cond["type"]
+    n = cond.get("min", 0)
+    if kind == "all_of":
+        return " and ".join(condition_text(c) for c in cond["conditions"])
+    if kind == "selected_phases":
+        phases = [PHASE_NAMES[p] for p in cond["phases"]]
+        return "the phases selected this round are exactly " + " and ".join(phases)
+    goods = [GOOD_NAMES.get(c, c) for c in cond.get("colors") or []]
+    dice = [_DIE_COLOR_NAMES.get(c, c) for c in cond.get("colors") or []]
+    least = cond.get("cost_at_least")
+    cost = f" of cost {least} or more" if least else ""
+    if kind == "worlds":
+        of = f" {_or(goods)}" if goods else ""
+        return f"{n}{of} worlds{cost} in your tableau"
+    if kind == "developments":
+        return f"{n} developments{cost} in your tableau"
+    if kind == "distinct_world_colors":
+        return f"worlds of {n} different colours (gray counts)"
+    if kind == "dice":
+        of = f" {_or(dice)}" if dice else ""
+        return f"{n}{of} dice anywhere in your empire"
+    if kind == "distinct_die_colors":
+        return f"dice of {n} different colours (a Leader die counts as a Home die)"
+    if kind == "citizenry":
+        of = f" {_or(dice)}" if dice else ""
+        return f"{n}{of} dice in your Citizenry"
+    if kind == "goods":
+        on = f" on {_or(goods)} worlds" if goods else ""
+        return f"{n} goods{on}"
+    if kind == "credits":
+        return f"${n} or more"
+    if kind == "vp_chips":
+        return f"{n} VP chips"
+    if kind == "shipped":
+        tasks = cond.get("tasks") or []
+        by = (
+            f" by {_or(['trading' if t == 'trade' else 'consuming' for t in tasks])}"
+            if tasks
+            else ""
+        )
+        return f"{n} goods shipped{by} in this Ship phase"
+    if kind == "construction":
+        return f"{n} tiles in your construction zone"
+    return kind.replace("_", " ")
+
+
+def _objective(o: Objective) -> dict[str, Any]:
+    return {
+        "id": o.id,
+        "name": o.name,
+        "check": o.check,
+        "when": OBJECTIVE_CHECKS.get(o.check, o.check),
+        "talents": o.talents,
+        "text": condition_text(o.condition),
+    }
+
+
+def _ambition(comp: Components | None) -> dict[str, Any]:
+    """What the server offers of Ambition (``available``: false without a component file)."""
+    if comp is None:
+        return {"available": False}
+    base = {d for c in DIE_COLORS for d in DICE_OF_COLOR[c]}
+    dice = []
+    for color in ALL_DIE_COLORS:
+        ids = [d for d in AMBITION_DICE_OF_COLOR.get(color, ()) if d not in base]
+        if ids:
+            d = DICE[color]
+            dice.append({"color": color, "name": d.name, "faces": list(d.faces), "ids": ids})
+    return {
+        "available": True,
+        "components": comp.name,
+        "dice": dice,
+        "objectives": [_objective(o) for o in comp.objectives],
+    }
+
+
 def catalogue() -> dict[str, Any]:
+    """The catalogue as this process has it (with Ambition's once its component file is
+    installed: a process installs at most one, so this is built at most twice)."""
+    comp = installed()
+    return _catalogue(comp.digest if comp else None)
+
+
+def catalogue_etag() -> str:
+    comp = installed()
+    return _catalogue_etag(comp.digest if comp else None)
+
+
+@lru_cache(maxsize=2)
+def _catalogue(digest: str | None) -> dict[str, Any]:
     dice = []
     for color in DIE_COLORS:
         d = DICE[color]
@@ -182,11 +334,16 @@ def catalogue() -> dict[str, Any]:
             for n, (d, w) in sorted(TILES.items())
         ],
         "names": {"phases": PHASE_NAMES, "faces": FACE_NAMES, "goods": GOOD_NAMES},
-        "decisions": DECISIONS,
+        # (an Ambition decision once the engine owes it: every kind the API documents has words)
+        "decisions": {
+            **DECISIONS,
+            **{k: v for k, v in AMBITION_DECISIONS.items() if k in flow.DECISIONS},
+        },
+        "ambition": _ambition(installed()),
     }
 
 
-@lru_cache(maxsize=1)
-def catalogue_etag() -> str:
-    text = json.dumps(catalogue(), sort_keys=True).encode()
+@lru_cache(maxsize=2)
+def _catalogue_etag(digest: str | None) -> str:
+    text = json.dumps(_catalogue(digest), sort_keys=True).encode()
     return '"' + hashlib.sha256(text).hexdigest()[:20] + '"'

@@ -182,6 +182,7 @@ class CatalogueSchema(Schema):
     tiles = fields.Raw()
     names = fields.Raw()
     decisions = fields.Raw()
+    ambition = fields.Raw()
 
 
 class ProblemTypeSchema(Schema):

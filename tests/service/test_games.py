@@ -5,12 +5,14 @@ the OpenAPI document, health)."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import yaml
 from flask import Flask
 
 from bots.base import bot_names
-from engine.catalogue import CARDS, TILES
+from engine.catalogue import CARDS, TILES, is_ambition_card
+from service import catalogue as catalogue_module
 
 from .conftest import SPEC_PATH, ValidatingClient, new_game
 
@@ -138,6 +140,36 @@ def test_the_catalogue_names_every_phase_face_good_and_decision(api: ValidatingC
         assert words["title"].strip() and len(words["help"]) > 40, kind
 
 
+def test_the_catalogue_says_ambition_is_unavailable_without_a_component_file() -> None:
+    assert catalogue_module._ambition(None) == {"available": False}
+
+
+def test_the_catalogue_offers_ambition_once_its_components_are_installed(
+    api: ValidatingClient, ambition: Any
+) -> None:
+    """With a component file installed the lobby can offer Ambition: the file's name, every
+    Ambition die by id with its faces (the Leader and Entrepreneur dice among them) and the
+    objective tiles in words, when they are checked and what they give."""
+    cat = api.get("/catalogue").get_json()
+    amb = cat["ambition"]
+    assert amb["available"] and amb["components"] == ambition.name
+    by_color = {d["color"]: d for d in amb["dice"]}
+    assert by_color["black"]["name"] == "Leader" and len(by_color["black"]["ids"]) == 5
+    assert by_color["orange"]["name"] == "Entrepreneur" and len(by_color["orange"]["ids"]) == 9
+    assert by_color["black"]["faces"] == list(ambition.dice["black"].faces)
+    ids = [i for d in amb["dice"] for i in d["ids"]]
+    assert len(ids) == len(set(ids)) and min(ids) == 111 and max(ids) == 111 + 38 - 1
+    objectives = {o["id"]: o for o in amb["objectives"]}
+    assert set(objectives) == {o.id for o in ambition.objectives}
+    assert objectives[1]["text"] == "4 worlds in your tableau"
+    assert objectives[1]["when"] == "At the end of Settle" and objectives[1]["talents"] == 2
+    assert objectives[2]["text"] == "2 Genes or Alien Technology worlds of cost 2 or more in your tableau"
+    assert objectives[13]["when"] == "After Reveal"
+    assert " and " in objectives[14]["text"]
+    # Ambition's tiles are listed with the base game's, so clients can name every card
+    assert {t["tile"] for t in cat["tiles"]} == set(TILES) and max(TILES) > 55
+
+
 def test_every_catalogue_card_has_a_one_line_power_and_its_phases(api: ValidatingClient) -> None:
     """What a tableau row shows: one line for every card, and phase icons that match its powers
     (a phase-end effect's phase; none for worlds, Reassign and immediate developments)."""
@@ -147,6 +179,8 @@ def test_every_catalogue_card_has_a_one_line_power_and_its_phases(api: Validatin
     assert len(cards) == len(CARDS)
     for c in cards:
         assert c["summary"].strip() and "\n" not in c["summary"], c
+        if is_ambition_card(c["card"]):
+            continue  # (Ambition's, when a test of this process installed them)
         assert c["phases"] == [p for p in cat["phases"] if p in c["phases"]], c
         effects = CARDS[c["card"]].effects
         named = {e["phase"] for e in effects if "phase" in e}
