@@ -163,7 +163,10 @@ def test_the_catalogue_offers_ambition_once_its_components_are_installed(
     assert set(objectives) == {o.id for o in ambition.objectives}
     assert objectives[1]["text"] == "4 worlds in your tableau"
     assert objectives[1]["when"] == "At the end of Settle" and objectives[1]["talents"] == 2
-    assert objectives[2]["text"] == "2 Genes or Alien Technology worlds of cost 2 or more in your tableau"
+    assert (
+        objectives[2]["text"]
+        == "2 Genes or Alien Technology worlds of cost 2 or more in your tableau"
+    )
     assert objectives[13]["when"] == "After Reveal"
     assert " and " in objectives[14]["text"]
     # Ambition's tiles are listed with the base game's, so clients can name every card
