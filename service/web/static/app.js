@@ -1,7 +1,16 @@
 // The web client's pages (fragment routes of /play/): lobby, table, spectator, replay, ladders.
 import { api, ApiError, Stream, tokenFor, saveToken, mySeats, newId } from "./api.js";
 import { h, toast, hideToast, loadCatalogue, describe, seatName, whereDice } from "./ui.js";
-import { header, opponentBoards, opponentStrip, ownBoard, renderBoard, scores, tickClocks } from "./table.js";
+import {
+  header,
+  objectivesPanel,
+  opponentBoards,
+  opponentStrip,
+  ownBoard,
+  renderBoard,
+  scores,
+  tickClocks,
+} from "./table.js";
 import { decisionPanel } from "./panels.js";
 import { decisionClock, handOver, handOverField } from "./clock.js";
 import {
@@ -62,6 +71,8 @@ async function lobby(params) {
   const status = params.get("status") || "";
   const players = params.get("players") || "";
   const bots = (await api("/bots")).bots;
+  // the Ambition expansion, offered when the server has its component file (GET /catalogue)
+  const ambition = (await loadCatalogue()).ambition;
   // #/?account=<id> (a ladder's "play it"): seat 1 is that bot account
   const preset = ACCOUNT_ID.test(params.get("account") || "") ? params.get("account") : null;
   const seatRow = (i) =>
@@ -103,7 +114,13 @@ async function lobby(params) {
                 : { kind: "bot", bot: s.value.slice(4) },
           );
         }
-        const body = { seats, options: { first_game: form.querySelector("[name=first_game]").checked } };
+        /** @type {{ first_game: boolean, expansions?: string[], objectives?: boolean }} */
+        const options = { first_game: form.querySelector("[name=first_game]").checked };
+        if (ambition && form.querySelector("[name=ambition]").checked) {
+          options.expansions = ["ambition"];
+          options.objectives = form.querySelector("[name=objectives]").checked;
+        }
+        const body = { seats, options };
         const per = Number(form.querySelector("[name=per_decision]").value);
         if (per > 0) body.time_control = { per_decision: per };
         if (per > 0 && handOver(form)) body.hand_over = true;
@@ -174,6 +191,7 @@ async function lobby(params) {
       h("input", { type: "checkbox", name: "first_game" }),
       " First-game setup (start tiles chosen for you)",
     ),
+    ambition ? ambitionFields(ambition) : null,
     h(
       "label",
       { class: "field" },
@@ -351,6 +369,31 @@ async function lobby(params) {
   );
 }
 
+// The table creation form's Ambition choices: the expansion, and its objectives with it.
+function ambitionFields(ambition) {
+  const objectives = h("input", { type: "checkbox", name: "objectives", disabled: true });
+  return h(
+    "fieldset",
+    { class: "choices expansions" },
+    h("legend", {}, "Expansion"),
+    h(
+      "label",
+      { class: "choice" },
+      h("input", {
+        type: "checkbox",
+        name: "ambition",
+        onchange: (e) => {
+          objectives.disabled = !e.target.checked;
+          if (!e.target.checked) objectives.checked = false;
+        },
+      }),
+      " Ambition (the Leader and Entrepreneur dice, new factions and tiles)",
+    ),
+    h("label", { class: "choice" }, objectives, " with objectives (talent counters)"),
+    h("p", { class: "muted" }, `Components: ${ambition.components}`),
+  );
+}
+
 // ------------------------------------------------------------------------------ table
 
 function notYourSeat(gid, seat) {
@@ -419,7 +462,9 @@ function drawDecision(panelBox, v, game, seat, submit) {
   const d = v.decision;
   const me = (v.players || []).find((p) => p.seat === seat);
   panelBox.replaceChildren(
-    d ? decisionPanel(d, (command) => submit(d, command), { where: whereDice(me), player: me }) : waiting(v, game, me),
+    d
+      ? decisionPanel(d, (command) => submit(d, command), { where: whereDice(me), player: me, view: v })
+      : waiting(v, game, me),
   );
   if (d) {
     const first = panelBox.querySelector("input, button, select");
@@ -447,6 +492,7 @@ async function table(gid, seat) {
   const stripBox = h("div", { class: "strip-box" });
   const ownBox = h("div", {});
   const board = h("div", {});
+  const objectivesBox = h("div", {});
   const errBox = h("div", {});
   const friendsBox = h("div", { class: "friends" });
   let friendsKey = null;
@@ -491,6 +537,7 @@ async function table(gid, seat) {
     // a seated person's decision with the opponents at a glance beside it (under it on a phone),
     // then their own side, then the rest: on a phone the first two screens hold all they decide by
     h("div", { class: seat === null ? "" : "play-area" }, panelBox, stripBox),
+    objectivesBox,
     ownBox,
     friendsBox,
     board,
@@ -500,6 +547,7 @@ async function table(gid, seat) {
   const draw = () => {
     const v = st.shown.view;
     top.replaceChildren(header(v, game, st.live));
+    objectivesBox.replaceChildren(...[objectivesPanel(v, game)].filter(Boolean));
     const over = v.step === "over";
     if (clock) clock.update(v);
     const me = seat === null ? null : (v.players || []).find((p) => p.seat === seat);

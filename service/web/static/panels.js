@@ -12,6 +12,7 @@ import {
   cat,
   PHASES,
   PHASE_NAMES,
+  FACE_NAMES,
   DECISIONS,
 } from "./ui.js";
 
@@ -166,7 +167,7 @@ const tileRefs = (t) => {
 
 // -------------------------------------------------------------------------------- per kind
 
-function startTiles(d) {
+function startTiles(d, ctx) {
   const fs = radios(
     "start",
     "Choose your two start tiles: one goes in as a development, the other as a world",
@@ -181,13 +182,41 @@ function startTiles(d) {
     })),
     { value: d.options[0].development },
   );
-  return { body: [fs], build: () => ({ kind: "start_tiles", development: Number(picked(fs)) }) };
+  // Ambition, Die Removal: a start tile that removes a die lets the player choose which
+  const removals = (d.removals || []).map((r, i) => {
+    const at = whereIn(ctx);
+    return radios(
+      "remove",
+      [cardRef(r.card, cardName(r.card)), " removes one of your dice: which one leaves the game?"],
+      r.choices.map((x) => ({ value: x, label: [die(x, { where: at(x) }), ` ${dieName(x, at(x))}`] })),
+      { value: (d.default_remove || [])[i] ?? r.choices[0], cls: "removal" },
+    );
+  });
+  return {
+    body: [fs, removals],
+    build: () => {
+      const cmd = { kind: "start_tiles", development: Number(picked(fs)) };
+      if (removals.length) {
+        cmd.remove = removals.map((r) => Number(picked(r)));
+        if (new Set(cmd.remove).size !== cmd.remove.length)
+          throw new Invalid("Each start tile removes a different die: choose another one.");
+      }
+      return cmd;
+    },
+  };
 }
 
 function assign(d) {
   const byId = Object.fromEntries(d.dice.map((x) => [x.die, x]));
-  const state = { selector: null, phase: null, wild: {}, uses: [] };
+  // Ambition: a die showing two phases goes to either column (two_phase); unused talent counters
+  // stay behind the screen or become workers in any phase (talents)
+  const twoPhase = d.two_phase_dice || [];
+  const talents = d.talents || [];
+  for (const t of talents) byId[t] = { die: t, color: "talent" };
+  const state = { selector: null, phase: null, wild: {}, two: {}, talents: {}, uses: [] };
   for (const w of d.wild_dice) state.wild[w] = "explore";
+  for (const x of twoPhase) state.two[x.die] = byId[x.die] ? byId[x.die].column : x.phases[0];
+  for (const t of talents) state.talents[t] = "";
   const preview = h("div", { class: "preview", "aria-live": "polite" });
   const usesBox = h("div", { class: "uses" });
   const means = d.means.filter((m) => (m.uses ?? 1) > 0);
@@ -195,6 +224,8 @@ function assign(d) {
   const colsNow = () => {
     const col = Object.fromEntries(d.dice.map((x) => [x.die, x.column]));
     for (const [w, to] of Object.entries(state.wild)) col[w] = to;
+    for (const [x, to] of Object.entries(state.two)) col[x] = to;
+    for (const [t, to] of Object.entries(state.talents)) if (to) col[t] = to;
     if (state.selector !== null && state.phase) col[state.selector] = state.phase;
     const parked = [];
     for (const u of state.uses) {
@@ -263,7 +294,7 @@ function assign(d) {
       onchange: (v) => {
         state.selector = Number(v);
         if (!state.phase) {
-          const ph = byId[v].face === "wild" ? state.wild[v] : byId[v].column;
+          const ph = byId[v].face === "wild" ? state.wild[v] : (state.two[v] ?? byId[v].column);
           setPhase(ph);
         }
         redraw();
@@ -301,6 +332,43 @@ function assign(d) {
         cls: "inline",
         onchange: (v) => {
           state.wild[w] = v;
+          redraw();
+        },
+      },
+    ),
+  );
+  const twoFs = twoPhase.map((x) =>
+    radios(
+      "two",
+      [
+        byId[x.die] ? die(byId[x.die]) : null,
+        h("span", { class: "words" }, ` The ${dieName(byId[x.die] || x.die)}`),
+        ": put it in",
+      ],
+      x.phases.map((p) => ({ value: p, label: PHASE_NAMES[p] })),
+      {
+        value: state.two[x.die],
+        cls: "inline two-phase-choice",
+        onchange: (v) => {
+          state.two[x.die] = v;
+          redraw();
+        },
+      },
+    ),
+  );
+  const talentFs = talents.map((t, i) =>
+    radios(
+      "talent",
+      [die(byId[t]), ` Talent counter ${i + 1}:`],
+      [
+        { value: "", label: "keep it behind the screen" },
+        ...PHASES.map((p) => ({ value: p, label: `a worker in ${PHASE_NAMES[p]}` })),
+      ],
+      {
+        value: "",
+        cls: "inline talent-choice",
+        onchange: (v) => {
+          state.talents[t] = v;
           redraw();
         },
       },
@@ -420,6 +488,26 @@ function assign(d) {
   redraw();
   const body = [
     wildFs.length ? h("div", { class: "wilds" }, h("p", {}, "Wild faces: place each die in a column."), wildFs) : null,
+    twoFs.length
+      ? h(
+          "div",
+          { class: "two-phases" },
+          h("p", {}, "Dice showing two phases: place each in either of its columns."),
+          twoFs,
+        )
+      : null,
+    talentFs.length
+      ? h(
+          "div",
+          { class: "talents" },
+          h(
+            "p",
+            {},
+            "Talent counters: keep them behind your screen, or make them workers (a worker finishing its task goes back to the supply; one in a phase that does not happen comes back to you).",
+          ),
+          talentFs,
+        )
+      : null,
     selFs,
     phaseFs,
     addButtons.length
@@ -444,6 +532,9 @@ function assign(d) {
         select: { die: state.selector, phase: state.phase },
         wild: d.wild_dice.map((w) => ({ die: w, to: state.wild[w] })),
       };
+      if (twoPhase.length) cmd.two_phase = twoPhase.map((x) => ({ die: x.die, to: state.two[x.die] }));
+      const working = talents.filter((t) => state.talents[t]).map((t) => ({ die: t, to: state.talents[t] }));
+      if (working.length) cmd.talents = working;
       const uses = [];
       for (const u of state.uses) {
         const moves = u.moves
@@ -855,6 +946,78 @@ function manage(d, ctx) {
   };
 }
 
+// Ambition, Psi-Crystal Forecasters: with the screens lifted, keep the selected phase or move the
+// phase selection die to another one.
+function forecast(d, ctx) {
+  const nameOf = (seat) => {
+    const p = ((ctx.view && ctx.view.players) || []).find((q) => q.seat === Number(seat));
+    return (p && p.name) || `Seat ${seat}`;
+  };
+  const others = Object.entries(d.others || {});
+  const fs = radios(
+    "forecast",
+    "Your phase selection die selects",
+    d.phases.map((p) => ({
+      value: p,
+      label: p === d.selected ? `${PHASE_NAMES[p]} (keep your selection)` : `${PHASE_NAMES[p]} (move it here)`,
+    })),
+    { value: d.selected },
+  );
+  return {
+    body: [
+      h(
+        "p",
+        {},
+        `You selected ${PHASE_NAMES[d.selected]}. `,
+        others.length
+          ? [
+              "The others selected: ",
+              others.map(([seat, p]) => `${nameOf(seat)} ${PHASE_NAMES[p] || p}`).join(", "),
+              ".",
+            ]
+          : null,
+        d.two_player_die ? ` The spare Home die shows ${FACE_NAMES[d.two_player_die] || d.two_player_die}.` : null,
+      ),
+      fs,
+    ],
+    build: () => ({ kind: "forecast", phase: picked(fs) || d.selected }),
+  };
+}
+
+// A power that buys VP chips at the end of Ship: how much to spend, in one payment.
+function buyVp(d) {
+  const step = Math.max(1, Number((d.rate || {}).credits) || 1);
+  const id = nextId("spend");
+  const input = h("input", { type: "number", id, name: "spend", min: 0, max: d.spend_max, step, value: 0 });
+  const first = (d.other_powers || []).length
+    ? h(
+        "label",
+        { class: "choice" },
+        h("input", { type: "checkbox", name: "first", checked: true }),
+        " before my other powers of the end of Ship",
+      )
+    : null;
+  return {
+    body: [
+      h(
+        "p",
+        {},
+        `${d.power ? cardName(d.power) + ": " : ""}${(d.rate || {}).vp} VP chip(s) for every $${step}; you have $${d.credits}.`,
+      ),
+      h("label", { for: id, class: "field" }, h("span", {}, `Credits to spend ($0 to $${d.spend_max})`), input),
+      first,
+    ],
+    build: () => {
+      const spend = Number(input.value);
+      if (!Number.isInteger(spend) || spend < 0 || spend > d.spend_max || spend % step)
+        throw new Invalid(`Spend a multiple of $${step} from $0 to $${d.spend_max}.`);
+      const cmd = { kind: "buy_vp", spend };
+      if (first) cmd.first = first.querySelector("input").checked;
+      return cmd;
+    },
+  };
+}
+
 function fallback(d) {
   const ta = h("textarea", { rows: 6, "aria-label": "command as JSON" }, JSON.stringify({ kind: d.kind }, null, 1));
   return { body: [h("pre", {}, JSON.stringify(d, null, 1)), ta], build: () => JSON.parse(ta.value) };
@@ -871,6 +1034,8 @@ const CONFIRM = {
   produce: "Confirm production",
   ship: "Confirm shipping",
   manage: "Confirm recruiting",
+  forecast: "Confirm my phase",
+  buy_vp: "Confirm",
 };
 const BUILDERS = {
   start_tiles: startTiles,
@@ -883,10 +1048,13 @@ const BUILDERS = {
   produce,
   ship,
   manage,
+  forecast,
+  buy_vp: buyVp,
 };
 
 // The panel for ``d``; ``submit(command)`` sends it and resolves when done (throws ApiError).
-// ``ctx.where``: where each of the seat's dice lies, in words (ui.whereDice of its own side).
+// ``ctx.where``: where each of the seat's dice lies, in words (ui.whereDice of its own side);
+// ``ctx.view``: the seat's view (the other seats' names).
 // Every panel works alike: the person chooses, then confirms with the one primary button.
 export function decisionPanel(d, submit, ctx = {}) {
   const error = h("p", { class: "error", role: "alert", "aria-live": "assertive" });

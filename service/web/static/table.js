@@ -149,6 +149,7 @@ export function runningScore(p) {
       h("li", {}, `VP chips: ${sc.vp_chips}`),
       h("li", {}, `Tile VP (printed costs): ${sc.tiles}`),
       (sc.bonus_cards || []).map((b) => h("li", { "data-bonus": b.card }, `${b.name} +${b.vp}`)),
+      sc.talents ? h("li", {}, `Talent counters: ${sc.talents}`) : null,
       h("li", { class: "muted" }, "(if the game ended now)"),
     ),
   );
@@ -179,6 +180,17 @@ export function seatPanel(p, view, game, mine) {
           { class: "stat", title: "Tile squares in the tableau: 12 ends the game" },
           `Tableau ${p.tile_squares ?? 0}/12 tiles`,
         ),
+        p.talents !== undefined
+          ? h(
+              "span",
+              {
+                class: "stat talents",
+                "data-talents": p.talents,
+                title: "Unused talent counters (Ambition): workers for any phase, 1 VP each at the end",
+              },
+              `Talents ${p.talents}`,
+            )
+          : null,
       ),
       pending ? h("span", { class: "pending deciding" }, `deciding: ${pending.replaceAll("_", " ")}`) : null,
       clock && clock.deadline
@@ -191,6 +203,14 @@ export function seatPanel(p, view, game, mine) {
     phaseStrip(p, view.phases || [], name),
     p.behind_screen
       ? h("p", { class: "muted" }, `${p.behind_screen} ${p.behind_screen === 1 ? "die" : "dice"} behind the screen`)
+      : null,
+    mine && (p.talent_counters || []).length
+      ? h(
+          "p",
+          { class: "talent-counters" },
+          "Unused talent counters behind your screen: ",
+          dice(p.talent_counters.map((t) => ({ die: t, color: "talent" }))),
+        )
       : null,
     h(
       "div",
@@ -265,6 +285,46 @@ export function header(view, game, live) {
   );
 }
 
+// Ambition's objectives in play (the view's public `objectives`): each tile's name, condition (the
+// catalogue's words), when it is checked, its reward and who claimed it.
+export function objectivesPanel(view, game) {
+  const list = view.objectives;
+  if (!list || !list.length) return null;
+  const words = Object.fromEntries(((cat.ambition && cat.ambition.objectives) || []).map((o) => [o.id, o]));
+  const nameOf = (seat) => ((view.players || []).find((p) => p.seat === seat) || {}).name || seatName(game, seat);
+  return h(
+    "section",
+    { class: "objectives", "aria-label": "Objectives" },
+    h("h3", {}, "Objectives"),
+    h(
+      "ul",
+      {},
+      list.map((o) => {
+        const w = words[o.id] || {};
+        return h(
+          "li",
+          { class: `objective ${o.claimed ? "claimed" : "open"}`, "data-objective": o.id },
+          h("b", { class: "name" }, o.name),
+          w.text ? h("span", { class: "condition" }, w.text) : null,
+          h("span", { class: "when" }, w.when || o.check),
+          h(
+            "span",
+            { class: "reward", "data-talents": o.talents },
+            `${o.talents} talent ${o.talents === 1 ? "counter" : "counters"}`,
+          ),
+          o.claimed
+            ? h(
+                "span",
+                { class: "claimed-by", "data-claimed": o.claimed.seats.join(",") },
+                `claimed by ${o.claimed.seats.map(nameOf).join(" and ")} in round ${o.claimed.round}`,
+              )
+            : h("span", { class: "muted" }, "not claimed yet"),
+        );
+      }),
+    ),
+  );
+}
+
 function bonusWords(s) {
   const named = s.bonus_cards || Object.entries(s.bonuses || {}).map(([card, vp]) => ({ card, name: card, vp }));
   return named.length
@@ -297,6 +357,8 @@ export function scores(view, game) {
   // decisions the clock's policy or a bot made for a person (a timeout, or a seat away or handed over)
   const byBot = Object.fromEntries(((view.clock || {}).seats || []).map((c) => [c.seat, c.bot_decisions || 0]));
   const botColumn = Object.values(byBot).some((n) => n > 0);
+  // Ambition's unused talent counters, 1 VP each (a column only when the scores count them)
+  const talentColumn = rows.some((s) => s.talents !== undefined) || (view.objectives || []).length > 0;
   return h(
     "section",
     { class: "scores", "aria-label": "Final scores" },
@@ -334,6 +396,7 @@ export function scores(view, game) {
             ["Player", "Total", "VP chips", "Tile VP", "Development bonuses", "Tie-break (cup dice + credits)"].map(
               (t) => h("th", { scope: "col" }, t),
             ),
+            talentColumn ? h("th", { scope: "col" }, "Talent counters") : null,
             botColumn ? h("th", { scope: "col" }, "Decisions a bot made for them") : null,
           ),
         ),
@@ -356,6 +419,9 @@ export function scores(view, game) {
               h("td", { "data-label": "Tile VP" }, s.tiles),
               h("td", { class: "bonuses", "data-label": "Development bonuses" }, bonusWords(s)),
               h("td", { "data-label": "Tie-break (cup dice + credits)" }, s.tiebreak),
+              talentColumn
+                ? h("td", { "data-label": "Talent counters", "data-talents": s.talents || 0 }, s.talents || 0)
+                : null,
               botColumn
                 ? h(
                     "td",
@@ -508,6 +574,7 @@ export function drawTable(view, { game = null, seat = null, live = null } = {}) 
     "div",
     { class: "table-view" },
     header(view, game, live),
+    objectivesPanel(view, game),
     view.step === "over" ? scores(view, game) : null,
     renderBoard(view, game, seat),
   );

@@ -61,11 +61,32 @@ export const DIE = {
   brown: { letter: "R", name: "Rare Elements (brown)" },
   green: { letter: "G", name: "Genes (green)" },
   yellow: { letter: "A", name: "Alien Technology (yellow)" },
+  // Ambition's dice, and a talent counter at work (a worker, not a die)
+  black: { letter: "L", name: "Leader (black)" },
+  orange: { letter: "E", name: "Entrepreneur (orange)" },
+  talent: { letter: "T", name: "Talent counter" },
 };
 // The short names of die faces, also the phase icons of a tile row.
 export const FACES = { explore: "Exp", develop: "Dev", settle: "Set", produce: "Pro", ship: "Shp", wild: "Wild" };
 
-export const cat = { cards: {}, tiles: {}, factions: {}, dice: [], loaded: false };
+// A face code's parts (Ambition): "explore/produce$" shows Explore and Produce and a $;
+// "wild" and the base game's faces are one part.
+export function faceParts(face) {
+  const dollar = typeof face === "string" && face.endsWith("$");
+  const bare = dollar ? face.slice(0, -1) : String(face);
+  return { phases: bare.split("/"), dollar };
+}
+// A face in words: "Explore or Produce, with $".
+export function faceWords(face) {
+  const { phases, dollar } = faceParts(face);
+  return `${phases.map((p) => FACE_NAMES[p] || p).join(" or ")}${dollar ? ", with $" : ""}`;
+}
+
+/**
+ * @type {{ cards: Record<string, any>, tiles: Record<string, any>, factions: Record<string, any>, dice: any[],
+ *   loaded: boolean, ambition: any, colors: Map<number, string> }}
+ */
+export const cat = { cards: {}, tiles: {}, factions: {}, dice: [], loaded: false, ambition: null, colors: new Map() };
 
 export async function loadCatalogue() {
   if (cat.loaded) return cat;
@@ -85,6 +106,9 @@ export async function loadCatalogue() {
   }
   for (const hw of c.home_worlds) add(hw);
   cat.dice = c.dice;
+  // Ambition (when the server plays it): its dice by id, its objective tiles in words
+  cat.ambition = c.ambition && c.ambition.available ? c.ambition : null;
+  for (const d of (cat.ambition && cat.ambition.dice) || []) for (const id of d.ids) cat.colors.set(id, d.color);
   Object.assign(PHASE_NAMES, c.names.phases);
   Object.assign(FACE_NAMES, c.names.faces);
   Object.assign(GOOD_NAMES, c.names.goods);
@@ -93,9 +117,13 @@ export async function loadCatalogue() {
   return cat;
 }
 
+// Ambition's talent counters are workers with ids from 2000 (engine.catalogue.TALENT_BASE).
+export const TALENT_BASE = 2000;
 export function colorOf(die) {
+  if (die >= TALENT_BASE) return "talent";
+  if (cat.colors.has(die)) return cat.colors.get(die);
   for (const d of cat.dice) if (die >= d.first_id && die <= d.last_id) return d.color;
-  return die >= 1000 ? "white" : "white";
+  return "white";
 }
 export function cardName(key) {
   const c = cat.cards[key];
@@ -122,9 +150,11 @@ export function dieName(d, where = "") {
   const id = typeof d === "number" ? d : d.die;
   const color = (typeof d === "object" && d.color) || colorOf(id);
   const info = DIE[color] || { letter: "?", name: color };
-  const face = typeof d === "object" && d.face ? `, showing ${FACE_NAMES[d.face] || d.face}` : "";
-  return `${info.name} die${face}${where ? `, ${where}` : ""}`;
+  const face = typeof d === "object" && d.face ? `, showing ${faceWords(d.face)}` : "";
+  return `${info.name}${color === "talent" ? "" : " die"}${face}${where ? `, ${where}` : ""}`;
 }
+// A die drawn in its colour with its letter and the face rolled: a two-phase face (Ambition) shows
+// both phases' abbreviations, a $ face a $ mark.
 export function die(d, extra = {}) {
   const id = typeof d === "number" ? d : d.die;
   const color = (typeof d === "object" && d.color) || colorOf(id);
@@ -132,11 +162,26 @@ export function die(d, extra = {}) {
   const info = DIE[color] || { letter: "?", name: color };
   const { where, ...attrs } = extra;
   const label = dieName(d, where);
+  const parts = face ? faceParts(face) : null;
   return h(
     "span",
-    { class: `die die-${color}`, title: label, "aria-label": label, role: "img", ...attrs },
+    {
+      class: `die die-${color}${parts && parts.phases.length > 1 ? " two-phase" : ""}${parts && parts.dollar ? " dollar" : ""}`,
+      title: label,
+      "aria-label": label,
+      role: "img",
+      "data-face": face || null,
+      ...attrs,
+    },
     h("b", { "aria-hidden": "true" }, info.letter),
-    face ? h("small", { "aria-hidden": "true" }, FACES[face] || face) : null,
+    parts
+      ? h(
+          "small",
+          { "aria-hidden": "true" },
+          parts.phases.map((p, i) => [i ? "/" : "", h("span", { class: `face-${p}` }, FACES[p] || p)]),
+          parts.dollar ? h("span", { class: "dollar-mark" }, "$") : null,
+        )
+      : null,
   );
 }
 export function dieText(d, where = "") {
@@ -157,6 +202,7 @@ export function whereDice(p) {
   put(p.citizenry, "in your Citizenry");
   for (const [ph, list] of Object.entries(p.columns || {})) put(list, `in the ${PHASE_NAMES[ph] || ph} column`);
   put(p.dictate, "parked by Dictate");
+  for (const t of p.talent_counters || []) at.set(t, "unused, behind your screen");
   const cz = p.construction || {};
   for (const [side, st] of Object.entries(cz)) {
     if (!st) continue;
@@ -266,6 +312,8 @@ const KIND_WORDS = {
   produce: "production",
   ship: "shipping",
   manage: "empire management",
+  forecast: "Psi-Crystal Forecasters",
+  buy_vp: "VP chips to buy",
   resign: "resignation",
 };
 // One engine event in words (the public form, or the seat's own fuller one).
@@ -332,6 +380,18 @@ export function describe(e, game) {
       return (e.winners || []).length
         ? `Game over (${(e.reason || "").replaceAll("_", " ")}): ${e.winners.map((w) => seatName(game, w)).join(" and ")} win${e.winners.length > 1 ? "" : "s"}`
         : `Game over (${(e.reason || "").replaceAll("_", " ")}): nobody wins`;
+    case "ObjectiveClaimed":
+      return `Objective ${e.name || e.objective} claimed by ${(e.seats || []).map((w) => seatName(game, w)).join(" and ")}${
+        (e.talents || []).length
+          ? `: ${e.talents.map((t) => `${seatName(game, t.seat)} gets ${plural(count(t.counters), "talent counter", "talent counters")}`).join(", ")}`
+          : ""
+      }`;
+    case "ScreensLifted":
+      return "Screens lifted: Psi-Crystal Forecasters may change a selected phase";
+    case "PhaseReselected":
+      return (e.powers || []).length
+        ? `${s} moves the phase selection die to ${PHASE_NAMES[e.selected] || e.selected} (Psi-Crystal Forecasters)`
+        : `${s} keeps ${PHASE_NAMES[e.selected] || e.selected}`;
     case "SeatResigned":
       return `${s} resigns in round ${e.round}`;
     case "GameAbandoned":
