@@ -106,9 +106,26 @@ export async function loadCatalogue() {
   }
   for (const hw of c.home_worlds) add(hw);
   cat.dice = c.dice;
-  // Ambition (when the server plays it): its dice by id, its objective tiles in words
-  cat.ambition = c.ambition && c.ambition.available ? c.ambition : null;
-  for (const d of (cat.ambition && cat.ambition.dice) || []) for (const id of d.ids) cat.colors.set(id, d.color);
+  // Ambition (when the server plays it): its dice by id, its objective tiles in words, and its
+  // cards when they are listed apart from the base game's
+  /** @type {any} */
+  const amb = c.ambition;
+  cat.ambition = amb && amb.available !== false ? amb : null;
+  if (cat.ambition) {
+    const comp = amb.components;
+    cat.ambition.components = typeof comp === "string" ? comp : (comp && comp.name) || "";
+    for (const d of amb.dice || []) for (const id of d.ids || []) cat.colors.set(id, d.color);
+    for (const t of amb.tiles || []) {
+      add(t.development);
+      add(t.world);
+      cat.tiles[t.tile] = t;
+    }
+    for (const f of amb.factions || []) {
+      for (const card of f.cards || []) add(card);
+      cat.factions[f.number] = (f.cards || []).map((x) => x.card);
+    }
+    for (const hw of amb.home_worlds || []) add(hw);
+  }
   Object.assign(PHASE_NAMES, c.names.phases);
   Object.assign(FACE_NAMES, c.names.faces);
   Object.assign(GOOD_NAMES, c.names.goods);
