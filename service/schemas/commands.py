@@ -60,6 +60,7 @@ class ReassignUse(_Strict):
 class Assign(_Kind):
     select = fields.Nested(Select, required=True)
     wild = StrictList(fields.Nested(Move))
+    two_phase = StrictList(fields.Nested(Move))  # Ambition: a die showing two phases
     reassign = StrictList(fields.Nested(ReassignUse))
 
 

@@ -163,6 +163,10 @@ def test_an_illegal_command_is_a_422_with_the_engines_reason(api: ValidatingClie
         ({"kind": "start_tiles", "development": 12, "extra": 1}, "command.extra"),
         ({"kind": "teleport"}, "command.kind"),
         ({"kind": "assign", "select": {"die": 1, "phase": "party"}}, "command.select.phase"),
+        (  # Ambition's two_phase is a known field, checked like wild
+            {"kind": "assign", "select": {"die": 1, "phase": "ship"}, "two_phase": [{"die": 1}]},
+            "command.two_phase[0].to",
+        ),
         (
             {"kind": "ship", "tasks": [{"shipper": 1, "good": 2, "action": "sell"}]},
             "command.tasks[0].action",
