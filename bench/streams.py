@@ -1,6 +1,7 @@
 """Event streams and slow clients against the API as hosts run it, with its targets.
 
-    python bench/streams.py [--scenario streams|many|slow] [--quick] [--url redis://127.0.0.1:6379/13]
+    python bench/streams.py [--scenario streams|many|slow|crowd] [--quick] [--spectators 500,5000]
+                            [--url redis://127.0.0.1:6379/13]
 
 Each scenario starts its own server with ``rfgcli.run.api_command`` (the command line ``rfg run``
 starts: gunicorn's gevent worker, 2 workers, ``service.gunicorn_conf``) in ``rfg run``'s
@@ -30,7 +31,16 @@ from an address of its own.
   3 s of warm-up); then 1,000 slow clients held (as above) and the same for 20 s. Targets: p99
   of each < 100 ms with the slow clients.
 
-The streams follow idle games (no command is sent to them), so each gets the game's events when
+* ``crowd``: for each count of ``--spectators`` (default 500 and 5,000), that many public
+  streams on one game (4 per address), held by two client processes (raw sockets on one epoll,
+  noting when each stream first sees each ``id:``); once every one has its response head, 20
+  commands to that game, one every 0.3 s; per stream and command, how long after the command's
+  201 the first event it made arrived (p50/p99/max). Then the same on the anchor, a minimal
+  Flask SSE app served the same way (``bench.api:sse_anchor_app``: one ``XREAD BLOCK`` reader
+  per process, a condition, the same bytes written to every stream), a publish in place of
+  each command. Targets: p99 < 30 ms with 500, < 100 ms with 5,000.
+
+The other scenarios' streams follow idle games (no command is sent to them), so each gets the game's events when
 it opens and keep-alives after that; the commands go to games of their own.
 
 The clients run in other processes than the server and are kept light: the streams and slow
@@ -780,10 +790,13 @@ def crowd_client(conn: Connection, port: int, specs: list[tuple[str, str]]) -> N
             tails[i] = buf[-24:]
 
 
-def _crowd_phase(port: int, specs: list[tuple[str, str]], send: Any) -> dict[str, Any]:
+def _crowd_phase(
+    port: int, specs: list[tuple[str, str]], send: Any, pids: list[int]
+) -> dict[str, Any]:
     """Open ``specs`` in ``CROWD_CLIENTS`` client processes, wait until every stream has its
     response head (60 s at most) and 2 s more, then ``send(k)`` each command (-> the monotonic
-    time of its 201 and the first id it made) and gather the arrivals."""
+    time of its 201 and the first id it made) and gather the arrivals and the CPU the server
+    (its processes ``pids``) spent meanwhile."""
     ctx = multiprocessing.get_context("fork")
     procs, conns = [], []
     for k in range(CROWD_CLIENTS):
@@ -803,10 +816,12 @@ def _crowd_phase(port: int, specs: list[tuple[str, str]], send: Any) -> dict[str
         time.sleep(0.5)
     time.sleep(2.0)
     sent = []
+    cpu0 = _cpu_seconds(pids)
     for k in range(CROWD_COMMANDS):
         sent.append(send(k))
         time.sleep(CROWD_GAP)
     time.sleep(2.0)
+    cpu = server_cpu(cpu0, pids)
     seen: list[dict[int, float]] = []
     statuses: list[int] = []
     for conn in conns:
@@ -829,6 +844,7 @@ def _crowd_phase(port: int, specs: list[tuple[str, str]], send: Any) -> dict[str
         "opened": sum(1 for st in statuses if st == 200),
         "lat": sorted(lat),
         "missing": missing,
+        "cpu": cpu,
     }
 
 
@@ -866,11 +882,11 @@ def scenario_crowd(run: Run) -> None:
                 return time.monotonic(), k + 1
 
             anchor_specs = [(source, "/stream") for source, _ in specs]
-            for label, port, send, follow in (
-                ("rfg", run.port, command, specs),
-                ("anchor", anchor_port, publish, anchor_specs),
+            for label, port, send, follow, pids in (
+                ("rfg", run.port, command, specs, run.workers()),
+                ("anchor", anchor_port, publish, anchor_specs, worker_pids(anchor)),
             ):
-                got = _crowd_phase(port, follow, send)
+                got = _crowd_phase(port, follow, send, pids)
                 lat = got["lat"]
                 run.row(
                     f"{n} spectators, {label}: arrival after 201 p50/p99/max",
@@ -882,9 +898,15 @@ def scenario_crowd(run: Run) -> None:
                     if label == "rfg" and lat
                     else None,
                 )
+                delivered = CROWD_COMMANDS * n - got["missing"]
+                run.row(
+                    f"{n} spectators, {label}: server CPU per command and stream",
+                    f"{got['cpu'] / max(1, delivered) * 1e6:.0f} us",
+                )
                 run.notes.append(
                     f"{n} spectators on {label}: {got['opened']} opened, "
-                    f"{got['missing']} events missing of {CROWD_COMMANDS * n}; load {_load()}"
+                    f"{got['missing']} events missing of {CROWD_COMMANDS * n}; server workers' "
+                    f"CPU {got['cpu']:.1f} s over the commands; load {_load()}"
                 )
     finally:
         stop(anchor)
