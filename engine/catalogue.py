@@ -256,6 +256,13 @@ def card(key: str) -> Card:
 PHANTOM_BASE = 1000
 
 
+#: Ambition's talent counters (objectives' reward) are workers with ids from TALENT_BASE up and the
+#: colour "talent" (``engine.ambition.objectives``); they are not phantoms, but like phantoms they
+#: never enter a cup or a Citizenry
+TALENT_BASE = 2000
+TALENT = "talent"
+
+
 def is_phantom(die: int) -> bool:
     return die >= PHANTOM_BASE
 
@@ -265,14 +272,22 @@ def phantom_id(color: str, k: int) -> int:
 
 
 def color_of(die: int) -> str:
-    """The colour of a die or of a phantom worker."""
+    """The colour of a die, of a phantom worker or of a talent worker (``"talent"``)."""
     if die < PHANTOM_BASE:
         return DIE_COLOR[die]
+    if die >= TALENT_BASE:
+        return TALENT
     return DIE_COLORS[(die - PHANTOM_BASE) // 100]
 
 
 def consume_matches(die: int, world_color: str) -> bool:
-    """Whether a die earns the Consume colour bonus on a world of this colour (purple matches all)."""
+    """Whether a die earns the Consume colour bonus on a world of this colour (purple matches all).
+
+    Ambition rulebook: "Talent counters used as either goods or shippers during Consume always
+    match the color of the world the good is being shipped from."
+    """
+    if die >= TALENT_BASE:
+        return True
     m = DICE[color_of(die)].consume_match
     return m == "all" or m == world_color
 

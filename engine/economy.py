@@ -14,6 +14,7 @@ from .catalogue import (
     DIE_COLOR,
     DIE_FACES,
     PHANTOM_BASE,
+    TALENT_BASE,
     color_of,
     face_dollar,
     face_phases,
@@ -51,7 +52,13 @@ def spend_credits(state: GameState, p: PlayerState, amount: int) -> None:
 
 def finish_task(state: GameState, p: PlayerState, die: int, task: str) -> None:
     """A worker that finished its task (a phase name) goes to the Citizenry; in an Ambition game
-    a die whose $ face matches the task goes to the cup instead (``finishes_to_cup``)."""
+    a die whose $ face matches the task goes to the cup instead (``finishes_to_cup``).
+
+    Ambition rulebook, Using Talent Counters: "When a Talent worker finishes a task, remove it
+    (returning the counter to the supply)": a talent worker goes nowhere (the talent supply is
+    every counter no seat holds, ``engine.ambition.objectives``)."""
+    if die >= TALENT_BASE:
+        return
     if state.options.get("ambition") and finishes_to_cup(p, die, task):
         insort(p.cup, die)
     else:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from .ambition import objectives
 from .catalogue import PHASE_INDEX, PHASES, phantom_id
 from .errors import InvalidEvent, NotYourDecision, refuse
 from .fold import Ctx, Event, ev, folds
@@ -158,13 +159,17 @@ def _next(state: GameState, ctx: Ctx) -> None:
     if step == "start_tiles":
         assign.roll(state, ctx)
     elif step == "assign":
+        # Ambition objectives "After Assign, before Reveal" and "After Reveal"
+        objectives.check(state, ctx, "assign")
         assign.reveal(state, ctx)
+        objectives.check(state, ctx, "reveal")
         _start_next_phase(state, ctx)
     elif step in PHASE_FINISH:
         before = state.seq
         PHASE_FINISH[step](state, ctx)
         if state.step == step and state.seq != before and _anyone_waiting(state):
             return
+        objectives.check(state, ctx, step)  # Ambition: "at the end of the listed phases"
         _start_next_phase(state, ctx)
     elif step == "manage":
         _end_round(state, ctx)
@@ -193,6 +198,7 @@ def _start_next_phase(state: GameState, ctx: Ctx) -> None:
 
 
 def _end_round(state: GameState, ctx: Ctx) -> None:
+    objectives.check(state, ctx, "manage")  # Ambition: at the end of the Manage Empire step
     reason = manage.game_end_reason(state)
     ctx.emit(ev("RoundEnded", round=state.round, game_over=reason is not None))
     if reason is None:

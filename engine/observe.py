@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from . import flow
+from .ambition import objectives
 from .catalogue import (
     CARDS,
     DIE_FACES,
@@ -22,6 +23,7 @@ from .catalogue import (
     HOME_WORLDS,
     PHANTOM_BASE,
     PHASES,
+    TALENT_BASE,
     Card,
     color_of,
     dev_card,
@@ -129,8 +131,13 @@ def _public_side(p: PlayerState, screens_down: bool) -> dict[str, Any]:
     }
     if screens_down:
         _screen(out, p)
+        if p.talents:  # Ambition: unused talent counters, public once screens are lifted
+            out["talents"] = len(p.talents)
     else:
-        out["behind_screen"] = sum(len(c) for c in p.columns) + len(p.dictate)
+        # dice only: talent counters are kept behind the screen during Assign (Ambition rulebook)
+        out["behind_screen"] = sum(1 for c in p.columns for d in c if d < TALENT_BASE) + len(
+            p.dictate
+        )
     if p.start_tiles:
         out["start_tiles"] = [_tile(t) for t in p.start_tiles]
     return out
@@ -147,6 +154,9 @@ def _own_side(public: dict[str, Any], p: PlayerState, screens_down: bool) -> dic
     if not screens_down:
         del out["behind_screen"]
         _screen(out, p)
+    if p.talents:  # Ambition: the seat's own unused talent counters, behind its screen too
+        out["talents"] = len(p.talents)
+        out["talent_counters"] = p.talents[:]
     out["drawn"] = [_tile(t) for t in p.drawn]
     return out
 
@@ -195,6 +205,8 @@ def _common(state: GameState) -> dict[str, Any]:
         "seed_commitment": commitment(state.seed, state.rules, state.game),
         "rules": state.rules,
     }
+    if state.objectives:  # Ambition: the face-up objective tiles and who claimed them (public)
+        out["objectives"] = objectives.view(state)
     if state.step == "over":
         out["seed"] = state.seed
         out["result"] = {

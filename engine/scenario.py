@@ -14,11 +14,11 @@ from collections import Counter
 from typing import Any
 
 from . import flow
+from .ambition.objectives import TALENT_COUNTERS
 from .catalogue import (
     ALL_DIE_COLORS,
     CARDS,
     COLOR_INDEX,
-    DIE_COLOR,
     DIE_COLORS,
     DIE_FACES,
     FACTIONS,
@@ -26,7 +26,10 @@ from .catalogue import (
     OBJECTIVES,
     PHASE_INDEX,
     PHASES,
+    TALENT,
+    TALENT_BASE,
     WILD,
+    color_of,
     face_phases,
     faction_ids,
     home_ids,
@@ -101,6 +104,7 @@ SEAT_FIELDS = (
     "goods",
     "selected",
     "start_tiles",
+    "talents",
 )
 SCRIPT_FIELDS = ("seat", "command", "error")
 
@@ -273,6 +277,8 @@ def _validate_seat(seat: Any, where: str, max_vp: int, amb: bool = False) -> Non
         _int(s["credits"], f"{where}.credits", 0, 99)
     if "vp" in s:
         _int(s["vp"], f"{where}.vp", 0, max_vp)
+    if "talents" in s:
+        _int(s["talents"], f"{where}.talents", 0, TALENT_COUNTERS)
     for j, key in enumerate(_list(s.get("tableau", []), f"{where}.tableau")):
         _text(key, f"{where}.tableau[{j}]")
         if key not in CARDS or (is_ambition_card(key) and not amb):
@@ -343,11 +349,11 @@ def _die_spec(spec: Any, where: str, ambition: bool = False) -> tuple[str, str |
     if "@" in spec:
         spec, face = spec.split("@", 1)
     color, _, label = spec.partition(":")
-    colors = ALL_DIE_COLORS if ambition else DIE_COLORS
+    colors = (*ALL_DIE_COLORS, TALENT) if ambition else DIE_COLORS
     if color not in colors:
         raise ScenarioError(
             f"{where}: unknown die colour {color!r}; colours: {', '.join(colors)}"
-            + ("" if ambition else " (black and orange with ambition: true)")
+            + ("" if ambition else f" (black, orange and {TALENT} with ambition: true)")
         )
     return color, label or None, face
 
@@ -359,14 +365,12 @@ class Builder:
 
     def die(self, spec: Any, where: str) -> int:
         color, label, face = _die_spec(spec, where, len(self.state.supply) > len(DIE_COLORS))
+        if color == TALENT:  # Ambition: a talent counter at work (a worker, a good, ...)
+            return self._label(self.talent(where), label, where)
         pile = self.state.supply[COLOR_INDEX[color]]
         if not pile:
             raise ScenarioError(f"{where}: no {color} die left in the supply")
-        d = pile.pop(0)
-        if label:
-            if label in self.labels:
-                raise ScenarioError(f"{where}: label {label!r} used twice")
-            self.labels[label] = d
+        d = self._label(pile.pop(0), label, where)
         if face is not None:
             faces = DIE_FACES[d]
             if face not in faces:
@@ -377,6 +381,24 @@ class Builder:
         return d
 
     _faces: dict[int, int]
+
+    def _label(self, d: int, label: str | None, where: str) -> int:
+        if label:
+            if label in self.labels:
+                raise ScenarioError(f"{where}: label {label!r} used twice")
+            self.labels[label] = d
+        return d
+
+    def talent(self, where: str) -> int:
+        """The next talent counter from the supply (Ambition objectives)."""
+        if not self.state.objectives:
+            raise ScenarioError(f"{where}: talent counters come with objectives: list them")
+        if self.talents_taken >= TALENT_COUNTERS:
+            raise ScenarioError(f"{where}: the supply holds {TALENT_COUNTERS} talent counters")
+        self.talents_taken += 1
+        return TALENT_BASE + self.talents_taken - 1
+
+    talents_taken: int = 0
 
 
 def build(spec: dict[str, Any]) -> tuple[GameState, dict[str, int]]:
@@ -435,7 +457,7 @@ def build(spec: dict[str, Any]) -> tuple[GameState, dict[str, int]]:
             )
         state.forced = {k: list(v) for k, v in forced.items()}
     for p in state.players:
-        for d in [d for col in p.columns for d in col]:
+        for d in [d for col in p.columns for d in col if d < TALENT_BASE]:
             p.faces[d] = b._faces.get(d, _natural_face(d, p))
         if amb:  # a face given to a die on a stack or to a good: its $ matters (economy)
             for d in p.owned_dice():
@@ -511,6 +533,7 @@ def _build_seat(b: Builder, i: int, s: Any, used_tiles: list[int]) -> PlayerStat
         setattr(p, name, tiles)
         used_tiles += tiles
     _place_dice(b, p, s, where)
+    p.talents = [b.talent(f"{where}.talents") for _ in range(int(s.get("talents", 0)))]
     if s.get("selected"):
         p.selected = PHASE_INDEX[s["selected"]]
     p.cup.sort()
@@ -619,10 +642,10 @@ def _resolve_labels(obj: Any, labels: dict[str, int]) -> Any:
 def snapshot(state: GameState, labels: dict[str, int]) -> dict[str, Any]:
     """The observable facts a scenario can check, in scenario vocabulary."""
     # a setup scenario's automatic labels ("0.cup.1") name dice in commands, not in results
-    names = {d: f"{DIE_COLOR[d]}:{lab}" for lab, d in labels.items() if "." not in lab}
+    names = {d: f"{color_of(d)}:{lab}" for lab, d in labels.items() if "." not in lab}
 
     def dice(ds: list[int]) -> list[str]:
-        return sorted(names.get(d, DIE_COLOR[d]) for d in ds)
+        return sorted(names.get(d, color_of(d)) for d in ds)
 
     seats = []
     for p in state.players:
@@ -646,7 +669,9 @@ def snapshot(state: GameState, labels: dict[str, int]) -> dict[str, Any]:
                 "pending": p.waiting or None,
             }
         )
-    return {
+        if state.objectives:  # Ambition: unused talent counters
+            seats[-1]["talents"] = len(p.talents)
+    out: dict[str, Any] = {
         "step": state.step,
         "vp_pool": state.vp_pool,
         "phases": [PHASES[i] for i in state.phases],
@@ -655,6 +680,10 @@ def snapshot(state: GameState, labels: dict[str, int]) -> dict[str, Any]:
         "end_reason": state.end_reason,
         "winners": state.winners,
     }
+    if state.objectives:  # Ambition: objective id -> the seats that claimed it (null: face up)
+        claimed = {c["objective"]: c["seats"] for c in state.claims}
+        out["objectives"] = {o: claimed.get(o) for o in state.objectives}
+    return out
 
 
 def _compare(expected: Any, actual: Any, path: str, diffs: list[str]) -> None:

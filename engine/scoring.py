@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .ambition.objectives import owned_talents
 from .catalogue import CARDS, DIE_COLOR, PHANTOM_BASE, Card
 from .state import GameState, PlayerState
 
@@ -111,7 +112,7 @@ def score(p: PlayerState) -> dict[str, Any]:
     tiles = sum(CARDS[k].cost for k in p.devs) + sum(CARDS[k].cost for k in p.worlds)
     bonuses = {k: bonus_value(p, CARDS[k]) for k in p.devs if CARDS[k].endgame_bonus}
     total = p.vp + tiles + sum(bonuses.values())
-    return {
+    out: dict[str, Any] = {
         "seat": p.seat,
         "vp_chips": p.vp,
         "tiles": tiles,
@@ -119,6 +120,14 @@ def score(p: PlayerState) -> dict[str, Any]:
         "total": total,
         "tiebreak": len(p.cup) + p.credits,
     }
+    # Ambition rulebook: "At game end, recall all Talent counters. Unused Talent counters are
+    # worth 1 VP apiece and do not count as dice for tie-breaking purposes (or as VP chips for
+    # Galactic Renaissance)": never in the cup nor the VP chips; a base game has none
+    talents = owned_talents(p)
+    if talents:
+        out["talents"] = talents
+        out["total"] = total + talents
+    return out
 
 
 def final_scores(state: GameState) -> tuple[list[dict[str, Any]], list[int]]:

@@ -75,6 +75,9 @@ class PlayerState:
     #: Ambition: the dice a start tile removes, until the start tiles are chosen: per removing
     #: card ``{"card", "choices"}`` (``engine.phases.setup``); never set in a base game
     start_removals: list[dict[str, Any]] = field(default_factory=list)
+    #: Ambition objectives: the seat's unused talent counters (ids from
+    #: ``catalogue.TALENT_BASE``); assigned ones are workers in ``columns`` (``engine.ambition.objectives``)
+    talents: list[int] = field(default_factory=list)
 
     def copy(self) -> PlayerState:
         return PlayerState(
@@ -104,6 +107,7 @@ class PlayerState:
             dict(self.marks),
             dict(self.resigned),
             [dict(r) for r in self.start_removals],
+            self.talents[:],
         )
 
     def with_own_tableau(self) -> PlayerState:
@@ -136,6 +140,7 @@ class PlayerState:
             self.marks,
             self.resigned,
             self.start_removals,
+            self.talents,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -168,6 +173,8 @@ class PlayerState:
         }
         if self.start_removals:  # Ambition only: a base game's state is unchanged
             out["start_removals"] = [dict(r) for r in self.start_removals]
+        if self.talents:  # Ambition objectives only: a base game's state is unchanged
+            out["talents"] = self.talents[:]
         return out
 
     @classmethod
@@ -199,6 +206,7 @@ class PlayerState:
             marks=dict(d["marks"]),
             resigned=dict(d.get("resigned") or {}),
             start_removals=[dict(r) for r in d.get("start_removals", ())],
+            talents=list(d.get("talents", ())),
         )
 
     # --- queries in the rulebook's words -------------------------------------------------
@@ -261,6 +269,9 @@ class GameState:
     components: dict[str, str] = field(default_factory=dict)
     #: Ambition with objectives: the objective tiles in play (ids), dealt at setup
     objectives: list[int] = field(default_factory=list)
+    #: Ambition objectives claimed (flipped face down), in order:
+    #: ``{"objective", "round", "check", "seats"}`` (``engine.ambition.objectives``)
+    claims: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def phase(self) -> str | None:
@@ -303,6 +314,7 @@ class GameState:
             self.game,
             self.components,
             self.objectives[:],
+            [dict(c) for c in self.claims],
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -334,6 +346,8 @@ class GameState:
         if self.components:  # Ambition only: a base game's state is unchanged
             out["components"] = dict(self.components)
             out["objectives"] = self.objectives[:]
+        if self.claims:  # Ambition objectives only: a base game's state is unchanged
+            out["claims"] = [dict(c) for c in self.claims]
         return out
 
     @classmethod
@@ -364,6 +378,7 @@ class GameState:
             game=d.get("game", ""),
             components=dict(d.get("components", {})),
             objectives=list(d.get("objectives", ())),
+            claims=[dict(c) for c in d.get("claims", ())],
         )
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import rng as rngmod
+from ..ambition import objectives
 from ..catalogue import (
     DICE,
     DIE_FACES,
@@ -154,6 +155,11 @@ def legal(state: GameState, p: PlayerState) -> dict[str, Any]:
             if len(two := _two_phases(x["face"])) == 2
         ]
         out["help"] += "; two_phase: [{die, to}] places a die showing two phases in either one"
+    if p.talents:
+        # Ambition: unused talent counters may become workers in any phase(s) ("talents":
+        # [{die, to}], placed before the selection; a talent cannot be parked to Dictate)
+        out["talents"] = p.talents[:]
+        out["help"] += "; talents: [{die, to}] puts unused talent counters to work"
     return out
 
 
@@ -228,6 +234,7 @@ def apply(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx) -> No
     _place_wild(p, plan, cmd.get("wild") or [])
     if cmd.get("two_phase"):
         _place_two_phase(p, plan, cmd["two_phase"])
+    talents = objectives.place_talents(p, plan.col, cmd.get("talents") or [])
     _select(plan, cmd.get("select"))
     _reassign(state, p, plan, cmd.get("reassign") or [])
     for _pid, check in registry.handlers(p, "assign_done"):
@@ -236,6 +243,7 @@ def apply(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx) -> No
     for d, c in plan.col.items():
         workers[c].append(d)
     columns = {ph: sorted(workers[i]) for i, ph in enumerate(PHASES)}
+    extra: dict[str, Any] = {"talents": talents} if talents else {}
     ctx.emit(
         ev(
             "AssignmentSealed",
@@ -246,6 +254,7 @@ def apply(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx) -> No
             dictate=plan.dictate,
             used=plan.used,
             public={},
+            **extra,
         )
     )
 
@@ -369,6 +378,14 @@ def _dictate(state: GameState, p: PlayerState, plan: Plan, use: dict[str, Any], 
             f"{field}.park",
             park,
         )
+    if objectives.is_talent(park):
+        refuse(
+            "park",
+            f"{field}.park: {park} is a talent worker, and talent workers may not be used to "
+            "Dictate (Ambition rulebook); park one of your dice",
+            f"{field}.park",
+            park,
+        )
     if park == plan.selector:
         refuse(
             "park",
@@ -415,6 +432,8 @@ def _sealed(state: GameState, e: Event) -> None:
     p.selected = PHASE_INDEX[e["selected"]]
     p.selector = e["selector"]
     p.used = list(e["used"])
+    for t in e.get("talents", ()):  # Ambition: talent counters put to work
+        p.talents.remove(t)
     p.waiting = ""
 
 
@@ -475,7 +494,9 @@ def _revealed(state: GameState, e: Event) -> None:
             if i not in happening and col:
                 if ambition:
                     col[:] = _shift_two_phase(p, i, col, happening)
-                p.cup.extend(col)
+                # Ambition: "any Talent workers assigned to phases that didn't occur are
+                # returned to a player's unused Talent counters"
+                p.cup.extend(d for d in col if not objectives.back_to_unused(p, d))
                 col.clear()
         p.cup.extend(p.dictate)
         p.dictate = []

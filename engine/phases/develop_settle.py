@@ -50,6 +50,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..ambition import objectives
 from ..catalogue import (
     CARDS,
     COLOR_INDEX,
@@ -585,7 +586,7 @@ def _completed(state: GameState, e: Event) -> None:
     back = set(e.get("returned", ()))
     for d in e["dice"]:
         dice.remove(d)
-        if d >= PHANTOM_BASE:
+        if d >= PHANTOM_BASE:  # phantoms vanish; a talent worker finished its task: supply
             continue
         if d in back:
             p.cup.append(d)
@@ -624,6 +625,8 @@ def _returned(state: GameState, e: Event) -> None:
         src.remove(d)
         if d < PHANTOM_BASE:
             p.cup.append(d)
+        else:  # Ambition: a talent worker that did no task returns to the unused counters
+            objectives.back_to_unused(p, d)
     p.cup.sort()
 
 

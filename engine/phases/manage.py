@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..ambition import objectives
 from ..catalogue import color_of
 from ..errors import refuse
 from ..fold import Ctx, Event, ev, folds
@@ -117,7 +118,8 @@ def _managed(state: GameState, e: Event) -> None:
                     if not g:
                         del p.goods[w]
                     break
-        p.cup.append(d)
+        if not objectives.back_to_unused(p, d):  # Ambition: a recalled talent: unused counters
+            p.cup.append(d)
     p.cup.sort()
     p.waiting = ""
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..ambition import objectives
 from ..catalogue import CARDS, color_of
 from ..economy import worker_kinds
 from ..errors import refuse
@@ -138,6 +139,8 @@ def _produced(state: GameState, e: Event) -> None:
         col.remove(d)
         if d < 1000:
             p.cup.append(d)
+        else:  # Ambition: a talent worker that did no task returns to the unused counters
+            objectives.back_to_unused(p, d)
     p.cup.sort()
     p.waiting = ""
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..ambition import objectives
 from ..catalogue import CARDS, TRADE_VALUE, color_of, consume_matches, is_phantom, phantom_id
 from ..economy import CREDIT_CAP, award_vp, finish_task, gain_credits
 from ..errors import refuse
@@ -304,6 +305,9 @@ def _shipped(state: GameState, e: Event) -> None:
     gain_credits(p, e["credits"])
     award_vp(state, p, e["vp"])
     p.marks["shipped"] = p.marks.get("shipped", 0) + 1
+    if state.objectives:  # Ambition objectives count goods shipped by task
+        key = f"shipped_{e['action']}"
+        p.marks[key] = p.marks.get(key, 0) + 1
     p.waiting = waiting_for(state, p)
 
 
