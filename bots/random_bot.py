@@ -67,6 +67,10 @@ class RandomBot:
             cmd["two_phase"] = two_phase
         if uses:
             cmd["reassign"] = uses
+        # Ambition: put some unused talent counters to work (never asked in a base game)
+        talents = [{"die": t, "to": rng.choice(PHASES)} for t in d.get("talents", ()) if rng.chance(1, 2)]
+        if talents:
+            cmd["talents"] = talents
         return cmd
 
     def _reassign_use(

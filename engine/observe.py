@@ -99,8 +99,17 @@ _CARD_VIEWS = {
 }
 
 
+def _card_view(k: str) -> dict[str, Any]:
+    """A card's view; the Ambition cards ``catalogue.install`` adds later are built on first use."""
+    v = _CARD_VIEWS.get(k)
+    if v is None:
+        c = CARDS[k]
+        v = _CARD_VIEWS[k] = {"card": k, "name": c.name, "cost": c.cost, "kind": c.kind, "color": c.color}
+    return v
+
+
 def _cards(keys: list[str]) -> list[dict[str, Any]]:
-    return [dict(_CARD_VIEWS[k]) for k in keys]
+    return [dict(_card_view(k)) for k in keys]
 
 
 def _dice(ds: list[int]) -> list[dict[str, Any]]:

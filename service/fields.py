@@ -61,7 +61,8 @@ class StrictList(fields.List):
 
 
 def die_id(**kwargs: Any) -> StrictInt:
-    """A die id (0-110 in the base game) or a phantom worker id (1000 and up)."""
+    """A die id (0-110 in the base game, more with Ambition), a phantom worker id (1000 and up)
+    or an Ambition talent counter (2000 and up)."""
     kwargs.setdefault("required", True)
     return StrictInt(validate=Range(min=0), **kwargs)
 

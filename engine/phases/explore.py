@@ -27,7 +27,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import rng as rngmod
-from ..catalogue import PHANTOM_BASE, color_of, dev_card, phantom_id, world_card
+from ..catalogue import PHANTOM_BASE, TALENT_BASE, color_of, dev_card, phantom_id, world_card
 from ..economy import finish_task, gain_credits
 from ..errors import ChanceMismatch, refuse
 from ..fold import Ctx, Event, ev, folds
@@ -105,7 +105,8 @@ def legal(state: GameState, p: PlayerState) -> dict[str, Any]:
         {
             "die": d,
             "color": color_of(d),
-            "phantom": d >= PHANTOM_BASE,
+            "phantom": PHANTOM_BASE <= d < TALENT_BASE,
+            **({"talent": True} if d >= TALENT_BASE else {}),  # Ambition: a talent worker
             "stock": stock_value(state, p, d),
         }
         for d in p.columns[EXPLORE]

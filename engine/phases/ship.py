@@ -27,7 +27,15 @@ from __future__ import annotations
 from typing import Any
 
 from ..ambition import objectives
-from ..catalogue import CARDS, TRADE_VALUE, color_of, consume_matches, is_phantom, phantom_id
+from ..catalogue import (
+    CARDS,
+    TALENT_BASE,
+    TRADE_VALUE,
+    color_of,
+    consume_matches,
+    is_phantom,
+    phantom_id,
+)
 from ..economy import CREDIT_CAP, award_vp, finish_task, gain_credits
 from ..errors import refuse
 from ..fold import Ctx, Event, ev, folds
@@ -121,7 +129,9 @@ def legal(state: GameState, p: PlayerState) -> dict[str, Any]:
     out_shippers: list[dict[str, Any]] = []
     for d in shippers:
         x: dict[str, Any] = {"die": d, "color": color_of(d)}
-        if is_phantom(d):
+        if d >= TALENT_BASE:  # Ambition: a talent worker (not a phantom: it has no power)
+            x["talent"] = True
+        elif is_phantom(d):
             x["phantom"] = True
             x["power"] = phantoms.get(d)
         out_shippers.append(x)

@@ -136,7 +136,18 @@ def running_score(player: dict[str, Any]) -> dict[str, Any]:
     }
     bonuses = [{"card": k, "name": card(k).name, "vp": n} for k, n in sorted(points.items())]
     total = vp + tiles + sum(points.values())
-    return {"vp_chips": vp, "tiles": tiles, "bonus_cards": bonuses, "total": total}
+    out: dict[str, Any] = {"vp_chips": vp, "tiles": tiles, "bonus_cards": bonuses, "total": total}
+    # Ambition: each talent counter the seat holds is 1 VP at the end (unused ones, counted when
+    # they are not behind the screen, and those at work)
+    construction = player.get("construction") or {}
+    at_work = [d for g in (player.get("goods") or {}).values() for d in g]
+    at_work += [d for st in construction.values() for d in (st or {}).get("dice") or []]
+    at_work += [d for col in (player.get("columns") or {}).values() for d in col]
+    talents = int(player.get("talents") or 0) + sum(1 for d in at_work if d["color"] == "talent")
+    if talents:
+        out["talents"] = talents
+        out["total"] = total + talents
+    return out
 
 
 def served_side(player: dict[str, Any], name: str | None) -> dict[str, Any]:

@@ -62,6 +62,7 @@ class Assign(_Kind):
     wild = StrictList(fields.Nested(Move))
     two_phase = StrictList(fields.Nested(Move))  # Ambition: a die showing two phases
     reassign = StrictList(fields.Nested(ReassignUse))
+    talents = StrictList(fields.Nested(Move))
 
 
 class Explore(_Kind):

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.catalogue import PHASES, die_ids, is_ambition, tile_ids
+from engine.ambition.objectives import TALENT_COUNTERS
+from engine.catalogue import PHASES, TALENT_BASE, die_ids, is_ambition, tile_ids
 from engine.economy import VP_PER_PLAYER
 from engine.state import GameState
 
@@ -49,6 +50,20 @@ def check(state: GameState, event: dict[str, Any]) -> None:
     for p in state.players:
         for w, g in p.goods.items():
             assert w in p.worlds and g, f"seat {p.seat} has goods on {w} {where}"
+    # Ambition talent counters: each held once at most, never in a cup, Citizenry or Dictate
+    # area, and none at work when a round's dice are rolled
+    talents: list[int] = []
+    for p in state.players:
+        talents += p.talents + [d for d in p.owned_dice() if d >= TALENT_BASE]
+        assert not [d for d in p.cup + p.citizenry + p.dictate if d >= TALENT_BASE], (
+            f"seat {p.seat} has a talent counter in its cup, Citizenry or Dictate area {where}"
+        )
+        if event["type"] == "RoundStarted":
+            assert not [d for c in p.columns for d in c if d >= TALENT_BASE], (
+                f"seat {p.seat} has a talent worker left from last round {where}"
+            )
+    assert len(talents) == len(set(talents)), f"a talent counter is held twice {where}"
+    assert all(TALENT_BASE <= t < TALENT_BASE + TALENT_COUNTERS for t in talents)
     if event["type"] == "GameEnded":
         assert state.scores and len(state.scores) == len(state.players)
         assert state.winners

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from engine.catalogue import TALENT_BASE
 from engine.state import GameState
 
 _CARD = re.compile(r"^T(\d+)[dw]$")
@@ -57,6 +58,16 @@ def check_view(state: GameState, viewer: int | str, view: dict[str, Any]) -> Non
                 assert "columns" not in p and "selected" not in p, (
                     f"viewer {viewer} sees seat {p['seat']}'s dice"
                 )
+                # Ambition: "During the Assign step, players keep any Talent counters owned
+                # behind their screens": neither how many nor where they are put to work
+                assert "talents" not in p and "talent_counters" not in p, (
+                    f"viewer {viewer} sees seat {p['seat']}'s talent counters during Assign"
+                )
+                own = state.players[p["seat"]]
+                dice = sum(1 for c in own.columns for d in c if d < TALENT_BASE)
+                assert p["behind_screen"] == dice + len(own.dictate), (
+                    f"viewer {viewer} can count seat {p['seat']}'s talent workers"
+                )
 
 
 def check_event(state: GameState, viewer: int | str, event: dict[str, Any]) -> None:
@@ -71,7 +82,7 @@ def check_event(state: GameState, viewer: int | str, event: dict[str, Any]) -> N
         event["type"] in ("DiceRolled", "AssignmentSealed", "CommandSubmitted")
         and event.get("seat") != viewer
     ):
-        for secret in ("faces", "columns", "command", "selected", "dictate"):
+        for secret in ("faces", "columns", "command", "selected", "dictate", "talents"):
             assert secret not in event, f"viewer {viewer} sees {secret} of seat {event['seat']}"
     if event["type"] == "GameCreated":
         assert "seed" not in event
