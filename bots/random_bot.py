@@ -68,7 +68,9 @@ class RandomBot:
         if uses:
             cmd["reassign"] = uses
         # Ambition: put some unused talent counters to work (never asked in a base game)
-        talents = [{"die": t, "to": rng.choice(PHASES)} for t in d.get("talents", ()) if rng.chance(1, 2)]
+        talents = [
+            {"die": t, "to": rng.choice(PHASES)} for t in d.get("talents", ()) if rng.chance(1, 2)
+        ]
         if talents:
             cmd["talents"] = talents
         return cmd

@@ -104,7 +104,13 @@ def _card_view(k: str) -> dict[str, Any]:
     v = _CARD_VIEWS.get(k)
     if v is None:
         c = CARDS[k]
-        v = _CARD_VIEWS[k] = {"card": k, "name": c.name, "cost": c.cost, "kind": c.kind, "color": c.color}
+        v = _CARD_VIEWS[k] = {
+            "card": k,
+            "name": c.name,
+            "cost": c.cost,
+            "kind": c.kind,
+            "color": c.color,
+        }
     return v
 
 

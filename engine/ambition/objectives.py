@@ -82,9 +82,7 @@ def count(cond: dict[str, Any], state: GameState, p: PlayerState) -> int:
     if kind == "worlds":
         least = int(cond.get("cost_at_least", 0))
         return sum(
-            1
-            for k in p.worlds
-            if _colors_ok(CARDS[k].color, colors) and CARDS[k].cost >= least
+            1 for k in p.worlds if _colors_ok(CARDS[k].color, colors) and CARDS[k].cost >= least
         )
     if kind == "developments":
         least = int(cond.get("cost_at_least", 0))
@@ -237,8 +235,7 @@ def place_talents(p: PlayerState, columns: dict[int, int], talents: Any) -> list
         if die not in p.talents:
             refuse(
                 "talents",
-                f"talents[{i}].die: {die!r} is not one of your unused talent counters "
-                f"{p.talents}",
+                f"talents[{i}].die: {die!r} is not one of your unused talent counters {p.talents}",
                 f"talents[{i}].die",
                 die,
             )

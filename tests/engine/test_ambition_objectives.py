@@ -124,7 +124,9 @@ def test_world_and_development_conditions(ambition: Any) -> None:
     devs = [k for k, c in CARDS.items() if not c.is_world and k.startswith("T")]
     p.devs = devs[:3]
     least = max(CARDS[k].cost for k in p.devs)
-    assert objectives.count({"type": "developments", "min": 0, "cost_at_least": least}, state, p) >= 1
+    assert (
+        objectives.count({"type": "developments", "min": 0, "cost_at_least": least}, state, p) >= 1
+    )
     assert objectives.met({"type": "developments", "min": 3}, state, p)
 
 
