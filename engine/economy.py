@@ -123,8 +123,9 @@ def supply_return(state: GameState, die: int) -> None:
 
 
 def take_die_from(p: PlayerState, die: int) -> str:
-    """Remove one of the seat's dice from wherever it lies; returns the place it was taken from."""
-    for name in ("cup", "citizenry", "dictate", "dev_dice", "world_dice"):
+    """Remove one of the seat's dice from wherever it lies; returns the place it was taken from.
+    (Ambition: an unused talent counter, which counts as a die for immediate effects, too.)"""
+    for name in ("cup", "citizenry", "dictate", "dev_dice", "world_dice", "talents"):
         lst: list[int] = getattr(p, name)
         if die in lst:
             lst.remove(die)

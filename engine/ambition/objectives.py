@@ -150,12 +150,12 @@ def check(state: GameState, ctx: Ctx, when: str) -> None:
         if not seats:
             continue
         supply = talent_supply(state)
-        talents: list[list[Any]] = []
+        talents: list[dict[str, Any]] = []
         at = 0
         for seat in seats:
             ids = supply[at : at + obj.talents]
             at += len(ids)
-            talents.append([seat, ids])
+            talents.append({"seat": seat, "counters": ids})
         ctx.emit(
             ev(
                 "ObjectiveClaimed",
@@ -174,7 +174,8 @@ def _claimed(state: GameState, e: Event) -> None:
     if e["objective"] not in available(state):
         raise InvalidEvent(f"ObjectiveClaimed: objective {e['objective']} is not face up")
     supply = set(talent_supply(state))
-    for seat, ids in e["talents"]:
+    for award in e["talents"]:
+        seat, ids = award["seat"], award["counters"]
         if not supply.issuperset(ids):
             raise InvalidEvent(f"ObjectiveClaimed: talent counters {ids} are not in the supply")
         supply.difference_update(ids)

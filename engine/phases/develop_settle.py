@@ -255,7 +255,7 @@ def legal(state: GameState, p: PlayerState, phase: str) -> dict[str, Any]:
             for x in done
             if x["card"].immediate.get("dice_removed")
         ],
-        "removable": sorted(d for d in p.owned_dice() if d < PHANTOM_BASE),
+        "removable": removable(p),
         "stack_choice": stack_choice(state, p, phase),
         "help": "order: every worker once, in the order they go onto the stack (the dice on the "
         "stack come first; each completion takes the next 'cost' dice). stack_order (optional, "
@@ -497,6 +497,14 @@ def complete(
         h(state, p, card, dice, ctx)
 
 
+def removable(p: PlayerState) -> list[int]:
+    """What a removal effect may take: any of the seat's dice, wherever they lie (no phantom), and
+    with Ambition objectives its talent counters, unused or at work: "A Talent counter is
+    considered a die and can be returned to the supply to satisfy immediate effects"."""
+    dice = [d for d in p.owned_dice() if d < PHANTOM_BASE or objectives.is_talent(d)]
+    return sorted(dice + p.talents)
+
+
 def _removal(p: PlayerState, card: Card, choices: _Choices) -> int | None:
     """The die a removal effect takes: the owner's next choice, one of their dice right now."""
     if not card.immediate.get("dice_removed"):
@@ -504,7 +512,7 @@ def _removal(p: PlayerState, card: Card, choices: _Choices) -> int | None:
     if not choices.remove:
         refuse("remove", f"remove: name a die for the removal effect of {card.name}", "remove")
     removed = choices.remove.pop(0)
-    if removed not in p.owned_dice() or removed >= PHANTOM_BASE:
+    if removed not in removable(p):
         refuse(
             "remove",
             f"remove: die {removed} is not one of your dice when {card.name} completes "
@@ -600,7 +608,8 @@ def _completed(state: GameState, e: Event) -> None:
     (p.worlds if card.is_world else p.devs).append(card.key)
     if e["removed"] is not None:
         take_die_from(p, e["removed"])
-        supply_return(state, e["removed"])
+        if not objectives.is_talent(e["removed"]):  # a talent counter's supply is implicit
+            supply_return(state, e["removed"])
     for g in e["gained"]:
         supply_take(state, g["die"])
         if g["to"] == "cup":
