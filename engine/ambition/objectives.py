@@ -24,10 +24,31 @@ Check points (``CHECKS`` of the component file): ``assign`` "After Assign, befor
 ``reveal`` "After Reveal" (for example "only Develop and Settle selected"); a phase name: the end
 of that phase, when it occurs this round; ``manage``: the end of the Manage Empire step.
 
-Talent counters (ids from ``TALENT_BASE``, colour ``"talent"``): unused ones are kept in
-``PlayerState.talents`` ("behind their screens" during Assign: ``engine.observe``); assigned ones
-are workers in the seat's phase columns; ``to_supply`` and ``back_to_unused`` say where a talent
-worker goes when its task is finished or when it did none.
+Talent counters (ids from ``TALENT_BASE``, colour ``"talent"``), Ambition rulebook, Using Talent
+Counters, and where each rule lives:
+* "During the Assign step, players keep any Talent counters owned behind their screens": unused
+  ones are ``PlayerState.talents``; ``engine.observe`` shows their number to others only once
+  screens are lifted, and never counts talent workers among the dice behind a screen.
+* "A Talent counter is considered a die and can be returned to the supply to satisfy immediate
+  effects": a removal effect may take one (``engine.phases.develop_settle.removable``).
+* "A player may assign Talent counters to any phase(s); they then become workers. Talent workers
+  may be reassigned ... may not be used to Dictate dice": ``place_talents`` (the assign command's
+  ``talents``); ``engine.phases.assign`` refuses to park one to Dictate. Reading: a talent worker
+  may also be the worker that selects a phase (the rulebook does not forbid it).
+* "During Reveal, any Talent workers assigned to phases that didn't occur are returned to a
+  player's unused Talent counters": ``back_to_unused`` in the Reveal fold.
+* "When a Talent worker finishes a task, remove it (returning the counter to the supply). If a
+  Talent worker did not do a task, return it to its owner's unassigned Talent counters":
+  ``finished`` (an explorer that Scouts or Stocks, a developer or settler whose tile completes, a
+  good that is shipped, a shipper) and ``back_to_unused`` (workers returned unused). A talent
+  developer or settler on a tile not yet complete stays on the stack, as a die would.
+* "Talent counters used as either goods or shippers during Consume always match the color of the
+  world": ``engine.catalogue.consume_matches``.
+* "During the Manage Empire step, Talent workers can be recalled normally. If recalled, return
+  them to their owners' unused Talent counters": ``engine.phases.manage``.
+* "At game end, recall all Talent counters. Unused Talent counters are worth 1 VP apiece and do
+  not count as dice for tie-breaking purposes (or as VP chips for Galactic Renaissance)":
+  ``owned_talents`` in ``engine.scoring`` (never in the cup, never VP chips).
 
 Readings where the rulebook is silent (noted):
 * A talent counter is not a die for an objective's dice conditions (the rulebook makes it a die
@@ -56,11 +77,6 @@ TALENT_COUNTERS = 90
 def is_talent(worker: int) -> bool:
     """Whether a worker id is a talent counter (not a die, not a phantom worker)."""
     return worker >= TALENT_BASE
-
-
-def playing_objectives(options: dict[str, Any]) -> bool:
-    """Whether a game's options play with the objectives (Ambition games only)."""
-    return bool(options.get("ambition")) and bool(options.get("objectives"))
 
 
 # --- the condition vocabulary -------------------------------------------------------------------
