@@ -26,7 +26,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..ambition import objectives
 from ..catalogue import (
     CARDS,
     TALENT_BASE,
