@@ -206,7 +206,8 @@ class RandomBot:
             r += 1 if c["removal"] else 0
             if die in seq:
                 seq.remove(die)
-            cands = [x for x in used if x != die]
+            # dice only: a worker that is no die (an Ambition talent counter) has no cup to go to
+            cands = [x for x in used if x != die and x < 1000]
             n = rng.below(min(c["returns_max"], len(cands)) + 1) if c["returns_max"] else 0
             picks = []
             for _ in range(n):
