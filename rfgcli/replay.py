@@ -17,6 +17,8 @@ from typing import Any
 from events.verify.replay import verify_stream
 from events.verify.signing import SigningKeyError, load_public_key, load_signer
 
+from . import components
+
 
 def add_parser(sub: Any) -> None:
     p = sub.add_parser(
@@ -36,6 +38,7 @@ def add_parser(sub: Any) -> None:
         "by rfg signing-key, PEM, or a file holding either): also check that the "
         "server signed this very log",
     )
+    components.add_argument(p, "an Ambition game was played with")
     p.add_argument("--json", action="store_true", help="print the verdict as JSON")
     p.set_defaults(func=run)
     k = sub.add_parser(
@@ -59,6 +62,10 @@ def _chunks(f: Any) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
+    wrong = components.install(args.components)
+    if wrong:
+        print(f"rfg replay: --components: {wrong}", file=sys.stderr)
+        return 2
     key = None
     if args.key:
         try:
@@ -95,6 +102,12 @@ def run(args: argparse.Namespace) -> int:
     else:
         where = f"event {verdict.bad_seq}" if verdict.bad_seq is not None else "the log"
         print(f"BAD ({verdict.verdict}): {where}: {verdict.reason}", file=sys.stderr)
+        if not args.components and "Ambition" in (verdict.reason or ""):
+            print(
+                "  an Ambition game: give the component file it was played with "
+                "(rfg replay --components FILE, or RFG_AMBITION_COMPONENTS=FILE)",
+                file=sys.stderr,
+            )
         if verdict.verdict != "not-authentic" and verdict.authentic is not None:
             print(
                 f"  authentic: {_authentic(verdict.authentic)} ({verdict.authenticity})",

@@ -19,6 +19,8 @@ from bots.base import bot_names
 from engine.canonical import canonical_json
 from engine.phases.setup import RULES_VERSION
 
+from . import components
+
 
 def add_parser(sub: Any) -> None:
     p = sub.add_parser(
@@ -41,6 +43,15 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--first-game", action="store_true", help="use the first-game setup (lower-cost sides up)"
     )
+    p.add_argument(
+        "--ambition",
+        action="store_true",
+        help="play the Ambition expansion (needs --components or $RFG_AMBITION_COMPONENTS)",
+    )
+    p.add_argument(
+        "--objectives", action="store_true", help="with --ambition: play with the objective tiles"
+    )
+    components.add_argument(p, "--ambition games play with")
     p.add_argument(
         "--rules",
         type=int,
@@ -76,7 +87,12 @@ def run(args: argparse.Namespace) -> int:
     if args.export:
         os.makedirs(args.export, exist_ok=True)
     progress = sys.stderr.isatty() if args.progress is None else args.progress
-    options = {"first_game": True} if args.first_game else None
+    options: dict[str, Any] | None = {"first_game": True} if args.first_game else None
+    if args.ambition:
+        wrong = components.install(args.components)
+        if wrong:
+            return _fail(wrong)
+        options = {**(options or {}), "ambition": True, "objectives": args.objectives}
     started = time.perf_counter()
     tally = _Tally()
     out = sys.stdout
@@ -118,6 +134,13 @@ def _bots(args: argparse.Namespace) -> list[str] | str:
         return f"unknown bot(s) {unknown}; built-in bots: {', '.join(bot_names())}"
     if args.rules is not None and not 1 <= args.rules <= RULES_VERSION:
         return f"--rules must be 1 to {RULES_VERSION}"
+    if args.ambition and not args.components:
+        return (
+            "--ambition needs the Ambition component file: --components FILE or "
+            "RFG_AMBITION_COMPONENTS=FILE (e.g. tests/data/ambition-synthetic.yaml, made up)"
+        )
+    if args.objectives and not args.ambition:
+        return "--objectives is an Ambition option: add --ambition"
     return bots
 
 

@@ -468,6 +468,13 @@ class _Check:
         _want(head.get("table") or {}, dict, "GameCreated: field table", 1)
         _want(head.get("rules", 1), int, "GameCreated: field rules", 1)
         game = self._game_named(head)
+        if head["options"].get("ambition"):
+            # an Ambition game replays only with the component file it was played with: say so
+            # (naming the file and its digest) rather than that the setup differs
+            try:
+                engine.evolve(None, head)
+            except engine.EngineError as exc:
+                raise _Stop("inconsistent", 1, str(exc)) from None
         try:
             created = engine.create(
                 head["seed"],
