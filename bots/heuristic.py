@@ -102,6 +102,14 @@ class HeuristicBot:
         wild_moves = [{"die": die, "to": best} for die in sorted(wild)]
         for die in wild:
             col[die] = best
+        # Ambition: a die showing two phases goes to the one we select, else to the one valued more
+        two_phase = []
+        for x in d.get("two_phase_dice", ()):
+            die = x["die"]
+            to = best if best in x["phases"] else max(x["phases"], key=lambda ph: vals[ph])
+            if to != col[die]:
+                two_phase.append({"die": die, "to": to})
+                col[die] = to
 
         # the selector: a die from the column we value least (its face is then ignored)
         def worth(die: int) -> float:
@@ -148,6 +156,8 @@ class HeuristicBot:
         if len(useless) >= 2 and any(m["via"] == "dictate" for m in d["means"]):
             park, mover = useless[0], useless[1]
             uses.append({"via": "dictate", "park": park, "moves": [{"die": mover, "to": best}]})
+        if two_phase:
+            cmd["two_phase"] = [m for m in two_phase if m["die"] != selector]
         if uses:
             cmd["reassign"] = uses
         return cmd

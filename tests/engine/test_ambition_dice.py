@@ -122,6 +122,21 @@ def test_random_ambition_playouts_keep_the_invariants(ambition: Any, players: in
     assert seen["two_phase"] > 0 and seen["dollar_to_cup"] > 0, seen
 
 
+def test_heuristic_bots_play_ambition_games(ambition: Any) -> None:
+    """The heuristic bot places two-phase dice too (into the phase it selects when it can)."""
+    for i in range(3):
+        rec = play_game(
+            f"ambition-heuristic:{i}", 3, ["heuristic"], options={"ambition": True}, on_event=check
+        )
+        assert rec.finished
+        placed = [
+            e["command"]["two_phase"]
+            for e in rec.events
+            if e["type"] == "CommandSubmitted" and e["command"].get("two_phase")
+        ]
+        assert placed
+
+
 def _dollar_finishes(events: list[dict[str, Any]]) -> int:
     """How many times a die went to the cup by its $ face (replayed from the log)."""
     from engine.economy import finishes_to_cup
