@@ -92,7 +92,8 @@ def _stack(tiles: list[int], dice: list[int], full: bool, side: str) -> dict[str
     return out
 
 
-#: the catalogue facts a view shows of each card, built once
+#: the catalogue facts a view shows of each card, built once (an Ambition card's on first use:
+#: ``engine.catalogue.install`` may add cards after this module is imported)
 _CARD_VIEWS = {
     k: {"card": k, "name": c.name, "cost": c.cost, "kind": c.kind, "color": c.color}
     for k, c in CARDS.items()

@@ -274,6 +274,14 @@ VARIABLES: dict[str, Variable] = {
             unset="none: they stay in Redis",
         ),
         Variable(
+            "RFG_AMBITION_COMPONENTS",
+            "the path of an Ambition component file (YAML or JSON; docs/ambition.md)",
+            _text,
+            what="the Ambition expansion's components (die faces, objectives, tiles), loaded "
+            "and checked at start: a bad file stops the start, naming the file and the field",
+            unset="none: tables asking for Ambition are refused (422 `ambition-unavailable`)",
+        ),
+        Variable(
             "RFG_ADMIN_TOKEN",
             "a bearer token",
             _text,
@@ -435,6 +443,23 @@ def read(environ: Mapping[str, str] | None = None) -> Environment:
         if raw is not None and raw.strip():
             given[name] = _parse(name, raw)
     return Environment(given)
+
+
+def install_ambition(path: str | None) -> Any:
+    """Load and install the Ambition component file at ``path`` (``RFG_AMBITION_COMPONENTS``;
+    None or empty: nothing) and return its components. Raises ``BadEnvironment`` naming the
+    variable, the file and the field of a file that cannot be used."""
+    if not path:
+        return None
+    from engine import catalogue
+    from engine.ambition import components
+
+    try:
+        comp = components.load_file(path)
+        catalogue.install(comp)
+    except (components.ComponentsError, catalogue.CatalogueError) as exc:
+        raise BadEnvironment(f"RFG_AMBITION_COMPONENTS: {exc}") from None
+    return comp
 
 
 APP_NAME = "rfg-server"

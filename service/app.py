@@ -14,6 +14,7 @@ from typing import Any
 from flask import Flask
 
 from service import (
+    ambition,
     backend,
     deadlines,
     errors,
@@ -33,6 +34,7 @@ from service.routing import AsciiIntConverter, GameIdConverter
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app = Flask("service", static_folder=None)
     app.config.update(resolve(config, os.environ))
+    ambition.init_app(app)  # the host's Ambition component file, if any (a bad one stops here)
     app.url_map.converters["gid"] = GameIdConverter
     app.url_map.converters["int"] = AsciiIntConverter  # /seats/3, never /seats/٣
     app.url_map.strict_slashes = False

@@ -203,6 +203,16 @@ _TYPES = [
         "offending field (dotted path) to what is wrong. Unknown fields are refused.",
     ),
     ProblemType(
+        "ambition-unavailable",
+        "Ambition unavailable",
+        422,
+        "The table asks for the Ambition expansion and this server has no Ambition component "
+        "file: the Leader and Entrepreneur die faces and the objective tiles are not shipped "
+        "with the server. The host supplies them in a component file named by "
+        "RFG_AMBITION_COMPONENTS (docs/ambition.md) and restarts the server; until then, "
+        "leave out expansions to play the base game.",
+    ),
+    ProblemType(
         "illegal-command",
         "Illegal command",
         422,

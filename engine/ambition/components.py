@@ -108,6 +108,8 @@ DEV_KINDS: tuple[str, ...] = ("reassign", "power", "immediate")
 GAIN_PLACES: tuple[str, ...] = ("cup", "citizenry", "good")
 #: the numbers the shipped tiles use; host tiles must keep clear of the base game's
 FIRST_FACTION, FIRST_HOME, FIRST_TILE = 10, 10, 56
+#: the highest number a host file may give a faction, home world or game tile (the API says 99)
+LAST_NUMBER = 99
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -431,6 +433,8 @@ def _ids(c: _Checker, items: list[Any], path: str, first: int) -> None:
     for i, rec in enumerate(items):
         c.mapping(rec, f"{path}[{i}]")
         n = c.integer(rec.get("id"), f"{path}[{i}].id", first)
+        if n > LAST_NUMBER:
+            c.fail(f"{path}[{i}].id", f"must be at most {LAST_NUMBER}, not {n}")
         if n in seen:
             c.fail(f"{path}[{i}].id", f"{n} is given twice")
         seen.add(n)

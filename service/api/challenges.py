@@ -31,6 +31,7 @@ from marshmallow.validate import Length, OneOf, Regexp
 from events.games.time_control import validate_table
 from events.store.lobby import Lobby
 from ladder.service import LadderError
+from service.ambition import require_available
 from service.api.games import TABLE_KEYS
 from service.api.ladders import ladders
 from service.auth import bearer_token, bot_account, require_bot
@@ -56,6 +57,7 @@ from service.schemas.requests import (
     DisplayName,
     EmptyQuerySchema,
     Strict,
+    engine_options,
 )
 
 bp = Blueprint("challenges", __name__)
@@ -394,7 +396,7 @@ def _start(store: Challenges, c: dict[str, Any]) -> str:
     cfg = current_app.config
     b.games.create(
         len(c["seats"]),
-        {k: options[k] for k in ("first_game",) if k in options},
+        engine_options(options),
         table=table,
         game_id=game_id,
         retention=(int(cfg["ABANDONED_GAME_SECONDS"]), int(cfg["FINISHED_GAME_SECONDS"])),
@@ -470,6 +472,7 @@ def create() -> Response:
     _check_table(account, body)
     if "ladder" in body:
         _rated(account, body)
+    require_available(body.get("options") or {})
     cfg = current_app.config
     store = _store()
     owner = account or f"addr:{client_address()}"

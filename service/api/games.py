@@ -21,6 +21,7 @@ from flask import Blueprint, Response, current_app
 from events.games.seeds import withholds
 from events.games.time_control import validate_table
 from service import idempotency
+from service.ambition import require_available
 from service.api.links import game_links
 from service.api.steps import step_view
 from service.auth import require_admin
@@ -41,6 +42,7 @@ from service.schemas.requests import (
     EmptyQuerySchema,
     ListGamesQuerySchema,
     ViewQuerySchema,
+    engine_options,
 )
 from service.schemas.responses import GamePageSchema, GameSchema, ViewSchema
 from service.tokens import Table
@@ -101,7 +103,7 @@ def create_game() -> Response:
     if "seed" in body:
         require_admin("choosing the seed of a game")
     options = body.get("options", {})
-    engine_options = {k: options[k] for k in ("first_game",) if k in options}
+    require_available(options)
     seats = body["seats"]
     table: dict[str, Any] = {"seats": seats}
     for key in TABLE_KEYS:
@@ -137,7 +139,7 @@ def create_game() -> Response:
         # one atomic write: events, views, lobby entry, retention (a retry: the stored game)
         b.games.create(
             len(seats),
-            engine_options,
+            engine_options(options),
             seed=body.get("seed"),
             table=table,
             game_id=game_id,

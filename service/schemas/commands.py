@@ -39,6 +39,9 @@ class _Kind(_Strict):
 
 class StartTiles(_Kind):
     development = tile_id()
+    #: Ambition: the die each removing start tile takes, in order (default: a Home die from the
+    #: Citizenry)
+    remove = StrictList(die_id(), validate=Length(max=4))
 
 
 class Move(_Strict):

@@ -19,8 +19,9 @@ from service.schemas.commands import CommandField
 
 #: the largest integer JSON carries exactly (also far below Redis stream ids' 64-bit limit)
 MAX_SEQ = 2**53 - 1
-#: expansions this server can play; the Ambition expansion will be added here
-AVAILABLE_EXPANSIONS: tuple[str, ...] = ()
+#: the expansions a table may ask for; Ambition is played only when the host installed its
+#: component file (``RFG_AMBITION_COMPONENTS``; otherwise 422 ``ambition-unavailable``)
+KNOWN_EXPANSIONS: tuple[str, ...] = ("ambition",)
 COMMAND_ID = Regexp(
     r"^[A-Za-z0-9_.:~-]{1,128}$",
     error="must be 1-128 characters from A-Z a-z 0-9 _ . : ~ - (a uuid4 is a good choice)",
@@ -52,17 +53,37 @@ class SeatConfigSchema(Strict):
 
 class GameOptionsSchema(Strict):
     first_game = StrictBool()
-    expansions = StrictList(StrictStr())
+    expansions = StrictList(StrictStr(), validate=Length(max=8))
+    #: Ambition's optional objectives (with ``expansions: ["ambition"]`` only)
+    objectives = StrictBool()
 
     @validates_schema
     def _known_expansions(self, data: dict[str, Any], **kwargs: Any) -> None:
-        for name in data.get("expansions", []):
-            if name not in AVAILABLE_EXPANSIONS:
+        names = data.get("expansions", [])
+        for name in names:
+            if name not in KNOWN_EXPANSIONS:
                 raise ValidationError(
-                    f"expansion {name!r} is not available on this server yet; available: "
-                    f"{list(AVAILABLE_EXPANSIONS) or 'none (base game only)'}",
+                    f"unknown expansion {name!r}; the expansions are {list(KNOWN_EXPANSIONS)}",
                     "expansions",
                 )
+        if len(set(names)) != len(names):
+            raise ValidationError("names an expansion twice", "expansions")
+        if "objectives" in data and "ambition" not in names:
+            raise ValidationError(
+                "objectives are part of the Ambition expansion: send expansions: ['ambition'] "
+                "too, or leave out objectives",
+                "objectives",
+            )
+
+
+def engine_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """The engine's options for a table's (``GameOptionsSchema``) options: ``first_game``, and
+    ``expansions: ["ambition"]`` -> ``ambition: true`` with ``objectives`` (default false)."""
+    out = {k: options[k] for k in ("first_game",) if k in options}
+    if "ambition" in options.get("expansions", ()):
+        out["ambition"] = True
+        out["objectives"] = bool(options.get("objectives", False))
+    return out
 
 
 MAX_SECONDS = 30 * 24 * 3600

@@ -56,7 +56,7 @@ def test_other_media_types_are_415(api: ValidatingClient) -> None:
         ({"seats": [{"kind": "human"}] * 2, "options": {"first_game": 1}}, "options.first_game"),
         ({"seats": [{"kind": "human"}] * 2, "options": {"ambition": True}}, "options.ambition"),
         (
-            {"seats": [{"kind": "human"}] * 2, "options": {"expansions": ["ambition"]}},
+            {"seats": [{"kind": "human"}] * 2, "options": {"expansions": ["seafarers"]}},
             "options.expansions",
         ),
         ({"seats": [{"kind": "human"}] * 2, "seed": 7}, "seed"),
