@@ -112,6 +112,8 @@ def run(args: argparse.Namespace) -> int:
         url = args.url if args.url is not None else env.store_url
         queue_url_ = args.queue_url if args.queue_url is not None else env.queue_url
         queue_url(url, queue_url_)
+        # the host's Ambition component file: the worker folds Ambition games' logs too
+        config.install_ambition(env.get("RFG_AMBITION_COMPONENTS"))
     except ValueError as exc:
         print(f"rfg worker: {exc}", file=sys.stderr)
         return 2
