@@ -4,6 +4,12 @@ It values what the rulebook's tips value: settle worlds for dice, build cheap ti
 workers can finish, keep goods flowing (produce where there is room, trade early for credits to
 recruit, consume for VP once the game is under way), recruit the most useful dice, and avoid
 locking up workers. Every choice it makes is one of the legal choices it is offered.
+
+Ambition, simply: a Leader (black) die matches every world when consuming and is recruited
+early; an Entrepreneur (orange) die matches none and is worth about a Home die; a die showing two
+phases goes to the one valued more; the die removed at setup is the rulebook's typical choice (a
+Home die from the Citizenry); talent counters (1 VP each when unused) go to work only to finish
+the tile on top of the stack of the phase it selects this round.
 """
 
 from __future__ import annotations
@@ -18,7 +24,20 @@ from .base import register_bot
 WORLD_VALUE = {"alien": 4, "genes": 3, "rare": 2, "novelty": 1, "gray": 0}
 #: the die a world colour matches for Consume bonuses
 MATCH = {"novelty": "blue", "rare": "brown", "genes": "green", "alien": "yellow"}
-RECRUIT_ORDER = {"purple": 6, "yellow": 5, "green": 4, "red": 3, "brown": 3, "blue": 2, "white": 1}
+#: dice that match every world colour when consuming (Ambition: "a Leader (black) die always
+#: matches the world's color", as good or as shipper)
+MATCH_ALL = ("purple", "black")
+RECRUIT_ORDER = {
+    "purple": 6,
+    "black": 6,
+    "yellow": 5,
+    "green": 4,
+    "red": 3,
+    "brown": 3,
+    "blue": 2,
+    "orange": 2,
+    "white": 1,
+}
 
 
 def _me(view: dict[str, Any]) -> dict[str, Any]:
@@ -53,7 +72,10 @@ class HeuristicBot:
             return -w.cost - 0.7 * dv.cost + WORLD_VALUE[w.color or "gray"] * 0.3
 
         best = max(d["options"], key=value)
-        return {"kind": "start_tiles", "development": best["development"]}
+        cmd: dict[str, Any] = {"kind": "start_tiles", "development": best["development"]}
+        if d.get("removals"):  # Ambition, Die Removal: the typical choice, a Home die
+            cmd["remove"] = list(d["default_remove"])
+        return cmd
 
     # --- assign --------------------------------------------------------------------------------
     def _phase_values(
@@ -93,9 +115,21 @@ class HeuristicBot:
         me = _me(view)
         col = {x["die"]: x["column"] for x in d["dice"]}
         wild = set(d["wild_dice"])
-        count = {
-            ph: sum(1 for die, c in col.items() if c == ph and die not in wild) for ph in PHASES
-        }
+
+        def counted() -> dict[str, int]:
+            return {
+                ph: sum(1 for die, c in col.items() if c == ph and die not in wild) for ph in PHASES
+            }
+
+        # Ambition: a die showing two phases goes to the one valued more
+        two_phase: list[dict[str, Any]] = []
+        for x in d.get("two_phase_dice", ()):
+            vals = self._phase_values(me, view, counted())
+            to = max(x["phases"], key=lambda ph: (vals[ph], -PHASES.index(ph)))
+            if to != col[x["die"]]:
+                two_phase.append({"die": x["die"], "to": to})
+                col[x["die"]] = to
+        count = counted()
         vals = self._phase_values(me, view, count)
         best = phase or max(PHASES, key=lambda ph: (vals[ph], -PHASES.index(ph)))
         # wild dice join the phase we select
@@ -123,6 +157,11 @@ class HeuristicBot:
             "select": {"die": selector, "phase": best},
             "wild": wild_moves,
         }
+        if two_phase:
+            cmd["two_phase"] = two_phase
+        talents = self._talents(d, me, best, col)
+        if talents:
+            cmd["talents"] = [{"die": t, "to": best} for t in talents]
         colors = {x["die"]: x["color"] for x in d["dice"]}
         uses: list[dict[str, Any]] = []
         # Reassign powers first: move workers out of columns we do not expect to happen into ours
@@ -161,6 +200,20 @@ class HeuristicBot:
         if uses:
             cmd["reassign"] = uses
         return cmd
+
+    @staticmethod
+    def _talents(
+        d: dict[str, Any], me: dict[str, Any], best: str, col: dict[int, str]
+    ) -> list[int]:
+        """Ambition: the talent counters to put to work in the selected phase: just enough to
+        finish the tile on top of its stack this round (an unused counter is 1 VP at the end)."""
+        if not d.get("talents") or best not in ("develop", "settle"):
+            return []
+        stack = me["construction"]["development" if best == "develop" else "world"]
+        if stack["top"] is None:
+            return []
+        need = stack["top"]["cost"] - len(stack["dice"]) - sum(1 for c in col.values() if c == best)
+        return list(d["talents"][:need]) if 0 < need <= len(d["talents"]) else []
 
     # --- explore -------------------------------------------------------------------------------
     def _explore(self, d: dict[str, Any], view: dict[str, Any], rng: Rng) -> dict[str, Any]:
@@ -231,7 +284,9 @@ class HeuristicBot:
         )
         goods = []
         for world, color in slots[: d["count"]]:
-            match = next((p for p in producers if p["color"] in (MATCH.get(color), "purple")), None)
+            match = next(
+                (p for p in producers if p["color"] in (MATCH.get(color), *MATCH_ALL)), None
+            )
             pick = match or min(producers, key=lambda p: RECRUIT_ORDER.get(p["color"], 0))
             producers.remove(pick)
             goods.append({"die": pick["die"], "world": world})
@@ -247,15 +302,15 @@ class HeuristicBot:
         for g in goods[: d["count"]]:
             wc = g["world_color"]
 
-            good_match = g["color"] in (MATCH.get(wc), "purple")
+            good_match = g["color"] in (MATCH.get(wc), *MATCH_ALL)
 
             def consume_vp(s: dict[str, Any], wc: str = wc, good_match: bool = good_match) -> int:
-                return (s["color"] in (MATCH.get(wc), "purple")) + good_match
+                return (s["color"] in (MATCH.get(wc), *MATCH_ALL)) + good_match
 
             trade = credits < 4 or (early and credits < 7)
             if trade:
                 # trade with the least useful shipper for consuming
-                s = min(shippers, key=lambda s: (consume_vp(s), s["color"] == "purple"))
+                s = min(shippers, key=lambda s: (consume_vp(s), s["color"] in MATCH_ALL))
                 credits = min(10, credits + g.get("trade", TRADE_VALUE.get(wc, 3)))
             else:
                 s = max(shippers, key=consume_vp)

@@ -48,7 +48,8 @@ ladders and timeout policies that name the bot.
   by the caller, one per seat and decision in the arena and the workers) or, with ``seed``, from a
   generator named by the seed and the view's version and seat.
 
-A view the sampler cannot model (the very rare Explore shortfall) is answered by the heuristic.
+A view the sampler cannot model (the very rare Explore shortfall; every decision of an Ambition
+game, whose dice, faces and talents the sampler does not model) is answered by the heuristic.
 Figures: docs/bots.md.
 """
 

@@ -27,7 +27,13 @@ class RandomBot:
     # --- one method per decision kind ------------------------------------------------------
     def _start_tiles(self, d: dict[str, Any], rng: Rng) -> dict[str, Any]:
         opt = rng.choice(d["options"])
-        return {"kind": "start_tiles", "development": opt["development"]}
+        cmd: dict[str, Any] = {"kind": "start_tiles", "development": opt["development"]}
+        if d.get("removals"):  # Ambition, Die Removal: any allowed die, a different one each time
+            remove: list[int] = []
+            for r in d["removals"]:
+                remove.append(rng.choice([x for x in r["choices"] if x not in remove]))
+            cmd["remove"] = remove
+        return cmd
 
     def _assign(self, d: dict[str, Any], rng: Rng) -> dict[str, Any]:
         col = {x["die"]: x["column"] for x in d["dice"]}

@@ -27,6 +27,7 @@ from .catalogue import (
     Card,
     color_of,
     dev_card,
+    is_ambition,
     world_card,
 )
 from .state import GameState, PlayerState
@@ -221,6 +222,8 @@ def _common(state: GameState) -> dict[str, Any]:
         "seed_commitment": commitment(state.seed, state.rules, state.game),
         "rules": state.rules,
     }
+    if is_ambition(state.options):  # (absent in a base game, whose views stay as they were)
+        out["ambition"] = True
     if state.objectives:  # Ambition: the face-up objective tiles and who claimed them (public)
         out["objectives"] = objectives.view(state)
     if state.step == "over":

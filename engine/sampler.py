@@ -39,6 +39,8 @@ What is drawn, and how (the view allows nothing finer):
   matters at setup) do not exist.
 * **Not sampled:** the very rare Explore shortfall (the bag and the abandoned tiles ran out). Its
   bookkeeping is not in any view; the sampler raises ``SamplerError`` when the view shows it.
+  Nor an Ambition game (the view says ``ambition``): its tiles, dice, faces kept from round to
+  round, talent workers behind the screens and objectives are not modelled; ``SamplerError``.
 
 Deterministic: the same view and the same generator state give the same samples.
 """
@@ -118,6 +120,8 @@ class Sampler:
     # --- what the view fixes -------------------------------------------------------------------
     def _parse(self, view: View) -> None:
         """Read the view once: the known state (``self.base``) and what each draw must deal."""
+        if view.get("ambition"):
+            raise SamplerError("an Ambition game: the sampler models the base game only")
         self.screens_down = view["step"] != "assign"
         self._refuse_shortfall(view)
         shown_dice: set[int] = set()
