@@ -100,10 +100,10 @@ class Fanout:
 
     def wait(self, key: str, after: Any, timeout: float) -> bool:
         """Wait up to ``timeout`` seconds for an entry of ``key`` newer than ``after`` (a stream
-        id); True as soon as the reader has seen one (at once if it already has), False when the
+        id, or its pair of numbers); True as soon as the reader has seen one (at once if it already has), False when the
         time is up. True also when the store stopped answering (the caller's next read says so) and
         once the fanout is closed (``close``)."""
-        mark = parse_id(after)
+        mark = after if isinstance(after, tuple) else parse_id(after)
         deadline = time.monotonic() + max(0.0, timeout)
         with self._lock:
             watch = self._keys.get(key)
@@ -113,8 +113,8 @@ class Fanout:
                 watch = _Watch(mark, threading.Condition(self._lock), self._moves)
                 self._keys[key] = watch
                 self._some.notify()
+                self._start()
             watch.waiters += 1
-            self._start()
             try:
                 started = watch.generation
                 while watch.top <= mark:
@@ -124,6 +124,7 @@ class Fanout:
                         return True
                     left = deadline - time.monotonic()
                     if left <= 0:
+                        self._start()  # a reader that died (it should not) is replaced
                         return False
                     watch.cond.wait(left)
                 return True

@@ -335,4 +335,4 @@ class GameFeed:
         return self.ended
 
     def wait(self, seconds: float) -> bool:
-        return self.pages.fanout.wait(self.key, f"{self.cursor}-0", seconds)
+        return self.pages.fanout.wait(self.key, (self.cursor, 0), seconds)
