@@ -7,9 +7,10 @@ locking up workers. Every choice it makes is one of the legal choices it is offe
 
 Ambition, simply: a Leader (black) die matches every world when consuming and is recruited
 early; an Entrepreneur (orange) die matches none and is worth about a Home die; a die showing two
-phases goes to the one valued more; the die removed at setup is the rulebook's typical choice (a
-Home die from the Citizenry); talent counters (1 VP each when unused) go to work only to finish
-the tile on top of the stack of the phase it selects this round.
+phases goes to the phase it selects when it shows it, else to the one valued more; the die
+removed at setup is the rulebook's typical choice (a Home die from the Citizenry); talent
+counters (1 VP each when unused) go to work only to finish the tile on top of the stack of the
+phase it selects this round.
 """
 
 from __future__ import annotations
@@ -115,21 +116,9 @@ class HeuristicBot:
         me = _me(view)
         col = {x["die"]: x["column"] for x in d["dice"]}
         wild = set(d["wild_dice"])
-
-        def counted() -> dict[str, int]:
-            return {
-                ph: sum(1 for die, c in col.items() if c == ph and die not in wild) for ph in PHASES
-            }
-
-        # Ambition: a die showing two phases goes to the one valued more
-        two_phase: list[dict[str, Any]] = []
-        for x in d.get("two_phase_dice", ()):
-            vals = self._phase_values(me, view, counted())
-            to = max(x["phases"], key=lambda ph: (vals[ph], -PHASES.index(ph)))
-            if to != col[x["die"]]:
-                two_phase.append({"die": x["die"], "to": to})
-                col[x["die"]] = to
-        count = counted()
+        count = {
+            ph: sum(1 for die, c in col.items() if c == ph and die not in wild) for ph in PHASES
+        }
         vals = self._phase_values(me, view, count)
         best = phase or max(PHASES, key=lambda ph: (vals[ph], -PHASES.index(ph)))
         # wild dice join the phase we select
@@ -137,7 +126,7 @@ class HeuristicBot:
         for die in wild:
             col[die] = best
         # Ambition: a die showing two phases goes to the one we select, else to the one valued more
-        two_phase = []
+        two_phase: list[dict[str, Any]] = []
         for x in d.get("two_phase_dice", ()):
             die = x["die"]
             to = best if best in x["phases"] else max(x["phases"], key=lambda ph: vals[ph])
@@ -157,8 +146,6 @@ class HeuristicBot:
             "select": {"die": selector, "phase": best},
             "wild": wild_moves,
         }
-        if two_phase:
-            cmd["two_phase"] = two_phase
         talents = self._talents(d, me, best, col)
         if talents:
             cmd["talents"] = [{"die": t, "to": best} for t in talents]
