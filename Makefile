@@ -3,7 +3,7 @@ PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: install test test-all lint lint-web simulate bench clean run upgrade fast ts-client screenshots
+.PHONY: install test test-all lint lint-web simulate bench clean run upgrade fast ts-client screenshots golden-ambition
 
 install: $(BIN)/rfg
 
@@ -77,6 +77,21 @@ $(TS)/src/generated/api.ts: openapi.yaml $(TS)/node_modules/.package-lock.json
 
 simulate: install
 	$(BIN)/rfg simulate --players 4 --games 200 --seed 7 --json
+
+# The Ambition golden logs (tests/golden/ambition, tests/events/verify/test_ambition_golden_logs.py),
+# played by random bots with the synthetic components (made up). Made again only on purpose, when
+# the Ambition rules or the synthetic file change, with the reason in the commit message.
+AMBITION_SYNTHETIC := tests/data/ambition-synthetic.yaml
+AMBITION_GOLDEN := tests/golden/ambition
+golden-ambition: install
+	@set -e; rules=$$($(BIN)/python -c 'from engine.phases.setup import RULES_VERSION; print(RULES_VERSION)'); \
+	tmp=$$(mktemp -d); rm -f $(AMBITION_GOLDEN)/*.jsonl; mkdir -p $(AMBITION_GOLDEN); \
+	for game in 2p 2p-objectives 3p-objectives; do \
+	  n=$${game%%p*}; obj=$$(case $$game in *objectives) echo --objectives;; esac); \
+	  $(BIN)/rfg simulate --ambition $$obj --components $(AMBITION_SYNTHETIC) --players $$n --games 1 \
+	    --seed golden-ambition-v$$rules-$$game --rules $$rules --export $$tmp/$$game --no-progress >/dev/null; \
+	  mv $$tmp/$$game/game-00000.jsonl $(AMBITION_GOLDEN)/ambition-rules$$rules-$$game.jsonl; \
+	done; rm -rf $$tmp; cd $(AMBITION_GOLDEN) && sha256sum *.jsonl > SHA256SUMS && cat SHA256SUMS
 
 bench: install
 	$(BIN)/python bench/engine.py
