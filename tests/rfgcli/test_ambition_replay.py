@@ -31,7 +31,8 @@ def log(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _rfg(*args: str) -> subprocess.CompletedProcess[str]:
-    """``rfg`` in a fresh process (the catalogue installs one component file per process)."""
+    """``rfg`` in a fresh process (the catalogue installs one component file per process, and
+    this one has the synthetic file installed)."""
     env = {k: v for k, v in os.environ.items() if k != "RFG_AMBITION_COMPONENTS"}
     return subprocess.run(
         [sys.executable, "-m", "rfgcli.main", *args],
@@ -52,10 +53,13 @@ def test_the_log_is_an_ambition_game_played_to_its_end(log: Path) -> None:
     assert events[-1]["type"] == "GameEnded"
 
 
-def test_rfg_replay_with_the_component_file_verifies_it(log: Path) -> None:
-    done = _rfg("replay", "--components", str(SYNTHETIC), str(log))
-    assert done.returncode == 0, done.stderr
-    assert "consistent and complete" in done.stdout and "3 players" in done.stdout
+def test_rfg_replay_with_the_component_file_verifies_it(
+    log: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["replay", "--components", str(SYNTHETIC), str(log)])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    assert "consistent and complete" in out.out and "3 players" in out.out
 
 
 def test_rfg_replay_without_the_component_file_says_to_give_it(log: Path) -> None:
@@ -75,11 +79,14 @@ def test_rfg_replay_with_another_component_file_names_the_digest(log: Path, tmp_
     assert created["components"]["digest"] in done.stderr
 
 
-def test_rfg_replay_refuses_an_unreadable_component_file(log: Path, tmp_path: Path) -> None:
+def test_rfg_replay_refuses_a_bad_component_file(
+    log: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text("format: rfg-ambition-components/1\nname: x\n", encoding="utf-8")
-    done = _rfg("replay", "--components", str(bad), str(log))
-    assert done.returncode == 2 and "bad.yaml" in done.stderr and "dice" in done.stderr
+    code = main(["replay", "--components", str(bad), str(log)])
+    err = capsys.readouterr().err
+    assert code == 2 and "bad.yaml" in err and "dice" in err, err
 
 
 def test_the_python_verifier_checks_every_command(ambition: Any, log: Path) -> None:
