@@ -202,6 +202,31 @@ class HeuristicBot:
         need = stack["top"]["cost"] - len(stack["dice"]) - sum(1 for c in col.values() if c == best)
         return list(d["talents"][:need]) if 0 < need <= len(d["talents"]) else []
 
+    # --- Ambition powers' decisions -----------------------------------------------------------
+    def _forecast(self, d: dict[str, Any], view: dict[str, Any], rng: Rng) -> dict[str, Any]:
+        """Psi-Crystal Forecasters at Reveal: when another seat selected our phase too (it occurs
+        anyway), move the selection to the phase valued most that nobody selected; else keep."""
+        taken = set((d.get("others") or {}).values())
+        if d["selected"] not in taken:
+            return {"kind": "forecast"}
+        me = _me(view)
+        cols = me.get("columns") or {}
+        vals = self._phase_values(me, view, {ph: len(cols.get(ph, ())) for ph in PHASES})
+        free = [ph for ph in d["phases"] if ph not in taken]
+        if not free:
+            return {"kind": "forecast"}
+        best = max(free, key=lambda ph: (vals[ph], -PHASES.index(ph)))
+        return {"kind": "forecast", "phase": best} if vals[best] > 0 else {"kind": "forecast"}
+
+    def _buy_vp(self, d: dict[str, Any], view: dict[str, Any], rng: Rng) -> dict[str, Any]:
+        """Deficit Spending: late in the game, every $ allowed for VP; earlier only the $ above
+        the $4 that recruiting needs (a whole number of VP chips' price)."""
+        late = view["vp_pool"] <= 4 * len(view["players"])
+        most = int(d["spend_max"])
+        budget = most if late else max(0, min(most, int(d.get("credits", 0)) - 4))
+        price = int((d.get("rate") or {}).get("credits") or 1)
+        return {"kind": "buy_vp", "spend": budget - budget % price}
+
     # --- explore -------------------------------------------------------------------------------
     def _explore(self, d: dict[str, Any], view: dict[str, Any], rng: Rng) -> dict[str, Any]:
         me = _me(view)

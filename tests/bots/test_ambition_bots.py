@@ -126,3 +126,39 @@ def test_the_sampler_refuses_ambition_views_so_ismcts_plays_as_the_heuristic(
 def test_a_base_game_view_says_nothing_of_ambition() -> None:
     state, _ = engine.new_game("base-view", 2)
     assert "ambition" not in engine.observe(state, 0)
+
+
+def test_the_heuristic_forecasts_only_when_its_phase_was_selected_anyway() -> None:
+    me = {
+        "credits": 5,
+        "worlds": [{"card": "T1w", "color": "genes"}],
+        "goods": {},
+        "columns": {"explore": [1], "develop": [], "settle": [], "produce": [], "ship": []},
+        "construction": {
+            "development": {"top": None, "dice": [], "count": 0},
+            "world": {"top": None, "dice": [], "count": 0},
+        },
+    }
+    view = {"seat": 0, "round": 3, "vp_pool": 20, "players": [me, None]}
+    decision = {
+        "kind": "forecast",
+        "selected": "explore",
+        "phases": ["explore", "develop", "settle", "produce", "ship"],
+        "others": {"1": "ship"},
+    }
+    bot = HeuristicBot()
+    assert bot._forecast(decision, view, Rng.from_seed("f")) == {"kind": "forecast"}
+    decision["others"] = {"1": "explore"}  # explore occurs anyway: produce on the empty world
+    assert bot._forecast(decision, view, Rng.from_seed("f")) == {
+        "kind": "forecast",
+        "phase": "produce",
+    }
+
+
+def test_the_heuristic_buys_vp_with_spare_credits_and_all_of_them_late() -> None:
+    decision = {"kind": "buy_vp", "spend_max": 6, "credits": 7, "rate": {"credits": 2, "vp": 1}}
+    bot = HeuristicBot()
+    early = {"vp_pool": 30, "players": [{}, {}]}
+    assert bot._buy_vp(decision, early, Rng.from_seed("b")) == {"kind": "buy_vp", "spend": 2}
+    late = {"vp_pool": 5, "players": [{}, {}]}
+    assert bot._buy_vp(decision, late, Rng.from_seed("b")) == {"kind": "buy_vp", "spend": 6}
