@@ -320,6 +320,7 @@ class HeuristicBot:
                 return (s["color"] in (MATCH.get(wc), *MATCH_ALL)) + good_match
 
             trade = credits < 4 or (early and credits < 7)
+            trade = trade and "trade" in g.get("actions", ("trade",))  # Ambition: Alien Refinery
             if trade:
                 # trade with the least useful shipper for consuming
                 s = min(shippers, key=lambda s: (consume_vp(s), s["color"] in MATCH_ALL))

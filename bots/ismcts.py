@@ -221,8 +221,12 @@ class IsmctsBot:
                 add({"kind": "place_tiles", "placements": placements})
         elif kind == "ship" and first["tasks"]:
             # the heuristic's shippers and goods, every good traded, or every good consumed
+            actions = {g["die"]: g.get("actions", ("trade", "consume")) for g in decision["goods"]}
             for action in ("trade", "consume"):
-                tasks = [dict(t, action=action) for t in first["tasks"]]
+                tasks = [
+                    dict(t, action=action if action in actions.get(t["good"], ()) else t["action"])
+                    for t in first["tasks"]
+                ]
                 add({"kind": "ship", "tasks": tasks})
         return list(out.values())
 

@@ -245,6 +245,8 @@ class RandomBot:
     def _ship(self, d: dict[str, Any], rng: Rng) -> dict[str, Any]:
         shippers = [x["die"] for x in d["shippers"]]
         goods = [x["die"] for x in d["goods"]]
+        # Ambition: a good that cannot be traded (Alien Refinery) lists the actions it allows
+        allowed = {x["die"]: x.get("actions", d["actions"]) for x in d["goods"]}
         rng.shuffle(shippers)
         rng.shuffle(goods)
         tasks = []
@@ -254,6 +256,8 @@ class RandomBot:
                 "good": goods[i],
                 "action": rng.choice(d["actions"]),
             }
+            if task["action"] not in allowed[goods[i]]:
+                task["action"] = allowed[goods[i]][0]
             # optional per-task power flags (Galactic Bankers), on the actions they allow; their
             # cost is always affordable after a Trade's income, so a coin flip is enough
             for opt in d.get("options", []):
@@ -261,6 +265,18 @@ class RandomBot:
                     task[opt["option"]] = True
             tasks.append(task)
         return {"kind": "ship", "tasks": tasks}
+
+    def _forecast(self, d: dict[str, Any], rng: Rng) -> dict[str, Any]:
+        # Ambition, Psi-Crystal Forecasters: keep the selected phase or move to another
+        return {"kind": "forecast", "phase": rng.choice(d["phases"])}
+
+    def _buy_vp(self, d: dict[str, Any], rng: Rng) -> dict[str, Any]:
+        # Ambition, Deficit Spending: $0 up to the most allowed, before or after other powers
+        return {
+            "kind": "buy_vp",
+            "spend": rng.below(d["spend_max"] + 1),
+            "first": rng.chance(1, 2),
+        }
 
     def _manage(self, d: dict[str, Any], rng: Rng) -> dict[str, Any]:
         citizens = [x["die"] for x in d["citizenry"]]

@@ -75,6 +75,8 @@ class Card:
     immediate: dict[str, Any] = field(default_factory=dict)  # dice_gained, credits, dice_removed
     tile: int | None = None  # game tile id for game-tile cards
     description: str = ""
+    #: a world's end-game bonus (Ambition: Rebel Stronghold ``{type: flat, vp}``), else None
+    scoring_bonus: dict[str, Any] | None = None
 
     @property
     def is_world(self) -> bool:
@@ -105,6 +107,7 @@ def _world(key: str, rec: dict[str, Any], tile: int | None = None) -> Card:
         color=rec["color"],
         immediate=imm,
         tile=tile,
+        scoring_bonus=rec.get("scoring_bonus"),
     )
 
 

@@ -29,6 +29,7 @@ Legal = Callable[[GameState, PlayerState], dict[str, Any]]
 DECISIONS: dict[str, tuple[Legal, Apply]] = {
     "start_tiles": (setup.legal, setup.apply),
     "assign": (assign.legal, assign.apply),
+    "forecast": (assign.legal_forecast, assign.apply_forecast),
     "explore": (explore.legal, explore.apply),
     "place_tiles": (explore.legal, explore.apply_place),
     "abandon_one": (explore.legal, explore.apply_abandon_one),
@@ -36,6 +37,7 @@ DECISIONS: dict[str, tuple[Legal, Apply]] = {
     "settle": (lambda s, p: develop_settle.legal(s, p, "settle"), develop_settle.apply),
     "produce": (produce.legal, produce.apply),
     "ship": (ship.legal, ship.apply),
+    "buy_vp": (ship.legal_buy_vp, ship.apply_buy_vp),
     "manage": (manage.legal, manage.apply),
 }
 
@@ -159,8 +161,12 @@ def _next(state: GameState, ctx: Ctx) -> None:
     if step == "start_tiles":
         assign.roll(state, ctx)
     elif step == "assign":
-        # Ambition objectives "After Assign, before Reveal" and "After Reveal"
-        objectives.check(state, ctx, "assign")
+        # Ambition objectives "After Assign, before Reveal" and "After Reveal"; between them,
+        # Psi-Crystal Forecasters' owner decides (checked once, before the screens are lifted)
+        if not assign.screens_lifted(state):
+            objectives.check(state, ctx, "assign")
+        if assign.lift_screens(state, ctx):
+            return
         assign.reveal(state, ctx)
         objectives.check(state, ctx, "reveal")
         _start_next_phase(state, ctx)

@@ -58,6 +58,8 @@ def _filtered_cards(keys: list[str], flt: dict[str, Any] | None) -> list[Card]:
         cards = [c for c in cards if c.color in flt["world_colors"]]
     if "has_reassign_power" in flt:
         cards = [c for c in cards if c.has_reassign_power == flt["has_reassign_power"]]
+    if "cost_at_least" in flt:  # Terraforming Unlimited: worlds of printed cost 4 or more
+        cards = [c for c in cards if c.cost >= int(flt["cost_at_least"])]
     return cards
 
 
@@ -111,6 +113,14 @@ def score(p: PlayerState) -> dict[str, Any]:
     """One seat's final score with its breakdown."""
     tiles = sum(CARDS[k].cost for k in p.devs) + sum(CARDS[k].cost for k in p.worlds)
     bonuses = {k: bonus_value(p, CARDS[k]) for k in p.devs if CARDS[k].endgame_bonus}
+    for k in p.worlds:
+        # Ambition rulebook, Scoring: "One world, Rebel Stronghold, now receives end game bonus
+        # VPs (similar to 6-cost devs)" (a flat bonus in the data)
+        b = CARDS[k].scoring_bonus
+        if b:
+            if b.get("type") != "flat":
+                raise ValueError(f"unknown world scoring bonus {b!r} on {CARDS[k].name}")
+            bonuses[k] = int(b["vp"])
     total = p.vp + tiles + sum(bonuses.values())
     out: dict[str, Any] = {
         "seat": p.seat,

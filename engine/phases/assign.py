@@ -11,6 +11,16 @@ the column of its first phase and may be placed in either (``two_phase``); a wor
 two phases that does not occur moves at Reveal to the other one if that occurs. A $ has no effect
 here; the faces of dice left on the construction stacks or as goods are kept from round to round,
 since a $ there matters when they finish their task (``economy.finish_task``).
+
+Ambition, Psi-Crystal Forecasters (``change_selected_phase_after_reveal``; Fine Points): "During
+the Assign step, you must still put a die on your phase strip. During the Reveal step, moving your
+die changes which phase you select, as if you had selected that phase before Reveal, and occurs
+before any phase tiles are flipped over." and "2-Player Game (rule change): Roll the spare Home
+(white) die before the owner of Psi-Crystal Forecasters decides whether to use its power." "This
+power is neither a Reassign nor a phase power." So when an owner is playing, Reveal opens with
+``ScreensLifted`` (every seat's selection, and with 2 players the spare Home die, rolled now),
+the owner's ``forecast`` decision may move its selector to another phase (``PhaseReselected``),
+and only then are the phases revealed (``PhasesRevealed``, which reuses the die rolled).
 """
 
 from __future__ import annotations
@@ -440,10 +450,128 @@ def _sealed(state: GameState, e: Event) -> None:
 # --- Reveal ----------------------------------------------------------------------------------
 
 
+def forecasters(state: GameState) -> list[int]:
+    """The seats that may still change their selected phase at this Reveal (Psi-Crystal
+    Forecasters) and have not decided yet."""
+    return [
+        p.seat
+        for p in state.playing()
+        if p.selector >= 0 and not p.marks.get(FORECAST_DONE) and registry.handlers(p, "forecast")
+    ]
+
+
+FORECAST = "forecast"
+FORECAST_DONE = "forecast"  # the mark of a decided forecast this round
+
+
+def screens_lifted(state: GameState) -> bool:
+    """Whether this round's Reveal already opened for a Psi-Crystal Forecasters owner."""
+    return any(p.marks.get(FORECAST_DONE) or p.waiting == FORECAST for p in state.players)
+
+
+def lift_screens(state: GameState, ctx: Ctx) -> bool:
+    """Open Reveal for the owners of Psi-Crystal Forecasters: roll the 2-player spare Home die
+    now and let them decide (True when someone now owes the ``forecast`` decision)."""
+    seats = forecasters(state)
+    if not seats:
+        return False
+    extra = _spare_die(state)
+    ctx.emit(
+        ev(
+            "ScreensLifted",
+            seats=seats,
+            selected={str(p.seat): PHASES[p.selected] for p in state.players if p.selected >= 0},
+            two_player_die=extra,
+        )
+    )
+    return True
+
+
+def _spare_die(state: GameState) -> str | None:
+    """The 2-player spare Home die's face this round (None with more players)."""
+    if len(state.players) != 2:
+        return None
+    if state.forced.get("two_player_die"):
+        return str(state.forced["two_player_die"][0])
+    _, face = rngmod.below(state.rng, 6)
+    return DICE["white"].faces[face]
+
+
+def _roll_spare(state: GameState, die: str | None) -> None:
+    """Fold the 2-player spare Home die's roll (consumes a forced face or the generator)."""
+    if len(state.players) != 2:
+        return
+    if state.forced.get("two_player_die"):
+        state.forced["two_player_die"].pop(0)
+    else:
+        state.rng, face = rngmod.below(state.rng, 6)
+        if DICE["white"].faces[face] != die:
+            raise ChanceMismatch("the 2-player Home die differs from the seed's roll")
+    state.two_player_die = die
+
+
+@folds("ScreensLifted")
+def _screens_lifted(state: GameState, e: Event) -> None:
+    _roll_spare(state, e["two_player_die"])
+    for seat in e["seats"]:
+        state.players[seat].waiting = FORECAST
+
+
+def legal_forecast(state: GameState, p: PlayerState) -> dict[str, Any]:
+    return {
+        "kind": FORECAST,
+        "selected": PHASES[p.selected],
+        "selector": p.selector,
+        "phases": list(PHASES),
+        "others": {
+            str(q.seat): PHASES[q.selected]
+            for q in state.playing()
+            if q.seat != p.seat and q.selected >= 0
+        },
+        "two_player_die": state.two_player_die,
+        "help": "phase (optional): move your phase selection die to this phase, as if you had "
+        "selected it before Reveal; leave it out (or give your selected phase) to keep it",
+    }
+
+
+def apply_forecast(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx) -> None:
+    to = cmd.get("phase")
+    if to is None:
+        to = PHASES[p.selected]
+    t = _phase(to, "phase")
+    pid = next(pid for pid, _h in registry.handlers(p, "forecast"))
+    moved = t != p.selected
+    ctx.emit(
+        ev(
+            "PhaseReselected",
+            seat=p.seat,
+            selector=p.selector,
+            selected=PHASES[t],
+            powers=[pid] if moved else [],
+        )
+    )
+
+
+@folds("PhaseReselected")
+def _reselected(state: GameState, e: Event) -> None:
+    p = state.players[e["seat"]]
+    new = PHASE_INDEX[e["selected"]]
+    if new != p.selected:
+        p.columns[p.selected].remove(e["selector"])
+        p.columns[new].append(e["selector"])
+        p.columns[new].sort()
+        p.selected = new
+    p.marks[FORECAST_DONE] = 1
+    p.waiting = ""
+
+
 def reveal(state: GameState, ctx: Ctx) -> None:
     selected = {p.selected for p in state.playing() if p.selected >= 0}
     extra = None
-    if len(state.players) == 2:
+    lifted = state.two_player_die is not None  # rolled when the screens were lifted
+    if lifted:
+        extra = state.two_player_die
+    elif len(state.players) == 2:
         if state.forced.get("two_player_die"):
             extra = state.forced["two_player_die"][0]
         else:
@@ -469,13 +597,16 @@ def reveal(state: GameState, ctx: Ctx) -> None:
             phases=[PHASES[i] for i in sorted(phases)],
             two_player_die=extra,
             seats=seats,
+            **({"lifted": True} if lifted else {}),
         )
     )
 
 
 @folds("PhasesRevealed")
 def _revealed(state: GameState, e: Event) -> None:
-    if len(state.players) == 2 and state.forced.get("two_player_die"):
+    if e.get("lifted"):
+        pass  # the spare Home die was rolled when the screens were lifted (Psi-Crystal)
+    elif len(state.players) == 2 and state.forced.get("two_player_die"):
         state.forced["two_player_die"].pop(0)
         state.two_player_die = e["two_player_die"]
     elif len(state.players) == 2:

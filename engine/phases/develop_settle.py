@@ -44,6 +44,21 @@ The command (``kind`` develop or settle):
            Citizenry (Galactic Federation for developments, Galactic Exchange for worlds). Missing
            entries mean none. New Galactic Order then sends every Military die left among a
            completed world's dice to the cup by itself.
+  discounts
+           Ambition, optional: the tiles of this stack to make cheaper just before they are
+           completed (legal ``discounts``), each ``{tile, via: <power id>}``; ``die`` too for a
+           power that removes a die (Contact Specialist: one of your Military dice, from anywhere
+           in your empire). Terraforming Specialists: pay $1, the tile needs one worker fewer;
+           Contact Specialist (worlds): return the die to the supply, the world needs three
+           fewer. Never below one worker, and never on a tile whose cost cannot be modified
+           (Rebel Stronghold). Each power at most once per tile.
+
+Ambition rulebook, Fine Points, Contact Specialist: "The Military die removed may be from anywhere
+in your empire. If it is removed from the world you are completing, it does not count as a
+settler towards completing that world." Terraforming Specialists pays before the tile completes,
+and a payment that leaves $0 is reset to $1 at once ("Reaching Zero Credits"), so several tiles
+can be paid for with $1. Alien Booby Trap ("remove_completing_settler"): the settler that completes
+it - the last of the dice that complete it, in the order they went on - returns to the supply.
 """
 
 from __future__ import annotations
@@ -73,6 +88,7 @@ from ..economy import (
 from ..errors import refuse
 from ..fold import Ctx, Event, ev, folds
 from ..powers import registry
+from ..powers.effects import pay, special
 from ..state import GameState, PlayerState
 
 
@@ -91,6 +107,8 @@ def tile_card_for(phase: str, tile: int) -> Card:
 
 def cost_tracked(state: GameState, p: PlayerState, card: Card) -> tuple[int, list[str]]:
     """Workers a tile needs for this seat now, and the powers that discounted it."""
+    if special(card, "cost_cannot_be_modified"):  # Ambition: Rebel Stronghold
+        return max(1, card.cost), []
     c, used = registry.fold_tracked("tile_cost", p, card.cost, state, p, card)
     return max(1, int(c)), used
 
@@ -127,15 +145,53 @@ def return_rule(state: GameState, p: PlayerState, card: Card, n: int) -> dict[st
     return out
 
 
-def plan(state: GameState, p: PlayerState, phase: str, full: bool = True) -> list[dict[str, Any]]:
+def discount_options(state: GameState, p: PlayerState, card: Card) -> list[dict[str, Any]]:
+    """The optional discounts (Ambition: Terraforming Specialists, Contact Specialist) this seat
+    may apply to a tile just before completing it: ``{via, discount, minimum, pay, remove}``
+    (``remove``: the die colours one of which is returned, or None). None for a tile whose cost
+    cannot be modified (Rebel Stronghold)."""
+    if special(card, "cost_cannot_be_modified"):
+        return []
+    out = []
+    for _pid, h in registry.handlers(p, "discount_options"):
+        o = h(state, p, card)
+        if o is not None:
+            out.append(o)
+    return out
+
+
+def _discounted(
+    state: GameState, p: PlayerState, card: Card, c: int, chosen: list[dict[str, Any]]
+) -> int:
+    """A tile's cost after the discounts chosen for it (never below their minimum, nor 1)."""
+    if not chosen:
+        return c
+    opts = {o["via"]: o for o in discount_options(state, p, card)}
+    for ch in chosen:
+        o = opts.get(ch["via"])
+        if o is not None:
+            c = max(int(o["minimum"]), 1, c - int(o["discount"]))
+    return c
+
+
+def plan(
+    state: GameState,
+    p: PlayerState,
+    phase: str,
+    full: bool = True,
+    discounts: dict[int, list[dict[str, Any]]] | None = None,
+) -> list[dict[str, Any]]:
     """Every stack tile, top first, with its live cost once the tiles above it are in the tableau
     and whether this phase completes it (independent of the order of workers, unless a removal
     effect takes a die of this stack or column, which can only stop the completions early).
 
     ``full=False`` stops after the first tile that does not complete (enough for forecasts).
+    ``discounts``: tile -> the discounts chosen for it (Ambition; see ``discount_options``); a
+    die a discount removes from this stack or column no longer counts toward the tiles.
     """
     tiles, dice = stack_of(p, phase)
     n = len(dice) + len(workers(p, phase))
+    pool = set(dice) | set(workers(p, phase))
     q = p
     out: list[dict[str, Any]] = []
     going = True
@@ -144,6 +200,11 @@ def plan(state: GameState, p: PlayerState, phase: str, full: bool = True) -> lis
             break
         card = tile_card_for(phase, t)
         c = cost(state, q, card)
+        chosen = (discounts or {}).get(t, [])
+        if chosen:
+            c = _discounted(state, q, card, c, chosen)
+            if going:
+                n -= sum(1 for ch in chosen if ch.get("die") in pool)
         going = going and n >= c
         rule = return_rule(state, q, card, c) if going else None
         if going:
@@ -156,9 +217,46 @@ def plan(state: GameState, p: PlayerState, phase: str, full: bool = True) -> lis
     return out
 
 
-def forecast(state: GameState, p: PlayerState, phase: str) -> list[int]:
+def forecast(
+    state: GameState,
+    p: PlayerState,
+    phase: str,
+    discounts: dict[int, list[dict[str, Any]]] | None = None,
+) -> list[int]:
     """The tiles this phase will complete, in order (independent of the order of workers)."""
-    return [x["tile"] for x in plan(state, p, phase, full=False) if x["completes"]]
+    return [
+        x["tile"] for x in plan(state, p, phase, full=False, discounts=discounts) if x["completes"]
+    ]
+
+
+def _discount_means(state: GameState, p: PlayerState, phase: str) -> list[dict[str, Any]]:
+    """The discounts this seat could choose now, one entry per (stack tile, power) it can afford:
+    ``{tile, card, via, discount, pay, dice}`` (``dice``: the dice it may remove, for a power that
+    removes one). Empty without such a power (every base game)."""
+    tiles, _ = stack_of(p, phase)
+    out: list[dict[str, Any]] = []
+    for t in tiles:
+        card = tile_card_for(phase, t)
+        if cost(state, p, card) <= 1:
+            continue  # nothing to save: a tile always needs one worker
+        for o in discount_options(state, p, card):
+            entry: dict[str, Any] = {
+                "tile": t,
+                "card": card.key,
+                "via": o["via"],
+                "discount": o["discount"],
+                "pay": o["pay"],
+            }
+            if o["remove"] is not None:
+                entry["dice"] = sorted(
+                    d for d in p.owned_dice() if d < PHANTOM_BASE and color_of(d) in o["remove"]
+                )
+                if not entry["dice"]:
+                    continue
+            if o["pay"] > p.credits:
+                continue
+            out.append(entry)
+    return out
 
 
 def _removals(phase: str, tiles: list[int]) -> list[int]:
@@ -203,16 +301,28 @@ def waiting_for(state: GameState, p: PlayerState, phase: str) -> str:
     in this phase (else they all reach the Citizenry anyway)."""
     if not workers(p, phase) and not stack_of(p, phase)[1]:
         return ""  # no dice to complete anything (every tile costs at least 1)
+    if any(m["discount"] for m in _discount_means(state, p, phase)):
+        return phase  # Ambition: whether to pay for a discount is the owner's choice
     done = [x for x in plan(state, p, phase, full=False) if x["completes"]]
     if not done:
         return ""
     if any(x["card"].immediate.get("dice_removed") or x["rule"]["max"] for x in done):
         return phase
     ws = workers(p, phase)
+    if len({color_of(d) for d in ws}) >= 2 and any(
+        special(x["card"], "remove_completing_settler") for x in done
+    ):
+        return phase  # Ambition: the order decides which settler Alien Booby Trap takes
     on_stack = len(stack_of(p, phase)[1])
     used = sum(x["cost"] for x in done) - on_stack
     if 0 < used < len(ws) and worker_kinds(state, p, ws, phase) >= 2:
         return phase
+    if (
+        len(done) >= 2
+        and len({color_of(d) for d in ws}) >= 2
+        and registry.handlers(p, "completing_dice_matter")
+    ):
+        return phase  # Ambition: which dice complete which tile pays (Uplift Mercenaries)
     if used < 0 and stack_choice(state, p, phase):  # rules version 2 on
         return phase
     return ""
@@ -229,7 +339,7 @@ def legal(state: GameState, p: PlayerState, phase: str) -> dict[str, Any]:
     pl = plan(state, p, phase)
     done = [x for x in pl if x["completes"]]
     _, dice = stack_of(p, phase)
-    return {
+    out: dict[str, Any] = {
         "kind": phase,
         "workers": [{"die": d, "color": color_of(d)} for d in workers(p, phase)],
         "stack": [{"tile": x["tile"], "card": x["card"].key, "cost": x["cost"]} for x in pl],
@@ -270,18 +380,36 @@ def legal(state: GameState, p: PlayerState, phase: str) -> dict[str, Any]:
         "that tile's completing dice, sent to the cup instead of the Citizenry; then every "
         "completing die of an 'auto_return_colors' colour goes to the cup by itself",
     }
+    means = _discount_means(state, p, phase)
+    if means:
+        # Ambition: the forecast above is without them; each one chosen makes its tile cheaper
+        out["discounts"] = means
+        out["help"] += (
+            ". discounts (optional): entries {tile, via} of 'discounts' (plus 'die': one of its "
+            "'dice' for a power that removes a die), applied just before that tile completes; "
+            "'pay' is the $ it costs"
+        )
+    return out
 
 
 class _Choices:
     """The owner's per-completion choices, consumed in completion order."""
 
-    __slots__ = ("remove", "returns", "stack_order", "k")
+    __slots__ = ("remove", "returns", "stack_order", "k", "discounts")
 
-    def __init__(self, remove: list[Any], returns: list[Any], stack_order: list[int]) -> None:
+    def __init__(
+        self,
+        remove: list[Any],
+        returns: list[Any],
+        stack_order: list[int],
+        discounts: dict[int, list[dict[str, Any]]] | None = None,
+    ) -> None:
         self.remove = remove
         self.returns = returns
         self.stack_order = stack_order
         self.k = 0
+        #: tile -> the discounts still to apply to it (Ambition), removed once used
+        self.discounts = dict(discounts or {})
 
     def next_dice(self, dice: list[int], n: int) -> list[int]:
         """The next ``n`` dice to use of those on the stack: the ones the owner ordered that are
@@ -302,13 +430,14 @@ def apply(
     order = _check_order(p, phase, cmd.get("order"))
     stack_order = _check_stack_order(state, p, phase, cmd.get("stack_order"))
     remove = cmd.get("remove") or []
-    done = forecast(state, p, phase)
+    discounts = _check_discounts(state, p, phase, cmd.get("discounts"))
+    done = forecast(state, p, phase, discounts)
     _check_remove(phase, done, remove)
     returns = cmd.get("returns")
     if returns is None:
         returns = []
     _check_returns(done, returns)
-    if remove or any(returns):
+    if remove or any(returns) or discounts:
         # choices are checked as each completion happens: try them on a copy first, so that an
         # illegal command leaves the state untouched
         sim = state.copy()
@@ -322,8 +451,65 @@ def apply(
             Ctx(sim),
             auto,
             list(stack_order),
+            discounts,
         )
-    resolve(state, p, phase, list(order), list(remove), returns, ctx, auto, list(stack_order))
+    resolve(
+        state, p, phase, list(order), list(remove), returns, ctx, auto, list(stack_order), discounts
+    )
+
+
+def _check_discounts(
+    state: GameState, p: PlayerState, phase: str, discounts: Any
+) -> dict[int, list[dict[str, Any]]]:
+    """The discounts chosen (Ambition), by tile: each an offered power for a tile of this stack,
+    once per tile, with one of the offered dice for a power that removes a die (never one die
+    twice). Whether the seat can pay, and still owns the die, is checked when the tile
+    completes."""
+    if discounts is None or discounts == []:
+        return {}
+    means = _discount_means(state, p, phase)
+    offered = {(m["tile"], m["via"]): m for m in means}
+    if not isinstance(discounts, list):
+        refuse(
+            "discounts", "discounts must be a list of {tile, via[, die]}", "discounts", discounts
+        )
+    out: dict[int, list[dict[str, Any]]] = {}
+    dice: set[int] = set()
+    for i, d in enumerate(discounts):
+        tile = d.get("tile") if isinstance(d, dict) else None
+        via = d.get("via") if isinstance(d, dict) else None
+        m = offered.get((tile, via))
+        if m is None:
+            choices = sorted({(x["tile"], x["via"]) for x in means})
+            refuse(
+                "discounts",
+                f"discounts[{i}]: {via!r} cannot make tile {tile!r} cheaper now; the choices "
+                f"(tile, power) are {choices or 'none'}",
+                f"discounts[{i}]",
+                d,
+            )
+        if any(x["via"] == via for x in out.get(tile, [])):  # type: ignore[arg-type]
+            refuse(
+                "discounts",
+                f"discounts[{i}]: {via} is used once per tile",
+                f"discounts[{i}]",
+                d,
+            )
+        entry: dict[str, Any] = {"via": via}
+        if "dice" in m:
+            die = d.get("die")
+            if die not in m["dice"] or die in dice:
+                refuse(
+                    "discounts",
+                    f"discounts[{i}].die: {via} returns one of your dice {m['dice']} "
+                    f"to the supply (each die once), not {die!r}",
+                    f"discounts[{i}].die",
+                    die,
+                )
+            dice.add(die)
+            entry["die"] = die
+        out.setdefault(tile, []).append(entry)  # type: ignore[arg-type]
+    return out
 
 
 def _check_order(p: PlayerState, phase: str, order: Any) -> list[int]:
@@ -415,19 +601,29 @@ def resolve(
     ctx: Ctx,
     auto: bool,
     stack_order: list[int] | None = None,
+    discounts: dict[int, list[dict[str, Any]]] | None = None,
 ) -> None:
     """Complete already-complete tiles, put the workers on, complete tiles, return leftovers.
 
     ``stack_order``: the dice already on the stack in the order they are used (None: oldest
-    first); the workers placed come after them."""
+    first); the workers placed come after them. ``discounts``: tile -> the discounts chosen for
+    it (Ambition), applied just before it completes."""
     seat = p.seat
-    choices = _Choices(remove, returns, stack_order or [])
+    choices = _Choices(remove, returns, stack_order or [], discounts)
     _complete_ready(state, p, phase, choices, ctx)
     column = workers(p, phase)
     order = [d for d in order if d in column]  # a removal effect may have taken a worker
     if order:
         ctx.emit(ev("WorkersPlaced", seat=seat, phase=phase, dice=order, auto=auto))
         _complete_ready(state, p, phase, choices, ctx)
+    for tile in choices.discounts:
+        refuse(
+            "discounts",
+            f"discounts: tile {tile} does not complete in this {phase} phase even with its "
+            "discount, so there is nothing to make cheaper; leave it out",
+            "discounts",
+            tile,
+        )
     tiles, dice = stack_of(p, phase)
     if not tiles and dice:
         ctx.emit(ev("WorkersReturned", seat=seat, phase=phase, dice=dice[:], source="stack"))
@@ -440,9 +636,66 @@ def _complete_ready(
     while tiles:
         card = tile_card_for(phase, tiles[0])
         c, discounts = cost_tracked(state, p, card)
-        if len(dice) < c:
+        chosen = choices.discounts.get(tiles[0], [])
+        if chosen:
+            c = _discounted(state, p, card, c, chosen)
+            gone = {ch.get("die") for ch in chosen}
+            if sum(1 for d in dice if d not in gone) < c:
+                return
+            del choices.discounts[tiles[0]]
+            _apply_discounts(state, p, card, chosen, ctx)  # just before it is completed
+            discounts = discounts + [ch["via"] for ch in chosen if ch["via"] not in discounts]
+        elif len(dice) < c:
             return
         complete(state, p, phase, card, choices.next_dice(dice, c), discounts, choices, ctx)
+
+
+def _apply_discounts(
+    state: GameState, p: PlayerState, card: Card, chosen: list[dict[str, Any]], ctx: Ctx
+) -> None:
+    """Pay for each chosen discount of a tile about to complete: the credits (Terraforming
+    Specialists) or the die returned to the supply (Contact Specialist)."""
+    opts = {o["via"]: o for o in discount_options(state, p, card)}
+    for ch in chosen:
+        via = ch["via"]
+        o = opts.get(via)
+        if o is None:
+            refuse("discounts", f"discounts: {via} cannot make {card.name} cheaper", "discounts")
+        if o["pay"]:
+            if p.credits < o["pay"]:
+                refuse(
+                    "discounts",
+                    f"discounts: {via} costs ${o['pay']} when {card.name} completes, and you "
+                    f"would have ${p.credits} then",
+                    "discounts",
+                    via,
+                )
+            pay(
+                ctx,
+                p,
+                via,
+                credits=-int(o["pay"]),
+                why=f"{card.name} ({card.key}) needs {o['discount']} worker(s) fewer",
+            )
+        if o["remove"] is not None:
+            die = ch["die"]
+            if die not in p.owned_dice():
+                refuse(
+                    "discounts",
+                    f"discounts: die {die} is no longer yours when {card.name} completes",
+                    "discounts",
+                    die,
+                )
+            ctx.emit(
+                ev(
+                    "PowerDieRemoved",
+                    seat=p.seat,
+                    power=via,
+                    die=die,
+                    why=f"{card.name} ({card.key}) needs {o['discount']} worker(s) fewer",
+                    powers=[via],
+                )
+            )
 
 
 def complete(
@@ -462,6 +715,10 @@ def complete(
     choices.k += 1
     powers = list(discounts)
     removed = _removal(p, card, choices)
+    if removed is None and special(card, "remove_completing_settler"):
+        # Alien Booby Trap: the settler that completes it (the last one to go on) is lost
+        real = [d for d in dice if d < PHANTOM_BASE]
+        removed = real[-1] if real else None
     rule = return_rule(state, p, card, len(dice))
     picks = _returns_chosen(k, card, dice, removed, rule, choices)
     if picks:

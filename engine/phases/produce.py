@@ -5,6 +5,8 @@ colours). Producers must be used while room exists; the rest return to the cup.
 
 Hooks this module calls (handlers in engine/powers/economy_powers.py):
   goods_capacity   (state, p, world card, capacity) -> capacity   goods a non-gray world can hold
+  produced         (state, p, goods [{die, world}], ctx)          after the goods are produced
+                                                                  (Ambition: credits per good)
   produce_end      (state, p, ctx)                                end-of-Produce payments (every
                                                                   seat, with or without producers)
 
@@ -126,6 +128,9 @@ def emit_produced(
         if after > 1:
             powers += [x for x in capacity_powers(ctx.state, p, w) if x not in powers]
     ctx.emit(ev("GoodsProduced", seat=p.seat, goods=goods, returned=rest, auto=auto, powers=powers))
+    if goods:
+        for _pid, h in registry.handlers(p, "produced"):
+            h(ctx.state, p, goods, ctx)
 
 
 @folds("GoodsProduced")

@@ -42,6 +42,7 @@ from ..catalogue import (
 from ..economy import VP_PER_PLAYER, supply_peek, supply_return, supply_take, take_die_from
 from ..errors import ChanceMismatch, InvalidEvent, refuse
 from ..fold import Ctx, Event, creates, ev, folds
+from ..powers import registry
 from ..state import GameState, PlayerState
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 5
@@ -292,6 +293,8 @@ def _take_start_dice(state: GameState, p: PlayerState, ambition: bool = False) -
             p.credits = int(imm["start_credits"])
         if ambition and imm.get("dice_removed"):
             removing += [(key, 1)] * int(imm["dice_removed"])
+    # Ambition: a start tile's power adds to the starting credits (Interstellar Bank: +$2)
+    p.credits = int(registry.fold_value("start_credits", p, p.credits, state, p))
     p.cup.sort()
     p.citizenry.sort()
     # Ambition rulebook, Die Removal: "you may choose any of your starting dice or dice granted

@@ -6,6 +6,8 @@ world; a Consumption (purple) die matches every colour for these bonuses (and on
 Deliberate mismatches are legal: any shipper may ship any good. When the initial VP pool runs out,
 the set-aside 10-VP chips pay. Tasks are done in the order given (the $10 cap applies task by task).
 Unused shippers return to the cup; phantom shippers (Space Docks, Organic Shipyards) vanish.
+Ambition: the goods of a world with ``cannot_trade_goods_from_this_world`` (Alien Refinery) can
+only be Consumed (the decision's good lists ``actions: ["consume"]``).
 
 Hooks this module calls (handlers in engine/powers/economy_powers.py):
   trade_value      (state, p, world card, good, value) -> value      Trade income
@@ -16,6 +18,14 @@ Hooks this module calls (handlers in engine/powers/economy_powers.py):
                    when set, the power's PowerPaid (credits, vp) follows that task's GoodShipped
   virtual_workers  (state, p, phase) -> [colours]                    phantom shippers (via flow)
   ship_end         (state, p, ctx)                                   end-of-Ship payments
+  buy_vp           (state, p, phase) -> offer or None                Ambition: Deficit Spending
+
+Deficit Spending (Ambition) is the owner's ``buy_vp`` decision when Ship ends: ``spend`` $0 up to
+the offer's maximum ($2), never more than the credits the owner has (one payment: Fine Points,
+"If you have only $1, you may not spend $1 twice for 2 VPs"), for as many VP chips; ``first``:
+whether it comes before the owner's other end-of-Ship powers (Fine Points: "If you have Free
+Trade Association, you choose the order to do these powers"). The choice is asked when Ship ends
+(``PhaseEnding``), then the end-of-Ship powers pay in that order.
 
 A GoodShipped event's ``credits`` and ``vp`` are the task's whole income (bonuses included, before
 the $10 cap); its ``powers`` lists every power that changed them and the power that created a
@@ -39,7 +49,7 @@ from ..economy import CREDIT_CAP, award_vp, finish_task, gain_credits
 from ..errors import refuse
 from ..fold import Ctx, Event, ev, folds
 from ..powers import registry
-from ..powers.effects import pay
+from ..powers.effects import pay, special
 from ..state import GameState, PlayerState
 
 SHIP = 4
@@ -98,6 +108,13 @@ def consume_credits(
     return int(value), used
 
 
+def good_actions(world: str) -> tuple[str, ...]:
+    """What a good on this world may do: Trade or Consume, or only Consume (Alien Refinery)."""
+    if special(CARDS[world], "cannot_trade_goods_from_this_world"):
+        return ("consume",)
+    return ACTIONS
+
+
 def options(state: GameState, p: PlayerState) -> list[dict[str, Any]]:
     """The optional per-task flags this seat's powers offer (Galactic Bankers)."""
     return [h(state, p) for _pid, h in registry.handlers(p, "ship_options")]
@@ -138,17 +155,18 @@ def legal(state: GameState, p: PlayerState) -> dict[str, Any]:
     for d, w in goods:
         trade, _ = trade_value(state, p, w, d)
         credits, _ = consume_credits(state, p, w, d, shippers[0]) if shippers else (0, [])
-        out_goods.append(
-            {
-                "die": d,
-                "color": color_of(d),
-                "world": w,
-                "world_color": CARDS[w].color,
-                "trade": trade,
-                "consume_credits": credits,
-                "consume_vp": [consume_vp(state, p, w, d, s)[0] for s in shippers],
-            }
-        )
+        good: dict[str, Any] = {
+            "die": d,
+            "color": color_of(d),
+            "world": w,
+            "world_color": CARDS[w].color,
+            "trade": trade,
+            "consume_credits": credits,
+            "consume_vp": [consume_vp(state, p, w, d, s)[0] for s in shippers],
+        }
+        if good_actions(w) != ACTIONS:
+            good["actions"] = list(good_actions(w))
+        out_goods.append(good)
     return {
         "kind": "ship",
         "shippers": out_shippers,
@@ -195,6 +213,14 @@ def _check_tasks(state: GameState, p: PlayerState, tasks: Any, where: dict[int, 
     checked: list[Task] = []
     for i, t in enumerate(tasks):
         s, g, a = _check_task(i, t, shippers, where, used_s, used_g)
+        if a not in good_actions(where[g]):
+            refuse(
+                "action",
+                f"tasks[{i}].action: the goods of {CARDS[where[g]].name} cannot be traded; "
+                "consume this good",
+                f"tasks[{i}].action",
+                a,
+            )
         credits, vp, used = task_outcome(state, p, s, g, where[g], a)
         credits_now = min(CREDIT_CAP, credits_now + credits)
         chosen, credits_now = _check_options(i, t, a, opts, credits_now)
@@ -335,8 +361,104 @@ def start(state: GameState, ctx: Ctx) -> None:
 
 
 def finish(state: GameState, ctx: Ctx) -> None:
-    """End-of-Ship powers pay every seat that has them, with or without shippers."""
+    """End-of-Ship powers pay every seat that has them, with or without shippers; an owner of
+    Deficit Spending decides first (``buy_vp``), and its purchase comes first or last."""
+    undecided = [
+        p.seat for p in state.playing() if buy_vp_offer(state, p) and not p.marks.get(BUY_VP_DONE)
+    ]
+    if undecided:
+        ctx.emit(ev("PhaseEnding", phase="ship", seats=undecided, decision=BUY_VP))
+        return
     for p in state.playing():
         for _pid, h in registry.handlers(p, "ship_end"):
             h(state, p, ctx)
+        if p.marks.get(BUY_VP_DONE) and not p.marks.get(BUY_VP_FIRST):
+            _buy_vp(ctx, p, buy_vp_offer(state, p), p.marks.get(BUY_VP_SPEND, 0))
     ctx.emit(ev("PhaseEnded", phase="ship"))
+
+
+# --- Ambition: Deficit Spending (buy_vp_at_phase_end) -------------------------------------------
+BUY_VP = "buy_vp"
+#: marks of this round's choice: made, the $ spent, before the other end-of-Ship powers
+BUY_VP_DONE, BUY_VP_SPEND, BUY_VP_FIRST = "buy_vp", "buy_vp_spend", "buy_vp_first"
+
+
+def buy_vp_offer(state: GameState, p: PlayerState) -> dict[str, Any] | None:
+    """The seat's power that buys VP chips when Ship ends: ``{power, max_spend, credits, vp}``
+    ($``credits`` for ``vp`` chips, up to $``max_spend``), or None."""
+    for _pid, h in registry.handlers(p, "buy_vp"):
+        offer: dict[str, Any] | None = h(state, p, "ship")
+        if offer is not None:
+            return offer
+    return None
+
+
+def _most_spend(p: PlayerState, offer: dict[str, Any]) -> int:
+    return min(int(offer["max_spend"]), p.credits)
+
+
+def legal_buy_vp(state: GameState, p: PlayerState) -> dict[str, Any]:
+    offer = buy_vp_offer(state, p) or {}
+    ends = [pid for pid, _h in registry.handlers(p, "ship_end")]
+    return {
+        "kind": BUY_VP,
+        "power": offer.get("power"),
+        "spend_max": _most_spend(p, offer) if offer else 0,
+        "credits": p.credits,
+        "rate": {"credits": offer.get("credits"), "vp": offer.get("vp")},
+        "other_powers": ends,
+        "help": f"spend: $0 to 'spend_max' (one payment; {offer.get('vp')} VP chip(s) per "
+        f"${offer.get('credits')}); first (optional, default true): whether this comes before "
+        "your 'other_powers' of the end of Ship (it matters with credits they pay)",
+    }
+
+
+def apply_buy_vp(state: GameState, p: PlayerState, cmd: dict[str, Any], ctx: Ctx) -> None:
+    offer = buy_vp_offer(state, p)
+    if offer is None:  # pragma: no cover - the decision exists only with the power
+        refuse("buy_vp", "you have no power that buys VP chips", "kind", BUY_VP)
+    most = _most_spend(p, offer)
+    spend = cmd.get("spend", 0)
+    if isinstance(spend, bool) or not isinstance(spend, int) or not 0 <= spend <= most:
+        refuse(
+            "spend",
+            f"spend must be a whole number of $ from 0 to {most} (at most "
+            f"${offer['max_spend']}, and no more than your ${p.credits})",
+            "spend",
+            spend,
+        )
+    first = cmd.get("first", True)
+    if not isinstance(first, bool):
+        refuse("first", "first must be true or false", "first", first)
+    if spend % int(offer["credits"]):
+        refuse(
+            "spend",
+            f"spend must be a multiple of ${offer['credits']} (the price of VP chips)",
+            "spend",
+            spend,
+        )
+    ctx.emit(ev("PowerChosen", seat=p.seat, power=offer["power"], spend=spend, first=first))
+    if first:
+        _buy_vp(ctx, p, offer, spend)
+
+
+def _buy_vp(ctx: Ctx, p: PlayerState, offer: dict[str, Any] | None, spend: int) -> None:
+    if offer is None or not spend:
+        return
+    vp = spend // int(offer["credits"]) * int(offer["vp"])
+    pay(ctx, p, offer["power"], credits=-spend, vp=vp, why=f"end of ship: ${spend} for {vp} VP")
+
+
+@folds("PhaseEnding")
+def _phase_ending(state: GameState, e: Event) -> None:
+    for seat in e["seats"]:
+        state.players[seat].waiting = e["decision"]
+
+
+@folds("PowerChosen")
+def _power_chosen(state: GameState, e: Event) -> None:
+    p = state.players[e["seat"]]
+    p.marks[BUY_VP_DONE] = 1
+    p.marks[BUY_VP_SPEND] = e["spend"]
+    p.marks[BUY_VP_FIRST] = int(e["first"])
+    p.waiting = ""

@@ -32,7 +32,8 @@ Readings (where sources disagree or are silent; see the shared data README):
   * Public Works, Galactic Recycling: +$1 per tile of their kinds completed after them, never for
     themselves (a Public Works built then 2 more developments in the same phase = $2, rulebook).
   * Terraforming Robots: +$1 per world completed, +$1 more for a Rare world (the data's
-    ``bonus_by_world_color``).
+    ``bonus_by_world_color``). Uplift Gene Engineers (Ambition): $2 per world of printed cost 3
+    or more (``condition: world_cost_at_least``), $1 more for a Genes world.
   * Galactic Investors pays $2 at the end of each Develop phase, including the one in which it was
     completed (it is in the tableau when the phase ends); Robot Surveyors $2 at the end of each
     Settle; Galactic Religion $1 per Novelty (blue) die in the Citizenry when Develop ends. Phase-end
@@ -130,6 +131,9 @@ def _on_complete(pid: str, effs: list[dict[str, Any]]) -> registry.Handler:
                 continue
             if ("world" if card.is_world else "development") not in e["tiles"]:
                 continue
+            least = (e.get("condition") or {}).get("world_cost_at_least")
+            if least is not None and card.cost < int(least):  # printed cost (Uplift Gene Eng.)
+                continue
             credits += int(e["amount"])
             credits += int((e.get("bonus_by_world_color") or {}).get(card.color, 0))
         pay(ctx, p, pid, credits=credits, why=f"completed {card.name} ({card.key})")
@@ -166,6 +170,7 @@ def _phase_end(pid: str, phase: str, effs: list[dict[str, Any]]) -> registry.Han
     return handler
 
 
+@registry.registrar
 def _register() -> None:
     for pid in registry.all_power_ids():
         effs = registry.effects(pid)
@@ -187,6 +192,3 @@ def _register() -> None:
             ]
             if ends:
                 power(pid, f"{phase}_end")(_phase_end(pid, phase, ends))
-
-
-_register()

@@ -83,6 +83,12 @@ def count(state: GameState, p: PlayerState, per: dict[str, Any]) -> int:
             for d in g
             if _matches(per.get("die_colors"), color_of(d))
         )
+    if counter == "goods_shipped_this_phase":
+        # Galactic Advertising (Ambition): goods Traded or Consumed in this Ship phase; the ship
+        # fold counts both actions (a filter on one action only is not in the catalogue)
+        if sorted(per.get("tasks", ("consume", "trade"))) != ["consume", "trade"]:
+            raise ValueError(f"goods_shipped_this_phase counts trade and consume, not {per}")
+        return p.marks.get("shipped", 0)
     raise ValueError(f"unknown counter {counter!r}")
 
 
@@ -136,6 +142,7 @@ def _phase_end(pid: str, phase: str, effs: list[dict[str, Any]]) -> registry.Han
     return handler
 
 
+@registry.registrar
 def _register_phase_ends() -> None:
     for pid in registry.all_power_ids():
         for phase in PHASE_END_PHASES:
@@ -201,6 +208,7 @@ def _trade_buy_vp(pid: str, e: dict[str, Any]) -> registry.Handler:
     return handler
 
 
+@registry.registrar
 def _register_per_type() -> None:
     by_hook: dict[str, tuple[str, Callable[[list[dict[str, Any]]], registry.Handler]]] = {
         "goods_capacity": ("goods_capacity", lambda es: _capacity(max(e["per_world"] for e in es))),
@@ -222,7 +230,3 @@ def _register_per_type() -> None:
         for e in effs:
             if e.get("type") == "trade_buy_vp":
                 power(pid, "ship_options")(_trade_buy_vp(pid, e))
-
-
-_register_phase_ends()
-_register_per_type()

@@ -60,8 +60,10 @@ def _stock_bonus(eff: dict[str, Any]) -> registry.Handler:
     return handler
 
 
-for _pid, _eff in _ids_with("stock_bonus"):
-    registry.power(_pid, "stock_value")(_stock_bonus(_eff))
+@registry.registrar
+def _register_stock_bonus() -> None:
+    for pid, eff in _ids_with("stock_bonus"):
+        registry.power(pid, "stock_value")(_stock_bonus(eff))
 
 
 # --- virtual_workers in Explore: Major Research Labs, Alien Research Ship --------------------
@@ -77,9 +79,11 @@ def _phantom_explorers(eff: dict[str, Any]) -> registry.Handler:
     return handler
 
 
-for _pid, _eff in _ids_with("virtual_workers"):
-    if _eff.get("phase") == "explore":  # Space Docks / Organic Shipyards are Ship powers
-        registry.power(_pid, "virtual_workers")(_phantom_explorers(_eff))
+@registry.registrar
+def _register_phantom_explorers() -> None:
+    for pid, eff in _ids_with("virtual_workers"):
+        if eff.get("phase") == "explore":  # Space Docks / Organic Shipyards are Ship powers
+            registry.power(pid, "virtual_workers")(_phantom_explorers(eff))
 
 
 # --- draw_tile_end_of_phase + credits_if: Alien Research Team --------------------------------
@@ -94,9 +98,11 @@ def _end_draw(pid: str, eff: dict[str, Any]) -> registry.Handler:
     return handler
 
 
-for _pid, _eff in _ids_with("draw_tile_end_of_phase"):
-    if _eff.get("phase") == "explore":
-        registry.power(_pid, "explore_draw")(_end_draw(_pid, _eff))
+@registry.registrar
+def _register_end_draw() -> None:
+    for pid, eff in _ids_with("draw_tile_end_of_phase"):
+        if eff.get("phase") == "explore":
+            registry.power(pid, "explore_draw")(_end_draw(pid, eff))
 
 
 def _alien_scout_credit(pid: str, amount: int) -> registry.Handler:
@@ -108,10 +114,12 @@ def _alien_scout_credit(pid: str, amount: int) -> registry.Handler:
     return handler
 
 
-for _pid, _eff in _ids_with("credits_if"):
-    # the only credits_if effect of the catalogue; its condition is free text, checked here
-    if _eff.get("phase") == "explore" and "Alien" in str(_eff.get("condition", "")):
-        registry.power(_pid, "scouted")(_alien_scout_credit(_pid, int(_eff["amount"])))
+@registry.registrar
+def _register_alien_scout_credit() -> None:
+    for pid, eff in _ids_with("credits_if"):
+        # the only credits_if effect of the catalogue; its condition is free text, checked here
+        if eff.get("phase") == "explore" and "Alien" in str(eff.get("condition", "")):
+            registry.power(pid, "scouted")(_alien_scout_credit(pid, int(eff["amount"])))
 
 
 # --- credits_if_most: Technology Unions -------------------------------------------------------
@@ -137,6 +145,8 @@ def _most(pid: str, eff: dict[str, Any]) -> registry.Handler:
     return handler
 
 
-for _pid, _eff in _ids_with("credits_if_most"):
-    for _phase in _eff["phases"]:  # explore_end: explore.finish; produce_end: produce.finish
-        registry.power(_pid, f"{_phase}_end")(_most(_pid, _eff))
+@registry.registrar
+def _register_most() -> None:
+    for pid, eff in _ids_with("credits_if_most"):
+        for phase in eff["phases"]:  # explore_end: explore.finish; produce_end: produce.finish
+            registry.power(pid, f"{phase}_end")(_most(pid, eff))

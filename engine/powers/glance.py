@@ -25,6 +25,7 @@ _OWN_PHASE = {
     "credits_if",
     "draw_tile_end_of_phase",
     "virtual_workers",
+    "buy_vp_at_phase_end",
 }
 #: effect types that always act in one phase
 _FIXED_PHASE = {
@@ -38,7 +39,18 @@ _FIXED_PHASE = {
     "goods_capacity": "produce",
 }
 #: effect types that act in no phase: during Assign, or once when the tile is completed
-_NO_PHASE = {"reassign", "dictate_unlimited", "dictate_extra", "immediate"}
+_NO_PHASE = {
+    "reassign",
+    "dictate_unlimited",
+    "dictate_extra",
+    "immediate",
+    # Ambition: at setup, and at Reveal (Psi-Crystal Forecasters: "neither a Reassign nor a phase
+    # power", Ambition rulebook, Fine Points)
+    "start_credits_bonus",
+    "change_selected_phase_after_reveal",
+}
+#: the phase of each task a ``credits_per_task`` effect pays for (Ambition)
+_TASK_PHASE = {"scout": "explore", "produce": "produce"}
 #: the tile a development or world completes in
 _BUILT_IN = {"development": "develop", "world": "settle"}
 
@@ -64,8 +76,10 @@ def _effect_phases(e: dict[str, Any]) -> set[str]:
         return set(e["phases"])
     if t == "cost_discount":
         return {_BUILT_IN[e["applies_to"]["tile"]]}
-    if t == "credits_on_complete":
+    if t in ("credits_on_complete", "pay_to_discount", "remove_die_to_discount"):
         return {_BUILT_IN[tile] for tile in e["tiles"]}
+    if t == "credits_per_task":
+        return {_TASK_PHASE[e["task"]]}
     if t == "return_workers_to_cup":
         return {_BUILT_IN[e["trigger"].removeprefix("complete_")]}
     raise ValueError(f"effect type {t!r} has no phase here (engine/powers/glance.py)")
@@ -109,6 +123,8 @@ def _counter(per: dict[str, Any]) -> str:
         return f"{each} good on {_worlds(per.get('world_colors'))}"
     if c == "goods_by_die_color":
         return f"{each} {_dice(per['die_colors'])} good"
+    if c == "goods_shipped_this_phase":
+        return f"{each} goods shipped"
     raise ValueError(f"counter {c!r} has no words here (engine/powers/glance.py)")
 
 
@@ -193,7 +209,30 @@ def _effect_line(c: Card, e: dict[str, Any]) -> str:
         bonus = "".join(
             f", +${b} if {_WORLD[col]}" for col, b in (e.get("bonus_by_world_color") or {}).items()
         )
+        least = (e.get("condition") or {}).get("world_cost_at_least")
+        if least is not None:
+            built = f"{built} of cost {least}+"
+        if e.get("per"):  # Uplift Mercenaries: the per clause is the rulebook's pairing rule
+            return f"+${amount} per Military + Genes pair completing a {built}"
         return f"+${amount} per {built} completed{bonus}"
+    if t == "credits_per_task":
+        task = {"scout": "Scout", "produce": "good produced"}[e["task"]]
+        on = (e.get("condition") or {}).get("world_colors")
+        return f"+${amount} per {task}" + (f" on {_worlds(on)}" if on else "")
+    if t == "start_credits_bonus":
+        return f"Start with ${amount} more"
+    if t == "pay_to_discount":
+        built = " or ".join(e["tiles"])
+        return f"Pay ${e['pay']}: a {built} needs {e['discount']} worker fewer (min {e['minimum']})"
+    if t == "remove_die_to_discount":
+        built = " or ".join(e["tiles"])
+        die = _dice(e["remove"]["die_colors"])
+        return f"Return a {die} die: a {built} needs {e['discount']} fewer (min {e['minimum']})"
+    if t == "buy_vp_at_phase_end":
+        rate = e.get("rate") or {"credits": 1, "vp": 1}
+        return f"{when}may pay up to ${e['max_spend']}, ${rate['credits']} per {rate['vp']} VP"
+    if t == "change_selected_phase_after_reveal":
+        return "Reveal: may change your selected phase"
     if t == "return_workers_to_cup":
         built = e["trigger"].removeprefix("complete_")
         role = {"world": "settlers", "development": "developers"}[built]
@@ -212,7 +251,8 @@ def _effect_line(c: Card, e: dict[str, Any]) -> str:
         if e.get("credits"):
             gains.append(f"+${e['credits']}")
         lost = "remove 1 die, " if e.get("dice_removed") else ""
-        return "When completed: " + lost + ", ".join(_merge(gains))
+        when = "When completed: " if c.tile is not None else "Start: "  # Ambition: Negotiators
+        return when + lost + ", ".join(_merge(gains))
     raise ValueError(f"effect type {t!r} has no words here (engine/powers/glance.py)")
 
 
@@ -247,6 +287,8 @@ def _bonus(b: dict[str, Any]) -> str:
         of = f"{_dice(f['die_colors'])} {of}"
     if "has_reassign_power" in f:
         of = ("Reassign " if f["has_reassign_power"] else "non-Reassign ") + of
+    if "cost_at_least" in f:  # Ambition: Terraforming Unlimited
+        of = f"{of} of cost {f['cost_at_least']}+"
     if t == "count":
         div = int(b.get("divisor", 1))
         per = f"per {div} {of.replace('die', 'dice')}" if div > 1 else f"per {of}"
@@ -274,6 +316,14 @@ def _world_line(c: Card) -> str:
         parts.append(("Settled: " if c.tile is not None else "Start: ") + ", ".join(_merge(gains)))
     if imm.get("start_credits"):
         parts.append(f"Start with ${imm['start_credits']}")
+    specials = {
+        "cannot_trade_goods_from_this_world": "Goods cannot be traded",
+        "cost_cannot_be_modified": "Cost cannot be modified",
+        "remove_completing_settler": "Its completing settler is lost",
+    }
+    parts += [specials[s["type"]] for s in imm.get("special") or ()]
+    if c.scoring_bonus:
+        parts.append(f"End: +{c.scoring_bonus['vp']} VP")
     return " · ".join(parts)
 
 

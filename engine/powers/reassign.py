@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from ..catalogue import CARDS, PHASE_INDEX, PHASES, color_of
 from ..errors import refuse
 from ..state import GameState, PlayerState
-from .registry import effects, power
+from .registry import all_power_ids, effects, power, registrar
 
 if TYPE_CHECKING:
     from ..phases.assign import Plan
@@ -49,9 +49,14 @@ COLOR_NAMES = {
     "brown": "Rare Elements (brown)",
     "green": "Genes (green)",
     "yellow": "Alien Technology (yellow)",
+    "black": "Leader (black)",
+    "orange": "Entrepreneur (orange)",
 }
 
-_NAMES = {c.power_id: c.name for c in CARDS.values() if c.power_id}
+
+def _name(pid: str) -> str:
+    """A power's development name (the catalogue grows with Ambition, so read it now)."""
+    return next((c.name for c in CARDS.values() if c.power_id == pid), pid)
 
 
 def _spec(pid: str, kind: str) -> dict[str, Any]:
@@ -62,7 +67,7 @@ def _spec(pid: str, kind: str) -> dict[str, Any]:
 
 
 def _label(pid: str) -> str:
-    return f"{_NAMES.get(pid, pid)} ({pid})"
+    return f"{_name(pid)} ({pid})"
 
 
 def _colors(names: list[str]) -> str:
@@ -142,7 +147,7 @@ def _info(pid: str) -> Any:
         lo, hi, why = _bounds(state, p, eff)
         out: dict[str, Any] = {
             "via": pid,
-            "name": _NAMES.get(pid, pid),
+            "name": _name(pid),
             "uses": 1 if hi > 0 else 0,
             "count_min": lo,
             "count_max": hi,
@@ -301,12 +306,10 @@ def _dictate_extra(pid: str) -> Any:
     return moves
 
 
+@registrar
 def _register() -> None:
-    for c in CARDS.values():
-        pid = c.power_id
-        if not pid:
-            continue
-        kinds = {e.get("type") for e in c.effects}
+    for pid in all_power_ids():
+        kinds = {e.get("type") for e in effects(pid)}
         if "reassign" in kinds:
             power(pid, "reassign")(_use(pid))
             power(pid, "reassign_info")(_info(pid))
@@ -314,6 +317,3 @@ def _register() -> None:
             power(pid, "dictate_limit")(_dictate_unlimited)
         if "dictate_extra" in kinds:
             power(pid, "dictate_moves")(_dictate_extra(pid))
-
-
-_register()

@@ -22,6 +22,12 @@ Hooks (arguments in brackets):
   ship_options     (state, p) -> [options]                   optional per-task flags (Bankers)
   ...              each phase module lists the hooks it calls; grep ``handlers(p, "`` to see them
 
+Ambition (``catalogue.install``) adds cards, and so power ids, to the catalogue after the power
+modules were imported. Each module registers its data-driven handlers in a function marked
+``@registrar``: it runs at import and again whenever the catalogue has grown (``sync``, called by
+``handlers``, ``effects`` and ``all_power_ids``), so an installed component file's powers get their
+handlers with the effects that file gives them.
+
 A handler that changes what an event records adds its power id to the event's ``powers`` list, so
 logs, ``rfg simulate``'s ``powers_used`` and the scenario coverage test can see every power fire.
 Phantom workers have ids from ``catalogue.PHANTOM_BASE`` up and never enter the Citizenry or cup.
@@ -30,7 +36,10 @@ Phantom workers have ids from ``catalogue.PHANTOM_BASE`` up and never enter the 
 from __future__ import annotations
 
 from collections.abc import Callable
+from importlib import resources
 from typing import Any
+
+import yaml
 
 from ..catalogue import CARDS
 from ..state import PlayerState
@@ -38,6 +47,33 @@ from ..state import PlayerState
 Handler = Callable[..., Any]
 
 _HANDLERS: dict[str, dict[str, Handler]] = {}  # hook -> power id -> handler
+
+
+_REGISTRARS: list[Callable[[], None]] = []
+#: how many cards the catalogue had when the effects were last read (it only grows)
+_SEEN: list[int] = [0]
+
+
+def registrar(fn: Callable[[], None]) -> Callable[[], None]:
+    """Mark a module's registration function: run it now and again after the catalogue grows."""
+    sync()
+    _REGISTRARS.append(fn)
+    fn()
+    return fn
+
+
+def sync() -> None:
+    """Read the catalogue's power effects again if cards were installed since the last read, and
+    re-run every registrar (a no-op while the catalogue is unchanged)."""
+    if len(CARDS) == _SEEN[0]:
+        return
+    _SEEN[0] = len(CARDS)
+    _EFFECTS.clear()
+    _EFFECTS.update(_SHIPPED_AMBITION)
+    _EFFECTS.update({c.power_id: c.effects for c in CARDS.values() if c.power_id is not None})
+    _MEMO.clear()
+    for fn in _REGISTRARS:
+        fn()
 
 
 def power(power_id: str, hook: str) -> Callable[[Handler], Handler]:
@@ -82,6 +118,7 @@ def handlers(p: PlayerState, hook: str) -> list[tuple[str, Handler]]:
     got = _MEMO.get(key)
     if got is not None:
         return got
+    sync()
     by_id = _HANDLERS.get(hook)
     out = [(pid, by_id[pid]) for pid in tableau_powers(p) if pid in by_id] if by_id else []
     if len(_MEMO) >= _MEMO_LIMIT:
@@ -114,14 +151,28 @@ def fold_tracked(hook: str, p: PlayerState, value: Any, *args: Any) -> tuple[Any
 
 def effects(power_id: str) -> list[dict[str, Any]]:
     """The catalogue's structured effects of a power (see engine/data/tiles.yaml)."""
+    sync()
     return list(_EFFECTS.get(power_id, ()))
 
 
 def all_power_ids() -> list[str]:
     """Every development power id of the catalogue (game tiles and faction halves)."""
+    sync()
     return sorted(_EFFECTS)
 
 
-_EFFECTS: dict[str, tuple[dict[str, Any], ...]] = {
-    c.power_id: c.effects for c in CARDS.values() if c.power_id is not None
-}
+def _shipped_ambition() -> dict[str, tuple[dict[str, Any], ...]]:
+    """Power id -> effects of the engine's own Ambition tiles (engine/data/ambition_tiles.yaml):
+    their handlers are registered from the start, so the power table is the same in every
+    process; ``sync`` replaces them with the installed component file's effects."""
+    text = (resources.files("engine") / "data" / "ambition_tiles.yaml").read_text(encoding="utf-8")
+    doc = yaml.safe_load(text)
+    devs = [d for f in doc.get("factions") or () for d in f.get("developments") or ()]
+    devs += [t["development"] for t in doc.get("game_tiles") or ()]
+    return {d["power_id"]: tuple(d.get("effects") or ()) for d in devs if d.get("power_id")}
+
+
+_SHIPPED_AMBITION = _shipped_ambition()
+#: power id -> its effects: the base catalogue's, the shipped Ambition tiles', and once installed
+#: the Ambition component file's (``sync``)
+_EFFECTS: dict[str, tuple[dict[str, Any], ...]] = {}

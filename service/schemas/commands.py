@@ -14,7 +14,7 @@ from marshmallow import RAISE, Schema, ValidationError, fields
 from marshmallow.validate import Length, OneOf
 
 from engine.catalogue import PHASES
-from service.fields import StrictBool, StrictList, StrictStr, die_id, tile_id
+from service.fields import StrictBool, StrictInt, StrictList, StrictStr, die_id, tile_id
 
 PHASE = OneOf(PHASES, error="must be one of " + ", ".join(PHASES))
 SIDES = ("development", "world")
@@ -101,11 +101,18 @@ class AbandonOne(_Kind):
     tile = tile_id()
 
 
+class Discount(_Strict):
+    tile = tile_id()
+    via = StrictStr(required=True, validate=Length(min=1, max=64))
+    die = die_id(required=False)
+
+
 class Construct(_Kind):
     order = _dice(required=True)
     remove = _dice()
     returns = StrictList(StrictList(die_id()))
     stack_order = _dice()
+    discounts = StrictList(fields.Nested(Discount))  # Ambition
 
 
 class Good(_Strict):
@@ -135,6 +142,19 @@ class Manage(_Kind):
     recall = _dice()
 
 
+class Forecast(_Kind):
+    """Ambition, Psi-Crystal Forecasters (at Reveal)."""
+
+    phase = StrictStr(validate=PHASE)
+
+
+class BuyVp(_Kind):
+    """Ambition, Deficit Spending (when Ship ends)."""
+
+    spend = StrictInt()
+    first = StrictBool()
+
+
 COMMAND_SCHEMAS: dict[str, type[Schema]] = {
     "start_tiles": StartTiles,
     "assign": Assign,
@@ -146,6 +166,8 @@ COMMAND_SCHEMAS: dict[str, type[Schema]] = {
     "produce": Produce,
     "ship": Ship,
     "manage": Manage,
+    "forecast": Forecast,
+    "buy_vp": BuyVp,
 }
 _INSTANCES = {k: v() for k, v in COMMAND_SCHEMAS.items()}
 

@@ -1,4 +1,6 @@
-"""Every development power id of the catalogue has a scenario file in which it really fires."""
+"""Every development power id of the catalogue has a scenario file in which it really fires: the
+base game's 63 and Ambition's 20 (the shipped tiles, run with the synthetic component file; the two
+powers that act only at setup are checked by a game's setup instead)."""
 
 from __future__ import annotations
 
@@ -23,7 +25,12 @@ def fired(events: list[dict]) -> set[str]:
     return out
 
 
-def test_every_power_fires_in_a_scenario() -> None:
+#: Ambition powers that act at setup only (a scenario opens after setup): Negotiators' dice and
+#: Interstellar Bank's credits are checked in tests/engine/test_ambition_powers.py
+SETUP_ONLY = {"negotiators", "interstellar_bank"}
+
+
+def test_every_power_fires_in_a_scenario(ambition: object) -> None:
     declared: dict[str, list[str]] = {}
     missing_fire: list[str] = []
     for path in sorted(ROOT.rglob("*.yaml")):
@@ -42,7 +49,7 @@ def test_every_power_fires_in_a_scenario() -> None:
             if pid not in seen:
                 missing_fire.append(f"{path.name}: {pid}")
     ids = all_power_ids()
-    assert len(ids) == 63
-    uncovered = [pid for pid in ids if pid not in declared]
+    assert len(ids) == 63 + 20
+    uncovered = [pid for pid in ids if pid not in declared and pid not in SETUP_ONLY]
     assert not uncovered, f"power ids without a scenario file: {uncovered}"
     assert not missing_fire, f"declared powers that never fired: {missing_fire}"

@@ -92,11 +92,12 @@ function produce(d: S["ProduceDecision"]): S["ProduceCommand"] {
 
 function ship(d: S["ShipDecision"]): S["ShipCommand"] {
   const shippers = shuffled(d.shippers.map((x) => x.die));
-  const goods = shuffled(d.goods.map((x) => x.die));
+  const goods = shuffled(d.goods);
+  // Ambition: a good may allow fewer actions (Alien Refinery's goods cannot be traded)
   const tasks = Array.from({ length: d.count }, (_, i) => ({
     shipper: shippers[i]!,
-    good: goods[i]!,
-    action: pick(d.actions),
+    good: goods[i]!.die,
+    action: pick(goods[i]!.actions ?? d.actions),
   }));
   return { kind: "ship", tasks };
 }
@@ -134,5 +135,9 @@ export function legalChoice(decision: Decision): Command {
       return ship(decision);
     case "manage":
       return manage(decision);
+    case "forecast": // Ambition, Psi-Crystal Forecasters: keep the selected phase
+      return { kind: "forecast" };
+    case "buy_vp": // Ambition, Deficit Spending: buy nothing
+      return { kind: "buy_vp", spend: 0 };
   }
 }
