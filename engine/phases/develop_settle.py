@@ -863,10 +863,15 @@ def _completed(state: GameState, e: Event) -> None:
         p.cup.sort()
     card = CARDS[e["card"]]
     (p.worlds if card.is_world else p.devs).append(card.key)
-    if e["removed"] is not None:
-        take_die_from(p, e["removed"])
-        if not objectives.is_talent(e["removed"]):  # a talent counter's supply is implicit
-            supply_return(state, e["removed"])
+    removed = e["removed"]
+    if removed is not None and objectives.is_talent(removed) and removed in e["dice"]:
+        # a talent worker that completed this very tile is back in the supply already (above):
+        # removing it takes nothing more
+        removed = None
+    if removed is not None:
+        take_die_from(p, removed)
+        if not objectives.is_talent(removed):  # a talent counter's supply is implicit
+            supply_return(state, removed)
     for g in e["gained"]:
         supply_take(state, g["die"])
         if g["to"] == "cup":
