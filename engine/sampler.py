@@ -111,6 +111,10 @@ class Sampler:
 
     def __init__(self, view: View, rng: Rng | str) -> None:
         self.rng = Rng.from_seed(rng) if isinstance(rng, str) else rng
+        if view.get("ambition"):
+            # its dice pools, talent counters and objectives are not modelled: a searching bot
+            # falls back on its heuristic's choice
+            raise SamplerError("an Ambition game is not modelled by the sampler")
         try:
             self.seat = int(view["seat"])
             self._parse(view)

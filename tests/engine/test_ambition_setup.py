@@ -260,3 +260,13 @@ def test_face_codes() -> None:
     assert catalogue.face_phases("explore/produce$") == ("explore", "produce")
     assert catalogue.face_dollar("produce$") and not catalogue.face_dollar("explore/produce")
     assert components.face_code(["produce", "explore"], True) == "explore/produce$"
+
+
+def test_the_sampler_declines_ambition_games_so_searching_bots_fall_back(ambition: Any) -> None:
+    from engine.rng import Rng
+    from engine.sampler import Sampler, SamplerError
+
+    state, _ = engine.new_game("sampler", 3, {**AMBITION, "first_game": True})
+    view = engine.observe(state, 0)
+    with pytest.raises(SamplerError, match="Ambition"):
+        Sampler(view, Rng.from_seed("x"))
