@@ -24,6 +24,7 @@ import time
 import urllib.request
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -69,15 +70,16 @@ class Site:
         return done.stdout
 
 
-@pytest.fixture(scope="session")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+@contextmanager
+def _serve(tmp: Path, extra: dict[str, str] | None = None) -> Iterator[Site]:
+    """The API and two workers on the real Redis under a fresh key prefix, ``extra`` in their
+    environment; every key of the prefix is purged afterwards."""
     client = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2)
     try:
         client.ping()
     except (redis.ConnectionError, redis.TimeoutError) as exc:
         client.close()
         unavailable(f"no Redis at {REDIS_URL} ({exc}); start one or set RFG_WEB_TEST_REDIS_URL")
-    tmp = tmp_path_factory.mktemp("web")
     prefix = f"web{uuid.uuid4().hex[:10]}"
     env = {
         "REDIS_URL": REDIS_URL,
@@ -87,6 +89,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
         "RFG_DISPATCH": "1",
         "RFG_SSE_MAX_SECONDS": "20",
         "RFG_DATA_DIR": str(tmp),
+        **(extra or {}),
     }
     port = free_port()
     procs: list[Proc] = []
@@ -128,6 +131,21 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
             kill_group(proc)
         purge_prefix(client, prefix)
         client.close()
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+    with _serve(tmp_path_factory.mktemp("web")) as s:
+        yield s
+
+
+@pytest.fixture(scope="session")
+def ambition_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+    """A second site whose API and workers play Ambition with the synthetic, made-up component
+    file (``RFG_AMBITION_COMPONENTS``)."""
+    extra = {"RFG_AMBITION_COMPONENTS": str(ROOT / "tests" / "data" / "ambition-synthetic.yaml")}
+    with _serve(tmp_path_factory.mktemp("web-ambition"), extra) as s:
+        yield s
 
 
 @pytest.fixture(scope="session")
