@@ -138,6 +138,34 @@ FORECAST = {
     "two_player_die": "produce",
 }
 
+# Develop with an Ambition discount on offer: the power that makes the top tile cheaper by
+# returning one of the listed dice (the shape of develop_settle.legal's ``discounts``)
+DEVELOP = {
+    "kind": "develop",
+    "decision_id": "d3",
+    "workers": [{"die": HOME, "color": "white"}],
+    "stack": [{"tile": 3, "card": "T3d", "cost": 2}],
+    "dice_on_stack": [],
+    "completes": [],
+    "completions": [],
+    "removals": [],
+    "removable": [],
+    "stack_choice": None,
+    "discounts": [
+        {"tile": 3, "card": "T3d", "via": "T56d", "discount": 1, "pay": 0, "dice": [HOME2, ENTRE]}
+    ],
+}
+
+BUY_VP = {
+    "kind": "buy_vp",
+    "decision_id": "d4",
+    "power": "T56d",
+    "spend_max": 6,
+    "credits": 7,
+    "rate": {"credits": 3, "vp": 1},
+    "other_powers": ["F1d"],
+}
+
 # Draw the canned table and one decision panel into the page; a confirmed command is kept in
 # window.sent instead of being sent.
 DRAW = """async ([view, decision, ambition]) => {
@@ -288,6 +316,44 @@ def test_start_tile_die_removal_and_forecast_panels(
         form.locator("button[type=submit]").click()
         page.wait_for_function("window.sent.length === 1")
         assert page.evaluate("window.sent[0]") == {"kind": "forecast", "phase": "ship"}
+        assert not errors, errors
+    finally:
+        ctx.close()
+
+
+def test_develop_discount_and_buy_vp_panels(site: Site, browser: Any, ambition: Any) -> None:
+    words = _ambition(ambition)
+    view = _view(words["objectives"])
+    ctx, page, errors = _open(site, browser)
+    try:
+        page.evaluate(DRAW, [view, DEVELOP, words])
+        form = page.locator("#canned form.decision[data-kind=develop]")
+        offer = form.locator("fieldset.discounts .discount")
+        assert offer.count() == 1 and "costs 1 less" in offer.inner_text()
+        # the dice it may return are the decision's, named by colour, never by id
+        assert offer.locator("option").all_inner_texts()[1].startswith("E · Entrepreneur (orange)")
+        offer.locator("input[type=checkbox]").check()
+        offer.locator("select").select_option(str(ENTRE))
+        form.locator("button[type=submit]").click()
+        page.wait_for_function("window.sent.length === 1")
+        assert page.evaluate("window.sent[0]") == {
+            "kind": "develop",
+            "order": [HOME],
+            "remove": [],
+            "discounts": [{"tile": 3, "via": "T56d", "die": ENTRE}],
+        }
+
+        page.evaluate(DRAW, [view, BUY_VP, words])
+        form = page.locator("#canned form.decision[data-kind=buy_vp]")
+        form.locator("input[name=spend]").fill("4")
+        form.locator("button[type=submit]").click()  # not a multiple of the $3 price: kept
+        assert not form.locator("input[name=spend]").evaluate("e => e.validity.valid")
+        assert page.evaluate("window.sent.length") == 0
+        form.locator("input[name=spend]").fill("6")
+        form.locator("input[name=first]").uncheck()
+        form.locator("button[type=submit]").click()
+        page.wait_for_function("window.sent.length === 1")
+        assert page.evaluate("window.sent[0]") == {"kind": "buy_vp", "spend": 6, "first": False}
         assert not errors, errors
     finally:
         ctx.close()

@@ -776,6 +776,35 @@ function construct(d, ctx) {
     ),
   );
   recompute();
+  // Ambition: optional discounts (Terraforming Specialists, Contact Specialist) on a stack tile,
+  // applied just before it completes; some cost credits, some return one of the listed dice
+  const discounts = (d.discounts || []).map((x) => {
+    const on = h("input", { type: "checkbox", "data-via": x.via, "data-tile": x.tile });
+    const pick = x.dice
+      ? select(
+          "returning",
+          x.dice.map((y) => ({ value: y, label: dieText(y, at(y)) })),
+          x.dice[0],
+          null,
+        )
+      : null;
+    return {
+      x,
+      on,
+      pick,
+      el: h(
+        "div",
+        { class: "row discount" },
+        h(
+          "label",
+          { class: "choice" },
+          on,
+          ` ${cardName(x.via)}: ${cardName(x.card)} costs ${x.discount} less${x.pay ? ` (pay $${x.pay})` : ""}`,
+        ),
+        pick,
+      ),
+    };
+  });
   return {
     body: [
       h(
@@ -790,6 +819,14 @@ function construct(d, ctx) {
       stackOrder ? stackOrder.el : null,
       order.el,
       removeEls,
+      discounts.length
+        ? h(
+            "fieldset",
+            { class: "choices discounts" },
+            h("legend", {}, "Optional: make a tile cheaper"),
+            discounts.map((x) => x.el),
+          )
+        : null,
       info,
       extras,
     ],
@@ -799,6 +836,14 @@ function construct(d, ctx) {
       const ret = returns.map((x) => (x.fs ? checkedValues(x.fs) : []));
       if (ret.some((x) => x.length)) cmd.returns = ret;
       if (stackOrder) cmd.stack_order = [...stackOrder.order];
+      const chosen = discounts
+        .filter((x) => x.on.checked)
+        .map((x) => {
+          const one = { tile: x.x.tile, via: x.x.via };
+          if (x.pick) one.die = Number(x.pick.querySelector("select").value);
+          return one;
+        });
+      if (chosen.length) cmd.discounts = chosen;
       void stackCards;
       return cmd;
     },
