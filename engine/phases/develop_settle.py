@@ -610,10 +610,13 @@ def resolve(
     it (Ambition), applied just before it completes."""
     seat = p.seat
     choices = _Choices(remove, returns, stack_order or [], discounts)
+    before = len(ctx.events)
     _complete_ready(state, p, phase, choices, ctx)
     column = workers(p, phase)
     order = [d for d in order if d in column]  # a removal effect may have taken a worker
-    if order:
+    # a seat asked only whether to pay for a discount (Ambition), with no worker to place, that
+    # completes nothing: it has answered (an empty placement), else it would be asked forever
+    if order or (len(ctx.events) == before and p.waiting == phase):
         ctx.emit(ev("WorkersPlaced", seat=seat, phase=phase, dice=order, auto=auto))
         _complete_ready(state, p, phase, choices, ctx)
     for tile in choices.discounts:
