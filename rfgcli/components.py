@@ -4,14 +4,15 @@
 from __future__ import annotations
 
 import argparse
-import os
+
+from events import config
 
 
 def add_argument(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument(
         "--components",
         metavar="FILE",
-        default=os.environ.get("RFG_AMBITION_COMPONENTS") or None,
+        default=config.value("RFG_AMBITION_COMPONENTS"),
         help=f"the Ambition component file {what} (default: $RFG_AMBITION_COMPONENTS; the "
         "tests use tests/data/ambition-synthetic.yaml)",
     )

@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 from typing import Any
 
 import yaml
 
 from engine import scenario
+
+from . import components
 
 
 def add_parser(sub: Any) -> None:
@@ -34,13 +35,7 @@ def add_parser(sub: Any) -> None:
     r.add_argument(
         "--verbose", "-v", action="store_true", help="also print the events of each scenario"
     )
-    r.add_argument(
-        "--components",
-        metavar="FILE",
-        default=os.environ.get("RFG_AMBITION_COMPONENTS") or None,
-        help="the Ambition component file the scenarios with 'ambition: true' play with "
-        "(default: $RFG_AMBITION_COMPONENTS; the tests use tests/data/ambition-synthetic.yaml)",
-    )
+    components.add_argument(r, "the scenarios with 'ambition: true' play with")
     r.set_defaults(func=run)
 
 
@@ -116,15 +111,10 @@ def load(path: str) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.components:
-        from engine import catalogue
-        from engine.ambition import components
-
-        try:
-            catalogue.install(components.load_file(args.components))
-        except (components.ComponentsError, catalogue.CatalogueError) as exc:
-            print(f"ERROR {exc}")
-            return 2
+    wrong = components.install(args.components)
+    if wrong:
+        print(f"ERROR {wrong}")
+        return 2
     failed = broken = 0
     for path in args.files:
         try:

@@ -71,6 +71,16 @@ DECISION_HELP: dict[str, str] = {
         "consume it for VP: {kind: ship, tasks: [{shipper, good, action: trade|consume}]}, "
         "exactly 'count' tasks, with any flag 'options' offers."
     ),
+    "forecast": (
+        "Ambition, Psi-Crystal Forecasters: the screens are lifted; you may move your phase "
+        "selection die to another phase of 'phases' as if you had selected it before Reveal, or "
+        "keep yours: {kind: forecast, phase?} (leave 'phase' out to keep it)."
+    ),
+    "buy_vp": (
+        "Ambition, Deficit Spending: at the end of Ship you may pay credits for VP chips at "
+        "'rate', once, at most 'spend_max': {kind: buy_vp, spend, first?} ('spend': 0 buys "
+        "none; 'first' orders it before your other end-of-Ship powers)."
+    ),
     "manage": (
         "Pay to recruit: move exactly 'recruit_count' dice of 'citizenry' to your cup, and "
         "optionally recall dice of 'recallable' (from stacks and goods) to your cup: "

@@ -146,10 +146,11 @@ def test_every_decision_and_command_field_is_typed_described_and_exemplified(
 
 
 def test_every_decision_the_engine_gives_matches_the_spec_and_has_help(
-    spec: dict[str, Any],
+    spec: dict[str, Any], ambition: Any
 ) -> None:
-    """Random and heuristic games: each seat's decision, served as the API serves it (with its
-    decision_id and help), validates against the spec's Decision schema."""
+    """Random and heuristic games, base and Ambition with objectives: each seat's decision,
+    served as the API serves it (with its decision_id and help), validates against the spec's
+    Decision schema."""
     registry: Registry = Registry().with_resource(
         "urn:spec", Resource.from_contents(spec, default_specification=DRAFT202012)
     )
@@ -159,7 +160,8 @@ def test_every_decision_the_engine_gives_matches_the_spec_and_has_help(
     seen: set[str] = set()
     for g in range(12):
         players = 2 + g % 4
-        state, _ = engine.new_game(f"docs-{g}", players, None)
+        options = {"ambition": True, "objectives": True} if g >= 8 else None
+        state, _ = engine.new_game(f"docs-{g}", players, options)
         clocks = Clocks.for_table(state.table, players)
         clocks.apply(
             state, version=state.seq, ts="2025-01-01T00:00:00+00:00", actor="system", seat=None
@@ -186,7 +188,9 @@ def test_every_decision_the_engine_gives_matches_the_spec_and_has_help(
                 state, version=state.seq, ts="2025-01-01T00:00:00+00:00", actor="x", seat=seat
             )
         assert state.over
-    assert set(kinds) - seen <= {"abandon_one"}, seen  # the bag rarely runs out
+    # the bag rarely runs out; forecast and buy_vp are owed only by a seat that built
+    # Psi-Crystal Forecasters or Deficit Spending, which these few games may not deal
+    assert set(kinds) - seen <= {"abandon_one", "forecast", "buy_vp"}, seen
 
 
 def test_results_name_their_bonus_cards() -> None:
