@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from engine import rng as rngmod
-from engine.catalogue import FACTIONS, HOME_WORLDS, TILE_IDS
+from engine.catalogue import faction_ids, home_ids, tile_ids
 from engine.rng import Rng
 
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
@@ -43,9 +43,9 @@ def generators(candidate: str) -> Iterator[int]:
 
 
 def deal(r: Rng, players: int) -> tuple[list[tuple[int, int]], list[list[int]]]:
-    """setup.deal's draws, replayed on a candidate generator: (faction, home world) per seat,
-    then each seat's two start tiles (sorted)."""
-    factions, homes, bag = sorted(FACTIONS), sorted(HOME_WORLDS), list(TILE_IDS)
+    """setup.deal's draws for a base game, replayed on a candidate generator: (faction, home
+    world) per seat, then each seat's two start tiles (sorted)."""
+    factions, homes, bag = faction_ids(False), home_ids(False), tile_ids(False)
     seats = [
         (factions.pop(r.below(len(factions))), homes.pop(r.below(len(homes))))
         for _ in range(players)
