@@ -73,9 +73,11 @@ def _press(page: Any, locator: Any, size: str) -> None:
 
 def _tile_card(page: Any, size: str, catalogue: dict[str, str]) -> None:
     """Open the card of a tile of the own tableau, a development, and check it shows its power."""
-    ref = page.locator("section.seat.mine .tableau button.card-ref").last  # a development
-    key = ref.get_attribute("data-card")
-    ref.scroll_into_view_if_needed()
+    # The board is redrawn whenever the view changes (a bot's move), so the button is found by
+    # its card each time rather than held: a held element may be detached by the next redraw,
+    # while click and tap re-resolve a locator and scroll it into view themselves.
+    key = page.locator("section.seat.mine .tableau button.card-ref").last.get_attribute("data-card")
+    ref = page.locator(f"section.seat.mine .tableau button.card-ref[data-card='{key}']").first
     _press(page, ref, size)
     dialog = page.locator("dialog#card-dialog")
     dialog.wait_for(state="visible")
