@@ -295,6 +295,18 @@ def consume_matches(die: int, world_color: str) -> bool:
     return m == "all" or m == world_color
 
 
+def diversity_color(color: str) -> str:
+    """The colour a die counts as where colours are counted for diversity: Galactic Exchange's
+    bonus and the Diverse Workforce objective's condition.
+
+    Ambition rulebook, New Die Colors: "A Leader (black) die is treated as a Home (white) die
+    when checking *Diverse Workforce's* condition or scoring *Galactic Exchange*. Having at least
+    one Entrepreneur (orange) die scores +1 VP at game end for *Galactic Exchange*, despite this
+    color die not being shown": black counts as white, orange as a colour of its own.
+    """
+    return "white" if color == "black" else color
+
+
 # --- face codes -------------------------------------------------------------------------------
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from .ambition.objectives import owned_talents
-from .catalogue import CARDS, DIE_COLOR, PHANTOM_BASE, Card
+from .catalogue import CARDS, DIE_COLOR, PHANTOM_BASE, Card, diversity_color
 from .state import GameState, PlayerState
 
 
@@ -36,18 +36,6 @@ def _thresholds_reached(thresholds: list[int], x: int) -> int:
         last += step
         reached += 1
     return reached
-
-
-def diversity_color(color: str) -> str:
-    """The colour a die counts as where colours are counted for diversity: Galactic Exchange's
-    bonus and the Diverse Workforce objective's condition.
-
-    Ambition rulebook, New Die Colors: "A Leader (black) die is treated as a Home (white) die
-    when checking *Diverse Workforce's* condition or scoring *Galactic Exchange*. Having at least
-    one Entrepreneur (orange) die scores +1 VP at game end for *Galactic Exchange*, despite this
-    color die not being shown": black counts as white, orange as a colour of its own.
-    """
-    return "white" if color == "black" else color
 
 
 def _filtered_cards(keys: list[str], flt: dict[str, Any] | None) -> list[Card]:

@@ -54,7 +54,8 @@ Readings where the rulebook is silent (noted):
 * A talent counter is not a die for an objective's dice conditions (the rulebook makes it a die
   only "to satisfy immediate effects").
 * ``distinct_die_colors`` counts a Leader (black) die as a Home (white) die, as the rulebook says
-  for *Diverse Workforce*; an Entrepreneur (orange) die is a colour of its own.
+  for *Diverse Workforce*; an Entrepreneur (orange) die is a colour of its own
+  (``engine.catalogue.diversity_color``, which Galactic Exchange's bonus shares).
 * ``selected_phases`` compares the phases that occur this round (the 2-player game's spare Home
   die included) with the listed ones.
 * When the supply has too few talent counters for every seat that claims, seats take theirs in
@@ -65,7 +66,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..catalogue import CARDS, DIE_COLOR, OBJECTIVES, PHANTOM_BASE, PHASES, TALENT_BASE
+from ..catalogue import (
+    CARDS,
+    DIE_COLOR,
+    OBJECTIVES,
+    PHANTOM_BASE,
+    PHASES,
+    TALENT_BASE,
+    diversity_color,
+)
 from ..errors import InvalidEvent, refuse
 from ..fold import Ctx, Event, ev, folds
 from ..state import GameState, PlayerState
@@ -108,9 +117,7 @@ def count(cond: dict[str, Any], state: GameState, p: PlayerState) -> int:
     if kind == "dice":
         return sum(1 for d in _dice(p) if _colors_ok(DIE_COLOR[d], colors))
     if kind == "distinct_die_colors":
-        # Ambition rulebook: "A Leader (black) die is treated as a Home (white) die when checking
-        # Diverse Workforce's condition"
-        return len({"white" if DIE_COLOR[d] == "black" else DIE_COLOR[d] for d in _dice(p)})
+        return len({diversity_color(DIE_COLOR[d]) for d in _dice(p)})
     if kind == "citizenry":
         return sum(1 for d in p.citizenry if _colors_ok(DIE_COLOR[d], colors))
     if kind == "goods":
