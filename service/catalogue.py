@@ -145,17 +145,6 @@ OBJECTIVE_CHECKS = {
     **{p: f"At the end of {n}" for p, n in PHASE_NAMES.items()},
     "manage": "At the end of Manage Empire",
 }
-_DIE_COLOR_NAMES = {
-    "white": "Home",
-    "red": "Military",
-    "purple": "Consumption",
-    "blue": "Novelty",
-    "brown": "Rare Elements",
-    "green": "Genes",
-    "yellow": "Alien Technology",
-    "black": "Leader",
-    "orange": "Entrepreneur",
-}
 _PLACES = {"cup": "to your cup", "citizenry": "to your Citizenry", "good": "on it as a good"}
 
 
@@ -224,7 +213,7 @@ def condition_text(cond: dict[str, Any]) -> str:
         phases = [PHASE_NAMES[p] for p in cond["phases"]]
         return "the phases selected this round are exactly " + " and ".join(phases)
     goods = [GOOD_NAMES.get(c, c) for c in cond.get("colors") or []]
-    dice = [_DIE_COLOR_NAMES.get(c, c) for c in cond.get("colors") or []]
+    dice = [DICE[c].name if c in DICE else c for c in cond.get("colors") or []]
     least = cond.get("cost_at_least")
     cost = f" of cost {least} or more" if least else ""
     if kind == "worlds":

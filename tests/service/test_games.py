@@ -167,6 +167,8 @@ def test_the_catalogue_offers_ambition_once_its_components_are_installed(
         objectives[2]["text"]
         == "2 Genes or Alien Technology worlds of cost 2 or more in your tableau"
     )
+    # dice by the names the dice have (a Leader die is the component file's black die)
+    assert objectives[7]["text"] == "4 Home or Leader dice in your Citizenry"
     assert objectives[13]["when"] == "After Reveal"
     assert " and " in objectives[14]["text"]
     # Ambition's tiles are listed with the base game's, so clients can name every card
