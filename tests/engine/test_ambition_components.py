@@ -143,6 +143,29 @@ def test_bad_tiles_name_the_field() -> None:
         components.load(doc, "x.yaml")
 
 
+@pytest.mark.parametrize(
+    ("part", "first"), [("factions", 10), ("home_worlds", 10), ("game_tiles", 56)]
+)
+def test_numbered_tiles_name_the_list_and_the_id(part: str, first: int) -> None:
+    """Factions, home worlds and game tiles: a non-empty list, each id its own, first..99."""
+    doc = _doc()
+    tiles = components.shipped_tiles()
+    doc.update({k: copy.deepcopy(tiles[k]) for k in ("factions", "home_worlds", "game_tiles")})
+    refusals: list[tuple[Any, str]] = [
+        ({}, f"x.yaml: {part}: must be a list, not a mapping"),
+        ([], f"x.yaml: {part}: must not be empty"),
+        ([7], f"x.yaml: {part}[0]: must be a mapping, not a number"),
+        ([{"id": first - 1}], f"x.yaml: {part}[0].id: must be at least {first}, not {first - 1}"),
+        ([{"id": 100}], f"x.yaml: {part}[0].id: must be at most 99, not 100"),
+        ([{"id": first}, {"id": first}], f"x.yaml: {part}[1].id: {first} is given twice"),
+    ]
+    for items, message in refusals:
+        doc[part] = items
+        with pytest.raises(ComponentsError) as refused:
+            components.load(doc, "x.yaml")
+        assert str(refused.value) == message
+
+
 def test_unreadable_and_unparsable_files_name_the_file(tmp_path: Path) -> None:
     with pytest.raises(ComponentsError, match="nowhere.yaml: cannot be read"):
         components.load_file(tmp_path / "nowhere.yaml")
