@@ -428,7 +428,11 @@ def _condition(c: _Checker, v: Any, path: str) -> dict[str, Any]:
     return cond
 
 
-def _ids(c: _Checker, items: list[Any], path: str, first: int) -> None:
+def _numbered(c: _Checker, v: Any, path: str, first: int) -> list[Any]:
+    """A non-empty list of records, each with its own ``id`` from ``first`` to LAST_NUMBER."""
+    items = c.sequence(v, path)
+    if not items:
+        c.fail(path, "must not be empty")
     seen: set[int] = set()
     for i, rec in enumerate(items):
         c.mapping(rec, f"{path}[{i}]")
@@ -438,13 +442,11 @@ def _ids(c: _Checker, items: list[Any], path: str, first: int) -> None:
         if n in seen:
             c.fail(f"{path}[{i}].id", f"{n} is given twice")
         seen.add(n)
+    return items
 
 
 def _factions(c: _Checker, v: Any) -> tuple[dict[str, Any], ...]:
-    items = c.sequence(v, "factions")
-    if not items:
-        c.fail("factions", "must not be empty")
-    _ids(c, items, "factions", FIRST_FACTION)
+    items = _numbered(c, v, "factions", FIRST_FACTION)
     for i, rec in enumerate(items):
         path = f"factions[{i}]"
         devs = c.sequence(rec.get("developments", []), f"{path}.developments")
@@ -459,20 +461,14 @@ def _factions(c: _Checker, v: Any) -> tuple[dict[str, Any], ...]:
 
 
 def _homes(c: _Checker, v: Any) -> tuple[dict[str, Any], ...]:
-    items = c.sequence(v, "home_worlds")
-    if not items:
-        c.fail("home_worlds", "must not be empty")
-    _ids(c, items, "home_worlds", FIRST_HOME)
+    items = _numbered(c, v, "home_worlds", FIRST_HOME)
     for i, rec in enumerate(items):
         _world(c, rec.get("world"), f"home_worlds[{i}].world")
     return tuple(items)
 
 
 def _game_tiles(c: _Checker, v: Any) -> tuple[dict[str, Any], ...]:
-    items = c.sequence(v, "game_tiles")
-    if not items:
-        c.fail("game_tiles", "must not be empty")
-    _ids(c, items, "game_tiles", FIRST_TILE)
+    items = _numbered(c, v, "game_tiles", FIRST_TILE)
     for i, rec in enumerate(items):
         _development(c, rec.get("development"), f"game_tiles[{i}].development")
         _world(c, rec.get("world"), f"game_tiles[{i}].world")
