@@ -160,12 +160,14 @@ def browser() -> Iterator[Any]:
         b.close()
 
 
-def call(site: Site, method: str, path: str, body: Any = None) -> Any:
-    """One JSON request to the site's API; its parsed answer."""
+def call(site: Site, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
+    """One JSON request to the site's API (as the seat or account of ``token``); its parsed
+    answer."""
     data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(
-        site.url + path, data=data, method=method, headers={"Content-Type": "application/json"}
-    )
+    headers = {"Content-Type": "application/json"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    req = urllib.request.Request(site.url + path, data=data, method=method, headers=headers)
     with urllib.request.urlopen(req, timeout=10) as resp:
         return json.loads(resp.read())
 

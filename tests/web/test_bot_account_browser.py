@@ -13,36 +13,25 @@ Screenshots (``conftest.SHOTS``): challenge-waiting, challenge-declined, at 1280
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from .conftest import Site
-from .test_friends_browser import _both_sizes, _context
+from .conftest import Site, call
+from .helpers import new_page
+from .test_friends_browser import _both_sizes
 
 pytestmark = [pytest.mark.browser, pytest.mark.redis, pytest.mark.xdist_group("web")]
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _call(site: Site, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
-    headers = {"Content-Type": "application/json"} if body is not None else {}
-    if token:
-        headers["Authorization"] = f"Bearer {token}"
-    data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(site.url + path, data=data, method=method, headers=headers)
-    with urllib.request.urlopen(req, timeout=10) as resp:
-        return json.loads(resp.read())
-
-
 def _account(site: Site, name: str) -> tuple[str, str]:
-    out = _call(site, "POST", "/bots/accounts", {"name": name, "contact": "test@example.org"})
+    out = call(site, "POST", "/bots/accounts", {"name": name, "contact": "test@example.org"})
     return out["account_id"], out["token"]
 
 
@@ -66,7 +55,7 @@ def _challenge_from_the_lobby(page: Any, site: Site, account: str) -> str:
 def test_a_person_plays_a_bot_account_from_its_challenge(
     site: Site, browser: Any, tmp_path: Path
 ) -> None:
-    ctx, page = _context(browser)
+    ctx, page = new_page(browser)
     bot_id, bot_token = _account(site, "random-example")
     shy_id, shy_token = _account(site, "shy-bot")
     log = open(tmp_path / "random-bot.log", "w")  # noqa: SIM115
@@ -105,7 +94,7 @@ def test_a_person_plays_a_bot_account_from_its_challenge(
         page.get_by_role("button", name="Create game and take my seat").click()
         page.wait_for_url("**/play/#/games/*/seats/0", timeout=20000)
         gid = page.url.split("#/games/")[1].split("/")[0]
-        game = _call(site, "GET", f"/games/{gid}")
+        game = call(site, "GET", f"/games/{gid}")
         assert game["seats"][1]["kind"] == "external" and game["seats"][1]["account"] == bot_id
         assert [s["kind"] for s in game["seats"]] == ["human", "external", "bot", "bot"]
         page.get_by_role("heading", name="You — Ada").wait_for()  # the name given in the form
@@ -113,10 +102,10 @@ def test_a_person_plays_a_bot_account_from_its_challenge(
         assert game["seats"][0]["name"] == "Ada"
         assert page.locator("section.seat h3", has_text=f"bot account {bot_id}").count() == 1
         deadline = time.monotonic() + 30
-        while "1" in _call(site, "GET", f"/games/{gid}/view")["view"].get("pending", {}):
+        while "1" in call(site, "GET", f"/games/{gid}/view")["view"].get("pending", {}):
             assert time.monotonic() < deadline, "the bot account never answered its decision"
             time.sleep(0.3)
-        challenge = _call(site, "GET", "/bots/me/challenges", token=bot_token)
+        challenge = call(site, "GET", "/bots/me/challenges", token=bot_token)
         assert challenge == {"in": [], "out": []}  # nothing left open
         # four seats: the person leaves and the others play on; then the host abandons it
         page.get_by_role("button", name="Resign").click()
@@ -126,7 +115,7 @@ def test_a_person_plays_a_bot_account_from_its_challenge(
         )
         page.locator("section.waiting.resigned", has_text="You resigned in round").wait_for()
         page.locator("section.seat.mine span.resigned", has_text="resigned in round").wait_for()
-        assert _call(site, "GET", f"/games/{gid}")["resigned"] == [0]
+        assert call(site, "GET", f"/games/{gid}")["resigned"] == [0]
         assert page.get_by_role("button", name="Resign").count() == 0
         page.get_by_role("button", name="Abandon game").click()
         page.get_by_role("button", name="Yes, abandon game").click()
@@ -137,7 +126,7 @@ def test_a_person_plays_a_bot_account_from_its_challenge(
         page.go_back()
         page.locator("section.scores").wait_for(timeout=15000)
         assert "Resigned: Ada in round" in page.locator("section.scores").inner_text()
-        assert _call(site, "GET", f"/games/{gid}")["end_reason"] == "abandoned"
+        assert call(site, "GET", f"/games/{gid}")["end_reason"] == "abandoned"
         # the accepted challenge's secret is the seat's token now, no longer a challenge's
         assert page.evaluate("localStorage.getItem('rfg.challenges')") == "{}"
 
@@ -149,10 +138,10 @@ def test_a_person_plays_a_bot_account_from_its_challenge(
         page.goto(site.url + "/play/#/")  # the lobby lists the challenge still waiting
         page.locator(f"a[href='#/challenges/{cid}']").click()
         status.filter(has_text="Waiting for").wait_for()
-        inbox = _call(site, "GET", "/bots/me/challenges", token=shy_token)["in"]
+        inbox = call(site, "GET", "/bots/me/challenges", token=shy_token)["in"]
         assert [c["challenge_id"] for c in inbox] == [cid]
         body = {"reason": "not-now", "text": "busy"}
-        _call(site, "POST", f"/challenges/{cid}/decline", body, token=shy_token)
+        call(site, "POST", f"/challenges/{cid}/decline", body, token=shy_token)
         status.filter(has_text="declined your challenge").wait_for(timeout=10000)
         assert "declined your challenge (not now): “busy”." in status.inner_text()
         _both_sizes(page, "challenge-declined")
@@ -162,7 +151,7 @@ def test_a_person_plays_a_bot_account_from_its_challenge(
         status.filter(has_text="Waiting for").wait_for()
         page.get_by_role("button", name="Cancel the challenge").click()
         status.filter(has_text="the challenge was canceled").wait_for(timeout=10000)
-        assert _call(site, "GET", "/bots/me/challenges", token=shy_token)["in"] == []
+        assert call(site, "GET", "/bots/me/challenges", token=shy_token)["in"] == []
         assert page.js_errors == [], page.js_errors
     finally:
         bot.terminate()

@@ -19,11 +19,10 @@ from typing import Any
 import pytest
 
 from .conftest import SHOTS, Site
+from .helpers import DESKTOP, PHONE, game_id, new_page, wait_taken
+from .test_browser import _act
 
 pytestmark = [pytest.mark.browser, pytest.mark.redis, pytest.mark.xdist_group("web")]
-
-DESKTOP = {"width": 1280, "height": 800}
-PHONE = {"width": 390, "height": 844}
 
 
 def _both_sizes(page: Any, name: str) -> None:
@@ -34,19 +33,6 @@ def _both_sizes(page: Any, name: str) -> None:
         page.set_viewport_size(size)
         page.screenshot(path=str(SHOTS / file), full_page=False)
     page.set_viewport_size(was)
-
-
-def _context(
-    browser: Any, viewport: dict[str, int] = DESKTOP, touch: bool = False
-) -> tuple[Any, Any]:
-    """A separate browser profile (its own local storage: its own seat tokens) and its page; with
-    ``touch``, a touch screen's."""
-    ctx = browser.new_context(viewport=viewport, has_touch=touch)
-    page = ctx.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.js_errors = errors
-    return ctx, page
 
 
 def _game(site: Site, gid: str) -> Any:
@@ -61,9 +47,9 @@ def _quiet(page: Any) -> None:
 def test_a_friend_joins_by_invite_link_under_a_name_and_the_link_works_once(
     site: Site, browser: Any
 ) -> None:
-    host_ctx, host = _context(browser)
-    friend_ctx, friend = _context(browser)
-    late_ctx, late = _context(browser, PHONE)
+    host_ctx, host = new_page(browser)
+    friend_ctx, friend = new_page(browser)
+    late_ctx, late = new_page(browser, PHONE)
     try:
         host.goto(site.url + "/play/#/")
         host.get_by_role("heading", name="New game").wait_for()
@@ -74,7 +60,7 @@ def test_a_friend_joins_by_invite_link_under_a_name_and_the_link_works_once(
             other.select_option("none")
         host.get_by_role("button", name="Create game and take my seat").click()
         host.wait_for_url("**/play/#/games/*/seats/0")
-        gid = host.url.split("#/games/")[1].split("/")[0]
+        gid = game_id(host)
         host.get_by_role("heading", name="You — Ada").wait_for()
 
         host.get_by_role("button", name="Invite a friend").click()
@@ -143,8 +129,6 @@ def test_a_friend_joins_by_invite_link_under_a_name_and_the_link_works_once(
 def _play_both_to_the_end(pages: list[Any]) -> int:
     """Click through every decision of both seats, whichever is owed first, until both show the
     final scores; the number of decisions made."""
-    from .test_browser import _act
-
     made = 0
     assigns = [0] * len(pages)
     deadline = time.monotonic() + 600
@@ -163,22 +147,15 @@ def _play_both_to_the_end(pages: list[Any]) -> int:
             _act(page, kind, assigns[i])
             made += 1
             acted = True
-            for _ in range(400):  # the panel goes when the server took the command
-                left = handle.evaluate(
-                    "e => e.isConnected ? (e.querySelector('p.error').textContent || '') : null"
-                )
-                if left is None:
-                    break
-                assert not left.strip(), f"the server refused a {kind} made by clicking: {left}"
-                time.sleep(0.05)
+            wait_taken(handle, kind)
         if not acted:
             time.sleep(0.1)
     raise AssertionError(f"the game did not end in time ({made} decisions made)")
 
 
 def test_host_and_invited_friend_play_a_whole_game_to_the_end(site: Site, browser: Any) -> None:
-    host_ctx, host = _context(browser)
-    friend_ctx, friend = _context(browser)
+    host_ctx, host = new_page(browser)
+    friend_ctx, friend = new_page(browser)
     try:
         host.goto(site.url + "/play/#/")
         host.get_by_role("heading", name="New game").wait_for()
@@ -186,7 +163,7 @@ def test_host_and_invited_friend_play_a_whole_game_to_the_end(site: Site, browse
         host.locator("select[data-seat='1']").select_option("human")
         host.get_by_role("button", name="Create game and take my seat").click()
         host.wait_for_url("**/play/#/games/*/seats/0")
-        gid = host.url.split("#/games/")[1].split("/")[0]
+        gid = game_id(host)
         host.get_by_role("button", name="Invite a friend").click()
         link = host.locator("input.invite-link[data-seat='1']").input_value()
         friend.goto(link)

@@ -11,36 +11,14 @@ from __future__ import annotations
 
 import json
 import time
-import urllib.request
 from typing import Any
 
 import pytest
 
-from .conftest import Site
+from .conftest import Site, call
+from .helpers import PHONE, new_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.redis, pytest.mark.xdist_group("web")]
-
-DESKTOP = {"width": 1280, "height": 800}
-PHONE = {"width": 390, "height": 844}
-
-
-def _call(site: Site, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
-    headers = {"Content-Type": "application/json"}
-    if token:
-        headers["Authorization"] = f"Bearer {token}"
-    data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(site.url + path, data=data, method=method, headers=headers)
-    with urllib.request.urlopen(req, timeout=10) as resp:
-        return json.loads(resp.read())
-
-
-def _context(browser: Any, viewport: dict[str, int] = DESKTOP, touch: bool = False) -> Any:
-    ctx = browser.new_context(viewport=viewport, has_touch=touch)
-    page = ctx.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.js_errors = errors
-    return ctx, page
 
 
 def _until_assign(pages: list[Any]) -> None:
@@ -84,16 +62,16 @@ def _bag_counts(page: Any) -> tuple[str, str]:
 
 
 def test_the_explore_panel_and_the_header_count_the_same_bag(site: Site, browser: Any) -> None:
-    game = _call(site, "POST", "/games", {"seats": [{"kind": "human"}, {"kind": "human"}]})
+    game = call(site, "POST", "/games", {"seats": [{"kind": "human"}, {"kind": "human"}]})
     gid = game["game_id"]
     tokens = [
-        _call(site, "POST", f"/games/{gid}/seats/{n}/claim", {"name": ["Ada", "Grace"][n]})["token"]
+        call(site, "POST", f"/games/{gid}/seats/{n}/claim", {"name": ["Ada", "Grace"][n]})["token"]
         for n in (0, 1)
     ]
     ctxs, pages = [], []
     try:
         for n in (0, 1):
-            ctx, page = _context(browser)
+            ctx, page = new_page(browser)
             ctxs.append(ctx)
             # the seat's token is in the browser's storage before the page first loads
             stored = json.dumps({f"{gid}/{n}": tokens[n]})
@@ -138,7 +116,7 @@ def _new_bot_game(site: Site, page: Any) -> str:
 def test_a_score_breakdown_closes_when_the_table_shows_another_game(
     site: Site, browser: Any
 ) -> None:
-    ctx, page = _context(browser)
+    ctx, page = new_page(browser)
     try:
         page.goto(site.url + "/play/#/")
         first = _new_bot_game(site, page)
@@ -163,11 +141,11 @@ def test_a_score_breakdown_closes_when_the_table_shows_another_game(
 
 def _finished_quickly(site: Site) -> str:
     """A game that is over at once: a person sits down and resigns (two seats: it ends)."""
-    gid: str = _call(site, "POST", "/games", {"seats": [{"kind": "human"}, {"kind": "human"}]})[
+    gid: str = call(site, "POST", "/games", {"seats": [{"kind": "human"}, {"kind": "human"}]})[
         "game_id"
     ]
-    token = _call(site, "POST", f"/games/{gid}/seats/0/claim", {"name": "Quick"})["token"]
-    _call(site, "POST", f"/games/{gid}/seats/0/resign", {}, token)
+    token = call(site, "POST", f"/games/{gid}/seats/0/claim", {"name": "Quick"})["token"]
+    call(site, "POST", f"/games/{gid}/seats/0/resign", {}, token)
     return gid
 
 
@@ -175,7 +153,7 @@ def test_the_replays_page_lists_recent_finished_games_a_page_at_a_time(
     site: Site, browser: Any
 ) -> None:
     made = [_finished_quickly(site) for _ in range(11)]  # more than a page
-    ctx, page = _context(browser)
+    ctx, page = new_page(browser)
     try:
         page.goto(site.url + "/play/#/replay")
         page.get_by_role("heading", name="Recent finished games").wait_for()
@@ -205,7 +183,7 @@ def test_the_replays_page_lists_recent_finished_games_a_page_at_a_time(
 def test_on_a_phone_the_replay_steps_stay_in_reach_of_the_board(
     site: Site, browser: Any, finished_game: str
 ) -> None:
-    ctx, page = _context(browser, PHONE, touch=True)
+    ctx, page = new_page(browser, PHONE, touch=True)
     try:
         page.goto(site.url + f"/play/#/replay/{finished_game}")
         board = page.locator(".replay-board")

@@ -7,7 +7,6 @@ move-link."""
 
 from __future__ import annotations
 
-import json
 import urllib.error
 import urllib.request
 from typing import Any
@@ -15,7 +14,8 @@ from typing import Any
 import pytest
 
 from .conftest import SHOTS, Site
-from .test_friends_browser import DESKTOP, PHONE, _context, _game, _quiet
+from .helpers import DESKTOP, PHONE, new_page, seat_token
+from .test_friends_browser import _game, _quiet
 
 pytestmark = [pytest.mark.browser, pytest.mark.redis, pytest.mark.xdist_group("web")]
 
@@ -31,12 +31,6 @@ def _both_sizes(page: Any, name: str, showing: Any) -> None:
     page.set_viewport_size(was)
 
 
-def _token(page: Any, gid: str, seat: int) -> str:
-    tokens = json.loads(page.evaluate("localStorage.getItem('rfg.tokens') || '{}'"))
-    token: str = tokens[f"{gid}/{seat}"]
-    return token
-
-
 def _view_status(site: Site, gid: str, seat: int, token: str) -> int:
     req = urllib.request.Request(
         f"{site.url}/games/{gid}/seats/{seat}/view", headers={"Authorization": f"Bearer {token}"}
@@ -50,10 +44,10 @@ def _view_status(site: Site, gid: str, seat: int, token: str) -> int:
 
 
 def test_a_friend_returns_by_a_new_invite_and_moves_to_a_phone(site: Site, browser: Any) -> None:
-    host_ctx, host = _context(browser)
-    friend_ctx, friend = _context(browser)
-    fresh_ctx, fresh = _context(browser)
-    phone_ctx, phone = _context(browser, PHONE)
+    host_ctx, host = new_page(browser)
+    friend_ctx, friend = new_page(browser)
+    fresh_ctx, fresh = new_page(browser)
+    phone_ctx, phone = new_page(browser, PHONE)
     try:
         host.goto(site.url + "/play/#/")
         host.get_by_role("heading", name="New game").wait_for()
@@ -68,7 +62,7 @@ def test_a_friend_returns_by_a_new_invite_and_moves_to_a_phone(site: Site, brows
         friend.locator("form.join [name=name]").fill("Grace")
         friend.get_by_role("button", name="Take my seat").click()
         friend.wait_for_url(f"**/play/#/games/{gid}/seats/1")
-        lost = _token(friend, gid, 1)
+        lost = seat_token(friend, gid, 1)
 
         # a new browser without the token: told how to come back
         fresh.goto(f"{site.url}/play/#/games/{gid}/seats/1")
@@ -100,7 +94,7 @@ def test_a_friend_returns_by_a_new_invite_and_moves_to_a_phone(site: Site, brows
         fresh.get_by_role("button", name="Take my seat").click()
         fresh.wait_for_url(f"**/play/#/games/{gid}/seats/1")
         fresh.get_by_role("heading", name="You — Grace").wait_for()
-        back = _token(fresh, gid, 1)
+        back = seat_token(fresh, gid, 1)
         assert _view_status(site, gid, 1, back) == 200
         assert _game(site, gid)["seats"][1]["name"] == "Grace"
 
@@ -119,10 +113,10 @@ def test_a_friend_returns_by_a_new_invite_and_moves_to_a_phone(site: Site, brows
         phone.wait_for_url(f"**/play/#/games/{gid}/seats/1")
         phone.get_by_role("heading", name="You — Grace").wait_for()
         assert _view_status(site, gid, 1, back) == 401
-        assert _view_status(site, gid, 1, _token(phone, gid, 1)) == 200
+        assert _view_status(site, gid, 1, seat_token(phone, gid, 1)) == 200
 
         # the move link works once
-        host_ctx2, other = _context(browser)
+        host_ctx2, other = new_page(browser)
         try:
             other.goto(move_link)
             other.get_by_role("button", name="Move my seat here").click()

@@ -12,63 +12,17 @@ go to ``conftest.SHOTS`` (docs/screenshots/ with ``make screenshots``; the READM
 
 from __future__ import annotations
 
-import json
-import time
-import urllib.request
 from typing import Any
 
 import pytest
 
-from .conftest import SHOTS, Site
-from .test_browser import DESKTOP, PHONE, _act
+from .conftest import SHOTS, Site, call
+from .helpers import DESKTOP, PHONE, decisions, game_id, new_page, no_bad_words, press
+from .test_browser import _act
 
 pytestmark = [pytest.mark.browser, pytest.mark.redis, pytest.mark.xdist_group("web")]
 
 SIZES = {"desktop": DESKTOP, "phone": PHONE}
-
-# Every text a person reads: text nodes, and the titles and labels read out or shown on hover.
-BAD_WORDS = """() => {
-  const bad = [];
-  const check = (t, where) => {
-    if (/#\\d+/.test(t) || t.includes("undefined") || t.includes("null")) bad.push(`${where}: ${t.trim().slice(0, 160)}`);
-  };
-  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-  for (let n = walker.nextNode(); n; n = walker.nextNode()) check(n.textContent, n.parentElement.tagName);
-  for (const el of document.querySelectorAll("[title], [aria-label], [placeholder]")) {
-    for (const a of ["title", "aria-label", "placeholder"]) {
-      const v = el.getAttribute(a);
-      if (v) check(v, `${el.tagName}[${a}]`);
-    }
-  }
-  return bad;
-}"""
-
-
-def _get(site: Site, path: str) -> Any:
-    with urllib.request.urlopen(site.url + path, timeout=10) as resp:
-        return json.loads(resp.read())
-
-
-def _page(browser: Any, size: str) -> tuple[Any, Any]:
-    ctx = browser.new_context(viewport=SIZES[size], has_touch=size == "phone")
-    page = ctx.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.js_errors = errors
-    return ctx, page
-
-
-def _no_bad_words(page: Any, when: str) -> None:
-    bad = page.evaluate(BAD_WORDS)
-    assert not bad, f"{when}: text a person reads shows internal ids or missing values: {bad[:8]}"
-
-
-def _press(page: Any, locator: Any, size: str) -> None:
-    """A click on a desktop, a tap on the phone."""
-    if size == "phone":
-        locator.tap()
-    else:
-        locator.click()
 
 
 def _tile_card(page: Any, size: str, catalogue: dict[str, str]) -> None:
@@ -78,21 +32,21 @@ def _tile_card(page: Any, size: str, catalogue: dict[str, str]) -> None:
     # while click and tap re-resolve a locator and scroll it into view themselves.
     key = page.locator("section.seat.mine .tableau button.card-ref").last.get_attribute("data-card")
     ref = page.locator(f"section.seat.mine .tableau button.card-ref[data-card='{key}']").first
-    _press(page, ref, size)
+    press(ref, size == "phone")
     dialog = page.locator("dialog#card-dialog")
     dialog.wait_for(state="visible")
     assert dialog.locator("h2").inner_text() == ref.locator(".name").inner_text()
     assert catalogue[key] and catalogue[key] in dialog.locator(".power").inner_text()
-    _no_bad_words(page, "tile card")
+    no_bad_words(page, "tile card")
     page.screenshot(path=str(SHOTS / f"tile-card-{size}.png"), full_page=False)
-    _press(page, dialog.get_by_role("button", name="Close"), size)
+    press(dialog.get_by_role("button", name="Close"), size == "phone")
     dialog.wait_for(state="hidden")
 
 
 def _running_scores_match(page: Any, site: Site, gid: str, size: str) -> int:
     """During the assign step nothing that scores can change: the page's running scores equal the
     public view's; each total is chips + tiles + the named bonuses. The number of seats checked."""
-    view = _get(site, f"/games/{gid}/view")["view"]
+    view = call(site, "GET", f"/games/{gid}/view")["view"]
     assert view["step"] == "assign", view["step"]
     for p in view["players"]:
         sc = p["score"]
@@ -110,9 +64,9 @@ def _running_scores_match(page: Any, site: Site, gid: str, size: str) -> int:
         for b in sc["bonus_cards"]:
             assert f"{b['name']} +{b['vp']}" in words
     mine = page.locator("section.seat.mine details.score")
-    _press(page, mine.locator("summary"), size)  # the breakdown opens by tap or click
+    press(mine.locator("summary"), size == "phone")  # the breakdown opens by tap or click
     mine.locator("ul.breakdown").wait_for(state="visible")
-    _press(page, mine.locator("summary"), size)
+    press(mine.locator("summary"), size == "phone")
     return len(view["players"])
 
 
@@ -120,30 +74,24 @@ def _running_scores_match(page: Any, site: Site, gid: str, size: str) -> int:
 def test_the_table_shows_powers_scores_and_dice_in_words_through_a_whole_game(
     site: Site, browser: Any, size: str
 ) -> None:
-    cat = _get(site, "/catalogue")
+    cat = call(site, "GET", "/catalogue")
     cards = [c for t in cat["tiles"] for c in (t["development"], t["world"])]
     cards += [c for f in cat["factions"] for c in f["cards"]] + cat["home_worlds"]
     catalogue = {c["card"]: c["description"] for c in cards}
-    ctx, page = _page(browser, size)
+    ctx, page = new_page(browser, SIZES[size], touch=size == "phone")
     try:
         page.goto(site.url + "/play/#/")
         page.get_by_role("heading", name="New game").wait_for()
         page.locator("#create-name").fill("Ada")
         page.get_by_role("button", name="Create game and take my seat").click()
         page.wait_for_url("**/play/#/games/*/seats/0")
-        gid = page.url.split("#/games/")[1].split("/")[0]
+        gid = game_id(page)
 
         kinds: list[str] = []
         scored = carded = shot = 0
-        deadline = time.monotonic() + 420
-        while time.monotonic() < deadline:
-            page.wait_for_selector("form.decision, section.scores", timeout=60000)
-            if page.locator("section.scores").count():
-                break
-            handle = page.locator("form.decision").element_handle()
-            kind = handle.get_attribute("data-kind")
+        for kind in decisions(page, 420):
             kinds.append(kind)
-            _no_bad_words(page, f"{kind} decision")
+            no_bad_words(page, f"{kind} decision")
             if kind == "assign":
                 scored += _running_scores_match(page, site, gid, size)
                 round_no = kinds.count("assign")
@@ -158,21 +106,11 @@ def test_the_table_shows_powers_scores_and_dice_in_words_through_a_whole_game(
                     _tile_card(page, size, catalogue)
                     carded = 1
             _act(page, kind, kinds.count("assign"))
-            for _ in range(400):  # the panel goes when the server took the command
-                left = handle.evaluate(
-                    "e => e.isConnected ? (e.querySelector('p.error').textContent || '') : null"
-                )
-                if left is None:
-                    break
-                assert not left.strip(), f"the server refused a {kind} made by clicking: {left}"
-                time.sleep(0.05)
-        else:
-            raise AssertionError(f"the game did not end in time; decisions so far: {kinds}")
         assert scored and carded and shot, (scored, carded, shot, kinds)
         assert "Ada" in page.locator("section.seat.mine h3").inner_text()
 
         # the end: the breakdown of every seat, each development bonus named with its points
-        final = _get(site, f"/games/{gid}/view")["view"]
+        final = call(site, "GET", f"/games/{gid}/view")["view"]
         scores = page.locator("section.scores")
         for s in final["result"]["scores"]:
             row = scores.locator(f"tr[data-seat='{s['seat']}']")
@@ -186,13 +124,13 @@ def test_the_table_shows_powers_scores_and_dice_in_words_through_a_whole_game(
             want = next(s for s in final["result"]["scores"] if s["seat"] == p["seat"])
             assert p["score"]["total"] == want["total"]
         page.locator("ol.log li").first.wait_for()
-        _no_bad_words(page, "final scores")
+        no_bad_words(page, "final scores")
         page.evaluate("window.scrollTo(0, 0)")
         page.screenshot(path=str(SHOTS / f"final-scores-{size}.png"), full_page=False)
 
         page.goto(site.url + "/play/#/")
         page.get_by_role("heading", name="Games").wait_for()
-        _no_bad_words(page, "lobby")
+        no_bad_words(page, "lobby")
         page.evaluate("window.scrollTo(0, 0)")
         page.screenshot(path=str(SHOTS / f"lobby-{size}.png"), full_page=False)
         if size == "phone":
@@ -206,11 +144,11 @@ def test_the_final_breakdown_names_a_bonus_that_scored(site: Site, browser: Any)
     """Bots seldom finish a 6-cost development, so the table's final-score drawing is also given
     a finished game's real view with one of its seats' bonuses as a Galactic Federation would
     score them: every bonus is named with its points, not summed into one number."""
-    games = _get(site, "/games?status=finished&limit=1")["items"]
+    games = call(site, "GET", "/games?status=finished&limit=1")["items"]
     if not games:
         pytest.skip("needs a finished game of the tests above")
     gid = games[0]["game_id"]
-    ctx, page = _page(browser, "desktop")
+    ctx, page = new_page(browser)
     try:
         page.goto(f"{site.url}/play/#/watch/{gid}")
         page.locator("section.scores").first.wait_for(timeout=20000)

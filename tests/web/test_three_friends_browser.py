@@ -24,9 +24,10 @@ from typing import Any
 import pytest
 
 from .conftest import SHOTS, Site
-from .test_friends_browser import _context, _game, _quiet
+from .helpers import new_page, seat_token
+from .test_friends_browser import _game, _quiet
 from .test_phone_width_browser import _fits
-from .test_recover_browser import _token, _view_status
+from .test_recover_browser import _view_status
 
 pytestmark = [pytest.mark.browser, pytest.mark.redis, pytest.mark.xdist_group("web")]
 
@@ -128,9 +129,9 @@ def test_three_friends_play_on_phones_through_a_lost_seat_a_clock_and_a_resignat
     site: Site, browser: Any
 ) -> None:
     made = [
-        _context(browser, SIZES["390"], touch=True),
-        _context(browser, SIZES["360"], touch=True),
-        _context(browser, SIZES["390"], touch=True),
+        new_page(browser, SIZES["390"], touch=True),
+        new_page(browser, SIZES["360"], touch=True),
+        new_page(browser, SIZES["390"], touch=True),
     ]
     ctxs = [c for c, _ in made]
     ada, grace, linus = pages = [p for _, p in made]
@@ -165,7 +166,7 @@ def test_three_friends_play_on_phones_through_a_lost_seat_a_clock_and_a_resignat
         _shots(grace, "table")
 
         # Grace's browser loses its storage mid-game: the seat's page says how to come back
-        lost = _token(grace, gid, 1)
+        lost = seat_token(grace, gid, 1)
         ctxs[1].clear_cookies()
         grace.evaluate("localStorage.clear(); sessionStorage.clear()")
         grace.reload()
@@ -181,7 +182,7 @@ def test_three_friends_play_on_phones_through_a_lost_seat_a_clock_and_a_resignat
         assert _view_status(site, gid, 1, lost) == 401
         _shots(ada, "reinvite", ada.locator("section.invites li[data-seat='1']"))
         _sit_down(grace, box.input_value(), "Grace", gid, 1)
-        assert _view_status(site, gid, 1, _token(grace, gid, 1)) == 200
+        assert _view_status(site, gid, 1, seat_token(grace, gid, 1)) == 200
         assert _game(site, gid)["seats"][1]["name"] == "Grace"
         grace.locator("form.decision, section.waiting").first.wait_for()
         _shots(grace, "back")

@@ -1,0 +1,105 @@
+"""What the browser tests do with a page as a person would, and what they check on every page:
+a browser profile of its own whose script errors are kept, a press (a click, or a tap on a touch
+screen), the seat's decisions in turn, each panel leaving once the server took the command made
+on it, no internal id or missing value in any text a person reads, the game and the seat token
+the page holds. (The site, the browser and JSON requests to the API: ``conftest``.)"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from typing import Any
+
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+
+# Every text a person reads: text nodes, and the titles and labels read out or shown on hover.
+BAD_WORDS = """() => {
+  const bad = [];
+  const check = (t, where) => {
+    if (/#\\d+/.test(t) || t.includes("undefined") || t.includes("null")) bad.push(`${where}: ${t.trim().slice(0, 160)}`);
+  };
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) check(n.textContent, n.parentElement.tagName);
+  for (const el of document.querySelectorAll("[title], [aria-label], [placeholder]")) {
+    for (const a of ["title", "aria-label", "placeholder"]) {
+      const v = el.getAttribute(a);
+      if (v) check(v, `${el.tagName}[${a}]`);
+    }
+  }
+  return bad;
+}"""
+
+# A decision panel: null once it left the page, else the error it shows (empty while none).
+_PANEL_LEFT = "e => e.isConnected ? (e.querySelector('p.error').textContent || '') : null"
+
+
+def new_page(
+    browser: Any, viewport: dict[str, int] = DESKTOP, touch: bool = False
+) -> tuple[Any, Any]:
+    """A separate browser profile (its own local storage: its own seat tokens) and its page, whose
+    uncaught script errors collect in ``page.js_errors``; with ``touch``, a touch screen's."""
+    ctx = browser.new_context(viewport=viewport, has_touch=touch)
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.js_errors = errors
+    return ctx, page
+
+
+def press(locator: Any, touch: bool) -> None:
+    """A tap on a touch screen, a click elsewhere."""
+    if touch:
+        locator.tap()
+    else:
+        locator.click()
+
+
+def no_bad_words(page: Any, when: str) -> None:
+    bad = page.evaluate(BAD_WORDS)
+    assert not bad, f"{when}: text a person reads shows internal ids or missing values: {bad[:8]}"
+
+
+def game_id(page: Any) -> str:
+    """The game of the page's address (``.../play/#/games/<id>/seats/<n>``)."""
+    return str(page.url.split("#/games/")[1].split("/")[0])
+
+
+def seat_token(page: Any, gid: str, seat: int) -> str:
+    """The seat's token as the page keeps it (local storage ``rfg.tokens``: ``{"<game>/<seat>":
+    token}``)."""
+    tokens = json.loads(page.evaluate("localStorage.getItem('rfg.tokens') || '{}'"))
+    token: str = tokens[f"{gid}/{seat}"]
+    return token
+
+
+def wait_taken(panel: Any, kind: str) -> None:
+    """Wait for the decision panel (an element handle) to leave the page, as it does when the
+    server took the command made on it; a refusal stays on it in words and fails the test, and so
+    does a panel still there after 20 s."""
+    for _ in range(400):
+        left = panel.evaluate(_PANEL_LEFT)
+        if left is None:
+            return
+        assert not left.strip(), f"the server refused a {kind} made by clicking: {left}"
+        time.sleep(0.05)
+    raise AssertionError(f"the {kind} panel stayed after clicking")
+
+
+def decisions(page: Any, seconds: float) -> Iterator[str]:
+    """The kind of each decision the seat's page asks for, in turn, until the final scores show:
+    the caller answers it on the page, and the next is looked for once its panel left
+    (``wait_taken``). A game still going after ``seconds`` fails the test."""
+    kinds: list[str] = []
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        page.wait_for_selector("form.decision, section.scores", timeout=60000)
+        if page.locator("section.scores").count():
+            return
+        panel = page.locator("form.decision").element_handle()
+        kind = panel.get_attribute("data-kind")
+        kinds.append(kind)
+        yield kind
+        wait_taken(panel, kind)
+    raise AssertionError(f"the game did not end in time; decisions so far: {kinds}")
