@@ -313,6 +313,14 @@ VARIABLES: dict[str, Variable] = {
             what="seconds an event stream stays open (then the client reconnects)",
         ),
         Variable(
+            "RFG_SSE_SEND_SECONDS",
+            "a number of seconds above 0",
+            _seconds(0, True),
+            30.0,
+            what="seconds a write to an event stream may wait for its client to read (its send "
+            "buffer full); then the client is dropped and resumes with Last-Event-ID",
+        ),
+        Variable(
             "RFG_BODY_READ_SECONDS",
             "a number of seconds above 0",
             _seconds(0, True),

@@ -25,6 +25,7 @@ from __future__ import annotations
 import gc
 import os
 import resource
+import sys
 import threading
 import time
 from typing import Any
@@ -39,16 +40,30 @@ logconfig_dict = _logs.logconfig(_config.value("RFG_LOG_FORMAT"), _config.value(
 accesslog = None
 logger_class = "service.gunicorn_conf.AppAccessLogger"
 _STOP_POLL = 0.1  # seconds between looks at ``worker.alive``
+#: the log line of a connection dropped because its client read nothing for ``SSE_SEND_SECONDS``
+DROPPED = (
+    "dropped a connection whose client read nothing for SSE_SEND_SECONDS (RFG_SSE_SEND_SECONDS)"
+)
 
 
 class AppAccessLogger(glogging.Logger):
     """gunicorn's logger, without its access log (``logger_class``): the app's ``service.access``
     line is the one written. gunicorn's own ``access`` formats a dozen fields of every request
     (its "atoms") before its logger drops the record: about 40 us a request, a tenth of a hello
-    world's (bench/api.py)."""
+    world's (bench/api.py).
+
+    A write that timed out (an event stream's client stopped reading for ``SSE_SEND_SECONDS``,
+    ``service.sse``; gunicorn then closes the connection) is one info line, not an error with
+    its traceback: the client is expected to come back, resuming with ``Last-Event-ID``."""
 
     def access(self, _resp: Any, _req: Any, _environ: Any, _request_time: Any) -> None:
         return None
+
+    def exception(self, msg: str, *args: Any, **kwargs: Any) -> None:
+        if isinstance(sys.exc_info()[1], TimeoutError):
+            self.info(DROPPED)
+            return
+        super().exception(msg, *args, **kwargs)
 
 
 def child_exit(server: Any, worker: Any) -> None:

@@ -15,6 +15,8 @@ ends at once, whatever it waits on, and its client reconnects after ``retry`` ms
 ``Last-Event-ID`` (on another process, or on the server started again). A stream ended so also
 closes its connection (``response``): left open, an HTTP/1.1 connection would wait for another
 request until the head timeout, holding the worker's stop for that long.
+A client that stops reading is dropped once a write to it has waited ``SSE_SEND_SECONDS`` (its
+send buffer full, ``_connection``); it resumes with ``Last-Event-ID``.
 While Redis does not answer the stream stays open and says so in a comment every second or so,
 and carries on when Redis answers again (an ``EventSource`` would not reconnect after the 503 a
 new request gets meanwhile). Every frame's data is written by orjson, the one JSON library on the
@@ -52,7 +54,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 import orjson
-from flask import Response, request
+from flask import Response, current_app, request
 
 from events.games.projections import Viewer
 from events.games.service import GameService
@@ -62,6 +64,9 @@ from service.fanout import STORE_ERRORS, Fanout
 from service.limits import hold_stream
 
 PAGE = 200
+#: the send buffer of an event stream's connection (the kernel doubles it): what may wait there
+#: for a client that stops reading, before its writes wait (and then time out, ``_connection``)
+SEND_BUFFER = 64 * 1024
 log = logging.getLogger(__name__)
 
 #: the turn signal's reader: (the decision's id, the frame's data) or None (nothing owed)
@@ -102,21 +107,42 @@ def still_allowed(allowed: Callable[[], bool]) -> bool:
 def response(stream: Iterator[str]) -> Response:
     """The HTTP response of an event stream (every stream endpoint's): counted among the
     client's open streams while it runs (``service.limits.hold_stream``), never buffered by a
-    proxy, and its connection closed once a stopping process ended it."""
-    resp = Response(_closing(hold_stream(stream), request.environ), mimetype="text/event-stream")
+    proxy, sent on a connection that drops a client that stops reading (``_connection``), and
+    that connection closed once a stopping process ended it."""
+    send_seconds = float(current_app.config["SSE_SEND_SECONDS"])
+    body = _connection(hold_stream(stream), request.environ, send_seconds)
+    resp = Response(body, mimetype="text/event-stream")
     resp.headers["Cache-Control"] = "no-cache"
     resp.headers["X-Accel-Buffering"] = "no"
     return resp
 
 
-def _closing(body: Iterator[str], environ: dict[str, Any]) -> Iterator[str]:
-    """``body``; then, if the process is stopping, the end of reading from its client's
-    connection (gunicorn's ``gunicorn.socket``): the server sends the body's last chunk, finds no
-    further request and closes it at once, instead of keeping it for the client's next request
-    (up to the head timeout, as long as a stop then waits)."""
-    yield from body
+def _connection(body: Iterator[str], environ: dict[str, Any], send_seconds: float) -> Iterator[str]:
+    """``body`` on its client's connection (gunicorn's ``gunicorn.socket``; elsewhere - the dev
+    server, the test client - ``body`` as it is).
+
+    A client that stops reading is dropped: the connection's send buffer is bounded
+    (``SEND_BUFFER``) and every write on it must be done within ``send_seconds``, else the
+    server gives the connection up (gunicorn closes it; ``service.gunicorn_conf`` logs it) and
+    the stream's greenlet ends. Only that stream waits on its client: the others are written by
+    greenlets of their own. The client resumes with ``Last-Event-ID`` (the last whole frame it
+    got; an ``EventSource`` drops a partial one). The timeout stays for the connection's life.
+
+    Once ``body`` ends, if the process is stopping, the server stops reading from the connection:
+    it sends the body's last chunk, finds no further request and closes it at once, instead of
+    keeping it for the client's next request (up to the head timeout, as long as a stop then
+    waits)."""
     sock = environ.get("gunicorn.socket")
-    if _Stop.requested and isinstance(sock, socket.socket):
+    if not isinstance(sock, socket.socket):
+        yield from body
+        return
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)
+        sock.settimeout(send_seconds)
+    except OSError:
+        pass  # the client is gone already: the first write says so
+    yield from body
+    if _Stop.requested:
         try:
             sock.shutdown(socket.SHUT_RD)
         except OSError:
