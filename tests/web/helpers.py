@@ -2,7 +2,7 @@
 a browser profile of its own whose script errors are kept, a press (a click, or a tap on a touch
 screen), the seat's decisions in turn, each panel leaving once the server took the command made
 on it, no internal id or missing value in any text a person reads, the game and the seat token
-the page holds. (The site, the browser and JSON requests to the API: ``conftest``.)"""
+the page holds, screenshots at both sizes. (The site, the browser and JSON requests to the API: ``conftest``.)"""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ import json
 import time
 from collections.abc import Iterator
 from typing import Any
+
+from .conftest import SHOTS
 
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
@@ -46,6 +48,16 @@ def new_page(
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.js_errors = errors
     return ctx, page
+
+
+def both_sizes(page: Any, name: str) -> None:
+    """Screenshots of what ``page`` shows at the desktop size (``<name>.png``) and the phone's
+    (``<name>-phone.png``) in ``conftest.SHOTS``; the page is left at the size it had."""
+    was = page.viewport_size
+    for size, file in ((DESKTOP, f"{name}.png"), (PHONE, f"{name}-phone.png")):
+        page.set_viewport_size(size)
+        page.screenshot(path=str(SHOTS / file), full_page=False)
+    page.set_viewport_size(was)
 
 
 def press(locator: Any, touch: bool) -> None:

@@ -22,8 +22,7 @@ from typing import Any
 import pytest
 
 from .conftest import Site, call
-from .helpers import new_page
-from .test_friends_browser import _both_sizes
+from .helpers import both_sizes, game_id, new_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.redis, pytest.mark.xdist_group("web")]
 
@@ -93,7 +92,7 @@ def test_a_person_plays_a_bot_account_from_its_challenge(
         page.locator("#create-name").fill("Ada")
         page.get_by_role("button", name="Create game and take my seat").click()
         page.wait_for_url("**/play/#/games/*/seats/0", timeout=20000)
-        gid = page.url.split("#/games/")[1].split("/")[0]
+        gid = game_id(page)
         game = call(site, "GET", f"/games/{gid}")
         assert game["seats"][1]["kind"] == "external" and game["seats"][1]["account"] == bot_id
         assert [s["kind"] for s in game["seats"]] == ["human", "external", "bot", "bot"]
@@ -134,7 +133,7 @@ def test_a_person_plays_a_bot_account_from_its_challenge(
         cid = _challenge_from_the_lobby(page, site, shy_id)
         status = page.locator("p.challenge-state")
         status.filter(has_text=f"Waiting for bot account {shy_id} to accept").wait_for()
-        _both_sizes(page, "challenge-waiting")
+        both_sizes(page, "challenge-waiting")
         page.goto(site.url + "/play/#/")  # the lobby lists the challenge still waiting
         page.locator(f"a[href='#/challenges/{cid}']").click()
         status.filter(has_text="Waiting for").wait_for()
@@ -144,7 +143,7 @@ def test_a_person_plays_a_bot_account_from_its_challenge(
         call(site, "POST", f"/challenges/{cid}/decline", body, token=shy_token)
         status.filter(has_text="declined your challenge").wait_for(timeout=10000)
         assert "declined your challenge (not now): “busy”." in status.inner_text()
-        _both_sizes(page, "challenge-declined")
+        both_sizes(page, "challenge-declined")
 
         # one the person cancels from its page
         cid = _challenge_from_the_lobby(page, site, shy_id)

@@ -9,25 +9,16 @@ README shows two of them).
 
 from __future__ import annotations
 
-import json
-import time
-import urllib.request
 from typing import Any
 
 import pytest
 
-from .conftest import SHOTS, Site
+from .conftest import SHOTS, Site, call
+from .helpers import DESKTOP, PHONE, decisions, game_id
 
 pytestmark = [pytest.mark.browser, pytest.mark.redis, pytest.mark.xdist_group("web")]
 
-DESKTOP = {"width": 1280, "height": 800}
-PHONE = {"width": 390, "height": 844}
 SHOTS_WANTED = {"assign", "ship", "manage"}
-
-
-def _get(site: Site, path: str) -> Any:
-    with urllib.request.urlopen(site.url + path, timeout=10) as resp:
-        return json.loads(resp.read())
 
 
 def _page(browser: Any, viewport: dict[str, int] = DESKTOP) -> Any:
@@ -68,39 +59,21 @@ def _new_game(site: Site, page: Any) -> str:
     page.get_by_role("heading", name="New game").wait_for()
     page.get_by_role("button", name="Create game and take my seat").click()
     page.wait_for_url("**/play/#/games/*/seats/0")
-    return page.url.split("#/games/")[1].split("/")[0]
+    return game_id(page)
 
 
 def _play_to_the_end(page: Any, shot: set[str]) -> list[str]:
     """Click through every decision of the seat on screen until the final scores show; the
     decision kinds met, in order. The first decision of each wanted kind is photographed."""
     kinds: list[str] = []
-    deadline = time.monotonic() + 300
-    while time.monotonic() < deadline:
-        page.wait_for_selector("form.decision, section.scores", timeout=60000)
-        if page.locator("section.scores").count():
-            return kinds
-        handle = page.locator("form.decision").element_handle()
-        kind = handle.get_attribute("data-kind")
+    for kind in decisions(page, 300):
         kinds.append(kind)
         if kind in SHOTS_WANTED and kind not in shot:
             page.evaluate("document.getElementById('toast').classList.remove('show')")
             page.screenshot(path=str(SHOTS / f"table-{kind}.png"), full_page=False)
             shot.add(kind)
         _act(page, kind, kinds.count("assign"))
-        # the panel goes when the server took the command; an error stays on it in words
-        for _ in range(300):
-            left = handle.evaluate(
-                "e => e.isConnected ? (e.querySelector('p.error').textContent || '') : null"
-            )
-            if left is None:
-                break
-            if left.strip():
-                raise AssertionError(f"the server refused a {kind} made by clicking: {left}")
-            time.sleep(0.05)
-        else:
-            raise AssertionError(f"the {kind} panel stayed after clicking")
-    raise AssertionError(f"the game did not end in time; decisions so far: {kinds}")
+    return kinds
 
 
 def test_a_person_plays_a_whole_game_against_three_bots_by_clicking(
@@ -109,14 +82,14 @@ def test_a_person_plays_a_whole_game_against_three_bots_by_clicking(
     page = _page(browser)
     page.goto(site.url + "/")  # the URL `make run` prints: a browser lands on the client
     assert page.url == site.url + "/play/"
-    assert _get(site, "/")["links"]["play"] == "/play/"  # API clients still get the index
+    assert call(site, "GET", "/")["links"]["play"] == "/play/"  # API clients still get the index
     page.get_by_role("heading", name="New game").wait_for()
     # the defaults are what a newcomer wants: you against heuristic, random, random
     assert page.locator("select[data-seat='1']").input_value() == "bot:heuristic"
     assert page.locator("select[data-seat='3']").input_value() == "bot:random"
     page.get_by_role("button", name="Create game and take my seat").click()
     page.wait_for_url("**/play/#/games/*/seats/0")
-    gid = page.url.split("#/games/")[1].split("/")[0]
+    gid = game_id(page)
 
     spectator = _page(browser)
     spectator.goto(f"{site.url}/play/#/watch/{gid}")
@@ -127,7 +100,7 @@ def test_a_person_plays_a_whole_game_against_three_bots_by_clicking(
     scores = page.locator("section.scores")
     assert "Final scores" in scores.inner_text()
     assert scores.locator("tbody tr").count() == 4
-    summary = _get(site, f"/games/{gid}")
+    summary = call(site, "GET", f"/games/{gid}")
     assert summary["status"] == "finished"
     winners = summary["winners"]
     assert scores.locator("tr.win").count() == len(winners)
@@ -136,7 +109,7 @@ def test_a_person_plays_a_whole_game_against_three_bots_by_clicking(
 
     # the spectator saw the game live to its end: the same final scores, the last events
     spectator.locator("section.scores").wait_for(timeout=20000)
-    final = _get(site, f"/games/{gid}/view")
+    final = call(site, "GET", f"/games/{gid}/view")
     assert spectator.locator(".live").inner_text() == "game over"
     assert spectator.locator("ol.log li").first.get_attribute("value") == str(final["version"])
     assert spectator.locator(".log li").count() >= 50, (

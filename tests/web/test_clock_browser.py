@@ -17,21 +17,11 @@ from typing import Any
 
 import pytest
 
-from .conftest import SHOTS, Site, call
-from .test_browser import _act, _get, _page
+from .conftest import Site, call
+from .helpers import both_sizes, game_id
+from .test_browser import _act, _page
 
 pytestmark = [pytest.mark.browser, pytest.mark.redis, pytest.mark.xdist_group("web")]
-
-DESKTOP = {"width": 1280, "height": 800}
-PHONE = {"width": 390, "height": 844}
-
-
-def _both_sizes(page: Any, name: str) -> None:
-    was = page.viewport_size
-    for size, file in ((DESKTOP, f"{name}.png"), (PHONE, f"{name}-phone.png")):
-        page.set_viewport_size(size)
-        page.screenshot(path=str(SHOTS / file), full_page=False)
-    page.set_viewport_size(was)
 
 
 def _until(what: str, check: Any, seconds: float) -> Any:
@@ -63,7 +53,7 @@ def test_a_ten_second_clock_warns_goes_away_and_waits_for_i_am_back(
     assert choice.locator("input[value=away]").is_checked()
     page.get_by_role("button", name="Create game and take my seat").click()
     page.wait_for_url("**/play/#/games/*/seats/0")
-    gid = page.url.split("#/games/")[1].split("/")[0]
+    gid = game_id(page)
 
     # the person walks away: the panel counts down, then warns with a quarter of the time left
     page.locator("form.decision").wait_for()
@@ -75,23 +65,23 @@ def test_a_ten_second_clock_warns_goes_away_and_waits_for_i_am_back(
     assert warning.get_attribute("role") == "alert"
     assert page.locator(".clock-warning-region[aria-live=assertive] [data-clock-warning]").count()
     assert "quarter" in warning.inner_text()
-    _both_sizes(page, "clock-warning")
+    both_sizes(page, "clock-warning")
 
     # three timeouts in a row: the seat is away, a bot plays it and the panel offers "I'm back"
     back = page.get_by_role("button", name="I'm back")
     back.wait_for(timeout=90000)
     assert page.get_by_role("heading", name="You are away").is_visible()
-    assert _get(site, f"/games/{gid}")["away"] == [0]
+    assert call(site, "GET", f"/games/{gid}")["away"] == [0]
     made = _until(
         "a bot to play the away seat",
-        lambda: (n := _get(site, f"/games/{gid}")["bot_decisions"][0]) > 3 and n,
+        lambda: (n := call(site, "GET", f"/games/{gid}")["bot_decisions"][0]) > 3 and n,
         60,
     )
-    _both_sizes(page, "clock-away")
+    both_sizes(page, "clock-away")
 
     back.click()
     page.locator("section.away").wait_for(state="detached")
-    assert _get(site, f"/games/{gid}")["away"] == []
+    assert call(site, "GET", f"/games/{gid}")["away"] == []
 
     # the person plays on: the decisions are theirs again, timed as before
     played = 0
@@ -106,7 +96,7 @@ def test_a_ten_second_clock_warns_goes_away_and_waits_for_i_am_back(
         played += 1
     feed: list[Any] = []
     while True:
-        page_ = _get(site, f"/games/{gid}/events?limit=1000&after={len(feed)}")
+        page_ = call(site, "GET", f"/games/{gid}/events?limit=1000&after={len(feed)}")
         feed += page_["events"]
         if not page_["more"]:
             break
@@ -115,7 +105,7 @@ def test_a_ten_second_clock_warns_goes_away_and_waits_for_i_am_back(
     assert actors[:3] == ["timeout"] * 3 and "seat:0" not in actors[:made]
     came = next(i for i, x in enumerate(mine) if x["event"].get("kind") == "back")
     assert mine[came]["actor"] == "seat:0" and set(actors[came:]) == {"seat:0"}
-    summary = _get(site, f"/games/{gid}")
+    summary = call(site, "GET", f"/games/{gid}")
     assert summary["away"] == [] and summary["bot_decisions"][0] >= made
     assert not page.js_errors, page.js_errors
 
@@ -140,7 +130,7 @@ def test_the_final_scores_and_the_replay_mark_what_a_bot_decided_for_a_person(
     gid = game["game_id"]
     summary = _until(
         "the bots to finish the game",
-        lambda: (g := _get(site, f"/games/{gid}"))["status"] == "finished" and g,
+        lambda: (g := call(site, "GET", f"/games/{gid}"))["status"] == "finished" and g,
         120,
     )
     assert summary["abandoned"] == [0] and summary["bot_decisions"][1] == 0
@@ -155,7 +145,7 @@ def test_the_final_scores_and_the_replay_mark_what_a_bot_decided_for_a_person(
     assert scores.locator("tr[data-seat='0'] td[data-bot-decisions]").inner_text() == str(made)
     assert scores.locator("tr[data-seat='1'] td[data-bot-decisions]").inner_text() == "0"
 
-    feed = _get(site, f"/games/{gid}/events?limit=1000")["events"]
+    feed = call(site, "GET", f"/games/{gid}/events?limit=1000")["events"]
     submitted = [x for x in feed if x["type"] == "CommandSubmitted"]
     timeout = next(x for x in submitted if x["actor"] == "timeout")
     by_bot = next(x for x in submitted if x["actor"].startswith("bot:") and x["event"]["seat"] == 0)

@@ -18,21 +18,11 @@ from typing import Any
 
 import pytest
 
-from .conftest import SHOTS, Site
-from .helpers import DESKTOP, PHONE, game_id, new_page, wait_taken
+from .conftest import Site
+from .helpers import PHONE, both_sizes, game_id, new_page, wait_taken
 from .test_browser import _act
 
 pytestmark = [pytest.mark.browser, pytest.mark.redis, pytest.mark.xdist_group("web")]
-
-
-def _both_sizes(page: Any, name: str) -> None:
-    """Screenshots of what ``page`` shows at the desktop size (``<name>.png``) and the phone's
-    (``<name>-phone.png``); the page is left at the size it had."""
-    was = page.viewport_size
-    for size, file in ((DESKTOP, f"{name}.png"), (PHONE, f"{name}-phone.png")):
-        page.set_viewport_size(size)
-        page.screenshot(path=str(SHOTS / file), full_page=False)
-    page.set_viewport_size(was)
 
 
 def _game(site: Site, gid: str) -> Any:
@@ -70,14 +60,14 @@ def test_a_friend_joins_by_invite_link_under_a_name_and_the_link_works_once(
         assert f"/play/#/join/{gid}/1/" in link
         assert host.get_by_role("button", name="Copy link").count() == 1
         _quiet(host)
-        _both_sizes(host, "invite-host")
+        both_sizes(host, "invite-host")
         assert _game(site, gid)["seats"][1]["invited"] is True
 
         friend.goto(link)
         friend.get_by_role("heading", name="You are invited").wait_for()
         assert "Ada invites you to seat 1" in friend.locator("form.join").inner_text()
         friend.locator("form.join [name=name]").fill("Grace")
-        _both_sizes(friend, "join")
+        both_sizes(friend, "join")
         friend.get_by_role("button", name="Take my seat").click()
         friend.wait_for_url(f"**/play/#/games/{gid}/seats/1")
         assert "/join/" not in friend.url  # the used code left the address bar
@@ -96,7 +86,7 @@ def test_a_friend_joins_by_invite_link_under_a_name_and_the_link_works_once(
         assert "taken already" in late.locator("section.join-closed").inner_text()
         assert late.locator("form.join").count() == 0
         assert late.get_by_role("button", name="Take my seat").count() == 0
-        _both_sizes(late, "join-used")
+        both_sizes(late, "join-used")
         assert _game(site, gid)["seats"][1]["name"] == "Grace"
 
         # the friend resigns: the game ends for both, by resignation, the friend not winning
@@ -109,7 +99,7 @@ def test_a_friend_joins_by_invite_link_under_a_name_and_the_link_works_once(
         game = _game(site, gid)
         assert game["end_reason"] == "resigned" and 1 not in game["winners"]
         _quiet(host)
-        _both_sizes(host, "resigned")
+        both_sizes(host, "resigned")
 
         # the link of a finished game says the game is over, in a player's words
         late.goto(site.url + "/play/#/")
@@ -178,7 +168,7 @@ def test_host_and_invited_friend_play_a_whole_game_to_the_end(site: Site, browse
         game = _game(site, gid)
         assert game["status"] == "finished" and game["end_reason"] not in ("resigned", "abandoned")
         _quiet(friend)
-        _both_sizes(friend, "friends-final")
+        both_sizes(friend, "friends-final")
         for page in (host, friend):
             assert not page.js_errors, page.js_errors
     finally:

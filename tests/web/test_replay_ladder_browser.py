@@ -20,7 +20,8 @@ from typing import Any
 import pytest
 
 from .conftest import SHOTS, Site
-from .test_browser import DESKTOP, PHONE, _page
+from .helpers import DESKTOP, PHONE
+from .test_browser import _page
 
 pytestmark = [pytest.mark.browser, pytest.mark.redis, pytest.mark.xdist_group("web")]
 
