@@ -86,23 +86,23 @@ def seat_token(page: Any, gid: str, seat: int) -> str:
     return token
 
 
-def wait_taken(panel: Any, kind: str) -> None:
+def wait_taken(panel: Any, kind: str, by: str = "clicking") -> None:
     """Wait for the decision panel (an element handle) to leave the page, as it does when the
-    server took the command made on it; a refusal stays on it in words and fails the test, and so
-    does a panel still there after 20 s."""
+    server took the command made on it (``by`` clicking or tapping); a refusal stays on it in words
+    and fails the test, and so does a panel still there after 20 s."""
     for _ in range(400):
         left = panel.evaluate(_PANEL_LEFT)
         if left is None:
             return
-        assert not left.strip(), f"the server refused a {kind} made by clicking: {left}"
+        assert not left.strip(), f"the server refused a {kind} made by {by}: {left}"
         time.sleep(0.05)
-    raise AssertionError(f"the {kind} panel stayed after clicking")
+    raise AssertionError(f"the {kind} panel stayed after {by}")
 
 
-def decisions(page: Any, seconds: float) -> Iterator[str]:
+def decisions(page: Any, seconds: float, by: str = "clicking") -> Iterator[str]:
     """The kind of each decision the seat's page asks for, in turn, until the final scores show:
-    the caller answers it on the page, and the next is looked for once its panel left
-    (``wait_taken``). A game still going after ``seconds`` fails the test."""
+    the caller answers it on the page (``by`` clicking or tapping), and the next is looked for
+    once its panel left (``wait_taken``). A game still going after ``seconds`` fails the test."""
     kinds: list[str] = []
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -113,5 +113,5 @@ def decisions(page: Any, seconds: float) -> Iterator[str]:
         kind = panel.get_attribute("data-kind")
         kinds.append(kind)
         yield kind
-        wait_taken(panel, kind)
+        wait_taken(panel, kind, by)
     raise AssertionError(f"the game did not end in time; decisions so far: {kinds}")

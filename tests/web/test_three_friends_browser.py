@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from .conftest import SHOTS, Site
-from .helpers import new_page, seat_token
+from .helpers import new_page, seat_token, wait_taken
 from .test_friends_browser import _game, _quiet
 from .test_phone_width_browser import _fits
 from .test_recover_browser import _view_status
@@ -104,14 +104,7 @@ class Table:
                 _tap(page, kind, PHASES[(seat + self.assigns[seat]) % len(PHASES)])
                 self.made += 1
                 acted = True
-                for _ in range(400):  # the panel goes when the server took the command
-                    left = handle.evaluate(
-                        "e => e.isConnected ? (e.querySelector('p.error').textContent || '') : null"
-                    )
-                    if left is None:
-                        break
-                    assert not left.strip(), f"the server refused {NAMES[seat]}'s {kind}: {left}"
-                    time.sleep(0.05)
+                wait_taken(handle, kind, by=f"tapping in {NAMES[seat]}'s browser")
             if not acted:
                 time.sleep(0.1)
 
