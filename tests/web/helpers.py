@@ -1,8 +1,9 @@
 """What the browser tests do with a page as a person would, and what they check on every page:
 a browser profile of its own whose script errors are kept, a press (a click, or a tap on a touch
 screen), the seat's decisions in turn, each panel leaving once the server took the command made
-on it, no internal id or missing value in any text a person reads, the game and the seat token
-the page holds, screenshots at both sizes. (The site, the browser and JSON requests to the API: ``conftest``.)"""
+on it, a friend seated by invite link, no internal id or missing value in any text a person
+reads, the game and the seat token the page holds, screenshots at both sizes. (The site, the
+browser and JSON requests to the API: ``conftest``.)"""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from .conftest import SHOTS
+from .conftest import SHOTS, Site
 
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
@@ -76,6 +77,26 @@ def no_bad_words(page: Any, when: str) -> None:
 def game_id(page: Any) -> str:
     """The game of the page's address (``.../play/#/games/<id>/seats/<n>``)."""
     return str(page.url.split("#/games/")[1].split("/")[0])
+
+
+def seat_a_friend(site: Site, host: Any, friend: Any) -> tuple[str, str]:
+    """In the host's page Ada creates a game with seat 1 for a friend (the lobby's bots in the
+    others) and makes its invite link; in the friend's page Grace opens it and takes the seat.
+    The game's id and the (now used) invite link."""
+    host.goto(site.url + "/play/#/")
+    host.get_by_role("heading", name="New game").wait_for()
+    host.locator("#create-name").fill("Ada")
+    host.locator("select[data-seat='1']").select_option("human")
+    host.get_by_role("button", name="Create game and take my seat").click()
+    host.wait_for_url("**/play/#/games/*/seats/0")
+    gid = game_id(host)
+    host.get_by_role("button", name="Invite a friend").click()
+    link = host.locator("input.invite-link[data-seat='1']").input_value()
+    friend.goto(link)
+    friend.locator("form.join [name=name]").fill("Grace")
+    friend.get_by_role("button", name="Take my seat").click()
+    friend.wait_for_url(f"**/play/#/games/{gid}/seats/1")
+    return gid, link
 
 
 def seat_token(page: Any, gid: str, seat: int) -> str:

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from .conftest import Site
-from .helpers import PHONE, both_sizes, game_id, new_page, wait_taken
+from .helpers import PHONE, both_sizes, game_id, new_page, seat_a_friend, wait_taken
 from .test_browser import _act
 
 pytestmark = [pytest.mark.browser, pytest.mark.redis, pytest.mark.xdist_group("web")]
@@ -147,19 +147,7 @@ def test_host_and_invited_friend_play_a_whole_game_to_the_end(site: Site, browse
     host_ctx, host = new_page(browser)
     friend_ctx, friend = new_page(browser)
     try:
-        host.goto(site.url + "/play/#/")
-        host.get_by_role("heading", name="New game").wait_for()
-        host.locator("#create-name").fill("Ada")
-        host.locator("select[data-seat='1']").select_option("human")
-        host.get_by_role("button", name="Create game and take my seat").click()
-        host.wait_for_url("**/play/#/games/*/seats/0")
-        gid = game_id(host)
-        host.get_by_role("button", name="Invite a friend").click()
-        link = host.locator("input.invite-link[data-seat='1']").input_value()
-        friend.goto(link)
-        friend.locator("form.join [name=name]").fill("Grace")
-        friend.get_by_role("button", name="Take my seat").click()
-        friend.wait_for_url(f"**/play/#/games/{gid}/seats/1")
+        gid, _ = seat_a_friend(site, host, friend)
 
         assert _play_both_to_the_end([host, friend]) > 10
         for page in (host, friend):

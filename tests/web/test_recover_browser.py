@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from .conftest import SHOTS, Site
-from .helpers import DESKTOP, PHONE, new_page, seat_token
+from .helpers import DESKTOP, PHONE, new_page, seat_a_friend, seat_token
 from .test_friends_browser import _game, _quiet
 
 pytestmark = [pytest.mark.browser, pytest.mark.redis, pytest.mark.xdist_group("web")]
@@ -49,19 +49,7 @@ def test_a_friend_returns_by_a_new_invite_and_moves_to_a_phone(site: Site, brows
     fresh_ctx, fresh = new_page(browser)
     phone_ctx, phone = new_page(browser, PHONE)
     try:
-        host.goto(site.url + "/play/#/")
-        host.get_by_role("heading", name="New game").wait_for()
-        host.locator("#create-name").fill("Ada")
-        host.locator("select[data-seat='1']").select_option("human")
-        host.get_by_role("button", name="Create game and take my seat").click()
-        host.wait_for_url("**/play/#/games/*/seats/0")
-        gid = host.url.split("#/games/")[1].split("/")[0]
-        host.get_by_role("button", name="Invite a friend").click()
-        link = host.locator("input.invite-link[data-seat='1']").input_value()
-        friend.goto(link)
-        friend.locator("form.join [name=name]").fill("Grace")
-        friend.get_by_role("button", name="Take my seat").click()
-        friend.wait_for_url(f"**/play/#/games/{gid}/seats/1")
+        gid, link = seat_a_friend(site, host, friend)
         lost = seat_token(friend, gid, 1)
 
         # a new browser without the token: told how to come back
