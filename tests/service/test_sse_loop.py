@@ -60,6 +60,27 @@ def test_silence_gets_a_keep_alive_and_the_stream_ends_after_max_seconds() -> No
     ]
 
 
+def test_the_silence_before_a_keep_alive_is_drawn_per_stream_within_the_spread() -> None:
+    """Streams that fall silent together send their keep-alives spread in time, each after at
+    most ``keepalive`` seconds and at least ``1 - KEEPALIVE_SPREAD`` of it."""
+
+    class Once(Scripted):
+        asked: float = -1.0
+
+        def wait(self, seconds: float) -> bool:
+            self.asked = seconds
+            return super().wait(seconds)
+
+    waits = []
+    for _ in range(200):
+        source = Once(([], False, False), ([], False, True))
+        assert list(serve(source, max_seconds=600, keepalive=20)) == ["retry: 2000\n\n"]
+        waits.append(source.asked)
+    low = 20 * (1 - sse.KEEPALIVE_SPREAD) - 0.05  # (the time between the draw and the wait)
+    assert all(low <= w <= 20 for w in waits), (min(waits), max(waits))
+    assert max(waits) - min(waits) > 0.5  # spread over most of the 1 s, not one instant
+
+
 def test_a_store_outage_is_said_and_waited_out() -> None:
     source = Scripted(redis.exceptions.ConnectionError("down"), (["a\n\n"], False, True))
     out = list(serve(source, max_seconds=60, keepalive=60))
