@@ -672,7 +672,7 @@ def scenario_many(run: Run) -> None:
     )
     per = (rss1 - rss0) / max(1, st["ok"]) if rss0 is not None and rss1 is not None else None
     run.row(
-        f"server RSS per stream at {run.count} (workers, after open - before)",
+        f"server RSS per stream at {run.count} (after open - before)",
         "-" if per is None else f"{per / 1024:.1f} KiB",
         "<= 20 KiB",
         None if per is None or run.count < 10_000 else per <= 20 * 1024,
@@ -686,7 +686,7 @@ def scenario_many(run: Run) -> None:
     )
     p99s = [p.figures[0]["p99_ms"] for p in phases]
     run.row(
-        f"command p99 at {a.rate:g}/s (open loop) while open, {a.runs} runs of {seconds:g} s",
+        f"command p99 at {a.rate:g}/s while open, {a.runs} runs of {seconds:g} s",
         "/".join(f"{x:.1f}" for x in p99s) + " ms",
         "< 30 ms",
         all(p.figures[0]["p99_ms"] < 30 and p.figures[0]["errors"] == 0 for p in phases),
