@@ -140,7 +140,9 @@ def sse_anchor_app() -> Any:
     """The anchor of ``bench/streams.py``'s ``crowd``: the least a Flask app does to push one
     Redis stream's entries to many event streams under the same server - one reader per process
     (``XREAD BLOCK``), a condition its streams wait on, and the same bytes written to every one.
-    ``POST /publish?id=N`` appends entry N (201 once it is stored); ``GET /stream`` follows."""
+    ``POST /publish?id=N`` appends entry N (201 once it is stored); ``GET /stream`` follows;
+    ``GET /view`` answers a stored JSON document (one Redis read: what a game's view does at
+    least)."""
     import threading
 
     import redis
@@ -162,10 +164,15 @@ def sse_anchor_app() -> Any:
                         cond.notify_all()
 
     threading.Thread(target=reader, daemon=True).start()
+    r.set(key + ":view", b'{"status": "playing", "version": 1}')
 
     @app.get("/healthz")
     def healthz() -> Any:
         return {"status": "ok"}
+
+    @app.get("/view")
+    def view() -> Any:
+        return Response(r.get(key + ":view"), mimetype="application/json")
 
     @app.post("/publish")
     def publish() -> Any:
@@ -755,7 +762,7 @@ def _worker(
 
 
 OpenLoopJob = tuple[str, int, float, float, float, list[str], list[Any], int, float]
-OpenLoopResult = tuple[int, int, list[float], int, Counter[int]]
+OpenLoopResult = tuple[int, int, list[float], int, Counter[int], list[float]]
 
 
 def _open_loop(args: OpenLoopJob) -> OpenLoopResult:
@@ -768,7 +775,7 @@ def _open_loop(args: OpenLoopJob) -> OpenLoopResult:
     not answered within ``timeout`` seconds fails, and so does one still waiting for a client
     thread ``timeout`` seconds after it was due (not sent). Returns (ok, errors, latencies,
     requests not sent in time, the statuses of the errors: 0 for a connection that failed or
-    timed out, -1 for a request not sent)."""
+    timed out, -1 for a request not sent, the due time (``time.time()``) of each latency)."""
     import queue
     from concurrent.futures import ThreadPoolExecutor
 
@@ -777,6 +784,7 @@ def _open_loop(args: OpenLoopJob) -> OpenLoopResult:
     for game in games:
         free.put(iter(game))
     lat: list[float] = []
+    dues: list[float] = []
     errors = [0]
     bad: Counter[int] = Counter()
     lock = threading.Lock()
@@ -787,6 +795,7 @@ def _open_loop(args: OpenLoopJob) -> OpenLoopResult:
         if time.time() - due > timeout:  # every client thread was busy for that long: not sent
             with lock:
                 lat.append(time.time() - due)
+                dues.append(due)
                 errors[0] += 1
                 bad[-1] += 1
             return
@@ -807,6 +816,7 @@ def _open_loop(args: OpenLoopJob) -> OpenLoopResult:
         took = time.time() - due
         with lock:
             lat.append(took)
+            dues.append(due)
             if not ok:
                 errors[0] += 1
                 bad[status] += 1
@@ -825,7 +835,7 @@ def _open_loop(args: OpenLoopJob) -> OpenLoopResult:
                 late += 1
             pool.submit(send, due, i)
             i += 1
-    return len(lat) - errors[0], errors[0], lat, late, bad
+    return len(lat) - errors[0], errors[0], lat, late, bad, dues
 
 
 def open_loop_jobs(

@@ -1,7 +1,7 @@
 """Event streams and slow clients against the API as hosts run it, with its targets.
 
-    python bench/streams.py [--scenario streams|many|slow|crowd] [--quick] [--spectators 500,5000]
-                            [--streams 5000] [--runs 5] [--settle 120]
+    python bench/streams.py [--scenario streams|many|slow|crowd|openings] [--quick]
+                            [--spectators 500,5000] [--streams 5000] [--runs 5] [--settle 120]
                             [--url redis://127.0.0.1:6379/13]
 
 Each scenario starts its own server with ``rfgcli.run.api_command`` (the command line ``rfg run``
@@ -43,6 +43,17 @@ from an address of its own.
   Flask SSE app served the same way (``bench.api:sse_anchor_app``: one ``XREAD BLOCK`` reader
   per process, a condition, the same bytes written to every stream), a publish in place of
   each command. Targets: p99 < 30 ms with 500, < 100 ms with 5,000.
+
+* ``openings``: 5,000 public streams (4 per address, on 5 idle 4-player games) opened at once
+  while a game's public view (50/s) and ``/healthz`` (20/s) are probed, open loop, for 25 s:
+  3 s of the probes alone (the server's CPU per second for them), then the streams all at
+  once; the opening lasts until every stream has its response head, and its CPU until 1 s
+  after that (their first events), the probes' own CPU taken off. Then the same on the anchor
+  (``bench.api:sse_anchor_app``, served the same way: ``GET /stream`` its streams from the same
+  addresses, ``GET /view`` - one stored document read from Redis - its view). Printed for both:
+  the probes' p99 among those due while the streams opened, and the server's CPU per stream
+  opened. Targets: on ours the view's and ``/healthz``'s p99 < 250 ms while they open (and no
+  probe failed); CPU per opening <= 1.5x the anchor's.
 
 The other scenarios' streams follow idle games (no command is sent to them), so each gets the game's events when
 it opens and keep-alives after that; the commands go to games of their own.
@@ -104,6 +115,7 @@ from api import (  # noqa: E402  (bench/api.py: servers, addresses, games, the o
     free_port,
     host_env,
     open_loop_jobs,
+    pct,
     prepare,
     purge,
     raw_request,
@@ -449,6 +461,8 @@ class Phase:
     wall: float
     #: how long the server workers waited for a CPU while runnable (other load on the machine)
     server_wait: float = float("nan")
+    #: per job group, its client processes' results (``bench/api.py``'s ``_open_loop``)
+    results: list[list[Any]] = field(default_factory=list)
 
     def cpu_note(self, holder_cpu: float | None = None) -> str:
         holder = "" if holder_cpu is None else f", the streams' process {holder_cpu:.1f} s in all"
@@ -460,21 +474,30 @@ class Phase:
         )
 
 
-def load_phase(run: Run, groups: list[tuple[str, float, list[Any], int]], seconds: float) -> Phase:
+def load_phase(
+    run: Run,
+    groups: list[tuple[str, float, list[Any], int]],
+    seconds: float,
+    to: tuple[int, list[int]] | None = None,
+    start_at: float | None = None,
+) -> Phase:
     """Open-loop request groups - (mode, rate, work, client processes); mode a path, ``healthz``
     or ``commands`` - sent together for ``seconds`` by ``bench/api.py``'s ``_open_loop``, one
-    client process per job; their figures (``summarize``) per group."""
-    start_at = time.time() + 0.5
+    client process per job, to ``run``'s server (or ``to``'s: (port, worker pids) of another
+    served the same way, the anchor), from ``start_at`` (``time.time()``; half a second from now by default); their
+    figures (``summarize``) per group, and each group's results (``Phase.results``)."""
+    start_at = time.time() + 0.5 if start_at is None else start_at
+    port = run.port if to is None else to[0]
     jobs: list[Any] = []
     spans = []
     for mode, rate, work, processes in groups:
         sources = [] if mode == "commands" else run.addresses.next(max(5, int(rate // 2)))
         got = open_loop_jobs(
-            mode, run.port, rate, start_at, seconds, work, processes, sources, REQUEST_TIMEOUT
+            mode, port, rate, start_at, seconds, work, processes, sources, REQUEST_TIMEOUT
         )
         spans.append((len(jobs), len(jobs) + len(got)))
         jobs += got
-    pids = run.workers()
+    pids = run.workers() if to is None else to[1]
     cpu0, wait0 = _cpu_seconds(pids), run_queue_seconds(pids)
     t0 = time.monotonic()
     ctx = multiprocessing.get_context("fork")
@@ -494,6 +517,7 @@ def load_phase(run: Run, groups: list[tuple[str, float, list[Any], int]], second
         float("nan") if client_cpu is None else client_cpu,
         wall,
         float("nan") if wait0 is None or wait1 is None else wait1 - wait0,
+        [results[a:b] for a, b in spans],
     )
 
 
@@ -543,7 +567,11 @@ def latency(x: dict[str, Any]) -> str:
 
 def report(run: Run) -> dict[str, Any]:
     assert run.holder is not None
-    got = run.holder.ask("report")
+    return report_of(run.holder)
+
+
+def report_of(holder: HolderProcess) -> dict[str, Any]:
+    got = holder.ask("report")
     assert got is not None
     return got
 
@@ -940,11 +968,124 @@ def scenario_crowd(run: Run) -> None:
         stop(anchor)
 
 
+# --- openings: a crowd of streams opened at once -------------------------------------------------
+
+OPENINGS_VIEW_RATE = 50.0  # GET of a view per second (open loop) while the streams open
+OPENINGS_HEALTHZ_RATE = 20.0  # GET /healthz per second (open loop)
+OPENINGS_ALONE = 3.0  # seconds of the probes alone before the streams open (their own CPU)
+OPENINGS_SECONDS = 25.0  # the probes' phase: alone, then the opening, then the streams open
+OPENINGS_SETTLE = 1.0  # seconds after the last response head still counted (first events)
+
+
+def _open_crowd(
+    holder: HolderProcess, pids: list[int], start_at: float, out: dict[str, Any]
+) -> None:
+    """One side of ``openings``, beside its probes (a thread): the server's CPU over
+    ``OPENINGS_ALONE`` s of probes alone, then every stream of ``holder`` opened at once; the CPU
+    until every one has its response head (or failed) and ``OPENINGS_SETTLE`` s more, and when
+    the opening began and ended (``time.time()``)."""
+    time.sleep(max(0.0, start_at + 0.5 - time.time()))  # the probes under way
+    cpu0, t0 = _cpu_seconds(pids), time.monotonic()
+    time.sleep(OPENINGS_ALONE - 0.5)
+    cpu1, t1, wall1 = _cpu_seconds(pids), time.monotonic(), time.time()
+    holder.ask("open", 0)
+    deadline = t1 + OPENINGS_SECONDS - OPENINGS_ALONE - OPENINGS_SETTLE - 1
+    rep = report_of(holder)
+    while rep["opened_all_at"] is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+        rep = report_of(holder)
+    opened_at = rep["opened_all_at"] or time.monotonic()
+    time.sleep(OPENINGS_SETTLE)
+    cpu2, t2 = _cpu_seconds(pids), time.monotonic()
+    alone = float("nan") if cpu0 is None or cpu1 is None else (cpu1 - cpu0) / (t1 - t0)
+    out.update(
+        began=wall1,
+        ended=wall1 + (opened_at - t1),
+        all_opened=rep["opened_all_at"] is not None,
+        # the probes' own share (their CPU per second alone) taken off
+        cpu=float("nan") if cpu1 is None or cpu2 is None else cpu2 - cpu1 - alone * (t2 - t1),
+        probes_cpu=alone,
+    )
+
+
+def _during(results: list[Any], began: float, ended: float) -> dict[str, Any]:
+    """The open-loop probes due from ``began`` to ``ended`` (``time.time()``): count, p99, max
+    (ms), failures."""
+    lat = sorted(
+        x for r in results for x, due in zip(r[2], r[5], strict=True) if began <= due <= ended
+    )
+    return {"sent": len(lat), "p99_ms": pct(lat, 0.99), "max_ms": lat[-1] * 1e3 if lat else 0.0}
+
+
+def scenario_openings(run: Run) -> None:
+    """``--scenario openings``: described in the module's docstring."""
+    args = run.args
+    run.count = args.scale(5000)
+    specs = run.stream_games(5, 0)
+    addresses = len({s[0] for s in specs})
+    anchor_specs: list[tuple[str, str, str | None]] = [(s[0], "/stream", None) for s in specs]
+    env = host_env(args.url, run.prefix)
+    anchor_port = free_port()
+    anchor = start_command(SSE_ANCHOR_APP, anchor_port, env, run.log_dir, 2, name="anchor")
+    try:
+        sides = (
+            ("rfg", run.port, run.workers(), specs, f"/games/{run.view_game}/view"),
+            ("anchor", anchor_port, worker_pids(anchor), anchor_specs, "/view"),
+        )
+        per: dict[str, float] = {}
+        for label, port, pids, follow, view in sides:
+            holder = HolderProcess(port, follow)
+            try:
+                start_at, out = time.time() + 0.5, dict[str, Any]()
+                driver = threading.Thread(target=_open_crowd, args=(holder, pids, start_at, out))
+                driver.start()
+                groups: list[tuple[str, float, list[Any], int]] = [
+                    (view, OPENINGS_VIEW_RATE, [], 1),
+                    ("healthz", OPENINGS_HEALTHZ_RATE, [], 1),
+                ]
+                phase = load_phase(run, groups, OPENINGS_SECONDS, (port, pids), start_at)
+                driver.join()
+                st = streams_stats(report_of(holder)["recs"])
+            finally:
+                holder.finish()
+            took = out["ended"] - out["began"]
+            v, h = (_during(r, out["began"], out["ended"]) for r in phase.results)
+            target = "< 250 ms" if label == "rfg" else ""
+            for name, x, whole in (
+                ("view", v, phase.figures[0]),
+                ("/healthz", h, phase.figures[1]),
+            ):
+                run.row(
+                    f"{label}: {name} p99 while {run.count} streams open",
+                    f"{x['p99_ms']:.1f} ms",
+                    target,
+                    x["p99_ms"] < 250 and whole["errors"] == 0 if label == "rfg" else None,
+                )
+            per[label] = out["cpu"] / max(1, st["ok"])
+            run.row(f"{label}: server CPU per stream opened", f"{per[label] * 1e6:.0f} us")
+            run.notes += [
+                f"{label}: {st['ok']}/{run.count} streams opened at once from {addresses} "
+                f"addresses in {took:.2f} s{'' if out['all_opened'] else ' (not all in time)'}; "
+                f"refused {st['refused'] or 0}, failed {st['errors']}; server CPU "
+                f"{out['cpu']:.2f} s for them (the probes' {out['probes_cpu']:.2f} s/s taken off)",
+                f"{label}: probes while they opened: view {v['sent']} (max {v['max_ms']:.0f} ms), "
+                f"/healthz {h['sent']} (max {h['max_ms']:.0f} ms); over the whole "
+                f"{OPENINGS_SECONDS:g} s: view {latency(phase.figures[0])}; /healthz "
+                f"{latency(phase.figures[1])}",
+                f"{label}: {phase.cpu_note()}",
+            ]
+        ratio = per["rfg"] / per["anchor"]
+        run.row("server CPU per opening, rfg / anchor", f"{ratio:.2f}x", "<= 1.5x", ratio <= 1.5)
+    finally:
+        stop(anchor)
+
+
 SCENARIOS = {
     "streams": scenario_streams,
     "many": scenario_many,
     "slow": scenario_slow,
     "crowd": scenario_crowd,
+    "openings": scenario_openings,
 }
 
 
