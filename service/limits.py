@@ -67,7 +67,7 @@ it checked, so the ``RateLimit`` headers need no read. A request whose token was
 a second, after the answer: its bad-token count. A command
 (``CHECKED_IN_VIEW``) counts its limits at the start of its view instead, in the same pipeline
 as the read of its seat's token (``service.auth.require_seat_command``): one round trip for
-both. Counters are hash-tagged by whose they are (an address, a token's digest:
+both; so does an event stream's opening, with the read of its game's summary. Counters are hash-tagged by whose they are (an address, a token's digest:
 ``events.store.limits``), so on Redis Cluster, where a script's keys must share a slot, a
 request makes one call per owner: one without a token, two with one (its token's limits, then,
 if they let it through, its address's general count; a bot token's per-game route limits a
@@ -122,9 +122,10 @@ PER_TOKEN = "per-token"
 #: the name of the refused-token window
 BAD_TOKENS = "bad-tokens"
 
-#: views that count their limits themselves, before anything else, in the round trip that
-#: checks their seat's token (``service.auth.require_seat_command``)
-CHECKED_IN_VIEW = frozenset({"commands.submit"})
+#: views that count their limits themselves, before anything else, in the round trip of their
+#: first read: a command's seat token (``service.auth.require_seat_command``), an event
+#: stream's game summary (``service.api.events``)
+CHECKED_IN_VIEW = frozenset({"commands.submit", "events.public_stream", "events.seat_stream"})
 #: where a request keeps its (bearer token, is admin)
 _AUTH = "rfg_limit_auth"
 #: where a request keeps its address group (``client_address``)

@@ -1044,6 +1044,13 @@ class RedisStore:
         pos, _, text = as_text(raw).partition(":")
         return int(pos), text
 
+    def view_read(self, game_id: str, name: str) -> StoredView:
+        """``get_view``'s read, not sent yet: to ride in another owner's round trip
+        (``events.store.limits.Read``: an event stream's opening reads the game's summary in
+        the round trip that counts its limits) or to run alone (``StoredView.run``)."""
+        check_game_id(game_id)
+        return StoredView(self, game_id, name)
+
     def views_at(
         self, game_id: str, names: Sequence[str]
     ) -> tuple[int, list[tuple[int, str] | None]]:
@@ -1115,6 +1122,32 @@ class RedisStore:
             for _stream, entries in got or []
             for entry_id, fields in entries
         ]
+
+
+class StoredView:
+    """A read of one stored view (``RedisStore.view_read``): its one command, queued on a
+    pipeline, answers it as ``get_view`` does; a view found in no hash (a compacted game, or
+    none) is read by ``get_view`` itself, which also tells an unknown game (``GameNotFound``)."""
+
+    def __init__(self, store: RedisStore, game_id: str, name: str) -> None:
+        self.store, self.game_id, self.name = store, game_id, name
+
+    def queue(self, pipe: Any) -> int:
+        pipe.hget(self.store.keys(self.game_id)[3], self.name)
+        return 1
+
+    def answer(self, replies: Sequence[Any]) -> tuple[int, str] | None:
+        raw = replies[0]
+        if raw is None:
+            return self.store.get_view(self.game_id, self.name)
+        pos, _, text = as_text(raw).partition(":")
+        return int(pos), text
+
+    def run(self) -> tuple[int, str] | None:
+        """The read on its own (one round trip)."""
+        pipe = self.store.client.pipeline(transaction=False)
+        self.queue(pipe)
+        return self.answer(pipe.execute())
 
 
 class StreamWatch:

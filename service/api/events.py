@@ -18,8 +18,10 @@ from typing import Any
 import orjson
 from flask import Blueprint, Response, current_app, request
 
+from events.errors import GameNotFound
 from events.games.projections import Viewer
 from events.games.service import GameService
+from service import limits
 from service.auth import credential_check, require_seat
 from service.backend import backend
 from service.errors import Problem
@@ -103,7 +105,19 @@ def turn_signal(
     return read
 
 
-def _stream(game_id: str, viewer: Viewer) -> Response:
+def _opening(game_id: str) -> tuple[int, str]:
+    """A stream's first step (``limits.CHECKED_IN_VIEW``): its limits, 429 when one refuses,
+    and the game's summary (``GameService.view``'s ``"summary"``: 404 for an unknown game),
+    read in the round trip that counts them."""
+    store = backend().store
+    read = store.view_read(game_id, "summary")
+    summary = limits.check(read) if limits.limits() is not None else read.run()
+    if summary is None:
+        raise GameNotFound(game_id)
+    return summary
+
+
+def _stream(game_id: str, viewer: Viewer, summary: tuple[int, str]) -> Response:
     q = load_query(_stream_q)
     # a seat stream ends once its token is revoked (bot) or rotated (seat)
     allowed = credential_check(game_id, viewer) if isinstance(viewer, int) else None
@@ -117,7 +131,7 @@ def _stream(game_id: str, viewer: Viewer) -> Response:
             )
         after = int(last_id.strip())
     b = backend()
-    pos, text = b.games.view(game_id, "summary")  # 404 for an unknown game, before streaming
+    pos, text = summary
     finished = orjson.loads(text).get("status") == "finished"
     cfg = current_app.config
     assert b.pages is not None
@@ -152,7 +166,7 @@ def public_feed(game_id: str) -> Response:
 
 @bp.get("/games/<gid:game_id>/events/stream")
 def public_stream(game_id: str) -> Response:
-    return _stream(game_id, "public")
+    return _stream(game_id, "public", _opening(game_id))
 
 
 @bp.get("/games/<gid:game_id>/seats/<int:seat>/events")
@@ -163,5 +177,6 @@ def seat_feed(game_id: str, seat: int) -> Response:
 
 @bp.get("/games/<gid:game_id>/seats/<int:seat>/events/stream")
 def seat_stream(game_id: str, seat: int) -> Response:
+    summary = _opening(game_id)
     require_seat(game_id, seat)
-    return _stream(game_id, seat)
+    return _stream(game_id, seat, summary)

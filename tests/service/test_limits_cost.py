@@ -31,6 +31,7 @@ from limits.storage import RedisStorage
 from limits.strategies import SlidingWindowCounterRateLimiter
 
 from service import limits as service_limits
+from service.backend import backend
 from service.limits import Counters, Seen, aged, rates, stats
 from tests.conftest import REDIS_URL
 
@@ -371,3 +372,31 @@ def test_counters_stop_at_the_first_refusal_or_count_them_all(
     assert int(real_redis.get(ours.key("a", two))) == 1
     seen, refused, _ = ours.run([(one, "a", "h"), (two, "a", "h")], stop=False)
     assert refused == 0 and len(seen) == 2 and int(real_redis.get(ours.key("a", two))) == 2
+
+
+def test_a_stream_opening_reads_its_games_summary_in_its_limits_round_trip(
+    limited: Callable[..., ValidatingClient], real_redis: Any
+) -> None:
+    """An event stream's opening, up to its response head: its limits and its game's summary
+    in one round trip, then its stream slot (``service.limits.hold_stream``); two in all, on
+    the store's client, whose connections count them. An unknown game is still a 404."""
+    api = limited()
+    gid, _ = new_game(api, players=2)
+    app = api.application
+    with app.app_context():
+        client = backend().client
+    pool = client.connection_pool
+    pool.connection_class = _CountingConnection
+    pool.reset()  # (its connections from now on count)
+    path = f"/games/{gid}/events/stream"
+    api.get(path, buffered=False, validate=False).close()  # the scripts loaded
+    trips = []
+    for address in ("127.0.0.2", "127.0.0.3"):
+        before = _CountingConnection.trips
+        r = api.get(path, buffered=False, validate=False, environ_base={"REMOTE_ADDR": address})
+        trips.append(_CountingConnection.trips - before)
+        assert r.status_code == 200 and r.headers["RateLimit"].startswith('"streams";r=')
+        r.close()
+    assert trips == [2, 2], trips
+    r = api.get("/games/000000000000/events/stream", validate=False)
+    assert r.status_code == 404 and r.get_json()["type"] == "/problems/not-found"
