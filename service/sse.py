@@ -41,7 +41,9 @@ stored bytes ``GET .../view`` serves) and, when the seat owes a decision the str
 signalled yet, an ``event: decision`` frame follows the batch with the decision, its
 ``decision_id`` and the seat's view. It carries no ``id:`` (``Last-Event-ID`` stays the last
 event's seq). On connect, resuming or not, the decision pending then (if any) is sent once after
-the backlog: a decision is a level, what is owed now.
+the backlog: a decision is a level, what is owed now. A signal never runs ahead of the events: a
+view newer than the last event the stream sent (its page was read before the latest append)
+waits until those events are sent.
 
 Under gunicorn's gevent worker (``rfg run``) an open stream costs a greenlet and its buffers;
 the dev server and the test client give it a thread.
@@ -75,8 +77,9 @@ PAGE = 200
 SEND_BUFFER = 64 * 1024
 log = logging.getLogger(__name__)
 
-#: the turn signal's reader: (the decision's id, the frame's data) or None (nothing owed)
-TurnReader = Callable[[], tuple[int, bytes] | None]
+#: the turn signal's reader: (the decision's id, the game version of the view it was read from,
+#: the frame's data) or None (nothing owed)
+TurnReader = Callable[[], tuple[int, int, bytes] | None]
 
 
 #: how much shorter than ``keepalive`` a stream's silence before a keep-alive may be (a share)
@@ -356,9 +359,13 @@ class GameFeed:
         if page.full:
             return out
         self.ask_turn = False
+        if pending is not None and pending[1] > self.cursor:
+            # the view is ahead of the events this stream has sent (the page came from before
+            # the latest append): the signal waits for those events, asked again after them
+            self.ask_turn, pending = True, None
         if pending is not None and pending[0] != self.signalled and not self.finished:
             self.signalled = pending[0]
-            out.append(frame(pending[1], event="decision"))
+            out.append(frame(pending[2], event="decision"))
         if self.finished:
             out.append(frame({"game_id": self.game_id, "version": self.version}, event="end"))
             self.ended = True

@@ -64,13 +64,13 @@ def turn_signal(
     players: Callable[[], list[dict[str, Any]]] | None = None,
 ) -> TurnReader:
     """The reader of a seat stream's turn signal: one read of the seat's view (``GameService.view``,
-    the stored bytes ``GET .../seats/{n}/view`` serves) -> (its ``decision_id``, the signal's
-    data: the decision the seat owes, its id, deadline, links, the view itself, spliced in as
-    it is stored, and the table's ``players`` with names and ratings, ``service.players``), or
-    None when it owes nothing. ``players`` is read once per stream, at its first signal."""
+    the stored bytes ``GET .../seats/{n}/view`` serves) -> (its ``decision_id``, the view's game
+    version, the signal's data: the decision the seat owes, its id, deadline, links, the view
+    itself, spliced in as it is stored, and the table's ``players`` with names and ratings,
+    ``service.players``), or None when it owes nothing. ``players`` is read once per stream, at its first signal."""
     table: list[list[dict[str, Any]]] = []
 
-    def read() -> tuple[int, bytes] | None:
+    def read() -> tuple[int, int, bytes] | None:
         version, text = games.view(game_id, seat)
         view = orjson.loads(text)
         decision = view.get("decision")
@@ -95,7 +95,7 @@ def turn_signal(
                 "commands": f"/games/{game_id}/seats/{seat}/commands",
             },
         }
-        return int(decision["decision_id"]), orjson.dumps(data)
+        return int(decision["decision_id"]), version, orjson.dumps(data)
 
     def _players() -> list[dict[str, Any]]:
         if not table:

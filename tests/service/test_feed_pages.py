@@ -88,3 +88,27 @@ def test_a_full_page_is_followed_at_once() -> None:
     assert feed.ready() and feed.more()
     rest = feed.ready()[0]
     assert f"id: {PAGE + 1}\n" in rest and f"id: {PAGE + 5}\n" in rest and not feed.more()
+
+
+def test_a_turn_signal_waits_for_the_events_a_kept_page_is_behind() -> None:
+    # a seat stream caught up at seq 3 keeps its (empty) page; the game then moves to seq 5 and
+    # the seat owes a decision, but the process's reader has not seen the append yet: the kept
+    # page is still served. The decision read from the newer view must wait for events 4-5.
+    games, fanout = _Games(3), _Fanout()
+    pages = FeedPages(games, fanout)  # type: ignore[arg-type]
+    view: dict[str, int] = {"version": 3}  # no decision owed
+
+    def turn() -> tuple[int, int, bytes] | None:
+        if "decision" not in view:
+            return None
+        return view["decision"], view["version"], b'{"decision_id":7}'
+
+    first = GameFeed(pages, _Store(), "g1", 0, 0, finished=False, version=0, turn=turn)  # type: ignore[arg-type]
+    assert first.ready() and first.ready() == []  # caught up at 3; the empty page after 3 kept
+    games.last = 5  # appended, and the seat owes decision 7; the reader's generation lags
+    view.update(version=5, decision=7)
+    late = GameFeed(pages, _Store(), "g1", 0, 3, finished=False, version=3, turn=turn)  # type: ignore[arg-type]
+    assert late.ready() == []  # no signal ahead of events 4-5
+    fanout.gen += 1  # the reader sees the append: the stream wakes
+    sent = "".join(late.ready())
+    assert sent.index("id: 5") < sent.index("event: decision")
