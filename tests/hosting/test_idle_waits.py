@@ -18,6 +18,7 @@ import pytest
 import redis
 from rfg_client import Client
 
+from service.sse import KEEPALIVE_SPREAD
 from tests.conftest import REDIS_URL
 from tests.processes import Proc, wait_for
 from workers import Runtime, WorkerSettings
@@ -26,7 +27,9 @@ from .conftest import ADMIN
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 
-IDLE_STREAM = 29.5  # seconds: two keep-alives 15 s apart (a little scheduling slack)
+#: seconds: two keep-alives, each after 15 s of quiet less the stream's spread (``serve`` draws
+#: it once per stream, up to ``KEEPALIVE_SPREAD`` of the interval), less a little scheduling slack
+IDLE_STREAM = 2 * 15 * (1 - KEEPALIVE_SPREAD) - 0.3
 #: a minute and a little more: with the old 5 s socket RQ's dequeue back-off (1, 2, 4 ... s after
 #: each 5 s timeout) was sleeping 32 s from 61 s on, so the first move waited about half a minute
 IDLE_WORKER = 65.0
